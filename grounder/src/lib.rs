@@ -1,0 +1,1 @@
+//! GDL checks and grounding.

@@ -1,0 +1,16 @@
+//! KIF/GDL front end: tokens (nom), an AST with interned symbols, precise parse
+//! errors (line:column and what was expected), and a canonical printer.
+//!
+//! GDL keywords are matched case-insensitively and printed in lower case; every
+//! other symbol keeps its case. Numbers are ordinary symbols (`10` differs from `010`).
+
+pub mod ast;
+pub mod lexer;
+pub mod parser;
+pub mod print;
+pub mod symbol;
+
+pub use ast::{Literal, Rule, Span, Term, Warning};
+pub use parser::{parse, parse_term, Description, ParseError};
+pub use print::{rule_to_string, term_to_string, write_term};
+pub use symbol::{SymbolId, SymbolTable, KEYWORDS};

@@ -1,0 +1,404 @@
+//! From tokens to the AST: S-expressions first (built with an explicit stack, so
+//! deeply nested input cannot overflow the call stack), then rules and literals.
+
+use crate::ast::{Literal, Rule, Span, Term, Warning};
+use crate::lexer::{tokenize, Token};
+use crate::symbol::{SymbolId, SymbolTable};
+use std::fmt;
+
+/// Deepest parenthesis nesting accepted; real games stay below 20.
+pub const MAX_NESTING: usize = 256;
+
+/// A syntax error with its place in the source and what was expected there.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ParseError {
+    /// Where the problem is.
+    pub span: Span,
+    /// What was expected, or what is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "parse error at {}: {}", self.span, self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// A parsed game description.
+#[derive(Clone, Debug)]
+pub struct Description {
+    /// Every symbol of the description.
+    pub symbols: SymbolTable,
+    /// Facts and rules in source order (a fact is a rule with an empty body).
+    pub rules: Vec<Rule>,
+    /// Accepted deviations from the spec.
+    pub warnings: Vec<Warning>,
+}
+
+enum SExpr<'a> {
+    Symbol(&'a str, usize),
+    List(Vec<SExpr<'a>>, usize),
+}
+
+impl SExpr<'_> {
+    fn offset(&self) -> usize {
+        match self {
+            SExpr::Symbol(_, o) | SExpr::List(_, o) => *o,
+        }
+    }
+}
+
+/// Maps byte offsets to line:column.
+struct Lines<'a> {
+    source: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(source: &'a str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(source.match_indices('\n').map(|(i, _)| i + 1));
+        Lines { source, starts }
+    }
+
+    fn span(&self, offset: usize) -> Span {
+        let line = self.starts.partition_point(|&s| s <= offset) - 1;
+        let column = self.source[self.starts[line]..offset].chars().count() + 1;
+        Span {
+            line: line as u32 + 1,
+            column: column as u32,
+        }
+    }
+}
+
+fn read_sexprs<'a>(source: &'a str, lines: &Lines<'_>) -> Result<Vec<SExpr<'a>>, ParseError> {
+    let mut stack: Vec<(Vec<SExpr<'a>>, usize)> = vec![(Vec::new(), 0)];
+    for (offset, token) in tokenize(source) {
+        match token {
+            Token::Open => {
+                if stack.len() > MAX_NESTING {
+                    return Err(ParseError {
+                        span: lines.span(offset),
+                        message: format!("parentheses nested deeper than {MAX_NESTING}"),
+                    });
+                }
+                stack.push((Vec::new(), offset));
+            }
+            Token::Close => {
+                if stack.len() == 1 {
+                    return Err(ParseError {
+                        span: lines.span(offset),
+                        message: "expected '(' or a symbol, found an unmatched ')'".into(),
+                    });
+                }
+                let (items, start) = stack.pop().expect("stack holds the top level");
+                stack
+                    .last_mut()
+                    .expect("top level remains")
+                    .0
+                    .push(SExpr::List(items, start));
+            }
+            Token::Symbol(s) => stack
+                .last_mut()
+                .expect("top level remains")
+                .0
+                .push(SExpr::Symbol(s, offset)),
+        }
+    }
+    if stack.len() > 1 {
+        let (_, start) = stack.last().expect("open list");
+        return Err(ParseError {
+            span: lines.span(*start),
+            message: "expected ')' to close this '(' before the end of the file".into(),
+        });
+    }
+    Ok(stack.pop().expect("top level").0)
+}
+
+struct Converter<'s> {
+    symbols: SymbolTable,
+    warnings: Vec<Warning>,
+    lines: Lines<'s>,
+}
+
+impl Converter<'_> {
+    fn error<T>(&self, at: usize, message: impl Into<String>) -> Result<T, ParseError> {
+        Err(ParseError {
+            span: self.lines.span(at),
+            message: message.into(),
+        })
+    }
+
+    fn warn(&mut self, at: usize, message: impl Into<String>) {
+        self.warnings.push(Warning {
+            span: self.lines.span(at),
+            message: message.into(),
+        });
+    }
+
+    fn rule(&mut self, expr: &SExpr<'_>) -> Result<Rule, ParseError> {
+        let span = self.lines.span(expr.offset());
+        if let SExpr::List(items, at) = expr {
+            if let Some(SExpr::Symbol("<=", _)) = items.first() {
+                let Some(head) = items.get(1) else {
+                    return self.error(*at, "expected a head after '<='");
+                };
+                let head = self.sentence(head)?;
+                if items.len() == 2 {
+                    self.warn(*at, "rule with an empty body read as a fact");
+                }
+                let body = items[2..]
+                    .iter()
+                    .map(|l| self.literal(l))
+                    .collect::<Result<_, _>>()?;
+                return Ok(Rule { head, body, span });
+            }
+        }
+        let head = self.sentence(expr)?;
+        Ok(Rule {
+            head,
+            body: Vec::new(),
+            span,
+        })
+    }
+
+    fn name(&mut self, text: &str, at: usize, what: &str) -> Result<SymbolId, ParseError> {
+        if text.starts_with('?') {
+            return self.error(at, format!("expected {what}, found the variable {text}"));
+        }
+        if text == "<=" {
+            return self.error(
+                at,
+                format!("expected {what}, found '<=' inside an expression"),
+            );
+        }
+        Ok(self.symbols.intern(text))
+    }
+
+    fn sentence(&mut self, expr: &SExpr<'_>) -> Result<Term, ParseError> {
+        match expr {
+            SExpr::Symbol(s, at) => Ok(Term::Atom(self.name(s, *at, "a sentence")?)),
+            SExpr::List(items, at) => {
+                let Some(first) = items.first() else {
+                    return self.error(*at, "expected a sentence, found '()'");
+                };
+                let SExpr::Symbol(name, name_at) = first else {
+                    return self.error(first.offset(), "expected a relation name, found '('");
+                };
+                let relation = self.name(name, *name_at, "a relation name")?;
+                if items.len() == 1 {
+                    self.warn(*at, format!("sentence ({name}) read as {name}"));
+                    return Ok(Term::Atom(relation));
+                }
+                let args = items[1..]
+                    .iter()
+                    .map(|t| self.term(t))
+                    .collect::<Result<_, _>>()?;
+                Ok(Term::Compound(relation, args))
+            }
+        }
+    }
+
+    fn term(&mut self, expr: &SExpr<'_>) -> Result<Term, ParseError> {
+        match expr {
+            SExpr::Symbol(s, at) => {
+                if s.starts_with('?') {
+                    Ok(Term::Var(self.symbols.intern(s)))
+                } else {
+                    Ok(Term::Atom(self.name(s, *at, "a term")?))
+                }
+            }
+            SExpr::List(items, at) => {
+                let Some(first) = items.first() else {
+                    return self.error(*at, "expected a term, found '()'");
+                };
+                let SExpr::Symbol(name, name_at) = first else {
+                    return self.error(first.offset(), "expected a function name, found '('");
+                };
+                let functor = self.name(name, *name_at, "a function name")?;
+                let args = items[1..]
+                    .iter()
+                    .map(|t| self.term(t))
+                    .collect::<Result<_, _>>()?;
+                Ok(Term::Compound(functor, args))
+            }
+        }
+    }
+
+    fn literal(&mut self, expr: &SExpr<'_>) -> Result<Literal, ParseError> {
+        let SExpr::List(items, at) = expr else {
+            return Ok(Literal::Atom(self.sentence(expr)?));
+        };
+        let keyword = match items.first() {
+            Some(SExpr::Symbol(name, _)) => self.symbols.get(name),
+            _ => None,
+        };
+        let arity = items.len().saturating_sub(1);
+        match keyword {
+            Some(SymbolId::NOT) => {
+                if arity != 1 {
+                    return self.error(
+                        *at,
+                        format!("expected one literal after 'not', found {arity}"),
+                    );
+                }
+                let inner = self.literal(&items[1])?;
+                if matches!(inner, Literal::Distinct(..)) {
+                    self.warn(*at, "(not (distinct a b)) is not GDL; read as a = b");
+                }
+                Ok(Literal::Not(Box::new(inner)))
+            }
+            Some(SymbolId::DISTINCT) => {
+                if arity != 2 {
+                    return self.error(
+                        *at,
+                        format!("expected two terms after 'distinct', found {arity}"),
+                    );
+                }
+                Ok(Literal::Distinct(
+                    self.term(&items[1])?,
+                    self.term(&items[2])?,
+                ))
+            }
+            Some(SymbolId::OR) => {
+                if arity == 0 {
+                    return self.error(*at, "expected at least one literal after 'or'");
+                }
+                let alternatives = items[1..]
+                    .iter()
+                    .map(|l| self.literal(l))
+                    .collect::<Result<_, _>>()?;
+                Ok(Literal::Or(alternatives))
+            }
+            _ => Ok(Literal::Atom(self.sentence(expr)?)),
+        }
+    }
+}
+
+/// Parses a whole game description.
+///
+/// ```
+/// let game = ggpnet_kif::parse("(role x) (<= (legal x noop) (true on))").unwrap();
+/// assert_eq!(game.rules.len(), 2);
+/// let err = ggpnet_kif::parse("(role x").unwrap_err();
+/// assert_eq!(err.span.line, 1);
+/// ```
+pub fn parse(source: &str) -> Result<Description, ParseError> {
+    let lines = Lines::new(source);
+    let sexprs = read_sexprs(source, &lines)?;
+    let mut converter = Converter {
+        symbols: SymbolTable::new(),
+        warnings: Vec::new(),
+        lines,
+    };
+    let rules = sexprs
+        .iter()
+        .map(|e| converter.rule(e))
+        .collect::<Result<_, _>>()?;
+    Ok(Description {
+        symbols: converter.symbols,
+        rules,
+        warnings: converter.warnings,
+    })
+}
+
+/// Parses one ground or non-ground term, such as a move `(mark 1 1)`, into `symbols`.
+pub fn parse_term(source: &str, symbols: &mut SymbolTable) -> Result<Term, ParseError> {
+    let lines = Lines::new(source);
+    let mut sexprs = read_sexprs(source, &lines)?;
+    if sexprs.len() != 1 {
+        return Err(ParseError {
+            span: Span { line: 1, column: 1 },
+            message: format!("expected exactly one term, found {}", sexprs.len()),
+        });
+    }
+    let expr = sexprs.pop().expect("one expression");
+    let mut converter = Converter {
+        symbols: std::mem::take(symbols),
+        warnings: Vec::new(),
+        lines,
+    };
+    let term = converter.term(&expr);
+    *symbols = converter.symbols;
+    term
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_facts_and_literals() {
+        let d = parse(
+            "(role white) (<= (next (cell ?x)) (does white (mark ?x)) (not (true (cell ?x))) \
+             (distinct ?x 1) (or (p ?x) q))",
+        )
+        .unwrap();
+        assert_eq!(d.rules.len(), 2);
+        assert!(d.rules[0].body.is_empty());
+        let body = &d.rules[1].body;
+        assert!(matches!(body[1], Literal::Not(_)));
+        assert!(matches!(body[2], Literal::Distinct(..)));
+        assert!(matches!(&body[3], Literal::Or(v) if v.len() == 2));
+        assert!(d.warnings.is_empty());
+    }
+
+    #[test]
+    fn keywords_case_insensitive_other_symbols_kept() {
+        let d = parse("(ROLE White) (<= Terminal (TRUE (cellHolds 1)))").unwrap();
+        assert_eq!(d.rules[0].head.functor(), Some(SymbolId::ROLE));
+        assert_eq!(
+            d.symbols.name(d.rules[0].head.args()[0].functor().unwrap()),
+            "White"
+        );
+        assert_eq!(d.rules[1].head, Term::Atom(SymbolId::TERMINAL));
+    }
+
+    #[test]
+    fn zero_arity_sentence_and_empty_body_warn() {
+        let d = parse("(<= (terminal) (true (over)))\n(<= (legal r go))").unwrap();
+        assert_eq!(d.rules[0].head, Term::Atom(SymbolId::TERMINAL));
+        // A zero-argument function term stays distinct from the constant.
+        let inner = &d.rules[0].body[0];
+        let Literal::Atom(Term::Compound(_, args)) = inner else {
+            panic!()
+        };
+        assert!(matches!(&args[0], Term::Compound(_, a) if a.is_empty()));
+        assert_eq!(d.warnings.len(), 2);
+        assert_eq!(d.warnings[1].span, Span { line: 2, column: 1 });
+    }
+
+    #[test]
+    fn errors_name_place_and_expectation() {
+        let e = parse("(role x)\n  (p ?x))").unwrap_err();
+        assert_eq!(e.span, Span { line: 2, column: 9 });
+        assert!(e.message.contains("unmatched ')'"));
+        let e = parse("(role x)\n(<= (p 1)\n (q 1)").unwrap_err();
+        assert_eq!(e.span, Span { line: 2, column: 1 });
+        assert!(e.message.contains("expected ')'"));
+        let e = parse("(<= (p ?x) (not a b))").unwrap_err();
+        assert!(e.message.contains("one literal after 'not'"));
+        let e = parse("(?x 1)").unwrap_err();
+        assert!(e.message.contains("variable ?x"));
+        let e = parse("(p (q (<= 1)))").unwrap_err();
+        assert!(e.message.contains("'<='"));
+        let e = parse("(p ())").unwrap_err();
+        assert_eq!(e.span, Span { line: 1, column: 4 });
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = "(".repeat(100_000) + &")".repeat(100_000);
+        assert!(parse(&deep).unwrap_err().message.contains("nested deeper"));
+    }
+
+    #[test]
+    fn parse_term_reads_moves() {
+        let mut symbols = SymbolTable::new();
+        let t = parse_term("(mark 1 1)", &mut symbols).unwrap();
+        assert_eq!(t.args().len(), 2);
+        assert!(parse_term("a b", &mut symbols).is_err());
+    }
+}
