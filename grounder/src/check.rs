@@ -1,0 +1,387 @@
+//! The checks of the GDL spec, each reported with the rule it concerns:
+//! arity consistency, safety, keyword restrictions, stratification and the
+//! recursion restriction. The analysis also classifies relations as static
+//! (evaluated completely at ground time) or dynamic (kept in the circuit).
+
+use crate::error::{ErrorKind, GdlError};
+use crate::normalize::{NormalLiteral, NormalRule};
+use ggpnet_kif::{rule_to_string, Description, SymbolId, Term};
+use petgraph::graph::{DiGraph, NodeIndex};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// What the checks learned about the relations of a valid description.
+#[derive(Clone, Debug, Default)]
+pub struct Analysis {
+    /// Relations that depend neither on `true` nor on `does`, grouped in strata
+    /// (strongly connected components), each stratum after everything it uses.
+    pub static_strata: Vec<Vec<SymbolId>>,
+    /// Relations whose value depends on the state or the moves, and the outputs.
+    pub dynamic: FxHashSet<SymbolId>,
+}
+
+fn keyword_arity(relation: SymbolId) -> Option<usize> {
+    match relation {
+        SymbolId::ROLE | SymbolId::INIT | SymbolId::TRUE | SymbolId::NEXT | SymbolId::BASE => Some(1),
+        SymbolId::DOES | SymbolId::LEGAL | SymbolId::GOAL | SymbolId::INPUT | SymbolId::SEES => Some(2),
+        SymbolId::TERMINAL => Some(0),
+        _ => None,
+    }
+}
+
+struct Checker<'a> {
+    description: &'a Description,
+    rules: &'a [NormalRule],
+}
+
+impl Checker<'_> {
+    fn error(&self, kind: ErrorKind, origin: usize, message: String) -> GdlError {
+        let rule = &self.description.rules[origin];
+        GdlError {
+            kind,
+            span: Some(rule.span),
+            rule: Some(rule_to_string(rule, &self.description.symbols)),
+            message,
+        }
+    }
+
+    fn name(&self, symbol: SymbolId) -> &str {
+        self.description.symbols.name(symbol)
+    }
+
+    fn arities(&self) -> Result<(), GdlError> {
+        let mut relations: FxHashMap<SymbolId, (usize, usize)> = FxHashMap::default();
+        let mut functions: FxHashMap<SymbolId, (usize, usize)> = FxHashMap::default();
+        let mut check_relation = |sentence: &Term, origin: usize| -> Result<(), GdlError> {
+            let Some(relation) = sentence.functor() else {
+                return Err(self.error(ErrorKind::Keyword, origin, "a sentence cannot be a variable".into()));
+            };
+            let arity = sentence.args().len();
+            if let Some(expected) = keyword_arity(relation) {
+                if expected != arity {
+                    return Err(self.error(
+                        ErrorKind::Arity,
+                        origin,
+                        format!("'{}' takes {expected} argument(s), found {arity}", self.name(relation)),
+                    ));
+                }
+            }
+            let &mut (first, first_origin) = relations.entry(relation).or_insert((arity, origin));
+            if first != arity {
+                return Err(self.error(
+                    ErrorKind::Arity,
+                    origin,
+                    format!(
+                        "relation '{}' used with {arity} argument(s) here and with {first} at {}",
+                        self.name(relation),
+                        self.description.rules[first_origin].span
+                    ),
+                ));
+            }
+            Ok(())
+        };
+        for rule in self.rules {
+            check_relation(&rule.head, rule.origin)?;
+            for literal in &rule.body {
+                if let NormalLiteral::Pos(s) | NormalLiteral::Neg(s) = literal {
+                    check_relation(s, rule.origin)?;
+                }
+            }
+        }
+        for rule in self.rules {
+            let mut terms: Vec<&Term> = rule.head.args().iter().collect();
+            for literal in &rule.body {
+                match literal {
+                    NormalLiteral::Pos(s) | NormalLiteral::Neg(s) => terms.extend(s.args()),
+                    NormalLiteral::Distinct(a, b) | NormalLiteral::Equal(a, b) => terms.extend([a, b]),
+                }
+            }
+            while let Some(term) = terms.pop() {
+                if let Term::Compound(f, args) = term {
+                    let &mut (first, first_origin) = functions.entry(*f).or_insert((args.len(), rule.origin));
+                    if first != args.len() {
+                        return Err(self.error(
+                            ErrorKind::Arity,
+                            rule.origin,
+                            format!(
+                                "function '{}' used with {} argument(s) here and with {first} at {}",
+                                self.name(*f),
+                                args.len(),
+                                self.description.rules[first_origin].span
+                            ),
+                        ));
+                    }
+                    terms.extend(args);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn safety(&self) -> Result<(), GdlError> {
+        for rule in self.rules {
+            let mut bound = FxHashSet::default();
+            for literal in &rule.body {
+                if let NormalLiteral::Pos(s) = literal {
+                    s.for_each_var(&mut |v| {
+                        bound.insert(v);
+                    });
+                }
+            }
+            let mut unsafe_var = None;
+            let mut first_unbound = |term: &Term, place: &'static str| {
+                let mut found = None;
+                term.for_each_var(&mut |v| {
+                    if found.is_none() && !bound.contains(&v) {
+                        found = Some(v);
+                    }
+                });
+                if unsafe_var.is_none() {
+                    unsafe_var = found.map(|v| (v, place));
+                }
+            };
+            first_unbound(&rule.head, "the head");
+            for literal in &rule.body {
+                match literal {
+                    NormalLiteral::Pos(_) => {}
+                    NormalLiteral::Neg(s) => first_unbound(s, "a negative literal"),
+                    NormalLiteral::Distinct(a, b) => {
+                        first_unbound(a, "a distinct");
+                        first_unbound(b, "a distinct");
+                    }
+                    NormalLiteral::Equal(a, b) => {
+                        first_unbound(a, "a (not (distinct ...))");
+                        first_unbound(b, "a (not (distinct ...))");
+                    }
+                }
+            }
+            if let Some((var, place)) = unsafe_var {
+                return Err(self.error(
+                    ErrorKind::Unsafe,
+                    rule.origin,
+                    format!(
+                        "unsafe rule: variable {} in {place} is not bound by any positive literal",
+                        self.name(var)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn keywords(&self) -> Result<(), GdlError> {
+        for rule in self.rules {
+            let head = rule.head.functor().expect("checked by arities");
+            match head {
+                SymbolId::TRUE | SymbolId::DOES | SymbolId::DISTINCT | SymbolId::NOT | SymbolId::OR => {
+                    return Err(self.error(
+                        ErrorKind::Keyword,
+                        rule.origin,
+                        format!("'{}' may not be the head of a rule", self.name(head)),
+                    ))
+                }
+                SymbolId::ROLE if !rule.body.is_empty() || !rule.head.is_ground() => {
+                    return Err(self.error(
+                        ErrorKind::Keyword,
+                        rule.origin,
+                        "'role' may only appear in ground facts".into(),
+                    ))
+                }
+                _ => {}
+            }
+            for literal in &rule.body {
+                if let NormalLiteral::Pos(s) | NormalLiteral::Neg(s) = literal {
+                    let relation = s.functor().expect("checked by arities");
+                    if relation == SymbolId::INIT || relation == SymbolId::NEXT {
+                        return Err(self.error(
+                            ErrorKind::Keyword,
+                            rule.origin,
+                            format!("'{}' may only appear in the head of a rule", self.name(relation)),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Relation dependency graph: an edge from each body relation to the head relation.
+struct Dependencies {
+    graph: DiGraph<SymbolId, ()>,
+    nodes: FxHashMap<SymbolId, NodeIndex>,
+}
+
+impl Dependencies {
+    fn new(rules: &[NormalRule]) -> Self {
+        let mut deps = Dependencies {
+            graph: DiGraph::new(),
+            nodes: FxHashMap::default(),
+        };
+        for rule in rules {
+            let head = deps.node(rule.head.functor().expect("checked"));
+            for literal in &rule.body {
+                if let NormalLiteral::Pos(s) | NormalLiteral::Neg(s) = literal {
+                    let body = deps.node(s.functor().expect("checked"));
+                    deps.graph.update_edge(body, head, ());
+                }
+            }
+        }
+        deps
+    }
+
+    fn node(&mut self, relation: SymbolId) -> NodeIndex {
+        *self
+            .nodes
+            .entry(relation)
+            .or_insert_with(|| self.graph.add_node(relation))
+    }
+
+    /// Every relation reachable from `seeds` (the seeds included).
+    fn reachable(&self, seeds: &[SymbolId]) -> FxHashSet<SymbolId> {
+        let mut seen = FxHashSet::default();
+        let mut stack: Vec<NodeIndex> = seeds.iter().filter_map(|s| self.nodes.get(s).copied()).collect();
+        while let Some(n) = stack.pop() {
+            if seen.insert(self.graph[n]) {
+                stack.extend(self.graph.neighbors(n));
+            }
+        }
+        seen
+    }
+}
+
+/// Runs every check on the normalized `rules` of `description`.
+pub fn check(description: &Description, rules: &[NormalRule]) -> Result<Analysis, GdlError> {
+    let checker = Checker { description, rules };
+    checker.arities()?;
+    checker.keywords()?;
+    checker.safety()?;
+
+    let deps = Dependencies::new(rules);
+    let from_does = deps.reachable(&[SymbolId::DOES]);
+    for rule in rules {
+        let head = rule.head.functor().expect("checked");
+        if matches!(head, SymbolId::LEGAL | SymbolId::GOAL | SymbolId::TERMINAL) && from_does.contains(&head) {
+            return Err(checker.error(
+                ErrorKind::Keyword,
+                rule.origin,
+                format!("'{}' depends on 'does'", description.symbols.name(head)),
+            ));
+        }
+    }
+    let from_state = deps.reachable(&[SymbolId::TRUE, SymbolId::DOES]);
+    for rule in rules {
+        if rule.head.functor() == Some(SymbolId::INIT) && from_state.contains(&SymbolId::INIT) {
+            return Err(checker.error(
+                ErrorKind::Keyword,
+                rule.origin,
+                "'init' depends on 'true' or 'does'".into(),
+            ));
+        }
+    }
+
+    // Strongly connected components in topological order (dependencies first).
+    let mut sccs = petgraph::algo::kosaraju_scc(&deps.graph);
+    sccs.reverse();
+    let mut component = vec![0usize; deps.graph.node_count()];
+    for (i, scc) in sccs.iter().enumerate() {
+        for n in scc {
+            component[n.index()] = i;
+        }
+    }
+    let component_of = |relation: SymbolId| deps.nodes.get(&relation).map(|n| component[n.index()]);
+    let recursive = |scc: usize| {
+        sccs[scc].len() > 1 || {
+            let n = sccs[scc][0];
+            deps.graph.contains_edge(n, n)
+        }
+    };
+    for rule in rules {
+        let head_scc = component_of(rule.head.functor().expect("checked")).expect("head is a node");
+        if !recursive(head_scc) {
+            continue;
+        }
+        for literal in &rule.body {
+            match literal {
+                NormalLiteral::Neg(s) if component_of(s.functor().expect("checked")) == Some(head_scc) => {
+                    return Err(checker.error(
+                        ErrorKind::Unstratified,
+                        rule.origin,
+                        format!(
+                            "unstratified negation: '{}' is negated inside its own recursive cycle",
+                            description.symbols.name(s.functor().expect("checked"))
+                        ),
+                    ));
+                }
+                NormalLiteral::Pos(s) if component_of(s.functor().expect("checked")) == Some(head_scc) => {
+                    check_recursion_restriction(&checker, rule, s, head_scc, &component_of)?;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    let mut dynamic = deps.reachable(&[
+        SymbolId::TRUE,
+        SymbolId::DOES,
+        SymbolId::LEGAL,
+        SymbolId::GOAL,
+        SymbolId::TERMINAL,
+        SymbolId::NEXT,
+        SymbolId::SEES,
+    ]);
+    for keyword in [SymbolId::LEGAL, SymbolId::GOAL, SymbolId::TERMINAL, SymbolId::NEXT, SymbolId::SEES] {
+        dynamic.insert(keyword);
+    }
+    let static_strata = sccs
+        .iter()
+        .map(|scc| scc.iter().map(|&n| deps.graph[n]).collect::<Vec<_>>())
+        .filter(|relations| !relations.iter().any(|r| dynamic.contains(r)))
+        .collect();
+    Ok(Analysis { static_strata, dynamic })
+}
+
+/// The GDL recursion restriction: an argument of a recursive literal is ground,
+/// is an argument of the head, or has all its variables bound by a positive
+/// literal outside the cycle. It guarantees that grounding terminates.
+fn check_recursion_restriction(
+    checker: &Checker<'_>,
+    rule: &NormalRule,
+    literal: &Term,
+    head_scc: usize,
+    component_of: &impl Fn(SymbolId) -> Option<usize>,
+) -> Result<(), GdlError> {
+    let mut outside = FxHashSet::default();
+    for other in &rule.body {
+        if let NormalLiteral::Pos(s) = other {
+            if component_of(s.functor().expect("checked")) != Some(head_scc) {
+                s.for_each_var(&mut |v| {
+                    outside.insert(v);
+                });
+            }
+        }
+    }
+    for arg in literal.args() {
+        if arg.is_ground() || rule.head.args().contains(arg) {
+            continue;
+        }
+        let mut free = None;
+        arg.for_each_var(&mut |v| {
+            if free.is_none() && !outside.contains(&v) {
+                free = Some(v);
+            }
+        });
+        if let Some(var) = free {
+            return Err(checker.error(
+                ErrorKind::RecursionRestriction,
+                rule.origin,
+                format!(
+                    "recursion restriction: variable {} of the recursive literal '{}' is neither a head \
+                     argument nor bound outside the cycle",
+                    checker.name(var),
+                    checker.name(literal.functor().expect("checked"))
+                ),
+            ));
+        }
+    }
+    Ok(())
+}

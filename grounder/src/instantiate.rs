@@ -1,0 +1,750 @@
+//! Reachability and instantiation in one semi-naive fixpoint.
+//!
+//! Static relations are evaluated exactly, stratum by stratum. Then every dynamic
+//! rule is joined against an over-approximation of what can ever hold: `true`
+//! ranges over everything `init` or `next` can produce, `does` over everything
+//! `legal` can produce, and negated dynamic sentences are taken as possibly true.
+//! Each binding a rule admits is found exactly once (semi-naive: in each round at
+//! least one literal uses facts new in the previous round) and becomes a ground
+//! rule. Joins are ordered dynamically: at every step the literal with the fewest
+//! candidate facts (found through indexes on every subterm) is bound next, and
+//! each filter (`distinct`, static negation) runs as soon as its variables are bound.
+
+use crate::check::Analysis;
+use crate::error::{ErrorKind, GdlError};
+use crate::normalize::{NormalLiteral, NormalRule};
+use crate::program::{GroundLiteral, GroundProgram, GroundRule};
+use crate::terms::{GroundTerm, TermId, TermStore};
+use ggpnet_kif::{Description, SymbolId, Term};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::hash_map::Entry;
+use std::ops::Range;
+
+/// Limits of grounding.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Stop with an error when the ground program would hold more rule instances.
+    pub max_ground_rules: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_ground_rules: 50_000_000,
+        }
+    }
+}
+
+const UNBOUND: TermId = TermId::NONE;
+
+/// A rule term with variables replaced by slot numbers.
+#[derive(Clone, Debug)]
+enum Pattern {
+    Ground(TermId),
+    Var(u32),
+    Func(SymbolId, Box<[Pattern]>),
+}
+
+#[derive(Clone, Debug)]
+struct Atom {
+    relation: SymbolId,
+    args: Box<[Pattern]>,
+    sentence: Pattern,
+}
+
+#[derive(Clone, Debug)]
+enum Filter {
+    Distinct(Pattern, Pattern),
+    Equal(Pattern, Pattern),
+    Absent(Atom),
+}
+
+#[derive(Clone, Debug)]
+struct CompiledRule {
+    head: Pattern,
+    head_relation: SymbolId,
+    positives: Vec<Atom>,
+    filters: Vec<Filter>,
+    /// The variables of each filter.
+    filter_vars: Vec<Vec<u32>>,
+    vars: usize,
+}
+
+/// An index key: the subterm at a path of a fact is a given term, or has a given functor.
+type Key = (u64, u32);
+
+const FUNCTOR_TAG: u32 = 1 << 31;
+const MAX_PATH_DEPTH: u32 = 7;
+
+/// Extends a path (one byte per level, innermost last) by argument `position`.
+fn child_path(path: u64, depth: u32, position: usize) -> Option<u64> {
+    (depth < MAX_PATH_DEPTH && position < 255).then(|| path | ((position as u64 + 1) << (8 * depth)))
+}
+
+/// The facts of one relation, indexed by the value and the functor of every
+/// subterm (up to a small depth), so literals like `(true (cell ?x 3 ?p))` find
+/// their candidates without a scan.
+#[derive(Default, Debug)]
+struct Relation {
+    sentences: Vec<TermId>,
+    /// Each fact's position in `sentences`.
+    members: FxHashMap<TermId, u32>,
+    index: FxHashMap<Key, Vec<u32>>,
+    /// Facts before `stable` are old; `stable..end` are the current delta.
+    stable: u32,
+    end: u32,
+}
+
+impl Relation {
+    fn insert(&mut self, sentence: TermId, store: &TermStore) -> bool {
+        let at = self.sentences.len() as u32;
+        match self.members.entry(sentence) {
+            Entry::Occupied(_) => return false,
+            Entry::Vacant(slot) => slot.insert(at),
+        };
+        self.sentences.push(sentence);
+        let mut stack: Vec<(TermId, u64, u32)> = store
+            .args(sentence)
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &a)| child_path(0, 0, i).map(|p| (a, p, 1)))
+            .collect();
+        while let Some((term, path, depth)) = stack.pop() {
+            self.index.entry((path, term.raw())).or_default().push(at);
+            if let GroundTerm::Compound(f, args) = store.term(term) {
+                if !args.is_empty() {
+                    self.index.entry((path, FUNCTOR_TAG | f.index() as u32)).or_default().push(at);
+                    for (i, &a) in args.iter().enumerate() {
+                        if let Some(p) = child_path(path, depth, i) {
+                            stack.push((a, p, depth + 1));
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    fn len(&self) -> u32 {
+        self.sentences.len() as u32
+    }
+
+    /// The shortest index list that every match of `atom` under `binding` must be in;
+    /// `Some(&[])` when nothing can match, `None` when no argument constrains the match.
+    fn candidates<'r>(&'r self, store: &TermStore, atom: &Atom, binding: &[TermId]) -> Option<&'r [u32]> {
+        let mut best: Option<&[u32]> = None;
+        let mut stack: Vec<(&Pattern, u64, u32)> = atom
+            .args
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| child_path(0, 0, i).map(|p| (a, p, 1)))
+            .collect();
+        while let Some((pattern, path, depth)) = stack.pop() {
+            let key = match resolve(store, pattern, binding) {
+                Some(None) => return Some(&[]),
+                Some(Some(id)) => (path, id.raw()),
+                None => {
+                    let Pattern::Func(f, args) = pattern else { continue };
+                    for (i, a) in args.iter().enumerate() {
+                        if let Some(p) = child_path(path, depth, i) {
+                            stack.push((a, p, depth + 1));
+                        }
+                    }
+                    (path, FUNCTOR_TAG | f.index() as u32)
+                }
+            };
+            let list = self.index.get(&key).map_or(&[][..], Vec::as_slice);
+            if best.is_none_or(|b| list.len() < b.len()) {
+                best = Some(list);
+                if list.is_empty() {
+                    break;
+                }
+            }
+        }
+        best
+    }
+}
+
+/// Where a positive literal looks for facts in one join.
+#[derive(Clone, Copy)]
+enum Window {
+    Old,
+    Delta,
+    Current,
+    All,
+}
+
+#[derive(Default)]
+struct Output {
+    heads: Vec<TermId>,
+    body_ends: Vec<u32>,
+    literals: Vec<GroundLiteral>,
+}
+
+struct Engine<'a> {
+    store: TermStore,
+    relations: FxHashMap<SymbolId, Relation>,
+    dynamic: &'a FxHashSet<SymbolId>,
+}
+
+fn compile_term(term: &Term, vars: &mut FxHashMap<SymbolId, u32>, store: &mut TermStore) -> Pattern {
+    if let Some(id) = store.intern_term(term) {
+        return Pattern::Ground(id);
+    }
+    match term {
+        Term::Var(v) => {
+            let next = vars.len() as u32;
+            Pattern::Var(*vars.entry(*v).or_insert(next))
+        }
+        Term::Compound(f, args) => Pattern::Func(*f, args.iter().map(|a| compile_term(a, vars, store)).collect()),
+        Term::Atom(_) => unreachable!("atoms are ground"),
+    }
+}
+
+fn compile_atom(sentence: &Term, vars: &mut FxHashMap<SymbolId, u32>, store: &mut TermStore) -> Atom {
+    Atom {
+        relation: sentence.functor().expect("checked: sentences have a functor"),
+        args: sentence.args().iter().map(|a| compile_term(a, vars, store)).collect(),
+        sentence: compile_term(sentence, vars, store),
+    }
+}
+
+fn compile_rule(rule: &NormalRule, store: &mut TermStore) -> CompiledRule {
+    let mut vars = FxHashMap::default();
+    // Positive literals first so they number the variables.
+    let positives: Vec<Atom> = rule
+        .body
+        .iter()
+        .filter_map(|l| match l {
+            NormalLiteral::Pos(s) => Some(compile_atom(s, &mut vars, store)),
+            _ => None,
+        })
+        .collect();
+    let filters: Vec<Filter> = rule
+        .body
+        .iter()
+        .filter_map(|l| match l {
+            NormalLiteral::Pos(_) => None,
+            NormalLiteral::Neg(s) => Some(Filter::Absent(compile_atom(s, &mut vars, store))),
+            NormalLiteral::Distinct(a, b) => Some(Filter::Distinct(
+                compile_term(a, &mut vars, store),
+                compile_term(b, &mut vars, store),
+            )),
+            NormalLiteral::Equal(a, b) => Some(Filter::Equal(
+                compile_term(a, &mut vars, store),
+                compile_term(b, &mut vars, store),
+            )),
+        })
+        .collect();
+    let head = compile_term(&rule.head, &mut vars, store);
+    let filter_vars = filters.iter().map(filter_vars).collect();
+    CompiledRule {
+        head,
+        head_relation: rule.head.functor().expect("checked"),
+        positives,
+        filters,
+        filter_vars,
+        vars: vars.len(),
+    }
+}
+
+fn pattern_vars(pattern: &Pattern, out: &mut Vec<u32>) {
+    match pattern {
+        Pattern::Ground(_) => {}
+        Pattern::Var(v) => out.push(*v),
+        Pattern::Func(_, args) => args.iter().for_each(|a| pattern_vars(a, out)),
+    }
+}
+
+fn filter_vars(filter: &Filter) -> Vec<u32> {
+    let mut out = Vec::new();
+    match filter {
+        Filter::Distinct(a, b) | Filter::Equal(a, b) => {
+            pattern_vars(a, &mut out);
+            pattern_vars(b, &mut out);
+        }
+        Filter::Absent(atom) => pattern_vars(&atom.sentence, &mut out),
+    }
+    out
+}
+
+/// Unifies `pattern` with the ground `term`, recording new bindings on `trail`.
+fn unify(store: &TermStore, pattern: &Pattern, term: TermId, binding: &mut [TermId], trail: &mut Vec<u32>) -> bool {
+    match pattern {
+        Pattern::Ground(id) => *id == term,
+        Pattern::Var(v) => {
+            let slot = &mut binding[*v as usize];
+            if *slot == UNBOUND {
+                *slot = term;
+                trail.push(*v);
+                true
+            } else {
+                *slot == term
+            }
+        }
+        Pattern::Func(f, args) => match store.term(term) {
+            GroundTerm::Compound(g, targs) if g == f && targs.len() == args.len() => {
+                let targs: &[TermId] = targs;
+                // Safe to index: lengths match.
+                args.iter()
+                    .zip(targs.iter())
+                    .all(|(p, &t)| unify(store, p, t, binding, trail))
+            }
+            _ => false,
+        },
+    }
+}
+
+/// The term a fully bound pattern denotes: `None` if a variable is unbound,
+/// `Some(None)` if the term does not exist (so no fact can match it).
+fn resolve(store: &TermStore, pattern: &Pattern, binding: &[TermId]) -> Option<Option<TermId>> {
+    match pattern {
+        Pattern::Ground(id) => Some(Some(*id)),
+        Pattern::Var(v) => {
+            let t = binding[*v as usize];
+            (t != UNBOUND).then_some(Some(t))
+        }
+        Pattern::Func(f, args) => {
+            let mut ids = Vec::with_capacity(args.len());
+            let mut missing = false;
+            for a in args.iter() {
+                match resolve(store, a, binding)? {
+                    Some(id) => ids.push(id),
+                    None => missing = true,
+                }
+            }
+            if missing {
+                return Some(None);
+            }
+            Some(store.get(&GroundTerm::Compound(*f, ids.into())))
+        }
+    }
+}
+
+/// Builds the ground term of a fully bound pattern.
+fn build(store: &mut TermStore, pattern: &Pattern, binding: &[TermId]) -> TermId {
+    match pattern {
+        Pattern::Ground(id) => *id,
+        Pattern::Var(v) => binding[*v as usize],
+        Pattern::Func(f, args) => {
+            let ids: Box<[TermId]> = args.iter().map(|a| build(store, a, binding)).collect();
+            store.intern(GroundTerm::Compound(*f, ids))
+        }
+    }
+}
+
+/// The state of one join: a rule, the window of each literal, and the current binding.
+struct Join<'a> {
+    relations: &'a FxHashMap<SymbolId, Relation>,
+    dynamic: &'a FxHashSet<SymbolId>,
+    rule: &'a CompiledRule,
+    windows: &'a [Window],
+    record: bool,
+    binding: Vec<TermId>,
+    /// The fact each positive literal matched.
+    matched: Vec<TermId>,
+    /// Positive literals not bound yet.
+    pending: Vec<usize>,
+    trail: Vec<u32>,
+}
+
+impl<'a> Join<'a> {
+    /// The facts `literal` may match now, restricted to its window.
+    fn candidates(&self, store: &TermStore, literal: usize) -> Candidates<'a> {
+        let relations: &'a FxHashMap<SymbolId, Relation> = self.relations;
+        let atom = &self.rule.positives[literal];
+        let Some(relation) = relations.get(&atom.relation) else {
+            return Candidates::List(&[]);
+        };
+        let range = window_range(relation, self.windows[literal]);
+        if let Some(sentence) = resolve(store, &atom.sentence, &self.binding) {
+            // Fully bound: a membership test.
+            return match sentence.and_then(|s| relation.members.get(&s)) {
+                Some(&at) if range.contains(&at) => Candidates::Range(at..at + 1),
+                _ => Candidates::List(&[]),
+            };
+        }
+        match relation.candidates(store, atom, &self.binding) {
+            Some(list) => {
+                let lo = list.partition_point(|&i| i < range.start);
+                let hi = list.partition_point(|&i| i < range.end);
+                Candidates::List(&list[lo..hi])
+            }
+            None => Candidates::Range(range),
+        }
+    }
+
+    /// Checks the filters that became fully bound by the bindings on `trail[mark..]`.
+    fn filters_pass(&self, store: &mut TermStore, mark: usize) -> bool {
+        let fresh = self.trail.get(mark..).unwrap_or(&[]);
+        self.rule.filters.iter().zip(&self.rule.filter_vars).all(|(filter, vars)| {
+            let now_bound = if mark == usize::MAX {
+                vars.is_empty()
+            } else {
+                vars.iter().any(|v| fresh.contains(v)) && vars.iter().all(|&v| self.binding[v as usize] != UNBOUND)
+            };
+            !now_bound || self.passes(store, filter)
+        })
+    }
+
+    fn start(&mut self, store: &mut TermStore, out: &mut Output) {
+        if self.filters_pass(store, usize::MAX) {
+            self.search(store, out);
+        }
+    }
+
+    fn search(&mut self, store: &mut TermStore, out: &mut Output) {
+        // Bind next the pending literal with the fewest candidates.
+        let mut best: Option<(usize, Candidates<'a>)> = None;
+        for (k, &literal) in self.pending.iter().enumerate() {
+            let candidates = self.candidates(store, literal);
+            let count = candidates.len();
+            if count == 0 {
+                return;
+            }
+            if best.as_ref().is_none_or(|(_, b)| count < b.len()) {
+                best = Some((k, candidates));
+            }
+        }
+        let Some((k, candidates)) = best else {
+            self.emit(store, out);
+            return;
+        };
+        let literal = self.pending.swap_remove(k);
+        let relations: &'a FxHashMap<SymbolId, Relation> = self.relations;
+        let relation = &relations[&self.rule.positives[literal].relation];
+        match candidates {
+            Candidates::List(list) => {
+                for &fact in list {
+                    self.bind(store, literal, relation.sentences[fact as usize], out);
+                }
+            }
+            Candidates::Range(range) => {
+                for fact in range {
+                    self.bind(store, literal, relation.sentences[fact as usize], out);
+                }
+            }
+        }
+        self.pending.push(literal);
+        let last = self.pending.len() - 1;
+        self.pending.swap(k, last);
+    }
+
+    fn bind(&mut self, store: &mut TermStore, literal: usize, sentence: TermId, out: &mut Output) {
+        let mark = self.trail.len();
+        let atom = &self.rule.positives[literal];
+        if unify(store, &atom.sentence, sentence, &mut self.binding, &mut self.trail)
+            && self.filters_pass(store, mark)
+        {
+            self.matched[literal] = sentence;
+            self.search(store, out);
+        }
+        for v in self.trail.drain(mark..) {
+            self.binding[v as usize] = UNBOUND;
+        }
+    }
+
+    fn passes(&self, store: &mut TermStore, filter: &Filter) -> bool {
+        match filter {
+            Filter::Distinct(a, b) => build(store, a, &self.binding) != build(store, b, &self.binding),
+            Filter::Equal(a, b) => build(store, a, &self.binding) == build(store, b, &self.binding),
+            Filter::Absent(atom) => {
+                if self.dynamic.contains(&atom.relation) {
+                    // Possibly true: decided per state by the circuit.
+                    return true;
+                }
+                match resolve(store, &atom.sentence, &self.binding).expect("safe rules bind negations") {
+                    None => true,
+                    Some(id) => !self.relations.get(&atom.relation).is_some_and(|r| r.members.contains_key(&id)),
+                }
+            }
+        }
+    }
+
+    fn emit(&self, store: &mut TermStore, out: &mut Output) {
+        out.heads.push(build(store, &self.rule.head, &self.binding));
+        if self.record {
+            for (atom, &sentence) in self.rule.positives.iter().zip(&self.matched) {
+                if self.dynamic.contains(&atom.relation) {
+                    out.literals.push(GroundLiteral {
+                        atom: sentence,
+                        positive: true,
+                    });
+                }
+            }
+            for filter in &self.rule.filters {
+                if let Filter::Absent(atom) = filter {
+                    if self.dynamic.contains(&atom.relation) {
+                        out.literals.push(GroundLiteral {
+                            atom: build(store, &atom.sentence, &self.binding),
+                            positive: false,
+                        });
+                    }
+                }
+            }
+        }
+        out.body_ends.push(out.literals.len() as u32);
+    }
+}
+
+/// Facts a literal may match: an index list, or a whole window.
+enum Candidates<'a> {
+    List(&'a [u32]),
+    Range(Range<u32>),
+}
+
+impl Candidates<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Candidates::List(list) => list.len(),
+            Candidates::Range(range) => range.len(),
+        }
+    }
+}
+
+fn window_range(relation: &Relation, window: Window) -> Range<u32> {
+    match window {
+        Window::Old => 0..relation.stable,
+        Window::Delta => relation.stable..relation.end,
+        Window::Current => 0..relation.end,
+        Window::All => 0..relation.len(),
+    }
+}
+
+impl Engine<'_> {
+    fn window(&self, relation: SymbolId, window: Window) -> Range<u32> {
+        self.relations.get(&relation).map_or(0..0, |r| window_range(r, window))
+    }
+
+    /// Runs one join of `rule` with the given literal windows, appending its instances to `out`.
+    fn join(&mut self, rule: &CompiledRule, windows: &[Window], record: bool, out: &mut Output) {
+        let mut join = Join {
+            relations: &self.relations,
+            dynamic: self.dynamic,
+            rule,
+            windows,
+            record,
+            binding: vec![UNBOUND; rule.vars],
+            matched: vec![UNBOUND; rule.positives.len()],
+            pending: (0..rule.positives.len()).collect(),
+            trail: Vec::new(),
+        };
+        join.start(&mut self.store, out);
+    }
+
+    /// Adds a derived sentence (and its `true`/`does` alias) to its relation.
+    fn insert(&mut self, sentence: TermId, alias: bool) -> bool {
+        let relation = self.store.functor(sentence);
+        let new = self.relations.entry(relation).or_default().insert(sentence, &self.store);
+        if new && alias {
+            let target = match relation {
+                SymbolId::NEXT => Some(SymbolId::TRUE),
+                SymbolId::LEGAL => Some(SymbolId::DOES),
+                _ => None,
+            };
+            if let Some(target) = target {
+                let args: Box<[TermId]> = self.store.args(sentence).into();
+                let aliased = self.store.intern(GroundTerm::Compound(target, args));
+                self.insert(aliased, false);
+            }
+        }
+        new
+    }
+
+    /// Evaluates `rules` to their fixpoint; relations in `growing` may gain facts.
+    fn fixpoint(
+        &mut self,
+        rules: &[CompiledRule],
+        growing: &FxHashSet<SymbolId>,
+        mut record: Option<&mut RuleSink>,
+    ) -> Result<(), GdlError> {
+        for relation in growing {
+            let r = self.relations.entry(*relation).or_default();
+            r.stable = 0;
+            r.end = r.len();
+        }
+        let mut first = true;
+        loop {
+            let mut out = Output::default();
+            for rule in rules {
+                let windows_base: Vec<Window> = rule
+                    .positives
+                    .iter()
+                    .map(|a| if growing.contains(&a.relation) { Window::Current } else { Window::All })
+                    .collect();
+                let growing_positions: Vec<usize> =
+                    (0..rule.positives.len()).filter(|&i| growing.contains(&rule.positives[i].relation)).collect();
+                if growing_positions.is_empty() {
+                    if first {
+                        self.join(rule, &windows_base, record.is_some(), &mut out);
+                    }
+                    continue;
+                }
+                for (k, &j) in growing_positions.iter().enumerate() {
+                    if self.window(rule.positives[j].relation, Window::Delta).is_empty() {
+                        continue;
+                    }
+                    let mut windows = windows_base.clone();
+                    for &i in &growing_positions[..k] {
+                        windows[i] = Window::Old;
+                    }
+                    windows[j] = Window::Delta;
+                    self.join(rule, &windows, record.is_some(), &mut out);
+                }
+            }
+            let mut start = 0;
+            let mut any_new = false;
+            for (k, &head) in out.heads.iter().enumerate() {
+                any_new |= self.insert(head, true);
+                if let Some(sink) = record.as_deref_mut() {
+                    let end = out.body_ends[k] as usize;
+                    sink.add(head, &out.literals[start..end])?;
+                    start = end;
+                }
+            }
+            for relation in growing {
+                let r = self.relations.entry(*relation).or_default();
+                r.stable = r.end;
+                r.end = r.len();
+            }
+            first = false;
+            if !any_new {
+                return Ok(());
+            }
+        }
+    }
+
+}
+
+/// Collects ground rules, without duplicates, up to the configured limit.
+struct RuleSink {
+    rules: FxHashSet<GroundRule>,
+    max: usize,
+}
+
+impl RuleSink {
+    fn add(&mut self, head: TermId, body: &[GroundLiteral]) -> Result<(), GdlError> {
+        self.rules.insert(GroundRule {
+            head,
+            body: body.into(),
+        });
+        if self.rules.len() > self.max {
+            return Err(GdlError {
+                kind: ErrorKind::TooLarge,
+                span: None,
+                rule: None,
+                message: format!(
+                    "the ground program exceeds {} rule instances (raise the limit or simplify the game)",
+                    self.max
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Grounds a checked description: evaluates static relations and instantiates
+/// every dynamic rule over the reachable sentences.
+pub fn instantiate(
+    description: &Description,
+    rules: &[NormalRule],
+    analysis: &Analysis,
+    config: &Config,
+) -> Result<GroundProgram, GdlError> {
+    let mut engine = Engine {
+        store: TermStore::new(),
+        relations: FxHashMap::default(),
+        dynamic: &analysis.dynamic,
+    };
+    let compiled: Vec<CompiledRule> = rules.iter().map(|r| compile_rule(r, &mut engine.store)).collect();
+
+    // Static strata, in dependency order, each to its exact fixpoint.
+    for stratum in &analysis.static_strata {
+        let growing: FxHashSet<SymbolId> = stratum.iter().copied().collect();
+        let stratum_rules: Vec<CompiledRule> = compiled
+            .iter()
+            .filter(|r| growing.contains(&r.head_relation))
+            .cloned()
+            .collect();
+        engine.fixpoint(&stratum_rules, &growing, None)?;
+    }
+
+    let initial_state: Vec<TermId> = engine
+        .relations
+        .get(&SymbolId::INIT)
+        .map(|r| r.sentences.iter().map(|&s| engine.store.args(s)[0]).collect())
+        .unwrap_or_default();
+    for &fact in &initial_state {
+        let sentence = engine.store.intern(GroundTerm::Compound(SymbolId::TRUE, vec![fact].into()));
+        engine.insert(sentence, false);
+    }
+    let roles = roles(description, &mut engine.store);
+
+    let dynamic_rules: Vec<CompiledRule> = compiled
+        .iter()
+        .filter(|r| analysis.dynamic.contains(&r.head_relation))
+        .cloned()
+        .collect();
+    let mut growing: FxHashSet<SymbolId> = analysis.dynamic.clone();
+    growing.insert(SymbolId::TRUE);
+    growing.insert(SymbolId::DOES);
+    let mut sink = RuleSink {
+        rules: FxHashSet::default(),
+        max: config.max_ground_rules,
+    };
+    engine.fixpoint(&dynamic_rules, &growing, Some(&mut sink))?;
+
+    // A negated sentence that can never hold is simply true: drop the literal.
+    let relations = &engine.relations;
+    let holds_somewhere = |atom: TermId, store: &TermStore| {
+        relations
+            .get(&store.functor(atom))
+            .is_some_and(|r| r.members.contains_key(&atom))
+    };
+    let mut ground_rules: Vec<GroundRule> = sink
+        .rules
+        .into_iter()
+        .map(|rule| GroundRule {
+            head: rule.head,
+            body: rule
+                .body
+                .iter()
+                .copied()
+                .filter(|l| l.positive || holds_somewhere(l.atom, &engine.store))
+                .collect(),
+        })
+        .collect();
+    ground_rules.sort_unstable();
+
+    let mut atoms = Vec::new();
+    let mut dynamic_relations: Vec<&SymbolId> = growing.iter().collect();
+    dynamic_relations.sort();
+    for relation in dynamic_relations {
+        if let Some(r) = engine.relations.get(relation) {
+            atoms.extend_from_slice(&r.sentences);
+        }
+    }
+    Ok(GroundProgram {
+        symbols: description.symbols.clone(),
+        terms: engine.store,
+        roles,
+        initial_state,
+        atoms,
+        rules: ground_rules,
+        warnings: Vec::new(),
+    })
+}
+
+fn roles(description: &Description, store: &mut TermStore) -> Vec<TermId> {
+    let mut roles = Vec::new();
+    for rule in &description.rules {
+        if rule.head.functor() == Some(SymbolId::ROLE) {
+            if let Some(role) = rule.head.args().first().and_then(|r| store.intern_term(r)) {
+                if !roles.contains(&role) {
+                    roles.push(role);
+                }
+            }
+        }
+    }
+    roles
+}
