@@ -1,9 +1,17 @@
 //! ggpnet: compiles GDL games into propositional networks and runs them.
 //!
-//! This facade re-exports the stage crates: [`kif`] (parsing), [`grounder`]
-//! (checks and instantiation) and [`propnet`] (circuit, optimizer, evaluator,
-//! state machine).
+//! This facade re-exports the stage crates — [`kif`] (parsing), [`grounder`]
+//! (checks and instantiation), [`propnet`] (circuit, optimizer, evaluator,
+//! state machine) — and adds what tools and tests share: trace [`replay`] and
+//! the [`corpus`] locator.
+
+pub mod corpus;
+pub mod replay;
 
 pub use ggpnet_grounder as grounder;
 pub use ggpnet_kif as kif;
 pub use ggpnet_propnet as propnet;
+
+/// The game built into the program, used when no game file is given: connect
+/// four on a 7x6 board, written for this project.
+pub const DEFAULT_GAME: &str = include_str!("../games/connect_four.kif");

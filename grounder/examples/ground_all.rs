@@ -10,7 +10,12 @@ fn main() {
             }
         };
         match ggpnet_grounder::ground(&d, &Default::default()) {
-            Ok(p) => println!("{path}: ok atoms={} rules={} {:.2}s", p.atoms.len(), p.rules.len(), t.elapsed().as_secs_f64()),
+            Ok(p) => println!(
+                "{path}: ok atoms={} rules={} {:.2}s",
+                p.atoms.len(),
+                p.rules.len(),
+                t.elapsed().as_secs_f64()
+            ),
             Err(e) => println!("{path}: ERR {e}"),
         }
     }

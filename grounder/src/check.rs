@@ -53,7 +53,11 @@ impl Checker<'_> {
         let mut functions: FxHashMap<SymbolId, (usize, usize)> = FxHashMap::default();
         let mut check_relation = |sentence: &Term, origin: usize| -> Result<(), GdlError> {
             let Some(relation) = sentence.functor() else {
-                return Err(self.error(ErrorKind::Keyword, origin, "a sentence cannot be a variable".into()));
+                return Err(self.error(
+                    ErrorKind::Keyword,
+                    origin,
+                    "a sentence cannot be a variable".into(),
+                ));
             };
             let arity = sentence.args().len();
             if let Some(expected) = keyword_arity(relation) {
@@ -61,7 +65,10 @@ impl Checker<'_> {
                     return Err(self.error(
                         ErrorKind::Arity,
                         origin,
-                        format!("'{}' takes {expected} argument(s), found {arity}", self.name(relation)),
+                        format!(
+                            "'{}' takes {expected} argument(s), found {arity}",
+                            self.name(relation)
+                        ),
                     ));
                 }
             }
@@ -260,7 +267,8 @@ pub fn check(description: &Description, rules: &[NormalRule]) -> Result<Analysis
     let from_does = deps.reachable(&[SymbolId::DOES]);
     for rule in rules {
         let head = rule.head.functor().expect("checked");
-        if matches!(head, SymbolId::LEGAL | SymbolId::GOAL | SymbolId::TERMINAL) && from_does.contains(&head) {
+        if matches!(head, SymbolId::LEGAL | SymbolId::GOAL | SymbolId::TERMINAL) && from_does.contains(&head)
+        {
             return Err(checker.error(
                 ErrorKind::Keyword,
                 rule.origin,
@@ -279,6 +287,24 @@ pub fn check(description: &Description, rules: &[NormalRule]) -> Result<Analysis
         }
     }
 
+    let mut dynamic = deps.reachable(&[
+        SymbolId::TRUE,
+        SymbolId::DOES,
+        SymbolId::LEGAL,
+        SymbolId::GOAL,
+        SymbolId::TERMINAL,
+        SymbolId::NEXT,
+        SymbolId::SEES,
+    ]);
+    for keyword in [
+        SymbolId::LEGAL,
+        SymbolId::GOAL,
+        SymbolId::TERMINAL,
+        SymbolId::NEXT,
+        SymbolId::SEES,
+    ] {
+        dynamic.insert(keyword);
+    }
     // Strongly connected components in topological order (dependencies first).
     let mut sccs = petgraph::algo::kosaraju_scc(&deps.graph);
     sccs.reverse();
@@ -302,7 +328,13 @@ pub fn check(description: &Description, rules: &[NormalRule]) -> Result<Analysis
         }
         for literal in &rule.body {
             match literal {
-                NormalLiteral::Neg(s) if component_of(s.functor().expect("checked")) == Some(head_scc) => {
+                // A dynamic cycle through negation may still be stratified once
+                // ground (`(goal r 100)` from `(not (goal r 0))`): the circuit
+                // builder checks it atom by atom.
+                NormalLiteral::Neg(s)
+                    if component_of(s.functor().expect("checked")) == Some(head_scc)
+                        && !dynamic.contains(&s.functor().expect("checked")) =>
+                {
                     return Err(checker.error(
                         ErrorKind::Unstratified,
                         rule.origin,
@@ -320,24 +352,15 @@ pub fn check(description: &Description, rules: &[NormalRule]) -> Result<Analysis
         }
     }
 
-    let mut dynamic = deps.reachable(&[
-        SymbolId::TRUE,
-        SymbolId::DOES,
-        SymbolId::LEGAL,
-        SymbolId::GOAL,
-        SymbolId::TERMINAL,
-        SymbolId::NEXT,
-        SymbolId::SEES,
-    ]);
-    for keyword in [SymbolId::LEGAL, SymbolId::GOAL, SymbolId::TERMINAL, SymbolId::NEXT, SymbolId::SEES] {
-        dynamic.insert(keyword);
-    }
     let static_strata = sccs
         .iter()
         .map(|scc| scc.iter().map(|&n| deps.graph[n]).collect::<Vec<_>>())
         .filter(|relations| !relations.iter().any(|r| dynamic.contains(r)))
         .collect();
-    Ok(Analysis { static_strata, dynamic })
+    Ok(Analysis {
+        static_strata,
+        dynamic,
+    })
 }
 
 /// The GDL recursion restriction: an argument of a recursive literal is ground,

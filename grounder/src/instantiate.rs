@@ -113,7 +113,10 @@ impl Relation {
             self.index.entry((path, term.raw())).or_default().push(at);
             if let GroundTerm::Compound(f, args) = store.term(term) {
                 if !args.is_empty() {
-                    self.index.entry((path, FUNCTOR_TAG | f.index() as u32)).or_default().push(at);
+                    self.index
+                        .entry((path, FUNCTOR_TAG | f.index() as u32))
+                        .or_default()
+                        .push(at);
                     for (i, &a) in args.iter().enumerate() {
                         if let Some(p) = child_path(path, depth, i) {
                             stack.push((a, p, depth + 1));
@@ -196,7 +199,9 @@ fn compile_term(term: &Term, vars: &mut FxHashMap<SymbolId, u32>, store: &mut Te
             let next = vars.len() as u32;
             Pattern::Var(*vars.entry(*v).or_insert(next))
         }
-        Term::Compound(f, args) => Pattern::Func(*f, args.iter().map(|a| compile_term(a, vars, store)).collect()),
+        Term::Compound(f, args) => {
+            Pattern::Func(*f, args.iter().map(|a| compile_term(a, vars, store)).collect())
+        }
         Term::Atom(_) => unreachable!("atoms are ground"),
     }
 }
@@ -204,7 +209,11 @@ fn compile_term(term: &Term, vars: &mut FxHashMap<SymbolId, u32>, store: &mut Te
 fn compile_atom(sentence: &Term, vars: &mut FxHashMap<SymbolId, u32>, store: &mut TermStore) -> Atom {
     Atom {
         relation: sentence.functor().expect("checked: sentences have a functor"),
-        args: sentence.args().iter().map(|a| compile_term(a, vars, store)).collect(),
+        args: sentence
+            .args()
+            .iter()
+            .map(|a| compile_term(a, vars, store))
+            .collect(),
         sentence: compile_term(sentence, vars, store),
     }
 }
@@ -269,7 +278,13 @@ fn filter_vars(filter: &Filter) -> Vec<u32> {
 }
 
 /// Unifies `pattern` with the ground `term`, recording new bindings on `trail`.
-fn unify(store: &TermStore, pattern: &Pattern, term: TermId, binding: &mut [TermId], trail: &mut Vec<u32>) -> bool {
+fn unify(
+    store: &TermStore,
+    pattern: &Pattern,
+    term: TermId,
+    binding: &mut [TermId],
+    trail: &mut Vec<u32>,
+) -> bool {
     match pattern {
         Pattern::Ground(id) => *id == term,
         Pattern::Var(v) => {
@@ -377,14 +392,19 @@ impl<'a> Join<'a> {
     /// Checks the filters that became fully bound by the bindings on `trail[mark..]`.
     fn filters_pass(&self, store: &mut TermStore, mark: usize) -> bool {
         let fresh = self.trail.get(mark..).unwrap_or(&[]);
-        self.rule.filters.iter().zip(&self.rule.filter_vars).all(|(filter, vars)| {
-            let now_bound = if mark == usize::MAX {
-                vars.is_empty()
-            } else {
-                vars.iter().any(|v| fresh.contains(v)) && vars.iter().all(|&v| self.binding[v as usize] != UNBOUND)
-            };
-            !now_bound || self.passes(store, filter)
-        })
+        self.rule
+            .filters
+            .iter()
+            .zip(&self.rule.filter_vars)
+            .all(|(filter, vars)| {
+                let now_bound = if mark == usize::MAX {
+                    vars.is_empty()
+                } else {
+                    vars.iter().any(|v| fresh.contains(v))
+                        && vars.iter().all(|&v| self.binding[v as usize] != UNBOUND)
+                };
+                !now_bound || self.passes(store, filter)
+            })
     }
 
     fn start(&mut self, store: &mut TermStore, out: &mut Output) {
@@ -433,8 +453,13 @@ impl<'a> Join<'a> {
     fn bind(&mut self, store: &mut TermStore, literal: usize, sentence: TermId, out: &mut Output) {
         let mark = self.trail.len();
         let atom = &self.rule.positives[literal];
-        if unify(store, &atom.sentence, sentence, &mut self.binding, &mut self.trail)
-            && self.filters_pass(store, mark)
+        if unify(
+            store,
+            &atom.sentence,
+            sentence,
+            &mut self.binding,
+            &mut self.trail,
+        ) && self.filters_pass(store, mark)
         {
             self.matched[literal] = sentence;
             self.search(store, out);
@@ -455,7 +480,10 @@ impl<'a> Join<'a> {
                 }
                 match resolve(store, &atom.sentence, &self.binding).expect("safe rules bind negations") {
                     None => true,
-                    Some(id) => !self.relations.get(&atom.relation).is_some_and(|r| r.members.contains_key(&id)),
+                    Some(id) => !self
+                        .relations
+                        .get(&atom.relation)
+                        .is_some_and(|r| r.members.contains_key(&id)),
                 }
             }
         }
@@ -513,7 +541,9 @@ fn window_range(relation: &Relation, window: Window) -> Range<u32> {
 
 impl Engine<'_> {
     fn window(&self, relation: SymbolId, window: Window) -> Range<u32> {
-        self.relations.get(&relation).map_or(0..0, |r| window_range(r, window))
+        self.relations
+            .get(&relation)
+            .map_or(0..0, |r| window_range(r, window))
     }
 
     /// Runs one join of `rule` with the given literal windows, appending its instances to `out`.
@@ -535,7 +565,11 @@ impl Engine<'_> {
     /// Adds a derived sentence (and its `true`/`does` alias) to its relation.
     fn insert(&mut self, sentence: TermId, alias: bool) -> bool {
         let relation = self.store.functor(sentence);
-        let new = self.relations.entry(relation).or_default().insert(sentence, &self.store);
+        let new = self
+            .relations
+            .entry(relation)
+            .or_default()
+            .insert(sentence, &self.store);
         if new && alias {
             let target = match relation {
                 SymbolId::NEXT => Some(SymbolId::TRUE),
@@ -570,10 +604,17 @@ impl Engine<'_> {
                 let windows_base: Vec<Window> = rule
                     .positives
                     .iter()
-                    .map(|a| if growing.contains(&a.relation) { Window::Current } else { Window::All })
+                    .map(|a| {
+                        if growing.contains(&a.relation) {
+                            Window::Current
+                        } else {
+                            Window::All
+                        }
+                    })
                     .collect();
-                let growing_positions: Vec<usize> =
-                    (0..rule.positives.len()).filter(|&i| growing.contains(&rule.positives[i].relation)).collect();
+                let growing_positions: Vec<usize> = (0..rule.positives.len())
+                    .filter(|&i| growing.contains(&rule.positives[i].relation))
+                    .collect();
                 if growing_positions.is_empty() {
                     if first {
                         self.join(rule, &windows_base, record.is_some(), &mut out);
@@ -613,7 +654,6 @@ impl Engine<'_> {
             }
         }
     }
-
 }
 
 /// Collects ground rules, without duplicates, up to the configured limit.
@@ -675,7 +715,9 @@ pub fn instantiate(
         .map(|r| r.sentences.iter().map(|&s| engine.store.args(s)[0]).collect())
         .unwrap_or_default();
     for &fact in &initial_state {
-        let sentence = engine.store.intern(GroundTerm::Compound(SymbolId::TRUE, vec![fact].into()));
+        let sentence = engine
+            .store
+            .intern(GroundTerm::Compound(SymbolId::TRUE, vec![fact].into()));
         engine.insert(sentence, false);
     }
     let roles = roles(description, &mut engine.store);

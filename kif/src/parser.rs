@@ -169,10 +169,7 @@ impl Converter<'_> {
             return self.error(at, format!("expected {what}, found the variable {text}"));
         }
         if text == "<=" {
-            return self.error(
-                at,
-                format!("expected {what}, found '<=' inside an expression"),
-            );
+            return self.error(at, format!("expected {what}, found '<=' inside an expression"));
         }
         Ok(self.symbols.intern(text))
     }
@@ -239,10 +236,7 @@ impl Converter<'_> {
         match keyword {
             Some(SymbolId::NOT) => {
                 if arity != 1 {
-                    return self.error(
-                        *at,
-                        format!("expected one literal after 'not', found {arity}"),
-                    );
+                    return self.error(*at, format!("expected one literal after 'not', found {arity}"));
                 }
                 let inner = self.literal(&items[1])?;
                 if matches!(inner, Literal::Distinct(..)) {
@@ -252,15 +246,9 @@ impl Converter<'_> {
             }
             Some(SymbolId::DISTINCT) => {
                 if arity != 2 {
-                    return self.error(
-                        *at,
-                        format!("expected two terms after 'distinct', found {arity}"),
-                    );
+                    return self.error(*at, format!("expected two terms after 'distinct', found {arity}"));
                 }
-                Ok(Literal::Distinct(
-                    self.term(&items[1])?,
-                    self.term(&items[2])?,
-                ))
+                Ok(Literal::Distinct(self.term(&items[1])?, self.term(&items[2])?))
             }
             Some(SymbolId::OR) => {
                 if arity == 0 {

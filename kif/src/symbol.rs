@@ -14,8 +14,8 @@ pub struct SymbolId(u32);
 ///
 /// They are matched case-insensitively and always printed in lower case.
 pub const KEYWORDS: [&str; 15] = [
-    "role", "init", "true", "does", "next", "legal", "goal", "terminal", "distinct", "not", "or",
-    "base", "input", "random", "sees",
+    "role", "init", "true", "does", "next", "legal", "goal", "terminal", "distinct", "not", "or", "base",
+    "input", "random", "sees",
 ];
 
 impl SymbolId {

@@ -1,0 +1,176 @@
+//! From a ground program to a circuit: one node per sentence, an `or` over the
+//! rule instances of each derived sentence, an `and` per rule instance.
+
+use super::{Base, Circuit, Goal, Input, NodeId, NodeKind, Vocabulary};
+use ggpnet_grounder::{GroundProgram, GroundTerm, TermId};
+use ggpnet_kif::SymbolId;
+use rustc_hash::FxHashMap;
+use std::fmt;
+use std::sync::Arc;
+
+/// A ground program that cannot become a state machine.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct BuildError {
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "error: {}", self.message)
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Builds the unoptimized circuit of `program`.
+pub fn build(program: GroundProgram) -> Result<Circuit, BuildError> {
+    let GroundProgram {
+        symbols,
+        terms,
+        roles,
+        initial_state,
+        atoms,
+        rules,
+        ..
+    } = program;
+    let role_index: FxHashMap<TermId, usize> = roles.iter().enumerate().map(|(i, &r)| (r, i)).collect();
+    let mut circuit = Circuit {
+        nodes: Vec::new(),
+        roles,
+        bases: Vec::new(),
+        inputs: Vec::new(),
+        goals: Vec::new(),
+        terminal: NodeId::new(0),
+        labels: FxHashMap::default(),
+        vocabulary: Arc::new(Vocabulary {
+            symbols: SymbolTable::default(),
+            terms: Default::default(),
+        }),
+    };
+    let mut node_of: FxHashMap<TermId, NodeId> = FxHashMap::default();
+    let mut does_atoms = Vec::new();
+
+    // Bases first, then inputs, then derived sentences.
+    for &atom in &atoms {
+        if terms.functor(atom) == SymbolId::TRUE {
+            let index = circuit.bases.len() as u32;
+            let node = circuit.add(NodeKind::Base(index), Vec::new());
+            circuit.bases.push(Base {
+                fact: terms.args(atom)[0],
+                next: node,
+                initial: false,
+            });
+            node_of.insert(atom, node);
+            circuit.labels.insert(node, atom);
+        }
+    }
+    for &atom in &atoms {
+        if terms.functor(atom) == SymbolId::DOES {
+            let args = terms.args(atom);
+            let Some(&role) = role_index.get(&args[0]) else {
+                continue; // a move of something that is not a role can never be played
+            };
+            let index = circuit.inputs.len() as u32;
+            let node = circuit.add(NodeKind::Input(index), Vec::new());
+            circuit.inputs.push(Input {
+                role,
+                action: args[1],
+                legal: node,
+            });
+            does_atoms.push(atom);
+            node_of.insert(atom, node);
+            circuit.labels.insert(node, atom);
+        }
+    }
+    for &atom in &atoms {
+        if !node_of.contains_key(&atom) && !matches!(terms.functor(atom), SymbolId::TRUE | SymbolId::DOES) {
+            let node = circuit.add(NodeKind::Or, Vec::new());
+            node_of.insert(atom, node);
+            circuit.labels.insert(node, atom);
+        }
+    }
+    let never = circuit.add(NodeKind::Constant(false), Vec::new());
+    let always = circuit.add(NodeKind::Constant(true), Vec::new());
+
+    let mut negation: FxHashMap<NodeId, NodeId> = FxHashMap::default();
+    for rule in &rules {
+        let Some(&head) = node_of.get(&rule.head) else {
+            continue;
+        };
+        let mut body = Vec::with_capacity(rule.body.len());
+        for literal in rule.body.iter() {
+            let node = node_of.get(&literal.atom).copied().unwrap_or(never);
+            body.push(if literal.positive {
+                node
+            } else {
+                *negation
+                    .entry(node)
+                    .or_insert_with(|| circuit.add(NodeKind::Not, vec![node]))
+            });
+        }
+        let instance = match body.len() {
+            0 => always,
+            1 => body[0],
+            _ => circuit.add(NodeKind::And, body),
+        };
+        circuit.nodes[head.index()].inputs.push(instance);
+    }
+
+    let find = |relation: SymbolId, args: &[TermId]| -> NodeId {
+        let sentence = if args.is_empty() {
+            GroundTerm::Atom(relation)
+        } else {
+            GroundTerm::Compound(relation, args.into())
+        };
+        terms
+            .get(&sentence)
+            .and_then(|t| node_of.get(&t).copied())
+            .unwrap_or(never)
+    };
+    for base in &mut circuit.bases {
+        base.next = find(SymbolId::NEXT, &[base.fact]);
+    }
+    for (input, &atom) in circuit.inputs.iter_mut().zip(&does_atoms) {
+        input.legal = find(SymbolId::LEGAL, terms.args(atom));
+    }
+    circuit.terminal = find(SymbolId::TERMINAL, &[]);
+    for &atom in &atoms {
+        if terms.functor(atom) != SymbolId::GOAL {
+            continue;
+        }
+        let args = terms.args(atom);
+        let Some(&role) = role_index.get(&args[0]) else {
+            continue;
+        };
+        let text = terms.to_kif(args[1], &symbols);
+        let value = text.parse::<i64>().map_err(|_| BuildError {
+            message: format!(
+                "goal value '{text}' in {} is not an integer",
+                terms.to_kif(atom, &symbols)
+            ),
+        })?;
+        circuit.goals.push(Goal {
+            role,
+            value,
+            node: node_of[&atom],
+        });
+    }
+    circuit.goals.sort_by_key(|g| (g.role, g.value));
+
+    let base_of: FxHashMap<TermId, usize> = circuit
+        .bases
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.fact, i))
+        .collect();
+    for fact in initial_state {
+        if let Some(&i) = base_of.get(&fact) {
+            circuit.bases[i].initial = true;
+        }
+    }
+    circuit.vocabulary = Arc::new(Vocabulary { symbols, terms });
+    Ok(circuit)
+}
+
+use ggpnet_kif::SymbolTable;

@@ -1,0 +1,95 @@
+//! The sweep evaluator: full evaluation in layer order over bit-packed values.
+
+use super::compiled::{CompiledNet, Gate, Step};
+use bitvec::vec::BitVec;
+use std::sync::Arc;
+
+/// Per-thread evaluation state over a shared [`CompiledNet`].
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    net: Arc<CompiledNet>,
+    values: BitVec<u64>,
+}
+
+impl Sweep {
+    /// A fresh evaluator (all values false).
+    pub fn new(net: Arc<CompiledNet>) -> Sweep {
+        let values = BitVec::repeat(false, net.slots);
+        Sweep { net, values }
+    }
+
+    /// The compiled circuit.
+    pub fn net(&self) -> &CompiledNet {
+        &self.net
+    }
+
+    /// The value of a slot after the last evaluation.
+    #[inline]
+    pub fn value(&self, slot: u32) -> bool {
+        self.values[slot as usize]
+    }
+
+    /// Sets the bases to `state` and evaluates everything that depends only on it.
+    pub fn load_state(&mut self, state: &BitVec<u64>) {
+        for (b, &slot) in self.net.base_slots.iter().enumerate() {
+            self.values.set(slot as usize, state[b]);
+        }
+        let net = Arc::clone(&self.net);
+        for step in &net.steps[..net.state_steps] {
+            self.run(&net, step);
+        }
+    }
+
+    /// Sets the inputs to the moves in `moves` (input indexes) and evaluates the
+    /// part that depends on moves. Call after [`Sweep::load_state`].
+    pub fn load_moves(&mut self, moves: &[u32]) {
+        let net = Arc::clone(&self.net);
+        for &slot in &net.input_slots {
+            self.values.set(slot as usize, false);
+        }
+        for &m in moves {
+            self.values.set(net.input_slots[m as usize] as usize, true);
+        }
+        for step in &net.steps[net.state_steps..] {
+            self.run(&net, step);
+        }
+    }
+
+    #[inline]
+    fn gate(&self, net: &CompiledNet, slot: u32) -> bool {
+        let s = slot as usize;
+        let inputs = &net.fanin[net.offsets[s] as usize..net.offsets[s + 1] as usize];
+        match net.gates[s] {
+            Gate::And => inputs.iter().all(|&i| self.values[i as usize]),
+            Gate::Or => inputs.iter().any(|&i| self.values[i as usize]),
+            Gate::Not => !self.values[inputs[0] as usize],
+        }
+    }
+
+    fn run(&mut self, net: &CompiledNet, step: &Step) {
+        match *step {
+            Step::Gate(slot) => {
+                let v = self.gate(net, slot);
+                self.values.set(slot as usize, v);
+            }
+            Step::Cycle(start, end) => {
+                for slot in start..end {
+                    self.values.set(slot as usize, false);
+                }
+                loop {
+                    let mut changed = false;
+                    for slot in start..end {
+                        let v = self.gate(net, slot);
+                        if v != self.values[slot as usize] {
+                            self.values.set(slot as usize, v);
+                            changed = true;
+                        }
+                    }
+                    if !changed {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! The state machine: the contract every user codes against. States are packed
+//! bit sets of base propositions; moves are indexes of input propositions; both
+//! convert to and from canonical KIF strings.
+
+use crate::circuit::Circuit;
+use crate::eval::{CompiledNet, Sweep};
+use crate::layer::Layering;
+use bitvec::vec::BitVec;
+use rustc_hash::FxHashMap;
+use std::fmt;
+use std::sync::Arc;
+
+/// A game state: the set of true base propositions.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct State(pub BitVec<u64>);
+
+/// A move of one role: the index of its input proposition.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct Move(pub u32);
+
+/// A refused request: unknown role or move, illegal move, malformed fact.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct MachineError {
+    /// What was refused and why.
+    pub message: String,
+}
+
+impl fmt::Display for MachineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "error: {}", self.message)
+    }
+}
+
+impl std::error::Error for MachineError {}
+
+fn refuse<T>(message: String) -> Result<T, MachineError> {
+    Err(MachineError { message })
+}
+
+/// What every thread shares: the compiled circuit and the names of things.
+#[derive(Debug)]
+pub struct Game {
+    /// The compiled circuit.
+    pub net: Arc<CompiledNet>,
+    /// Role names, in order.
+    pub roles: Vec<String>,
+    /// Canonical text of each base's fact.
+    pub facts: Vec<String>,
+    /// Canonical text of each input's move.
+    pub moves: Vec<String>,
+    /// Role of each input.
+    pub move_roles: Vec<usize>,
+    /// Inputs of each role.
+    pub role_moves: Vec<Vec<Move>>,
+    /// Goal value of each goal output, and its role.
+    pub goals: Vec<(usize, i64)>,
+    /// The initial state.
+    pub initial: State,
+    fact_index: FxHashMap<String, usize>,
+    move_index: FxHashMap<(usize, String), Move>,
+}
+
+impl Game {
+    /// Compiles a layered circuit.
+    pub fn new(circuit: &Circuit, layering: &Layering) -> Game {
+        let net = Arc::new(CompiledNet::new(circuit, layering));
+        let v = &circuit.vocabulary;
+        let roles: Vec<String> = circuit.roles.iter().map(|&r| v.kif(r)).collect();
+        let facts: Vec<String> = circuit.bases.iter().map(|b| v.kif(b.fact)).collect();
+        let moves: Vec<String> = circuit.inputs.iter().map(|i| v.kif(i.action)).collect();
+        let move_roles: Vec<usize> = circuit.inputs.iter().map(|i| i.role).collect();
+        let mut role_moves = vec![Vec::new(); roles.len()];
+        for (m, &r) in move_roles.iter().enumerate() {
+            role_moves[r].push(Move(m as u32));
+        }
+        let initial = State(circuit.bases.iter().map(|b| b.initial).collect());
+        Game {
+            net,
+            fact_index: facts.iter().enumerate().map(|(i, f)| (f.clone(), i)).collect(),
+            move_index: moves
+                .iter()
+                .enumerate()
+                .map(|(m, s)| ((move_roles[m], s.clone()), Move(m as u32)))
+                .collect(),
+            roles,
+            facts,
+            moves,
+            move_roles,
+            role_moves,
+            goals: circuit.goals.iter().map(|g| (g.role, g.value)).collect(),
+            initial,
+        }
+    }
+}
+
+/// A state machine over a compiled game, with its own evaluation scratch space.
+/// Clone one per thread: clones share the compiled game.
+#[derive(Clone, Debug)]
+pub struct StateMachine {
+    game: Arc<Game>,
+    eval: Sweep,
+    loaded: Option<State>,
+}
+
+impl StateMachine {
+    /// A machine for `game`.
+    pub fn new(game: Arc<Game>) -> StateMachine {
+        let eval = Sweep::new(Arc::clone(&game.net));
+        StateMachine {
+            game,
+            eval,
+            loaded: None,
+        }
+    }
+
+    /// The shared game.
+    pub fn game(&self) -> &Arc<Game> {
+        &self.game
+    }
+
+    /// Role names in the order of the `role` facts.
+    pub fn roles(&self) -> &[String] {
+        &self.game.roles
+    }
+
+    /// The index of a role by name.
+    pub fn role_index(&self, name: &str) -> Result<usize, MachineError> {
+        match self.game.roles.iter().position(|r| r == name) {
+            Some(i) => Ok(i),
+            None => refuse(format!(
+                "unknown role '{name}' (roles: {})",
+                self.game.roles.join(", ")
+            )),
+        }
+    }
+
+    /// The initial state.
+    pub fn initial_state(&self) -> State {
+        self.game.initial.clone()
+    }
+
+    fn load(&mut self, state: &State) {
+        if self.loaded.as_ref() != Some(state) {
+            self.eval.load_state(&state.0);
+            self.loaded = Some(state.clone());
+        }
+    }
+
+    /// The legal moves of `role` in `state`, in input order.
+    pub fn legal_moves(&mut self, state: &State, role: usize) -> Vec<Move> {
+        self.load(state);
+        let net = self.eval.net();
+        self.game.role_moves[role]
+            .iter()
+            .copied()
+            .filter(|m| self.eval.value(net.legal_slots[m.0 as usize]))
+            .collect()
+    }
+
+    /// Like [`StateMachine::legal_moves`], into a reused buffer.
+    pub fn legal_moves_into(&mut self, state: &State, role: usize, out: &mut Vec<Move>) {
+        self.load(state);
+        out.clear();
+        let net = self.eval.net();
+        out.extend(
+            self.game.role_moves[role]
+                .iter()
+                .copied()
+                .filter(|m| self.eval.value(net.legal_slots[m.0 as usize])),
+        );
+    }
+
+    /// Whether `state` is terminal.
+    pub fn is_terminal(&mut self, state: &State) -> bool {
+        self.load(state);
+        self.eval.value(self.eval.net().terminal_slot)
+    }
+
+    /// Every goal value derivable for each role in `state`, ascending.
+    pub fn goals(&mut self, state: &State) -> Vec<Vec<i64>> {
+        self.load(state);
+        let mut goals = vec![Vec::new(); self.game.roles.len()];
+        for (g, &(role, value)) in self.game.goals.iter().enumerate() {
+            if self.eval.value(self.eval.net().goal_slots[g]) {
+                goals[role].push(value);
+            }
+        }
+        goals
+    }
+
+    /// The state after every role plays its move of `joint` (in role order).
+    /// Refuses a joint move of the wrong length, a move of another role, or an
+    /// illegal move, naming the role and the move.
+    pub fn next_state(&mut self, state: &State, joint: &[Move]) -> Result<State, MachineError> {
+        if joint.len() != self.game.roles.len() {
+            return refuse(format!(
+                "a joint move needs one move per role ({}), got {}",
+                self.game.roles.len(),
+                joint.len()
+            ));
+        }
+        self.load(state);
+        for (role, m) in joint.iter().enumerate() {
+            let Some(&owner) = self.game.move_roles.get(m.0 as usize) else {
+                return refuse(format!("move #{} does not exist", m.0));
+            };
+            if owner != role {
+                return refuse(format!(
+                    "move {} belongs to role {}, not to role {}",
+                    self.game.moves[m.0 as usize], self.game.roles[owner], self.game.roles[role]
+                ));
+            }
+            if !self.eval.value(self.eval.net().legal_slots[m.0 as usize]) {
+                return refuse(format!(
+                    "illegal move {} for role {} in this state",
+                    self.game.moves[m.0 as usize], self.game.roles[role]
+                ));
+            }
+        }
+        Ok(self.next_unchecked(joint))
+    }
+
+    /// The next state for a joint move known to be legal in the state last
+    /// queried (through `legal_moves`, `is_terminal` or `goals`).
+    pub fn next_unchecked(&mut self, joint: &[Move]) -> State {
+        let moves: Vec<u32> = joint.iter().map(|m| m.0).collect();
+        self.eval.load_moves(&moves);
+        let net = self.eval.net();
+        State(net.next_slots.iter().map(|&s| self.eval.value(s)).collect())
+    }
+
+    /// The canonical text of a move.
+    pub fn move_to_kif(&self, m: Move) -> &str {
+        &self.game.moves[m.0 as usize]
+    }
+
+    /// The move of `role` written as `text` (any spacing; canonical form is compared).
+    pub fn parse_move(&self, role: usize, text: &str) -> Result<Move, MachineError> {
+        let canonical = canonical(text)?;
+        match self.game.move_index.get(&(role, canonical.clone())) {
+            Some(&m) => Ok(m),
+            None => refuse(format!(
+                "unknown move {canonical} for role {}",
+                self.game.roles.get(role).map_or("?", |r| r.as_str())
+            )),
+        }
+    }
+
+    /// The true facts of a state, canonical and sorted by byte order.
+    pub fn state_to_kif(&self, state: &State) -> Vec<String> {
+        let mut facts: Vec<String> = state.0.iter_ones().map(|b| self.game.facts[b].clone()).collect();
+        facts.sort_unstable();
+        facts
+    }
+
+    /// The state in which exactly `facts` hold. Refuses facts that can never hold.
+    pub fn state_from_kif(&self, facts: &[String]) -> Result<State, MachineError> {
+        let mut bits: BitVec<u64> = BitVec::repeat(false, self.game.facts.len());
+        for fact in facts {
+            match self.game.fact_index.get(&canonical(fact)?) {
+                Some(&b) => bits.set(b, true),
+                None => return refuse(format!("fact {fact} can never hold in this game")),
+            }
+        }
+        Ok(State(bits))
+    }
+}
+
+/// Re-prints a KIF term canonically.
+fn canonical(text: &str) -> Result<String, MachineError> {
+    let mut symbols = ggpnet_kif::SymbolTable::new();
+    match ggpnet_kif::parse_term(text, &mut symbols) {
+        Ok(term) => Ok(ggpnet_kif::term_to_string(&term, &symbols)),
+        Err(e) => refuse(format!("cannot read '{text}': {e}")),
+    }
+}

@@ -1,0 +1,121 @@
+//! Optimizer passes, one per module, each preserving the value of every output
+//! and transition. [`optimize`] runs the enabled ones until the circuit stops shrinking.
+
+pub mod collapse;
+pub mod constants;
+pub mod dead;
+pub mod merge;
+
+use crate::circuit::Circuit;
+
+/// Which passes run.
+#[derive(Clone, Debug)]
+pub struct OptimizeConfig {
+    /// Constant folding.
+    pub constants: bool,
+    /// Single-input and double-negation collapse.
+    pub collapse: bool,
+    /// Merging of structurally equal gates.
+    pub merge: bool,
+    /// Removal of nodes that reach no output or transition.
+    pub dead: bool,
+}
+
+impl Default for OptimizeConfig {
+    fn default() -> Self {
+        OptimizeConfig {
+            constants: true,
+            collapse: true,
+            merge: true,
+            dead: true,
+        }
+    }
+}
+
+impl OptimizeConfig {
+    /// No pass at all: the raw circuit.
+    pub fn none() -> Self {
+        OptimizeConfig {
+            constants: false,
+            collapse: false,
+            merge: false,
+            dead: false,
+        }
+    }
+}
+
+/// Runs the enabled passes until a round changes nothing (at most 8 rounds).
+pub fn optimize(circuit: &mut Circuit, config: &OptimizeConfig) {
+    for _ in 0..8 {
+        let mut changed = 0;
+        if config.constants {
+            changed += constants::fold_constants(circuit);
+        }
+        if config.collapse {
+            changed += collapse::collapse(circuit);
+        }
+        if config.merge {
+            changed += merge::merge(circuit);
+        }
+        if config.dead {
+            changed += dead::remove_dead(circuit);
+        }
+        if changed == 0 {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use crate::circuit::{Base, Circuit, NodeId, NodeKind, Vocabulary};
+    use std::sync::Arc;
+
+    /// A circuit with one base and the two constants: `[base, true, false]`.
+    pub fn tiny() -> (Circuit, [NodeId; 3]) {
+        let mut c = Circuit {
+            nodes: Vec::new(),
+            roles: Vec::new(),
+            bases: Vec::new(),
+            inputs: Vec::new(),
+            goals: Vec::new(),
+            terminal: NodeId::new(0),
+            labels: Default::default(),
+            vocabulary: Arc::new(Vocabulary {
+                symbols: Default::default(),
+                terms: Default::default(),
+            }),
+        };
+        let b = c.add(NodeKind::Base(0), vec![]);
+        let t = c.add(NodeKind::Constant(true), vec![]);
+        let f = c.add(NodeKind::Constant(false), vec![]);
+        c.bases.push(Base {
+            fact: ggpnet_grounder::TermStore::new()
+                .intern(ggpnet_grounder::GroundTerm::Atom(ggpnet_kif::SymbolId::TRUE)),
+            next: b,
+            initial: false,
+        });
+        (c, [b, t, f])
+    }
+
+    /// Values of every node of an acyclic circuit for base 0 = false and = true.
+    pub fn eval_all(c: &Circuit) -> Vec<(bool, bool)> {
+        let order: Vec<NodeId> = crate::layer::components(c).into_iter().flatten().collect();
+        let run = |base: bool| {
+            let mut v = vec![false; c.nodes.len()];
+            for id in &order {
+                let node = &c.nodes[id.index()];
+                v[id.index()] = match node.kind {
+                    NodeKind::Base(_) => base,
+                    NodeKind::Input(_) => false,
+                    NodeKind::Constant(x) => x,
+                    NodeKind::And => node.inputs.iter().all(|i| v[i.index()]),
+                    NodeKind::Or => node.inputs.iter().any(|i| v[i.index()]),
+                    NodeKind::Not => !v[node.inputs[0].index()],
+                };
+            }
+            v
+        };
+        run(false).into_iter().zip(run(true)).collect()
+    }
+}

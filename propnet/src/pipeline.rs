@@ -1,0 +1,150 @@
+//! The whole compilation, phase by phase, with a report of what each phase took
+//! and produced: parse, check, ground, build, optimize, layer.
+
+use crate::circuit::{build, BuildError, Circuit};
+use crate::layer::{layer, CycleError, Layering};
+use crate::machine::{Game, StateMachine};
+use crate::optimize::{optimize, OptimizeConfig};
+use ggpnet_grounder::GdlError;
+use ggpnet_kif::ParseError;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Settings of every stage.
+#[derive(Clone, Debug, Default)]
+pub struct LoadConfig {
+    /// Grounding limits.
+    pub ground: ggpnet_grounder::Config,
+    /// Optimizer passes.
+    pub optimize: OptimizeConfig,
+}
+
+/// Why a game could not be loaded.
+#[derive(Clone, Debug)]
+pub enum LoadError {
+    /// Malformed KIF.
+    Parse(ParseError),
+    /// Invalid GDL, or too large to ground.
+    Gdl(GdlError),
+    /// A ground program that makes no state machine.
+    Build(BuildError),
+    /// Negation on a cycle of the ground circuit.
+    Cycle(CycleError),
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::Parse(e) => e.fmt(f),
+            LoadError::Gdl(e) => e.fmt(f),
+            LoadError::Build(e) => e.fmt(f),
+            LoadError::Cycle(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// What loading took and produced.
+#[derive(Clone, Debug, Default)]
+pub struct LoadReport {
+    /// Seconds per phase, in order.
+    pub phases: Vec<(&'static str, f64)>,
+    /// Warnings from the parser and the checks.
+    pub warnings: Vec<String>,
+    /// Ground sentences that may hold.
+    pub ground_atoms: usize,
+    /// Ground rule instances.
+    pub ground_rules: usize,
+    /// Components by kind before optimization.
+    pub components_raw: BTreeMap<&'static str, usize>,
+    /// Components by kind after optimization.
+    pub components: BTreeMap<&'static str, usize>,
+    /// Number of layers.
+    pub layers: usize,
+    /// Number of cyclic strongly connected components.
+    pub sccs: usize,
+}
+
+/// A loaded game: its circuit, layering, state machine and report.
+pub struct Loaded {
+    /// The optimized circuit.
+    pub circuit: Circuit,
+    /// Its layering.
+    pub layering: Layering,
+    /// The compiled game, shared by every machine.
+    pub game: Arc<Game>,
+    /// What loading took and produced.
+    pub report: LoadReport,
+}
+
+impl Loaded {
+    /// A new state machine over the loaded game.
+    pub fn machine(&self) -> StateMachine {
+        StateMachine::new(Arc::clone(&self.game))
+    }
+}
+
+fn timed<T>(phases: &mut Vec<(&'static str, f64)>, name: &'static str, f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let out = f();
+    phases.push((name, start.elapsed().as_secs_f64()));
+    out
+}
+
+/// Compiles a game description into a state machine.
+///
+/// ```
+/// let source = "(role robot) (init off)
+///     (<= (legal robot press) (true off)) (<= (next on) (does robot press))
+///     (<= terminal (true on)) (<= (goal robot 100) (true on)) (<= (goal robot 0) (true off))";
+/// let loaded = ggpnet_propnet::load(source, &Default::default()).unwrap();
+/// let mut machine = loaded.machine();
+/// let start = machine.initial_state();
+/// let press = machine.legal_moves(&start, 0);
+/// let end = machine.next_state(&start, &press).unwrap();
+/// assert!(machine.is_terminal(&end));
+/// assert_eq!(machine.goals(&end), vec![vec![100]]);
+/// ```
+pub fn load(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
+    let mut report = LoadReport::default();
+    let phases = &mut report.phases;
+    let description = timed(phases, "parse", || ggpnet_kif::parse(source)).map_err(LoadError::Parse)?;
+    report
+        .warnings
+        .extend(description.warnings.iter().map(|w| w.to_string()));
+    let (rules, analysis) = timed(phases, "check", || {
+        let rules = ggpnet_grounder::normalize(&description)?;
+        let analysis = ggpnet_grounder::check(&description, &rules)?;
+        Ok((rules, analysis))
+    })
+    .map_err(LoadError::Gdl)?;
+    let program = timed(phases, "ground", || {
+        ggpnet_grounder::instantiate(&description, &rules, &analysis, &config.ground)
+    })
+    .map_err(LoadError::Gdl)?;
+    drop(rules);
+    report.warnings.extend(program.warnings.iter().cloned());
+    report.ground_atoms = program.atoms.len();
+    report.ground_rules = program.rules.len();
+    let mut circuit = timed(phases, "build", || build(program)).map_err(LoadError::Build)?;
+    report.components_raw = circuit.counts();
+    timed(phases, "optimize", || optimize(&mut circuit, &config.optimize));
+    report.components = circuit.counts();
+    let (layering, game) = timed(phases, "layer", || {
+        let layering = layer(&circuit)?;
+        let game = Arc::new(Game::new(&circuit, &layering));
+        Ok((layering, game))
+    })
+    .map_err(LoadError::Cycle)?;
+    report.layers = layering.layers;
+    report.sccs = layering.cycles;
+    Ok(Loaded {
+        circuit,
+        layering,
+        game,
+        report,
+    })
+}

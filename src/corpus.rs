@@ -1,0 +1,57 @@
+//! Finding the shared corpus (`../shared`, or `$GGPNET_CORPUS`) and its games.
+
+use std::path::{Path, PathBuf};
+
+/// The corpus directory: `$GGPNET_CORPUS` if set, else `shared/` beside `project_root`.
+pub fn locate(project_root: &Path) -> Option<PathBuf> {
+    let dir = match std::env::var_os("GGPNET_CORPUS") {
+        Some(dir) => PathBuf::from(dir),
+        None => project_root.join("..").join("shared"),
+    };
+    dir.join("games").is_dir().then_some(dir)
+}
+
+/// Whether a missing corpus must fail (`GGPNET_REQUIRE_CORPUS=1`).
+pub fn required() -> bool {
+    std::env::var("GGPNET_REQUIRE_CORPUS").is_ok_and(|v| v == "1")
+}
+
+/// A game of the corpus and its trace.
+#[derive(Clone, Debug)]
+pub struct CorpusGame {
+    /// File stem, e.g. `ticTacToe`.
+    pub name: String,
+    /// The `.kif` file.
+    pub game: PathBuf,
+    /// The `.jsonl` trace, if there is one.
+    pub trace: Option<PathBuf>,
+}
+
+/// Every game of `games/` and `games-test/`, with its trace from `traces/` or `traces-test/`.
+pub fn games(corpus: &Path) -> Vec<CorpusGame> {
+    let mut out = Vec::new();
+    for (games, traces) in [("games", "traces"), ("games-test", "traces-test")] {
+        let Ok(entries) = std::fs::read_dir(corpus.join(games)) else {
+            continue;
+        };
+        let mut paths: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "kif"))
+            .collect();
+        paths.sort();
+        for game in paths {
+            let name = game
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            let trace = corpus.join(traces).join(format!("{name}.jsonl"));
+            out.push(CorpusGame {
+                name,
+                game,
+                trace: trace.is_file().then_some(trace),
+            });
+        }
+    }
+    out
+}
