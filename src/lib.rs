@@ -2,10 +2,12 @@
 //!
 //! This facade re-exports the stage crates — [`kif`] (parsing), [`grounder`]
 //! (checks and instantiation), [`propnet`] (circuit, optimizer, evaluator,
-//! state machine) — and adds what tools and tests share: trace [`replay`] and
-//! the [`corpus`] locator.
+//! state machine) — and adds what tools and tests share: trace [`replay`],
+//! [`differential`] testing against the reference interpreter, and the
+//! [`corpus`] locator.
 
 pub mod corpus;
+pub mod differential;
 pub mod replay;
 
 pub use ggpnet_grounder as grounder;

@@ -17,6 +17,8 @@ pub struct Analysis {
     pub static_strata: Vec<Vec<SymbolId>>,
     /// Relations whose value depends on the state or the moves, and the outputs.
     pub dynamic: FxHashSet<SymbolId>,
+    /// Relations on a cycle of the dependency graph.
+    pub recursive: FxHashSet<SymbolId>,
 }
 
 fn keyword_arity(relation: SymbolId) -> Option<usize> {
@@ -357,9 +359,14 @@ pub fn check(description: &Description, rules: &[NormalRule]) -> Result<Analysis
         .map(|scc| scc.iter().map(|&n| deps.graph[n]).collect::<Vec<_>>())
         .filter(|relations| !relations.iter().any(|r| dynamic.contains(r)))
         .collect();
+    let recursive = (0..sccs.len())
+        .filter(|&c| recursive(c))
+        .flat_map(|c| sccs[c].iter().map(|&n| deps.graph[n]))
+        .collect();
     Ok(Analysis {
         static_strata,
         dynamic,
+        recursive,
     })
 }
 

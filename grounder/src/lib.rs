@@ -2,6 +2,7 @@
 //!
 //! The stages, each in its own module: [`normalize`] (expand `or`, push `not`
 //! down), [`check`] (the GDL spec's restrictions, each error naming the rule),
+//! [`decompose`] (long rule bodies split so variables are dropped early),
 //! and [`instantiate`] (static relations evaluated, dynamic rules instantiated
 //! over the reachable sentences). [`ground`] runs them all.
 //!
@@ -17,6 +18,7 @@
 //! ```
 
 pub mod check;
+pub mod decompose;
 pub mod error;
 pub mod instantiate;
 pub mod normalize;
@@ -24,15 +26,26 @@ pub mod program;
 pub mod terms;
 
 pub use check::{check, Analysis};
+pub use decompose::decompose;
 pub use error::{ErrorKind, GdlError};
 pub use instantiate::{instantiate, Config};
 pub use normalize::{normalize, NormalLiteral, NormalRule};
 pub use program::{GroundLiteral, GroundProgram, GroundRule};
 pub use terms::{GroundTerm, TermId, TermStore};
 
-/// Checks `description` and grounds it.
-pub fn ground(description: &ggpnet_kif::Description, config: &Config) -> Result<GroundProgram, GdlError> {
+/// Normalizes and checks `description`, then splits long rules; returns the
+/// rules to ground and their analysis. Aux relations are added to the symbols.
+pub fn prepare(description: &mut ggpnet_kif::Description) -> Result<(Vec<NormalRule>, Analysis), GdlError> {
     let rules = normalize(description)?;
     let analysis = check(description, &rules)?;
-    instantiate(description, &rules, &analysis, config)
+    let rules = decompose(rules, &analysis, &mut description.symbols);
+    let analysis = check(description, &rules)?;
+    Ok((rules, analysis))
+}
+
+/// Checks `description` and grounds it.
+pub fn ground(description: &ggpnet_kif::Description, config: &Config) -> Result<GroundProgram, GdlError> {
+    let mut description = description.clone();
+    let (rules, analysis) = prepare(&mut description)?;
+    instantiate(&description, &rules, &analysis, config)
 }

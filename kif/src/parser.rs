@@ -186,8 +186,20 @@ impl Converter<'_> {
                 };
                 let relation = self.name(name, *name_at, "a relation name")?;
                 if items.len() == 1 {
-                    self.warn(*at, format!("sentence ({name}) read as {name}"));
-                    return Ok(Term::Atom(relation));
+                    // `(terminal)` can only mean `terminal`; for other names the
+                    // parenthesized form is a distinct zero-argument sentence, as
+                    // in the reference reasoner (games-test/test_case_3a).
+                    if relation.is_keyword() {
+                        self.warn(*at, format!("sentence ({name}) read as {name}"));
+                        return Ok(Term::Atom(relation));
+                    }
+                    self.warn(
+                        *at,
+                        format!(
+                            "sentence ({name}) has no arguments; it is distinct from the constant {name}"
+                        ),
+                    );
+                    return Ok(Term::Compound(relation, Vec::new()));
                 }
                 let args = items[1..]
                     .iter()
@@ -356,6 +368,10 @@ mod tests {
         assert!(matches!(&args[0], Term::Compound(_, a) if a.is_empty()));
         assert_eq!(d.warnings.len(), 2);
         assert_eq!(d.warnings[1].span, Span { line: 2, column: 1 });
+        // Other zero-argument sentences stay distinct from the constant.
+        let d = parse("(<= (open) (true x))").unwrap();
+        assert!(matches!(&d.rules[0].head, Term::Compound(_, a) if a.is_empty()));
+        assert!(d.warnings[0].message.contains("distinct from the constant open"));
     }
 
     #[test]

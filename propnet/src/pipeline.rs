@@ -111,16 +111,12 @@ fn timed<T>(phases: &mut Vec<(&'static str, f64)>, name: &'static str, f: impl F
 pub fn load(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
     let mut report = LoadReport::default();
     let phases = &mut report.phases;
-    let description = timed(phases, "parse", || ggpnet_kif::parse(source)).map_err(LoadError::Parse)?;
+    let mut description = timed(phases, "parse", || ggpnet_kif::parse(source)).map_err(LoadError::Parse)?;
     report
         .warnings
         .extend(description.warnings.iter().map(|w| w.to_string()));
-    let (rules, analysis) = timed(phases, "check", || {
-        let rules = ggpnet_grounder::normalize(&description)?;
-        let analysis = ggpnet_grounder::check(&description, &rules)?;
-        Ok((rules, analysis))
-    })
-    .map_err(LoadError::Gdl)?;
+    let (rules, analysis) =
+        timed(phases, "check", || ggpnet_grounder::prepare(&mut description)).map_err(LoadError::Gdl)?;
     let program = timed(phases, "ground", || {
         ggpnet_grounder::instantiate(&description, &rules, &analysis, &config.ground)
     })

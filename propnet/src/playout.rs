@@ -122,7 +122,7 @@ fn playouts_until(machine: &mut StateMachine, rng: &mut Xoshiro256PlusPlus, dead
             }
             state = machine.next_unchecked(&joint);
             depth += 1;
-            if depth % 1024 == 0 && Instant::now() >= deadline {
+            if depth.is_multiple_of(1024) && Instant::now() >= deadline {
                 return report;
             }
         }

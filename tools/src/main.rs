@@ -9,6 +9,8 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod corpus;
+
 #[derive(Parser)]
 #[command(
     name = "ggpnet",
@@ -32,6 +34,49 @@ enum Command {
     Perft(PerftArgs),
     /// Replay a reference trace and compare every step.
     Replay(ReplayArgs),
+    /// Play random playouts on the propnet and the reference interpreter side by side.
+    Diff(DiffArgs),
+    /// Replay every game of a corpus, each in its own process with a time limit.
+    Corpus(CorpusArgs),
+}
+
+#[derive(Args)]
+struct DiffArgs {
+    #[command(flatten)]
+    game: GameArgs,
+    /// Number of playouts.
+    #[arg(long, default_value_t = 3)]
+    playouts: usize,
+    /// Most moves per playout.
+    #[arg(long, default_value_t = 60)]
+    steps: usize,
+    /// Seed of the move choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+#[derive(Args)]
+struct CorpusArgs {
+    /// The corpus directory (with games/, traces/, ...); default: $GGPNET_CORPUS or ../shared.
+    dir: Option<PathBuf>,
+    /// Seconds allowed per game.
+    #[arg(long, default_value_t = 120)]
+    timeout: u64,
+    /// Games run at once (default: every core).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// What to run per game: `replay` (the reference trace) or `diff` (against the reference interpreter).
+    #[arg(long, default_value = "replay")]
+    check: String,
+    /// Only games whose name contains this.
+    #[arg(long)]
+    only: Option<String>,
+    /// Write a markdown table to this file.
+    #[arg(long)]
+    markdown: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -285,6 +330,8 @@ fn replay(args: &ReplayArgs) -> Result<bool, Failure> {
     let report = ggpnet::replay::replay(&loaded, std::io::BufReader::new(file)).map_err(Failure)?;
     let value = json!({
         "game": game_name(Some(&args.game)),
+        "compile_seconds": loaded.report.phases.iter().map(|(_, s)| s).sum::<f64>(),
+        "components": loaded.report.components.values().sum::<usize>(),
         "playouts": report.playouts,
         "steps": report.steps,
         "perft_depths": report.perft_depths,
@@ -305,6 +352,34 @@ fn replay(args: &ReplayArgs) -> Result<bool, Failure> {
     Ok(report.agree())
 }
 
+fn diff(args: &DiffArgs) -> Result<bool, Failure> {
+    let path = args.game.game.as_deref();
+    let loaded = load_game(path)?;
+    let source = read_game(path)?;
+    let description = ggpnet::kif::parse(&source).map_err(|e| Failure(e.to_string()))?;
+    let reference = ggpnet_reference::Reference::new(&description)
+        .map_err(|e| Failure(format!("reference interpreter: {e}")))?;
+    let report =
+        ggpnet::differential::differential(&loaded, &reference, args.playouts, args.steps, args.seed);
+    let value = json!({
+        "game": game_name(path),
+        "compile_seconds": loaded.report.phases.iter().map(|(_, s)| s).sum::<f64>(),
+        "components": loaded.report.components.values().sum::<usize>(),
+        "playouts": report.playouts,
+        "steps": report.steps,
+        "agree": report.first_difference.is_none(),
+        "first_difference": report.first_difference,
+    });
+    emit(args.game.json, &value, || match &report.first_difference {
+        None => format!(
+            "{} playouts, {} states compared: agree\n",
+            report.playouts, report.steps
+        ),
+        Some(d) => format!("first difference: {d}\n"),
+    });
+    Ok(report.first_difference.is_none())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let command = cli.command.unwrap_or(Command::Mc(McArgs {
@@ -322,6 +397,8 @@ fn main() -> ExitCode {
         Command::Mc(a) => mc(a).map(|_| true),
         Command::Perft(a) => perft_command(a).map(|_| true),
         Command::Replay(a) => replay(a),
+        Command::Diff(a) => diff(a),
+        Command::Corpus(a) => corpus::run(a),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,

@@ -26,15 +26,22 @@ impl Sweep {
     /// The value of a slot after the last evaluation.
     #[inline]
     pub fn value(&self, slot: u32) -> bool {
-        self.values[slot as usize]
+        get(self.values.as_raw_slice(), slot)
+    }
+
+    #[inline]
+    fn set(&mut self, slot: u32, value: bool) {
+        let words = self.values.as_raw_mut_slice();
+        let (word, bit) = (slot as usize >> 6, slot & 63);
+        words[word] = (words[word] & !(1 << bit)) | ((value as u64) << bit);
     }
 
     /// Sets the bases to `state` and evaluates everything that depends only on it.
     pub fn load_state(&mut self, state: &BitVec<u64>) {
-        for (b, &slot) in self.net.base_slots.iter().enumerate() {
-            self.values.set(slot as usize, state[b]);
-        }
         let net = Arc::clone(&self.net);
+        for (b, &slot) in net.base_slots.iter().enumerate() {
+            self.set(slot, state[b]);
+        }
         for step in &net.steps[..net.state_steps] {
             self.run(&net, step);
         }
@@ -45,10 +52,10 @@ impl Sweep {
     pub fn load_moves(&mut self, moves: &[u32]) {
         let net = Arc::clone(&self.net);
         for &slot in &net.input_slots {
-            self.values.set(slot as usize, false);
+            self.set(slot, false);
         }
         for &m in moves {
-            self.values.set(net.input_slots[m as usize] as usize, true);
+            self.set(net.input_slots[m as usize], true);
         }
         for step in &net.steps[net.state_steps..] {
             self.run(&net, step);
@@ -59,10 +66,11 @@ impl Sweep {
     fn gate(&self, net: &CompiledNet, slot: u32) -> bool {
         let s = slot as usize;
         let inputs = &net.fanin[net.offsets[s] as usize..net.offsets[s + 1] as usize];
+        let words = self.values.as_raw_slice();
         match net.gates[s] {
-            Gate::And => inputs.iter().all(|&i| self.values[i as usize]),
-            Gate::Or => inputs.iter().any(|&i| self.values[i as usize]),
-            Gate::Not => !self.values[inputs[0] as usize],
+            Gate::And => inputs.iter().all(|&i| get(words, i)),
+            Gate::Or => inputs.iter().any(|&i| get(words, i)),
+            Gate::Not => !get(words, inputs[0]),
         }
     }
 
@@ -70,18 +78,18 @@ impl Sweep {
         match *step {
             Step::Gate(slot) => {
                 let v = self.gate(net, slot);
-                self.values.set(slot as usize, v);
+                self.set(slot, v);
             }
             Step::Cycle(start, end) => {
                 for slot in start..end {
-                    self.values.set(slot as usize, false);
+                    self.set(slot, false);
                 }
                 loop {
                     let mut changed = false;
                     for slot in start..end {
                         let v = self.gate(net, slot);
-                        if v != self.values[slot as usize] {
-                            self.values.set(slot as usize, v);
+                        if v != self.value(slot) {
+                            self.set(slot, v);
                             changed = true;
                         }
                     }
@@ -92,4 +100,9 @@ impl Sweep {
             }
         }
     }
+}
+
+#[inline]
+fn get(words: &[u64], slot: u32) -> bool {
+    (words[slot as usize >> 6] >> (slot & 63)) & 1 != 0
 }

@@ -8,8 +8,7 @@ pub fn collapse(circuit: &mut Circuit) -> usize {
     let n = circuit.nodes.len();
     let mut map: Vec<NodeId> = (0..n).map(NodeId::new).collect();
     let mut bypassed = 0;
-    for i in 0..n {
-        let node = &circuit.nodes[i];
+    for (i, node) in circuit.nodes.iter().enumerate() {
         let target = match node.kind {
             NodeKind::And | NodeKind::Or if node.inputs.len() == 1 => node.inputs[0],
             NodeKind::Not => {

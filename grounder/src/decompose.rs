@@ -1,0 +1,199 @@
+//! Rule decomposition: a long rule body is split into a chain of auxiliary
+//! relations, each keeping only the variables still needed by the rest of the
+//! rule. `total(t) :- g1(a), g2(b), sum(a,b,s), g3(c), sum(s,c,t)` becomes
+//! `aux(s) :- g1(a), g2(b), sum(a,b,s)` and `total(t) :- aux(s), g3(c), sum(s,c,t)`:
+//! the same meaning (the dropped variables are existentially quantified), but the
+//! ground program grows with the sum of the parts instead of their product.
+//!
+//! A split is made only where it pays: where two or more variables bound by
+//! dynamic literals (ones that depend on the state) go away and a dynamic literal
+//! still follows, so the circuit would otherwise multiply their combinations
+//! with what follows (dropping one variable costs more nodes than it saves in
+//! the corpus). Variables bound
+//! only by static literals cost nothing in the circuit: equal instances merge.
+//! Positive literals keep their written order; a negation or `distinct` goes into
+//! the first part where all its variables are bound. Recursive rules are left
+//! alone, so cycles and the recursion restriction are unaffected.
+
+use crate::check::Analysis;
+use crate::normalize::{NormalLiteral, NormalRule};
+use ggpnet_kif::{SymbolId, SymbolTable, Term};
+
+fn literal_vars(literal: &NormalLiteral, out: &mut Vec<SymbolId>) {
+    let mut push = |v| {
+        if !out.contains(&v) {
+            out.push(v)
+        }
+    };
+    match literal {
+        NormalLiteral::Pos(t) | NormalLiteral::Neg(t) => t.for_each_var(&mut push),
+        NormalLiteral::Distinct(a, b) | NormalLiteral::Equal(a, b) => {
+            a.for_each_var(&mut push);
+            b.for_each_var(&mut push);
+        }
+    }
+}
+
+/// A fresh relation name that the game does not use.
+fn fresh(symbols: &mut SymbolTable, counter: &mut usize) -> SymbolId {
+    loop {
+        *counter += 1;
+        let name = format!("ggpnet_aux{counter}");
+        if symbols.get(&name).is_none() {
+            return symbols.intern(&name);
+        }
+    }
+}
+
+/// Splits every non-recursive rule whose body lets variables be dropped early.
+pub fn decompose(rules: Vec<NormalRule>, analysis: &Analysis, symbols: &mut SymbolTable) -> Vec<NormalRule> {
+    let dynamic = |literal: &NormalLiteral| match literal {
+        NormalLiteral::Pos(t) => t.functor().is_some_and(|f| analysis.dynamic.contains(&f)),
+        _ => false,
+    };
+    let mut counter = 0;
+    let mut out = Vec::with_capacity(rules.len());
+    for rule in rules {
+        let head = rule.head.functor().expect("checked");
+        let positives: Vec<&NormalLiteral> = rule
+            .body
+            .iter()
+            .filter(|l| matches!(l, NormalLiteral::Pos(_)))
+            .collect();
+        if analysis.recursive.contains(&head) || positives.len() < 3 {
+            out.push(rule);
+            continue;
+        }
+        let mut pending: Vec<&NormalLiteral> = rule
+            .body
+            .iter()
+            .filter(|l| !matches!(l, NormalLiteral::Pos(_)))
+            .collect();
+        let mut head_vars = Vec::new();
+        rule.head.for_each_var(&mut |v| {
+            if !head_vars.contains(&v) {
+                head_vars.push(v)
+            }
+        });
+        let mut body: Vec<NormalLiteral> = Vec::new();
+        let mut bound: Vec<SymbolId> = Vec::new();
+        let mut dynamic_vars: Vec<SymbolId> = Vec::new();
+        for (k, literal) in positives.iter().enumerate() {
+            body.push((*literal).clone());
+            literal_vars(literal, &mut bound);
+            if dynamic(literal) {
+                literal_vars(literal, &mut dynamic_vars);
+            }
+            pending.retain(|filter| {
+                let mut vars = Vec::new();
+                literal_vars(filter, &mut vars);
+                let ready = vars.iter().all(|v| bound.contains(v));
+                if ready {
+                    body.push((*filter).clone());
+                }
+                !ready
+            });
+            if k + 1 == positives.len() {
+                break;
+            }
+            let mut needed = head_vars.clone();
+            for later in positives[k + 1..].iter().chain(pending.iter()) {
+                literal_vars(later, &mut needed);
+            }
+            let interface: Vec<SymbolId> = bound.iter().copied().filter(|v| needed.contains(v)).collect();
+            let dropped_dynamic = dynamic_vars.iter().filter(|v| !needed.contains(v)).count();
+            if dropped_dynamic < 2 || !positives[k + 1..].iter().any(|l| dynamic(l)) {
+                continue;
+            }
+            let aux = fresh(symbols, &mut counter);
+            let aux_head = if interface.is_empty() {
+                Term::Atom(aux)
+            } else {
+                Term::Compound(aux, interface.iter().map(|&v| Term::Var(v)).collect())
+            };
+            out.push(NormalRule {
+                head: aux_head.clone(),
+                body: std::mem::take(&mut body),
+                origin: rule.origin,
+            });
+            body.push(NormalLiteral::Pos(aux_head));
+            // The auxiliary relation is dynamic: all its variables are.
+            dynamic_vars = interface.clone();
+            bound = interface;
+        }
+        body.extend(pending.into_iter().cloned());
+        out.push(NormalRule {
+            head: rule.head,
+            body,
+            origin: rule.origin,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn analysis_with(d: &ggpnet_kif::Description, dynamic: &[&str]) -> Analysis {
+        Analysis {
+            dynamic: dynamic.iter().filter_map(|n| d.symbols.get(n)).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn chains_drop_variables_early() {
+        let mut d = ggpnet_kif::parse(
+            "(<= (total ?t) (g1 ?a) (g2 ?b) (sum ?a ?b ?s) (not (bad ?a)) (g3 ?c) (sum ?s ?c ?t))",
+        )
+        .unwrap();
+        let rules = crate::normalize(&d).unwrap();
+        let analysis = analysis_with(&d, &["g1", "g2", "g3"]);
+        let split = decompose(rules, &analysis, &mut d.symbols);
+        let text: Vec<String> = split
+            .iter()
+            .map(|r| {
+                let rule = ggpnet_kif::Rule {
+                    head: r.head.clone(),
+                    body: r
+                        .body
+                        .iter()
+                        .map(|l| match l {
+                            NormalLiteral::Pos(t) => ggpnet_kif::Literal::Atom(t.clone()),
+                            NormalLiteral::Neg(t) => {
+                                ggpnet_kif::Literal::Not(Box::new(ggpnet_kif::Literal::Atom(t.clone())))
+                            }
+                            _ => unreachable!(),
+                        })
+                        .collect(),
+                    span: Default::default(),
+                };
+                ggpnet_kif::rule_to_string(&rule, &d.symbols)
+            })
+            .collect();
+        assert_eq!(
+            text,
+            vec![
+                "(<= (ggpnet_aux1 ?s) (g1 ?a) (not (bad ?a)) (g2 ?b) (sum ?a ?b ?s))",
+                "(<= (total ?t) (ggpnet_aux1 ?s) (g3 ?c) (sum ?s ?c ?t))",
+            ]
+        );
+    }
+
+    #[test]
+    fn recursive_and_short_rules_stay() {
+        let mut d =
+            ggpnet_kif::parse("(<= (p ?x) (q ?x ?y) (r ?y)) (<= (t ?x) (t ?y) (e ?y ?z) (e ?z ?x))").unwrap();
+        let rules = crate::normalize(&d).unwrap();
+        let mut analysis = analysis_with(&d, &["q", "r", "t", "e"]);
+        analysis.recursive.insert(d.symbols.get("t").unwrap());
+        let split = decompose(rules.clone(), &analysis, &mut d.symbols);
+        assert_eq!(split, rules);
+        // Variables bound only by static literals are not worth a split.
+        let mut d = ggpnet_kif::parse("(<= (p ?x) (s1 ?x ?a) (s2 ?a ?b) (q ?x) (s3 ?b))").unwrap();
+        let rules = crate::normalize(&d).unwrap();
+        let split = decompose(rules.clone(), &analysis_with(&d, &["q"]), &mut d.symbols);
+        assert_eq!(split, rules);
+    }
+}

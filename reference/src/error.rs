@@ -1,0 +1,105 @@
+//! The errors of the reference interpreter: descriptions it rejects and requests it
+//! refuses, each with the rule, role, move or fact concerned.
+
+use std::fmt;
+
+/// Why a description was rejected or a request refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReferenceError {
+    /// A rule the interpreter cannot give a meaning to (for example one defining
+    /// `true`, or a goal value that is not an integer).
+    InvalidRule {
+        /// The rule, in canonical KIF.
+        rule: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A rule with a variable that no positive literal binds (GDL safety).
+    UnsafeRule {
+        /// The rule, in canonical KIF.
+        rule: String,
+        /// The unbound variable, such as `?x`.
+        variable: String,
+        /// Where the variable occurs: the head, a negative literal or a `distinct`.
+        place: &'static str,
+    },
+    /// Negation inside a recursive cycle (the program is not stratified).
+    Unstratified {
+        /// A rule with a negative literal inside the cycle, in canonical KIF.
+        rule: String,
+        /// The relation negated inside its own cycle, as `name/arity`.
+        relation: String,
+    },
+    /// The `role` facts are missing or malformed.
+    InvalidRoles {
+        /// What is wrong.
+        reason: String,
+    },
+    /// A static relation too big to compute.
+    TooLarge {
+        /// The relation, as `name/arity`.
+        relation: String,
+        /// The number of derivations that was exceeded.
+        limit: usize,
+    },
+    /// A joint move with a number of moves different from the number of roles.
+    WrongJointLength {
+        /// The number of roles.
+        expected: usize,
+        /// The number of moves given.
+        found: usize,
+    },
+    /// A move that is not legal for its role in the given state.
+    IllegalMove {
+        /// The role, in canonical KIF.
+        role: String,
+        /// The move that was given.
+        chosen: String,
+    },
+    /// A state fact that cannot be read in this game.
+    InvalidFact {
+        /// The fact as given.
+        fact: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+impl fmt::Display for ReferenceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReferenceError::InvalidRule { rule, reason } => {
+                write!(f, "invalid rule {rule}: {reason}")
+            }
+            ReferenceError::UnsafeRule {
+                rule,
+                variable,
+                place,
+            } => write!(
+                f,
+                "unsafe rule {rule}: variable {variable} occurs in {place} but in no positive literal"
+            ),
+            ReferenceError::Unstratified { rule, relation } => write!(
+                f,
+                "unstratified negation in rule {rule}: {relation} is negated inside its own recursion"
+            ),
+            ReferenceError::InvalidRoles { reason } => write!(f, "invalid roles: {reason}"),
+            ReferenceError::TooLarge { relation, limit } => write!(
+                f,
+                "the static relation {relation} needs more than {limit} derivations to compute"
+            ),
+            ReferenceError::WrongJointLength { expected, found } => write!(
+                f,
+                "a joint move needs one move per role: expected {expected}, found {found}"
+            ),
+            ReferenceError::IllegalMove { role, chosen } => {
+                write!(f, "move {chosen} is not legal for role {role}")
+            }
+            ReferenceError::InvalidFact { fact, reason } => {
+                write!(f, "invalid state fact {fact}: {reason}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ReferenceError {}

@@ -1,0 +1,258 @@
+//! From rules to clauses: `not` is pushed down to sentences and `distinct`
+//! (negation normal form), every `or` is multiplied out (disjunctive normal form),
+//! and each resulting clause is checked for safety.
+//!
+//! After this step a body is a plain conjunction of four kinds of literal. The
+//! rewriting is the textbook one: `not (or a b)` is `not a` and `not b`, `not (not a)`
+//! is `a`, and `(not (distinct a b))` — not GDL, but accepted by the parser with a
+//! warning — is the equality `a = b`.
+
+use crate::error::ReferenceError;
+use ggpnet_kif::{rule_to_string, Description, Literal, SymbolId, SymbolTable, Term};
+use std::collections::HashSet;
+
+/// Most clauses one rule may expand to; beyond it the rule is rejected rather than
+/// exhausting memory.
+pub(crate) const MAX_CLAUSES_PER_RULE: usize = 4096;
+
+/// A literal of a normalized body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Lit {
+    /// A sentence that must hold.
+    Pos(Term),
+    /// A sentence that must not hold.
+    Neg(Term),
+    /// Two terms that must differ.
+    Distinct(Term, Term),
+    /// Two terms that must be equal (from `(not (distinct a b))`).
+    Equal(Term, Term),
+}
+
+impl Lit {
+    fn for_each_var(&self, visit: &mut impl FnMut(SymbolId)) {
+        match self {
+            Lit::Pos(t) | Lit::Neg(t) => t.for_each_var(visit),
+            Lit::Distinct(a, b) | Lit::Equal(a, b) => {
+                a.for_each_var(visit);
+                b.for_each_var(visit);
+            }
+        }
+    }
+}
+
+/// One conjunctive clause `head :- body`, from rule number `rule` of the description.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Clause {
+    /// The derived sentence.
+    pub(crate) head: Term,
+    /// The conjunction of conditions.
+    pub(crate) body: Vec<Lit>,
+    /// Index of the rule in `Description::rules`.
+    pub(crate) rule: usize,
+}
+
+/// Alternatives, each a conjunction of literals.
+type Dnf = Vec<Vec<Lit>>;
+
+/// Normalizes every rule of `description` and checks the clauses.
+pub(crate) fn normalize(description: &Description) -> Result<Vec<Clause>, ReferenceError> {
+    let mut clauses = Vec::new();
+    for (index, rule) in description.rules.iter().enumerate() {
+        let text = || rule_to_string(rule, &description.symbols);
+        if let Some(keyword) = rule.head.functor().filter(|f| !definable(*f)) {
+            return Err(ReferenceError::InvalidRule {
+                rule: text(),
+                reason: format!(
+                    "it defines {}, which rules cannot define",
+                    description.symbols.name(keyword)
+                ),
+            });
+        }
+        let bodies = conjunction(rule.body.iter().map(|l| alternatives(l, false)))
+            .map_err(|reason| ReferenceError::InvalidRule { rule: text(), reason })?;
+        for body in bodies {
+            let sentences = body.iter().filter_map(|lit| match lit {
+                Lit::Pos(t) | Lit::Neg(t) => Some(t),
+                _ => None,
+            });
+            if std::iter::once(&rule.head)
+                .chain(sentences)
+                .any(|t| matches!(t, Term::Var(_)))
+            {
+                return Err(ReferenceError::InvalidRule {
+                    rule: text(),
+                    reason: "a variable stands where a sentence is expected".into(),
+                });
+            }
+            if let Err((variable, place)) = check_safety(&rule.head, &body) {
+                return Err(ReferenceError::UnsafeRule {
+                    rule: text(),
+                    variable: description.symbols.name(variable).to_string(),
+                    place,
+                });
+            }
+            clauses.push(Clause {
+                head: rule.head.clone(),
+                body,
+                rule: index,
+            });
+        }
+    }
+    Ok(clauses)
+}
+
+/// False for the keywords that are inputs or connectives rather than relations.
+fn definable(functor: SymbolId) -> bool {
+    ![
+        SymbolId::TRUE,
+        SymbolId::DOES,
+        SymbolId::DISTINCT,
+        SymbolId::NOT,
+        SymbolId::OR,
+    ]
+    .contains(&functor)
+}
+
+/// The disjunctive normal form of `literal`, or of its negation when `negated`.
+fn alternatives(literal: &Literal, negated: bool) -> Result<Dnf, String> {
+    Ok(match (literal, negated) {
+        (Literal::Atom(t), false) => vec![vec![Lit::Pos(t.clone())]],
+        (Literal::Atom(t), true) => vec![vec![Lit::Neg(t.clone())]],
+        (Literal::Distinct(a, b), false) => vec![vec![Lit::Distinct(a.clone(), b.clone())]],
+        (Literal::Distinct(a, b), true) => vec![vec![Lit::Equal(a.clone(), b.clone())]],
+        (Literal::Not(inner), _) => alternatives(inner, !negated)?,
+        (Literal::Or(options), false) => {
+            let mut all = Vec::new();
+            for option in options {
+                all.extend(alternatives(option, false)?);
+                if all.len() > MAX_CLAUSES_PER_RULE {
+                    return Err(too_many());
+                }
+            }
+            all
+        }
+        (Literal::Or(options), true) => conjunction(options.iter().map(|o| alternatives(o, true)))?,
+    })
+}
+
+/// The disjunctive normal form of the conjunction of `parts`.
+fn conjunction(parts: impl Iterator<Item = Result<Dnf, String>>) -> Result<Dnf, String> {
+    let mut product: Dnf = vec![Vec::new()];
+    for part in parts {
+        let part = part?;
+        if product.len().saturating_mul(part.len()) > MAX_CLAUSES_PER_RULE {
+            return Err(too_many());
+        }
+        product = product
+            .iter()
+            .flat_map(|left| {
+                part.iter().map(move |right| {
+                    let mut both = left.clone();
+                    both.extend(right.iter().cloned());
+                    both
+                })
+            })
+            .collect();
+    }
+    Ok(product)
+}
+
+fn too_many() -> String {
+    format!("its `or`s expand to more than {MAX_CLAUSES_PER_RULE} alternatives")
+}
+
+/// Checks that every variable of the head, of a negative literal and of a
+/// `distinct` or equality occurs in a positive literal; returns the first that does not.
+fn check_safety(head: &Term, body: &[Lit]) -> Result<(), (SymbolId, &'static str)> {
+    let mut bound = HashSet::new();
+    for lit in body {
+        if let Lit::Pos(t) = lit {
+            t.for_each_var(&mut |v| {
+                bound.insert(v);
+            });
+        }
+    }
+    let unbound = |vars: Vec<SymbolId>| vars.into_iter().find(|v| !bound.contains(v));
+    let mut head_vars = Vec::new();
+    head.for_each_var(&mut |v| head_vars.push(v));
+    if let Some(v) = unbound(head_vars) {
+        return Err((v, "the head"));
+    }
+    for lit in body {
+        let place = match lit {
+            Lit::Pos(_) => continue,
+            Lit::Neg(_) => "a negative literal",
+            Lit::Distinct(..) => "a distinct",
+            Lit::Equal(..) => "a negated distinct",
+        };
+        let mut vars = Vec::new();
+        lit.for_each_var(&mut |v| vars.push(v));
+        if let Some(v) = unbound(vars) {
+            return Err((v, place));
+        }
+    }
+    Ok(())
+}
+
+/// The text of a relation `name/arity`, for messages.
+pub(crate) fn relation_name(symbols: &SymbolTable, functor: SymbolId, arity: usize) -> String {
+    format!("{}/{}", symbols.name(functor), arity)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clauses(source: &str) -> Result<Vec<Clause>, ReferenceError> {
+        normalize(&ggpnet_kif::parse(source).unwrap())
+    }
+
+    #[test]
+    fn or_multiplies_out_and_not_moves_inward() {
+        let c = clauses("(<= (p ?x) (q ?x) (or (r ?x) (not (or (s ?x) (t ?x)))) (or a b))").unwrap();
+        // (r | (!s & !t)) & (a | b): 2 x 2 clauses.
+        assert_eq!(c.len(), 4);
+        assert_eq!(c[0].body.len(), 3);
+        assert_eq!(c[2].body.len(), 4);
+        assert!(matches!(c[2].body[1], Lit::Neg(_)) && matches!(c[2].body[2], Lit::Neg(_)));
+        assert!(c.iter().all(|clause| clause.rule == 0));
+    }
+
+    #[test]
+    fn negated_distinct_is_equality_and_double_negation_cancels() {
+        let c = clauses("(<= (p ?x ?y) (q ?x) (q ?y) (not (distinct ?x ?y)) (not (not (r ?x))))").unwrap();
+        assert!(matches!(c[0].body[2], Lit::Equal(..)));
+        assert!(matches!(c[0].body[3], Lit::Pos(_)));
+    }
+
+    #[test]
+    fn unsafe_variables_are_reported_with_their_place() {
+        let e = clauses("(<= (p ?x) (not (q ?x)))").unwrap_err();
+        let ReferenceError::UnsafeRule { variable, place, .. } = &e else {
+            panic!("{e}");
+        };
+        assert_eq!((variable.as_str(), *place), ("?x", "the head"));
+        let e = clauses("(<= p (q ?x) (distinct ?x ?y))").unwrap_err();
+        assert!(e.to_string().contains("?y occurs in a distinct"), "{e}");
+        // A variable bound in only one branch of an `or` leaves the other clause unsafe.
+        assert!(clauses("(<= (p ?x) (or (q ?x) r))").is_err());
+    }
+
+    #[test]
+    fn keywords_cannot_be_defined_and_sentences_are_not_variables() {
+        let e = clauses("(<= (true p) q)").unwrap_err();
+        assert!(e.to_string().contains("defines true"), "{e}");
+        // The parser never makes a variable a sentence; an AST built by hand might.
+        let mut description = ggpnet_kif::parse("(<= p (q ?x))").unwrap();
+        let x = description.rules[0].body[0].clone();
+        let ggpnet_kif::Literal::Atom(Term::Compound(_, args)) = x else {
+            panic!()
+        };
+        description.rules[0].body[0] = ggpnet_kif::Literal::Atom(args[0].clone());
+        let e = normalize(&description).unwrap_err();
+        assert!(
+            e.to_string().contains("a variable stands where a sentence"),
+            "{e}"
+        );
+    }
+}

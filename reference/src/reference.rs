@@ -1,0 +1,585 @@
+//! The interpreter's public face: a game prepared once, then queried state by state.
+//!
+//! Preparing a game normalizes and checks its rules, splits the dependency graph
+//! into components, evaluates every static component once and plans the joins of
+//! the dynamic ones. A query then builds a fresh set of dynamic relations for its
+//! state and evaluates only the components the queried relations depend on, in
+//! dependency order: `legal`, `goal` and `terminal` together (kept for the state
+//! queried last, since users ask for all three), or `next` with the joint move.
+
+use crate::database::{Db, StateDb};
+use crate::error::ReferenceError;
+use crate::eval::{evaluate_all, ComponentPlans};
+use crate::prepare::{prepare, Prepared};
+use crate::program::PredId;
+use crate::state::RefState;
+use crate::terms::{Node, TermId, Terms};
+use ggpnet_kif::{parse_term, term_to_string, Description, SymbolId, SymbolTable, Term};
+use std::sync::{Arc, Mutex};
+
+/// A GDL game ready to be played by direct evaluation of its rules.
+///
+/// ```
+/// use ggpnet_reference::Reference;
+/// let game = ggpnet_kif::parse(
+///     "(role r) (init (at 0)) (succ 0 1) (succ 1 2)
+///      (<= (legal r step) (true (at ?x)) (succ ?x ?y))
+///      (<= (next (at ?y)) (does r step) (true (at ?x)) (succ ?x ?y))
+///      (<= terminal (true (at 2))) (<= (goal r 100) (true (at 2)))",
+/// ).unwrap();
+/// let reference = Reference::new(&game).unwrap();
+/// let mut state = reference.initial_state();
+/// while !reference.is_terminal(&state) {
+///     assert_eq!(reference.legal_moves(&state, 0), ["step"]);
+///     state = reference.next_state(&state, &["step".to_string()]).unwrap();
+/// }
+/// assert_eq!(state.facts(), ["(at 2)"]);
+/// assert_eq!(reference.goals(&state), [vec![100]]);
+/// ```
+#[derive(Debug)]
+pub struct Reference {
+    game: Prepared,
+    initial: RefState,
+    /// The outputs of the state queried last: a state's legal moves, goals and
+    /// terminal flag are computed together, once.
+    last: Mutex<Option<(RefState, Arc<StateOutputs>)>>,
+}
+
+/// What the queries on one state return.
+#[derive(Debug)]
+struct StateOutputs {
+    /// Per role: the legal moves as (canonical string, term), sorted by string.
+    legal: Vec<Vec<(String, Term)>>,
+    /// Per role: the goal values, sorted.
+    goals: Vec<Vec<i64>>,
+    terminal: bool,
+}
+
+impl Reference {
+    /// Checks and prepares a description: rules are normalized, checked for
+    /// safety and stratification, and the static relations are computed.
+    pub fn new(description: &Description) -> Result<Reference, ReferenceError> {
+        let game = prepare(description)?;
+        let mut reference = Reference {
+            initial: RefState::from_terms(Vec::new(), &game.symbols),
+            game,
+            last: Mutex::new(None),
+        };
+        reference.initial = reference.compute_initial_state();
+        Ok(reference)
+    }
+
+    /// The roles, in the order of the `role` facts, as canonical strings.
+    pub fn roles(&self) -> Vec<String> {
+        self.game.role_names.clone()
+    }
+
+    /// The initial state: every `init` fact.
+    pub fn initial_state(&self) -> RefState {
+        self.initial.clone()
+    }
+
+    /// The legal moves of role number `role` (in [`Reference::roles`] order) in
+    /// `state`, sorted by byte order, without duplicates; empty for an unknown role.
+    pub fn legal_moves(&self, state: &RefState, role: usize) -> Vec<String> {
+        let outputs = self.outputs(state);
+        outputs.legal.get(role).map_or_else(Vec::new, |moves| {
+            moves.iter().map(|(text, _)| text.clone()).collect()
+        })
+    }
+
+    /// True when `terminal` holds in `state`.
+    pub fn is_terminal(&self, state: &RefState) -> bool {
+        self.outputs(state).terminal
+    }
+
+    /// For each role, every goal value derivable in `state`, sorted numerically,
+    /// without duplicates. Values that are not integers (possible only through a
+    /// goal rule whose value is a variable) are left out.
+    pub fn goals(&self, state: &RefState) -> Vec<Vec<i64>> {
+        self.outputs(state).goals.clone()
+    }
+
+    /// The state after every role plays its move of `joint` (one canonical move per
+    /// role, in role order) in `state`. Fails when the number of moves is wrong or
+    /// a move is not legal for its role.
+    pub fn next_state(&self, state: &RefState, joint: &[String]) -> Result<RefState, ReferenceError> {
+        let roles = &self.game.role_names;
+        if joint.len() != roles.len() {
+            return Err(ReferenceError::WrongJointLength {
+                expected: roles.len(),
+                found: joint.len(),
+            });
+        }
+        let outputs = self.outputs(state);
+        let mut moves = Vec::with_capacity(joint.len());
+        for ((chosen, legal), role) in joint.iter().zip(&outputs.legal).zip(roles) {
+            match legal.binary_search_by(|(text, _)| text.as_str().cmp(chosen)) {
+                Ok(i) => moves.push(legal[i].1.clone()),
+                Err(_) => {
+                    return Err(ReferenceError::IllegalMove {
+                        role: role.clone(),
+                        chosen: chosen.clone(),
+                    })
+                }
+            }
+        }
+        let mut session = Session::new(self, state, &moves);
+        session.ensure(&self.game.cones.next);
+        Ok(session.state_of(self.game.outputs.next))
+    }
+
+    /// Reads facts given as text into a state (see [`RefState::from_facts`]).
+    pub(crate) fn read_state(&self, facts: &[String]) -> Result<RefState, ReferenceError> {
+        let mut symbols = self.game.symbols.clone();
+        let mut terms = Vec::with_capacity(facts.len());
+        for fact in facts {
+            let invalid = |reason: String| ReferenceError::InvalidFact {
+                fact: fact.clone(),
+                reason,
+            };
+            let term = parse_term(fact, &mut symbols).map_err(|e| invalid(e.to_string()))?;
+            if !term.is_ground() {
+                return Err(invalid("it contains a variable".into()));
+            }
+            if symbols.len() != self.game.symbols.len() {
+                return Err(invalid("it uses a symbol that occurs nowhere in the game".into()));
+            }
+            terms.push(term);
+        }
+        Ok(RefState::from_terms(terms, &self.game.symbols))
+    }
+
+    /// The legal moves, goals and terminal flag of `state`, from the cache if it
+    /// was the last state queried.
+    fn outputs(&self, state: &RefState) -> Arc<StateOutputs> {
+        if let Ok(last) = self.last.lock() {
+            if let Some((cached, outputs)) = last.as_ref() {
+                if cached == state {
+                    return Arc::clone(outputs);
+                }
+            }
+        }
+        let outputs = Arc::new(self.compute_outputs(state));
+        if let Ok(mut last) = self.last.lock() {
+            *last = Some((state.clone(), Arc::clone(&outputs)));
+        }
+        outputs
+    }
+
+    fn compute_outputs(&self, state: &RefState) -> StateOutputs {
+        let game = &self.game;
+        let mut session = Session::new(self, state, &[]);
+        session.ensure(&game.cones.legal);
+        session.ensure(&game.cones.goal);
+        session.ensure(&game.cones.terminal);
+        let mut outputs = StateOutputs {
+            legal: vec![Vec::new(); game.roles.len()],
+            goals: vec![Vec::new(); game.roles.len()],
+            terminal: !session.facts(game.outputs.terminal).is_empty(),
+        };
+        for (role, action) in session.role_pairs(game.outputs.legal) {
+            let action = session.terms.to_term(action);
+            let text = term_to_string(&action, &game.symbols);
+            outputs.legal[role].push((text, action));
+        }
+        for moves in &mut outputs.legal {
+            moves.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            moves.dedup_by(|a, b| a.0 == b.0);
+        }
+        for (role, value) in session.role_pairs(game.outputs.goal) {
+            if let Node::Atom(symbol) = session.terms.node(value) {
+                if let Ok(value) = game.symbols.name(*symbol).parse::<i64>() {
+                    outputs.goals[role].push(value);
+                }
+            }
+        }
+        for values in &mut outputs.goals {
+            values.sort_unstable();
+            values.dedup();
+        }
+        outputs
+    }
+
+    fn compute_initial_state(&self) -> RefState {
+        let nothing = RefState::from_terms(Vec::new(), &self.game.symbols);
+        let mut session = Session::new(self, &nothing, &[]);
+        session.ensure(&self.game.cones.init);
+        session.state_of(self.game.outputs.init)
+    }
+}
+
+/// The evaluation of one state (and possibly one joint move).
+struct Session<'r> {
+    terms: Terms<'r>,
+    db: StateDb<'r>,
+    plans: &'r [ComponentPlans],
+    roles: &'r [TermId],
+    symbols: &'r SymbolTable,
+    evaluated: Vec<bool>,
+}
+
+impl<'r> Session<'r> {
+    /// `state` as the `true` facts and, per role, `joint[r]` as a `does` fact.
+    fn new(reference: &'r Reference, state: &RefState, joint: &[Term]) -> Session<'r> {
+        let game = &reference.game;
+        let mut terms = Terms::over(&game.store);
+        let mut db = StateDb::new(&game.frozen, &game.dynamic);
+        for (pred, facts) in &game.dynamic_facts {
+            let relation = db.relation_mut(*pred);
+            facts.iter().for_each(|&f| {
+                relation.insert(f, &terms);
+            });
+        }
+        for fact in state.terms() {
+            if let Some(fact) = terms.intern(fact) {
+                let sentence = terms.compound(SymbolId::TRUE, &[fact]);
+                db.relation_mut(game.outputs.truth).insert(sentence, &terms);
+            }
+        }
+        for (&role, action) in game.roles.iter().zip(joint) {
+            if let Some(action) = terms.intern(action) {
+                let sentence = terms.compound(SymbolId::DOES, &[role, action]);
+                db.relation_mut(game.outputs.does).insert(sentence, &terms);
+            }
+        }
+        Session {
+            terms,
+            db,
+            plans: &game.plans,
+            roles: &game.roles,
+            symbols: &game.symbols,
+            evaluated: vec![false; game.plans.len()],
+        }
+    }
+
+    /// Evaluates the components of `cone` not evaluated yet, in order.
+    fn ensure(&mut self, cone: &[usize]) {
+        for &c in cone {
+            if !std::mem::replace(&mut self.evaluated[c], true) {
+                evaluate_all(&self.plans[c], &mut self.db, &mut self.terms);
+            }
+        }
+    }
+
+    /// The facts of `pred` (complete once its cone is evaluated).
+    fn facts(&self, pred: PredId) -> &[TermId] {
+        self.db.relation(pred).facts()
+    }
+
+    /// For the facts `(pred r x)` of a relation such as `legal` or `goal`: the number
+    /// of role `r` and `x`, leaving out facts whose `r` is no role.
+    fn role_pairs(&self, pred: PredId) -> Vec<(usize, TermId)> {
+        self.facts(pred)
+            .iter()
+            .filter_map(|&fact| match self.terms.args(fact) {
+                [role, x] => {
+                    let number = self.roles.iter().position(|r| r == role)?;
+                    Some((number, *x))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The state made of the arguments of the facts `(pred f)`, such as `init` or `next`.
+    fn state_of(&self, pred: PredId) -> RefState {
+        let facts = self
+            .facts(pred)
+            .iter()
+            .filter_map(|&fact| self.terms.args(fact).first())
+            .map(|&f| self.terms.to_term(f))
+            .collect();
+        RefState::from_terms(facts, self.symbols)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(source: &str) -> Reference {
+        Reference::new(&ggpnet_kif::parse(source).unwrap()).unwrap()
+    }
+
+    fn rejection(source: &str) -> ReferenceError {
+        Reference::new(&ggpnet_kif::parse(source).unwrap()).unwrap_err()
+    }
+
+    fn moves(reference: &Reference) -> Vec<String> {
+        reference.legal_moves(&reference.initial_state(), 0)
+    }
+
+    fn state(reference: &Reference, facts: &[&str]) -> RefState {
+        let facts: Vec<String> = facts.iter().map(|f| f.to_string()).collect();
+        RefState::from_facts(reference, &facts).unwrap()
+    }
+
+    #[test]
+    fn distinct_waits_for_the_literals_that_bind_it() {
+        // games-test/test_distinct_beginning_rule.kif: 2 legal moves, not 4.
+        let r = game(
+            "(role you) (<= (foo ?a ?b) (distinct ?a ?b) (p ?a) (q ?b)) (p a) (p b) (q a) (q b)
+             (<= (legal you (do ?a ?b)) (foo ?a ?b)) (next win) (<= terminal (true win))
+             (goal you 100)",
+        );
+        assert_eq!(moves(&r), ["(do a b)", "(do b a)"]);
+    }
+
+    #[test]
+    fn negated_distinct_is_equality() {
+        let r = game(
+            "(role r) (p a) (p b) (p c) (q b) (q c) (q d)
+             (<= (legal r (pick ?x)) (p ?x) (q ?y) (not (distinct ?x ?y)))
+             (<= (legal r (same ?x)) (p ?x) (not (distinct ?x b)))",
+        );
+        assert_eq!(moves(&r), ["(pick b)", "(pick c)", "(same b)"]);
+    }
+
+    #[test]
+    fn nested_or_anywhere_in_a_body() {
+        let r = game(
+            "(role r) (d 1) (d 2) (d 3) (d 4) (d 5) (p 1) (q 2) (s 3) (init on)
+             (<= (legal r (m ?x)) (d ?x) (or (p ?x) (not (or (q ?x) (s ?x)))))
+             (<= (legal r (n ?x)) (d ?x) (or (and1 ?x) (or (q ?x) (and (true on) (s ?x)))))
+             (<= (legal r (o ?x)) (d ?x) (not (or (not (q ?x)) (not (true on)))))",
+        );
+        // m: 1 (p), 4 and 5 (neither q nor s). n: 2 only, `and` being an ordinary,
+        // undefined relation. o: not (not q or not on) = q and on: 2.
+        assert_eq!(moves(&r), ["(m 1)", "(m 4)", "(m 5)", "(n 2)", "(o 2)"]);
+    }
+
+    #[test]
+    fn recursion_reaches_its_fixpoint() {
+        // A static transitive closure and a dynamic one over the state, with a cycle.
+        let r = game(
+            "(role r) (edge a b) (edge b c) (edge c a) (edge c d)
+             (<= (path ?x ?y) (edge ?x ?y)) (<= (path ?x ?z) (edge ?x ?y) (path ?y ?z))
+             (init (link x y)) (init (link y z)) (init (link z y))
+             (<= (conn ?x ?y) (true (link ?x ?y)))
+             (<= (conn ?x ?z) (conn ?x ?y) (true (link ?y ?z)))
+             (<= (legal r (static ?y)) (path d ?y)) (<= (legal r (static ?y)) (path a ?y))
+             (<= (legal r (dynamic ?y)) (conn x ?y))",
+        );
+        assert_eq!(
+            moves(&r),
+            [
+                "(dynamic y)",
+                "(dynamic z)",
+                "(static a)",
+                "(static b)",
+                "(static c)",
+                "(static d)"
+            ]
+        );
+    }
+
+    #[test]
+    fn long_recursive_chains_and_deep_rule_chains_do_not_overflow() {
+        let mut source = String::from("(role r) (init (at 0)) (reach 0)\n");
+        for i in 0..5000 {
+            source.push_str(&format!("(succ {i} {})\n", i + 1));
+        }
+        source.push_str("(<= (reach ?y) (reach ?x) (succ ?x ?y))\n");
+        // A chain of 3000 relations, each defined from the previous one.
+        source.push_str("(<= (p0 ?x) (true (at ?x)))\n");
+        for i in 1..3000 {
+            source.push_str(&format!("(<= (p{i} ?x) (p{} ?x))\n", i - 1));
+        }
+        source.push_str("(<= (legal r (go ?x)) (p2999 ?x) (reach 5000))\n");
+        let r = game(&source);
+        assert_eq!(moves(&r), ["(go 0)"]);
+    }
+
+    #[test]
+    fn negation_is_evaluated_stratum_by_stratum() {
+        let r = game(
+            "(role r) (node a) (node b) (node c) (node d) (edge a b) (edge b c)
+             (<= (reach a) (node a)) (<= (reach ?y) (reach ?x) (edge ?x ?y))
+             (<= (cut ?x) (node ?x) (not (reach ?x)))
+             (<= (legal r (visit ?x)) (reach ?x) (not (cut ?x)))
+             (<= (legal r (skip ?x)) (cut ?x))",
+        );
+        assert_eq!(moves(&r), ["(skip d)", "(visit a)", "(visit b)", "(visit c)"]);
+    }
+
+    #[test]
+    fn unsafe_rules_are_rejected_with_the_rule() {
+        let e = rejection("(role r) (<= (legal r ?m) (not (p ?m)))");
+        assert_eq!(
+            e.to_string(),
+            "unsafe rule (<= (legal r ?m) (not (p ?m))): variable ?m occurs in the head \
+             but in no positive literal"
+        );
+        let e = rejection("(role r) (p 1) (<= (legal r (m ?x)) (p ?x) (distinct ?x ?y))");
+        assert!(
+            matches!(
+                e,
+                ReferenceError::UnsafeRule {
+                    place: "a distinct",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn unstratified_rules_are_rejected_with_the_rule() {
+        let e = rejection("(role r) (d 1) (<= (p ?x) (d ?x) (not (q ?x))) (<= (q ?x) (d ?x) (not (p ?x)))");
+        let ReferenceError::Unstratified { rule, relation } = &e else {
+            panic!("{e}");
+        };
+        assert!(
+            rule.starts_with("(<= (p ?x)") || rule.starts_with("(<= (q ?x)"),
+            "{e}"
+        );
+        assert!(relation == "q/1" || relation == "p/1", "{e}");
+        // Rule by rule, a relation may depend negatively on other instances of itself.
+        let r = game(
+            "(role r) (<= (goal r 0) (true lost)) (<= (goal r 100) (not (goal r 0)))
+             (legal r wait)",
+        );
+        assert_eq!(r.goals(&r.initial_state()), [vec![100]]);
+        assert_eq!(r.goals(&state(&r, &["lost"])), [vec![0]]);
+    }
+
+    #[test]
+    fn illegal_moves_and_bad_joints_are_refused() {
+        let r = game(
+            "(role x) (role o) (init (control x))
+             (<= (legal ?p (mark 1)) (role ?p) (true (control ?p)))
+             (<= (legal ?p noop) (role ?p) (not (true (control ?p))))
+             (<= (next (done ?p ?m)) (does ?p ?m))",
+        );
+        let s = r.initial_state();
+        let joint = |moves: &[&str]| moves.iter().map(|m| m.to_string()).collect::<Vec<_>>();
+        let e = r.next_state(&s, &joint(&["(mark 1)", "(mark 1)"])).unwrap_err();
+        assert_eq!(
+            e,
+            ReferenceError::IllegalMove {
+                role: "o".into(),
+                chosen: "(mark 1)".into()
+            }
+        );
+        assert!(e.to_string().contains("(mark 1) is not legal for role o"));
+        let e = r.next_state(&s, &joint(&["(mark 1)"])).unwrap_err();
+        assert!(matches!(
+            e,
+            ReferenceError::WrongJointLength {
+                expected: 2,
+                found: 1
+            }
+        ));
+        let next = r.next_state(&s, &joint(&["(mark 1)", "noop"])).unwrap();
+        assert_eq!(next.facts(), ["(done o noop)", "(done x (mark 1))"]);
+    }
+
+    #[test]
+    fn goals_are_sorted_numerically_and_must_be_integers() {
+        let r = game(
+            "(role r) (goal r 100) (goal r 9) (goal r 50) (<= (goal r 50) (true x))
+             (<= (goal nobody 1) (true x))",
+        );
+        assert_eq!(r.goals(&state(&r, &["x"])), [vec![9, 50, 100]]);
+        let e = rejection("(role r) (goal r high)");
+        assert!(e.to_string().contains("goal value high is not an integer"), "{e}");
+    }
+
+    #[test]
+    fn terms_keep_their_shape_and_undefined_relations_are_false() {
+        let r = game(
+            "(role r) (init (f)) (init f) (init (g (f) 010))
+             (<= (legal r call) (true (f))) (<= (legal r constant) (true f))
+             (<= (legal r number) (true (g ?x 10))) (<= (legal r never) undefined)
+             (<= (legal r (nested ?y)) (true (g ?y ?n)))",
+        );
+        assert_eq!(
+            r.initial_state().facts(),
+            ["(f)", "(g (f) 010)", "f"],
+            "canonical strings, sorted by bytes"
+        );
+        assert_eq!(moves(&r), ["(nested (f))", "call", "constant"]);
+        let only_constant = state(&r, &["f"]);
+        assert_eq!(r.legal_moves(&only_constant, 0), ["constant"]);
+        assert!(r.legal_moves(&only_constant, 7).is_empty());
+    }
+
+    #[test]
+    fn zero_argument_sentences_stay_apart_from_constants() {
+        // Built by hand so as not to depend on how the parser spells `(q)`.
+        let mut description = ggpnet_kif::parse(
+            "(role r) (init x) (<= q (true x)) (<= (legal r constant) q) (<= (legal r call) q)",
+        )
+        .unwrap();
+        let q = description.symbols.get("q").unwrap();
+        description.rules[2].head = Term::Compound(q, Vec::new());
+        description.rules[4].body[0] = ggpnet_kif::Literal::Atom(Term::Compound(q, Vec::new()));
+        let r = Reference::new(&description).unwrap();
+        assert_eq!(moves(&r), ["call"]);
+    }
+
+    #[test]
+    fn terminal_and_next_follow_the_rules() {
+        let r = game(
+            "(role r) (init (count 0)) (succ 0 1) (succ 1 2) (legal r tick)
+             (<= (next (count ?y)) (true (count ?x)) (succ ?x ?y))
+             (<= terminal (true (count 2)))",
+        );
+        let mut s = r.initial_state();
+        let mut seen = Vec::new();
+        while !r.is_terminal(&s) {
+            seen.push(s.facts());
+            s = r.next_state(&s, &["tick".to_string()]).unwrap();
+        }
+        assert_eq!(seen, [["(count 0)"], ["(count 1)"]]);
+        assert_eq!(s.facts(), ["(count 2)"]);
+    }
+
+    #[test]
+    fn states_are_read_from_text() {
+        let r = game("(role r) (init (cell 1 b)) (<= (legal r (mark ?x)) (true (cell ?x b)))");
+        let s = state(&r, &["( cell  1 b )", "(cell 1 b)"]);
+        assert_eq!(s, r.initial_state(), "canonical and deduplicated");
+        let bad = |fact: &str| RefState::from_facts(&r, &[fact.to_string()]).unwrap_err();
+        assert!(bad("(cell ?x b)").to_string().contains("variable"));
+        assert!(bad("(cell 2 b)").to_string().contains("occurs nowhere"));
+        assert!(bad("(cell 1").to_string().contains("parse error"));
+    }
+
+    #[test]
+    fn relations_too_big_to_compute_are_computed_on_demand() {
+        // `far` has 40^6 instances; callers only ever ask about bound arguments.
+        let mut source = String::from("(role r) (init (at 3)) (init (at 7))\n");
+        for i in 0..40 {
+            source.push_str(&format!("(n {i})\n"));
+        }
+        source.push_str(
+            "(<= (far ?a ?b ?c ?d ?e ?f) (n ?a) (n ?b) (n ?c) (n ?d) (n ?e) (n ?f) (distinct ?a ?f))
+             (<= (legal r (pair ?x ?y)) (true (at ?x)) (true (at ?y)) (far ?x 1 2 3 4 ?y))
+             (<= (legal r (alone ?x)) (true (at ?x)) (not (far ?x 1 2 3 4 3)))",
+        );
+        let r = game(&source);
+        assert_eq!(moves(&r), ["(alone 3)", "(pair 3 7)", "(pair 7 3)"]);
+    }
+
+    #[test]
+    fn lazy_recursive_relations_follow_the_state() {
+        // Reachability over empty cells of a ring, asked only from the piece's cell.
+        let r = game(
+            "(role r) (adj 1 2) (adj 2 3) (adj 3 4) (adj 4 5) (adj 5 1)
+             (init (piece 1)) (init (empty 2)) (init (empty 3)) (init (empty 4))
+             (<= (free ?x ?y) (adj ?x ?y) (true (empty ?y)))
+             (<= (free ?x ?z) (adj ?x ?y) (true (empty ?y)) (free ?y ?z))
+             (<= (legal r (move ?x ?y)) (true (piece ?x)) (free ?x ?y))
+             (<= (next (piece ?y)) (does r (move ?x ?y)))
+             (<= (next (empty ?x)) (does r (move ?x ?y)))
+             (<= (next (empty ?z)) (true (empty ?z)) (does r (move ?x ?y)) (distinct ?z ?y))",
+        );
+        let s = r.initial_state();
+        assert_eq!(r.legal_moves(&s, 0), ["(move 1 2)", "(move 1 3)", "(move 1 4)"]);
+        let s = r.next_state(&s, &["(move 1 3)".to_string()]).unwrap();
+        assert_eq!(s.facts(), ["(empty 1)", "(empty 2)", "(empty 4)", "(piece 3)"]);
+        assert_eq!(r.legal_moves(&s, 0), ["(move 3 4)"]);
+    }
+}

@@ -1,0 +1,111 @@
+//! Every game of the shared corpus, checked two ways through the `ggpnet corpus`
+//! command (each game in its own process with a time limit):
+//!
+//! - replayed against its reference trace (state, legal moves, terminal, goals at
+//!   every step, then perft);
+//! - played side by side on the propnet and on the reference interpreter
+//!   (differential testing, random playouts).
+//!
+//! Games that do not agree yet are listed, with the reason, in
+//! `tests/corpus_expected_failures.txt` and `tests/differential_expected_failures.txt`.
+//! A test fails when an unlisted game disagrees, and when a listed game now
+//! agrees (so the lists only shrink). The two tests run at the same time, one
+//! game each.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+fn expected_failures(file: &str) -> BTreeMap<String, String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (name, reason) = l.split_once(char::is_whitespace).unwrap_or((l, ""));
+            assert!(
+                !reason.trim().is_empty(),
+                "expected failure {name} needs a reason"
+            );
+            (name.to_owned(), reason.trim().to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn corpus_traces_replay() {
+    check_corpus("replay", "corpus_expected_failures.txt");
+}
+
+#[test]
+fn corpus_differential_against_reference() {
+    check_corpus("diff", "differential_expected_failures.txt");
+}
+
+fn check_corpus(check: &str, expected_file: &str) {
+    let Some(corpus) = ggpnet::corpus::locate(Path::new(env!("CARGO_MANIFEST_DIR"))) else {
+        assert!(
+            !ggpnet::corpus::required(),
+            "GGPNET_REQUIRE_CORPUS=1 but no corpus at ../shared or $GGPNET_CORPUS"
+        );
+        println!("notice: corpus not found at ../shared or $GGPNET_CORPUS; skipping the corpus replay");
+        return;
+    };
+    let timeout = std::env::var("GGPNET_CORPUS_TIMEOUT").unwrap_or_else(|_| "90".into());
+    let output = Command::new(env!("CARGO_BIN_EXE_ggpnet"))
+        .args([
+            "corpus",
+            "--json",
+            "--jobs",
+            "1",
+            "--check",
+            check,
+            "--timeout",
+            &timeout,
+        ])
+        .arg(&corpus)
+        .output()
+        .expect("ggpnet runs");
+    assert!(
+        output.status.success(),
+        "ggpnet corpus failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).expect("ggpnet corpus prints JSON");
+    let expected = expected_failures(expected_file);
+    let mut unexpected = Vec::new();
+    let mut fixed = Vec::new();
+    let mut seen = 0;
+    for game in report["games"].as_array().expect("games") {
+        let name = game["game"].as_str().expect("name");
+        let status = game["status"].as_str().expect("status");
+        if status == "no trace" {
+            continue;
+        }
+        seen += 1;
+        match (status == "agree", expected.contains_key(name)) {
+            (false, false) => unexpected.push(format!(
+                "{name}: {status}: {}",
+                game["first_difference"]
+                    .as_str()
+                    .or(game["error"].as_str())
+                    .unwrap_or("")
+            )),
+            (true, true) => fixed.push(name.to_owned()),
+            _ => {}
+        }
+    }
+    println!("corpus {check} summary: {}", report["summary"]);
+    assert!(seen >= 300, "only {seen} games with traces were replayed");
+    assert!(
+        unexpected.is_empty(),
+        "games that disagree but are not listed:\n{}",
+        unexpected.join("\n")
+    );
+    assert!(
+        fixed.is_empty(),
+        "listed games that now agree (remove them from tests/{expected_file}): {fixed:?}"
+    );
+}
