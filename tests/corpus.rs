@@ -53,7 +53,7 @@ fn check_corpus(check: &str, expected_file: &str) {
         println!("notice: corpus not found at ../shared or $GGPNET_CORPUS; skipping the corpus replay");
         return;
     };
-    let timeout = std::env::var("GGPNET_CORPUS_TIMEOUT").unwrap_or_else(|_| "90".into());
+    let timeout = std::env::var("GGPNET_CORPUS_TIMEOUT").unwrap_or_else(|_| "200".into());
     let output = Command::new(env!("CARGO_BIN_EXE_ggpnet"))
         .args([
             "corpus",

@@ -37,7 +37,7 @@ fn arity_mismatch_names_both_places() {
     let e = gdl_error("(p a)\n(p a b)");
     assert_eq!(e.kind, ErrorKind::Arity);
     assert!(e.message.contains("relation 'p'"), "{e}");
-    assert_eq!(e.span.unwrap().line, 3);
+    assert_eq!(e.span.unwrap().line, 4);
     let e = gdl_error("(q (f a))\n(q (f a b))");
     assert_eq!(e.kind, ErrorKind::Arity);
     assert!(e.message.contains("function 'f'"), "{e}");

@@ -170,17 +170,17 @@ fn expand(machine: &mut StateMachine, state: &State, level: usize, depth: usize,
     if level + 1 == depth || paths == 0 {
         return;
     }
+    // All children first, while the parent is loaded, then recurse.
+    let mut children = Vec::with_capacity(paths.min(1 << 16) as usize);
     let mut choice = vec![0usize; roles];
     let mut joint: Vec<Move> = legal.iter().map(|l| l[0]).collect();
-    loop {
-        machine.legal_moves(state, 0); // reload the parent state
-        let next = machine.next_unchecked(&joint);
-        expand(machine, &next, level + 1, depth, report);
+    'joints: loop {
+        children.push(machine.next_unchecked(&joint));
         // Odometer over the roles' legal lists.
         let mut r = roles;
         loop {
             if r == 0 {
-                return;
+                break 'joints;
             }
             r -= 1;
             choice[r] += 1;
@@ -191,5 +191,8 @@ fn expand(machine: &mut StateMachine, state: &State, level: usize, depth: usize,
             choice[r] = 0;
             joint[r] = legal[r][0];
         }
+    }
+    for child in &children {
+        expand(machine, child, level + 1, depth, report);
     }
 }

@@ -213,16 +213,6 @@ impl Rewriter<'_, '_> {
             Pat::Compound(_, all) => positions.iter().map(|&i| all[usize::from(i)].clone()).collect(),
             Pat::Var(_) => Vec::new(),
         };
-        let ground: Option<Vec<_>> = args
-            .iter()
-            .map(|a| match a {
-                Pat::Ground(g) => Some(*g),
-                _ => None,
-            })
-            .collect();
-        match ground {
-            Some(ids) => Pat::Ground(self.terms.compound(functor, &ids)),
-            None => Pat::Compound(functor, args.into()),
-        }
+        Pat::compound(functor, args.into(), self.terms)
     }
 }

@@ -20,6 +20,21 @@ pub(crate) enum Pat {
 }
 
 impl Pat {
+    /// The pattern `(functor args...)`: ground (and interned) when every argument is.
+    pub(crate) fn compound(functor: SymbolId, args: Box<[Pat]>, terms: &mut crate::terms::Terms<'_>) -> Pat {
+        let ground: Option<Vec<TermId>> = args
+            .iter()
+            .map(|a| match a {
+                Pat::Ground(g) => Some(*g),
+                _ => None,
+            })
+            .collect();
+        match ground {
+            Some(ids) => Pat::Ground(terms.compound(functor, &ids)),
+            None => Pat::Compound(functor, args),
+        }
+    }
+
     /// Calls `visit` on every variable occurrence, left to right.
     pub(crate) fn for_each_var(&self, visit: &mut impl FnMut(u32)) {
         match self {

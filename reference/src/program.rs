@@ -422,17 +422,7 @@ fn pattern(term: &Term, vars: &mut HashMap<SymbolId, u32>, terms: &mut Terms) ->
         Term::Atom(s) => Pat::Ground(terms.atom(*s)),
         Term::Compound(f, args) => {
             let args: Box<[Pat]> = args.iter().map(|a| pattern(a, vars, terms)).collect();
-            let ground: Option<Vec<_>> = args
-                .iter()
-                .map(|a| match a {
-                    Pat::Ground(g) => Some(*g),
-                    _ => None,
-                })
-                .collect();
-            match ground {
-                Some(ground) => Pat::Ground(terms.compound(*f, &ground)),
-                None => Pat::Compound(*f, args),
-            }
+            Pat::compound(*f, args, terms)
         }
     }
 }

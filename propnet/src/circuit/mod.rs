@@ -109,6 +109,16 @@ impl Circuit {
             goal.node = map[goal.node.index()];
         }
         self.terminal = map[self.terminal.index()];
+        // A node that stood for a sentence passes its label to its replacement.
+        let moved: Vec<(NodeId, TermId)> = self
+            .labels
+            .iter()
+            .filter(|(node, _)| map[node.index()] != **node)
+            .map(|(node, &term)| (map[node.index()], term))
+            .collect();
+        for (node, term) in moved {
+            self.labels.entry(node).or_insert(term);
+        }
     }
 
     /// Number of nodes of each kind, by [`NodeKind::name`].
