@@ -1,11 +1,15 @@
 //! Differential testing: random playouts played on the propnet and on the
 //! reference interpreter side by side, comparing at every step the state, every
-//! role's legal moves, terminal and goals.
+//! role's legal moves, terminal and goals; and the lanes evaluator against the
+//! scalar playout driver, move by move, on the same random streams.
 
-use crate::propnet::Loaded;
+use crate::propnet::eval::lanes::{LanePlayouts, LANES};
+use crate::propnet::playout::{stream_rng, Playout, PlayoutTotals};
+use crate::propnet::{Game, Loaded, State, StateMachine};
 use ggpnet_reference::Reference;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::Arc;
 
 /// The outcome of a differential run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -104,6 +108,80 @@ pub fn differential(
                     return report;
                 }
             };
+        }
+    }
+    report
+}
+
+/// Lanes compared with the scalar driver: the first and last of every word and a
+/// few in between.
+const CHECKED_LANES: [usize; 16] = [
+    0,
+    1,
+    2,
+    37,
+    63,
+    64,
+    127,
+    128,
+    200,
+    255,
+    256,
+    319,
+    384,
+    447,
+    500,
+    LANES - 1,
+];
+
+/// Runs the lanes evaluator for `steps` steps and, for a sample of its lanes,
+/// the scalar driver on the same generator streams; compares, step by step, the
+/// state each lane visits and the joint move it plays (or that it restarts).
+pub fn lanes_against_scalar(game: &Arc<Game>, seed: u64, steps: usize) -> DiffReport {
+    let mut lanes = LanePlayouts::new(Arc::clone(game), seed, 0);
+    // Per checked lane: the state visited at each step and the joint move played (None: restarted).
+    let mut seen: Vec<Vec<(State, Option<Vec<u32>>)>> = vec![Vec::new(); CHECKED_LANES.len()];
+    for _ in 0..steps {
+        let states: Vec<State> = CHECKED_LANES.iter().map(|&l| lanes.state(l)).collect();
+        lanes.step();
+        for ((record, &lane), state) in seen.iter_mut().zip(&CHECKED_LANES).zip(states) {
+            record.push((state, lanes.last_joint(lane).map(<[u32]>::to_vec)));
+        }
+    }
+    let mut report = DiffReport::default();
+    let mut machine = StateMachine::new(Arc::clone(game));
+    let mut playout = Playout::new(&machine);
+    for (record, &lane) in seen.iter().zip(&CHECKED_LANES) {
+        let mut rng = stream_rng(seed, lane as u64);
+        let mut scalar: Vec<(State, Option<Vec<u32>>)> = Vec::new();
+        let mut totals = PlayoutTotals::new(game.roles.len());
+        while scalar.len() < steps {
+            playout.run(&mut machine, &mut rng, &mut totals, |state, joint| {
+                scalar.push((state.clone(), Some(joint.iter().map(|m| m.0).collect())));
+            });
+            // The end state of the playout, from which the lane restarts.
+            scalar.push((playout.last_state().clone(), None));
+        }
+        report.playouts += 1;
+        for (step, (ours, theirs)) in record.iter().zip(&scalar).enumerate() {
+            report.steps += 1;
+            if ours != theirs {
+                let show = |(state, joint): &(State, Option<Vec<u32>>)| {
+                    let moves = joint.as_ref().map_or("restart".to_owned(), |j| {
+                        j.iter()
+                            .map(|&m| game.moves[m as usize].as_str())
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    });
+                    format!("{} -> {moves}", machine.state_to_kif(state).join(" "))
+                };
+                report.first_difference = Some(format!(
+                    "lane {lane} step {step}: lanes {}, scalar {}",
+                    show(ours),
+                    show(theirs)
+                ));
+                return report;
+            }
         }
     }
     report

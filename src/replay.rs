@@ -2,6 +2,7 @@
 //! followed move by move and, at every step, the state, every role's legal
 //! moves, terminal and goals are compared with ours; then the perft counts.
 
+use crate::propnet::eval::EvaluatorKind;
 use crate::propnet::playout::perft;
 use crate::propnet::{Loaded, StateMachine};
 use serde_json::Value;
@@ -44,10 +45,10 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
     v
 }
 
-/// Replays the trace read from `trace` against `loaded`; `Err` when the trace
-/// itself cannot be read.
-pub fn replay(loaded: &Loaded, trace: impl BufRead) -> Result<ReplayReport, String> {
-    let mut machine = loaded.machine();
+/// Replays the trace read from `trace` against `loaded` with a scalar evaluator
+/// of `kind`; `Err` when the trace itself cannot be read.
+pub fn replay(loaded: &Loaded, trace: impl BufRead, kind: EvaluatorKind) -> Result<ReplayReport, String> {
+    let mut machine = StateMachine::with_evaluator(std::sync::Arc::clone(&loaded.game), kind);
     let mut report = ReplayReport::default();
     for (number, line) in trace.lines().enumerate() {
         let line = line.map_err(|e| format!("reading the trace: {e}"))?;
@@ -59,7 +60,7 @@ pub fn replay(loaded: &Loaded, trace: impl BufRead) -> Result<ReplayReport, Stri
         let difference = if record.get("game").is_some() {
             compare_header(&machine, &record)
         } else if let Some(counts) = record.get("perft") {
-            compare_perft(loaded, counts, &mut report)
+            compare_perft(loaded, counts, kind, &mut report)
         } else {
             report.playouts += 1;
             compare_playout(&mut machine, &record, &mut report)
@@ -169,14 +170,19 @@ fn compare_playout(machine: &mut StateMachine, playout: &Value, report: &mut Rep
     None
 }
 
-fn compare_perft(loaded: &Loaded, counts: &Value, report: &mut ReplayReport) -> Option<String> {
+fn compare_perft(
+    loaded: &Loaded,
+    counts: &Value,
+    kind: EvaluatorKind,
+    report: &mut ReplayReport,
+) -> Option<String> {
     let expected: Vec<(usize, u128)> = counts
         .as_object()?
         .iter()
         .filter_map(|(d, n)| Some((d.parse().ok()?, n.as_u64()? as u128)))
         .collect();
     let depth = expected.iter().map(|&(d, _)| d).max().unwrap_or(0);
-    let ours = perft(&loaded.game, depth);
+    let ours = perft(&loaded.game, depth, kind);
     for (d, n) in expected {
         report.perft_depths += 1;
         let got = ours.counts[d - 1];

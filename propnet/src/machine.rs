@@ -3,7 +3,7 @@
 //! convert to and from canonical KIF strings.
 
 use crate::circuit::Circuit;
-use crate::eval::{CompiledNet, Sweep};
+use crate::eval::{CompiledNet, Evaluator, EvaluatorKind, Scalar};
 use crate::layer::Layering;
 use bitvec::vec::BitVec;
 use rustc_hash::FxHashMap;
@@ -98,19 +98,33 @@ impl Game {
 #[derive(Clone, Debug)]
 pub struct StateMachine {
     game: Arc<Game>,
-    eval: Sweep,
+    eval: Scalar,
+    /// The state the evaluator holds, if any.
     loaded: Option<State>,
+    joint: Vec<u32>,
 }
 
 impl StateMachine {
-    /// A machine for `game`.
+    /// A machine for `game` with the differential evaluator.
     pub fn new(game: Arc<Game>) -> StateMachine {
-        let eval = Sweep::new(Arc::clone(&game.net));
+        StateMachine::with_evaluator(game, EvaluatorKind::Differential)
+    }
+
+    /// A machine for `game` with a scalar evaluator of `kind` (`Lanes` has no
+    /// scalar form and gives the sweep evaluator).
+    pub fn with_evaluator(game: Arc<Game>, kind: EvaluatorKind) -> StateMachine {
+        let eval = Scalar::new(kind, Arc::clone(&game.net));
         StateMachine {
             game,
             eval,
             loaded: None,
+            joint: Vec::new(),
         }
+    }
+
+    /// The kind of evaluator in use.
+    pub fn evaluator(&self) -> EvaluatorKind {
+        self.eval.kind()
     }
 
     /// The shared game.
@@ -140,28 +154,32 @@ impl StateMachine {
     }
 
     fn load(&mut self, state: &State) {
-        if self.loaded.as_ref() != Some(state) {
-            self.eval.load_state(&state.0);
-            self.loaded = Some(state.clone());
+        match &mut self.loaded {
+            Some(loaded) if loaded == state => {}
+            Some(loaded) => {
+                loaded.0.clone_from(&state.0);
+                self.eval.load_state(state.0.as_raw_slice());
+            }
+            None => {
+                self.eval.load_state(state.0.as_raw_slice());
+                self.loaded = Some(state.clone());
+            }
         }
     }
 
     /// The legal moves of `role` in `state`, in input order.
     pub fn legal_moves(&mut self, state: &State, role: usize) -> Vec<Move> {
         self.load(state);
-        let net = self.eval.net();
-        self.game.role_moves[role]
-            .iter()
-            .copied()
-            .filter(|m| self.eval.value(net.legal_slots[m.0 as usize]))
-            .collect()
+        let mut legal = Vec::new();
+        self.legal_moves_into(state, role, &mut legal);
+        legal
     }
 
     /// Like [`StateMachine::legal_moves`], into a reused buffer.
     pub fn legal_moves_into(&mut self, state: &State, role: usize, out: &mut Vec<Move>) {
         self.load(state);
         out.clear();
-        let net = self.eval.net();
+        let net = &self.game.net;
         out.extend(
             self.game.role_moves[role]
                 .iter()
@@ -173,7 +191,7 @@ impl StateMachine {
     /// Whether `state` is terminal.
     pub fn is_terminal(&mut self, state: &State) -> bool {
         self.load(state);
-        self.eval.value(self.eval.net().terminal_slot)
+        self.eval.value(self.game.net.terminal_slot)
     }
 
     /// Every goal value derivable for each role in `state`, ascending.
@@ -181,7 +199,7 @@ impl StateMachine {
         self.load(state);
         let mut goals = vec![Vec::new(); self.game.roles.len()];
         for (g, &(role, value)) in self.game.goals.iter().enumerate() {
-            if self.eval.value(self.eval.net().goal_slots[g]) {
+            if self.eval.value(self.game.net.goal_slots[g]) {
                 goals[role].push(value);
             }
         }
@@ -210,7 +228,7 @@ impl StateMachine {
                     self.game.moves[m.0 as usize], self.game.roles[owner], self.game.roles[role]
                 ));
             }
-            if !self.eval.value(self.eval.net().legal_slots[m.0 as usize]) {
+            if !self.eval.value(self.game.net.legal_slots[m.0 as usize]) {
                 return refuse(format!(
                     "illegal move {} for role {} in this state",
                     self.game.moves[m.0 as usize], self.game.roles[role]
@@ -223,10 +241,22 @@ impl StateMachine {
     /// The next state for a joint move known to be legal in the state last
     /// queried (through `legal_moves`, `is_terminal` or `goals`).
     pub fn next_unchecked(&mut self, joint: &[Move]) -> State {
-        let moves: Vec<u32> = joint.iter().map(|m| m.0).collect();
-        self.eval.load_moves(&moves);
-        let net = self.eval.net();
-        State(net.next_slots.iter().map(|&s| self.eval.value(s)).collect())
+        let mut next = State(BitVec::repeat(false, self.game.facts.len()));
+        self.next_into(joint, &mut next);
+        next
+    }
+
+    /// Like [`StateMachine::next_unchecked`], into a reused state of this game.
+    pub fn next_into(&mut self, joint: &[Move], next: &mut State) {
+        self.joint.clear();
+        self.joint.extend(joint.iter().map(|m| m.0));
+        self.eval.load_moves(&self.joint);
+        let net = &self.game.net;
+        let words = next.0.as_raw_mut_slice();
+        words.fill(0);
+        for (b, &slot) in net.next_slots.iter().enumerate() {
+            words[b >> 6] |= (self.eval.value(slot) as u64) << (b & 63);
+        }
     }
 
     /// The canonical text of a move.

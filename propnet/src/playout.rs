@@ -1,6 +1,8 @@
-//! Drivers: flat Monte-Carlo (random playouts on every core with rayon) and
-//! perft (exhaustive counts of joint-move paths).
+//! Drivers: flat Monte-Carlo (random playouts on every core with rayon, with any
+//! evaluator) and perft (exhaustive counts of joint-move paths).
 
+use crate::eval::lanes::{LanePlayouts, LANES};
+use crate::eval::EvaluatorKind;
 use crate::machine::{Game, Move, State, StateMachine};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -8,50 +10,52 @@ use rayon::prelude::*;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// The totals of a flat Monte-Carlo run.
-#[derive(Clone, Debug, Default)]
-pub struct McReport {
-    /// Threads used.
-    pub threads: usize,
-    /// Wall seconds spent.
-    pub seconds: f64,
+/// The random generator of stream `stream` under `seed`: scalar playouts of
+/// thread `t` use stream `t`; lane `l` of thread `t` uses stream `t * LANES + l`.
+pub fn stream_rng(seed: u64, stream: u64) -> Xoshiro256PlusPlus {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    rng.jump();
+    // Mix the stream into the seed so different streams are unrelated sequences.
+    Xoshiro256PlusPlus::seed_from_u64(rng.gen::<u64>() ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+/// What a set of random playouts added up to.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlayoutTotals {
     /// States visited (every state of every playout, terminal ones included).
     pub nodes: u64,
     /// Playouts that reached a terminal state.
     pub playouts: u64,
+    /// Playouts abandoned in a non-terminal state where some role had no legal move.
+    pub abandoned: u64,
     /// Sum of the depths of finished playouts.
     pub depth_sum: u64,
     /// Per role, the sum over finished playouts of its goal (the highest derivable value, 0 if none).
     pub goal_sums: Vec<f64>,
 }
 
-impl McReport {
-    /// Visited states per second.
-    pub fn nodes_per_sec(&self) -> f64 {
-        self.nodes as f64 / self.seconds.max(1e-9)
+impl PlayoutTotals {
+    /// Empty totals for `roles` roles.
+    pub fn new(roles: usize) -> PlayoutTotals {
+        PlayoutTotals {
+            goal_sums: vec![0.0; roles],
+            ..Default::default()
+        }
     }
 
-    /// Finished playouts per second.
-    pub fn playouts_per_sec(&self) -> f64 {
-        self.playouts as f64 / self.seconds.max(1e-9)
+    /// Counts a finished playout of `depth` moves ending with `goals` (per role).
+    pub fn finish(&mut self, depth: u64, goals: &[i64]) {
+        self.playouts += 1;
+        self.depth_sum += depth;
+        for (sum, &g) in self.goal_sums.iter_mut().zip(goals) {
+            *sum += g as f64;
+        }
     }
 
-    /// Mean number of moves per finished playout.
-    pub fn avg_depth(&self) -> f64 {
-        self.depth_sum as f64 / self.playouts.max(1) as f64
-    }
-
-    /// Mean goal per role over finished playouts.
-    pub fn avg_goals(&self) -> Vec<f64> {
-        self.goal_sums
-            .iter()
-            .map(|g| g / self.playouts.max(1) as f64)
-            .collect()
-    }
-
-    fn merge(mut self, other: McReport) -> McReport {
+    fn merge(mut self, other: PlayoutTotals) -> PlayoutTotals {
         self.nodes += other.nodes;
         self.playouts += other.playouts;
+        self.abandoned += other.abandoned;
         self.depth_sum += other.depth_sum;
         if self.goal_sums.is_empty() {
             self.goal_sums = other.goal_sums;
@@ -64,70 +68,213 @@ impl McReport {
     }
 }
 
-/// Random playouts from the initial state until `seconds` have passed, on
-/// `threads` threads; thread `t` draws from a generator seeded with `seed + t`.
-pub fn monte_carlo(game: &Arc<Game>, seconds: f64, threads: usize, seed: u64) -> McReport {
-    let threads = threads.max(1);
-    let deadline = Instant::now() + Duration::from_secs_f64(seconds);
+/// When a flat Monte-Carlo run stops.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Budget {
+    /// After this many wall seconds.
+    Seconds(f64),
+    /// After this many finished playouts in all (split evenly over threads; the
+    /// lanes evaluator finishes the step in which its share is reached). Gives
+    /// the same totals for the same seed and thread count.
+    Playouts(u64),
+}
+
+/// How to run flat Monte-Carlo.
+#[derive(Clone, Copy, Debug)]
+pub struct McConfig {
+    /// The evaluator.
+    pub evaluator: EvaluatorKind,
+    /// Threads, each with its own evaluator and generators.
+    pub threads: usize,
+    /// When to stop.
+    pub budget: Budget,
+    /// Seed of every generator.
+    pub seed: u64,
+}
+
+/// The totals of a flat Monte-Carlo run.
+#[derive(Clone, Debug)]
+pub struct McReport {
+    /// The evaluator used.
+    pub evaluator: EvaluatorKind,
+    /// Threads used.
+    pub threads: usize,
+    /// Wall seconds spent.
+    pub seconds: f64,
+    /// What the playouts added up to.
+    pub totals: PlayoutTotals,
+}
+
+impl McReport {
+    /// Visited states per second.
+    pub fn nodes_per_sec(&self) -> f64 {
+        self.totals.nodes as f64 / self.seconds.max(1e-9)
+    }
+
+    /// Finished playouts per second.
+    pub fn playouts_per_sec(&self) -> f64 {
+        self.totals.playouts as f64 / self.seconds.max(1e-9)
+    }
+
+    /// Mean number of moves per finished playout.
+    pub fn avg_depth(&self) -> f64 {
+        self.totals.depth_sum as f64 / self.totals.playouts.max(1) as f64
+    }
+
+    /// Mean goal per role over finished playouts.
+    pub fn avg_goals(&self) -> Vec<f64> {
+        let n = self.totals.playouts.max(1) as f64;
+        self.totals.goal_sums.iter().map(|g| g / n).collect()
+    }
+}
+
+/// Random playouts from the initial state until the budget is spent.
+pub fn monte_carlo(game: &Arc<Game>, config: &McConfig) -> McReport {
+    let threads = config.threads.max(1);
     let start = Instant::now();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .expect("a thread pool");
-    let mut report = pool.install(|| {
+    let totals = pool.install(|| {
         (0..threads)
             .into_par_iter()
             .map(|t| {
-                let mut machine = StateMachine::new(Arc::clone(game));
-                let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed.wrapping_add(t as u64));
-                playouts_until(&mut machine, &mut rng, deadline)
+                let stop = match config.budget {
+                    Budget::Seconds(s) => Stop::At(start + Duration::from_secs_f64(s)),
+                    Budget::Playouts(n) => {
+                        Stop::After(n / threads as u64 + u64::from((t as u64) < n % threads as u64))
+                    }
+                };
+                run_thread(game, config, t as u64, stop)
             })
-            .reduce(McReport::default, McReport::merge)
+            .reduce(|| PlayoutTotals::new(game.roles.len()), PlayoutTotals::merge)
     });
-    report.threads = threads;
-    report.seconds = start.elapsed().as_secs_f64();
-    report
+    McReport {
+        evaluator: config.evaluator,
+        threads,
+        seconds: start.elapsed().as_secs_f64(),
+        totals,
+    }
 }
 
-fn playouts_until(machine: &mut StateMachine, rng: &mut Xoshiro256PlusPlus, deadline: Instant) -> McReport {
-    let roles = machine.roles().len();
-    let mut report = McReport {
-        goal_sums: vec![0.0; roles],
-        ..Default::default()
+/// Runs each candidate for `seconds` on one thread and returns the fastest in nodes per second.
+pub fn fastest_evaluator(game: &Arc<Game>, candidates: &[EvaluatorKind], seconds: f64) -> EvaluatorKind {
+    let rate = |&kind: &EvaluatorKind| {
+        let config = McConfig {
+            evaluator: kind,
+            threads: 1,
+            budget: Budget::Seconds(seconds),
+            seed: 0,
+        };
+        monte_carlo(game, &config).nodes_per_sec()
     };
-    let mut joint: Vec<Move> = Vec::with_capacity(roles);
-    let mut legal: Vec<Move> = Vec::new();
-    while Instant::now() < deadline {
-        let mut state = machine.initial_state();
-        let mut depth = 0u64;
-        loop {
-            report.nodes += 1;
-            if machine.is_terminal(&state) {
-                for (role, values) in machine.goals(&state).into_iter().enumerate() {
-                    report.goal_sums[role] += values.into_iter().max().unwrap_or(0) as f64;
-                }
-                report.playouts += 1;
-                report.depth_sum += depth;
-                break;
-            }
-            joint.clear();
-            for role in 0..roles {
-                machine.legal_moves_into(&state, role, &mut legal);
-                if legal.is_empty() {
-                    // A role without legal moves in a non-terminal state: the game is
-                    // ill-formed here; end the playout without a result.
-                    return report;
-                }
-                joint.push(legal[rng.gen_range(0..legal.len())]);
-            }
-            state = machine.next_unchecked(&joint);
-            depth += 1;
-            if depth.is_multiple_of(1024) && Instant::now() >= deadline {
-                return report;
-            }
+    let rates: Vec<f64> = candidates.iter().map(rate).collect();
+    let best = (0..candidates.len())
+        .max_by(|&a, &b| rates[a].total_cmp(&rates[b]))
+        .expect("at least one candidate");
+    candidates[best]
+}
+
+#[derive(Clone, Copy)]
+enum Stop {
+    At(Instant),
+    After(u64),
+}
+
+impl Stop {
+    fn reached(self, totals: &PlayoutTotals) -> bool {
+        match self {
+            Stop::At(deadline) => Instant::now() >= deadline,
+            Stop::After(n) => totals.playouts >= n,
         }
     }
-    report
+}
+
+fn run_thread(game: &Arc<Game>, config: &McConfig, thread: u64, stop: Stop) -> PlayoutTotals {
+    if config.evaluator == EvaluatorKind::Lanes {
+        let mut lanes = LanePlayouts::new(Arc::clone(game), config.seed, thread * LANES as u64);
+        while !stop.reached(lanes.totals()) {
+            lanes.step();
+        }
+        return lanes.totals().clone();
+    }
+    let mut machine = StateMachine::with_evaluator(Arc::clone(game), config.evaluator);
+    let mut rng = stream_rng(config.seed, thread);
+    let mut totals = PlayoutTotals::new(game.roles.len());
+    let mut playout = Playout::new(&machine);
+    while !stop.reached(&totals) {
+        playout.run(&mut machine, &mut rng, &mut totals, |_, _| {});
+    }
+    totals
+}
+
+/// Reusable buffers of scalar random playouts.
+pub struct Playout {
+    state: State,
+    next: State,
+    joint: Vec<Move>,
+    legal: Vec<Move>,
+}
+
+impl Playout {
+    /// Buffers for playouts on `machine`'s game.
+    pub fn new(machine: &StateMachine) -> Playout {
+        let initial = machine.initial_state();
+        Playout {
+            next: initial.clone(),
+            state: initial,
+            joint: Vec::new(),
+            legal: Vec::new(),
+        }
+    }
+
+    /// The state the last playout ended in (terminal, or where it was abandoned).
+    pub fn last_state(&self) -> &State {
+        &self.state
+    }
+
+    /// Plays one random playout from the initial state into `totals`: in every
+    /// non-terminal state each role in turn draws `rng.gen_range(0..n)` over its
+    /// `n` legal moves in input order. Calls `on_move` with each state left and the
+    /// joint move played in it. A state where some role has no legal move abandons
+    /// the playout.
+    pub fn run(
+        &mut self,
+        machine: &mut StateMachine,
+        rng: &mut Xoshiro256PlusPlus,
+        totals: &mut PlayoutTotals,
+        mut on_move: impl FnMut(&State, &[Move]),
+    ) {
+        let roles = machine.roles().len();
+        self.state.clone_from(&machine.game().initial);
+        let mut depth = 0u64;
+        loop {
+            totals.nodes += 1;
+            if machine.is_terminal(&self.state) {
+                let goals: Vec<i64> = machine
+                    .goals(&self.state)
+                    .into_iter()
+                    .map(|values| values.into_iter().max().unwrap_or(0))
+                    .collect();
+                totals.finish(depth, &goals);
+                return;
+            }
+            self.joint.clear();
+            for role in 0..roles {
+                machine.legal_moves_into(&self.state, role, &mut self.legal);
+                if self.legal.is_empty() {
+                    totals.abandoned += 1;
+                    return;
+                }
+                self.joint.push(self.legal[rng.gen_range(0..self.legal.len())]);
+            }
+            on_move(&self.state, &self.joint);
+            machine.next_into(&self.joint, &mut self.next);
+            std::mem::swap(&mut self.state, &mut self.next);
+            depth += 1;
+        }
+    }
 }
 
 /// Perft counts: `counts[d - 1]` is the number of joint-move paths of length `d`
@@ -142,10 +289,10 @@ pub struct PerftReport {
     pub seconds: f64,
 }
 
-/// Counts joint-move paths up to `depth`.
-pub fn perft(game: &Arc<Game>, depth: usize) -> PerftReport {
+/// Counts joint-move paths up to `depth` with a scalar evaluator of `kind`.
+pub fn perft(game: &Arc<Game>, depth: usize, kind: EvaluatorKind) -> PerftReport {
     let start = Instant::now();
-    let mut machine = StateMachine::new(Arc::clone(game));
+    let mut machine = StateMachine::with_evaluator(Arc::clone(game), kind);
     let mut report = PerftReport {
         counts: vec![0; depth],
         ..Default::default()

@@ -3,7 +3,8 @@
 //! prints a human-readable summary, or one JSON object with `--json`.
 
 use clap::{Args, Parser, Subcommand};
-use ggpnet::propnet::playout::{monte_carlo, perft};
+use ggpnet::propnet::eval::EvaluatorKind;
+use ggpnet::propnet::playout::{fastest_evaluator, monte_carlo, perft, Budget, McConfig};
 use ggpnet::propnet::{load, LoadConfig, Loaded};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -95,12 +96,54 @@ struct McArgs {
     /// How long to run playouts.
     #[arg(long, default_value_t = 5.0)]
     seconds: f64,
+    /// Run this many playouts instead of a time (the same totals for the same seed and threads).
+    #[arg(long)]
+    playouts: Option<u64>,
     /// Worker threads (default: every core).
     #[arg(long)]
     threads: Option<usize>,
-    /// Seed of the random generators (thread t uses seed + t).
+    /// Seed of the random generators.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Evaluator: auto (a short calibration picks the fastest), sweep, differential or lanes.
+    #[arg(long, default_value = "auto")]
+    evaluator: EvaluatorChoice,
+}
+
+/// An evaluator named on the command line, or `auto`.
+#[derive(Clone, Copy, Debug)]
+enum EvaluatorChoice {
+    Auto,
+    Kind(EvaluatorKind),
+}
+
+impl std::str::FromStr for EvaluatorChoice {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s == "auto" {
+            Ok(EvaluatorChoice::Auto)
+        } else {
+            s.parse().map(EvaluatorChoice::Kind)
+        }
+    }
+}
+
+/// Seconds each candidate runs when `auto` calibrates.
+const CALIBRATION_SECONDS: f64 = 0.2;
+
+impl EvaluatorChoice {
+    /// The evaluator to use among `candidates`, calibrating on `game` if `auto`.
+    fn resolve(
+        self,
+        game: &std::sync::Arc<ggpnet::propnet::Game>,
+        candidates: &[EvaluatorKind],
+    ) -> EvaluatorKind {
+        match self {
+            EvaluatorChoice::Kind(kind) => kind,
+            EvaluatorChoice::Auto => fastest_evaluator(game, candidates, CALIBRATION_SECONDS),
+        }
+    }
 }
 
 #[derive(Args)]
@@ -110,6 +153,9 @@ struct PerftArgs {
     /// Path length to count to.
     #[arg(long, default_value_t = 4)]
     depth: usize,
+    /// Scalar evaluator: auto (a short calibration picks the faster), sweep or differential.
+    #[arg(long, default_value = "auto")]
+    evaluator: EvaluatorChoice,
 }
 
 #[derive(Args)]
@@ -118,6 +164,13 @@ struct ReplayArgs {
     game: PathBuf,
     /// The trace (JSON Lines, see shared/traces/FORMAT.md).
     trace: PathBuf,
+    /// Evaluator to check: auto checks all (sweep and differential against the
+    /// trace, lanes against the scalar driver), or one of sweep, differential, lanes.
+    #[arg(long, default_value = "auto")]
+    evaluator: EvaluatorChoice,
+    /// Seed of the lanes check.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -258,13 +311,23 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let report = monte_carlo(&loaded.game, args.seconds, threads, args.seed);
+    let config = McConfig {
+        evaluator: args.evaluator.resolve(&loaded.game, &EvaluatorKind::ALL),
+        threads,
+        budget: args
+            .playouts
+            .map_or(Budget::Seconds(args.seconds), Budget::Playouts),
+        seed: args.seed,
+    };
+    let report = monte_carlo(&loaded.game, &config);
     let value = json!({
         "game": game_name(args.game.game.as_deref()),
+        "evaluator": report.evaluator.name(),
         "threads": report.threads,
         "seconds": report.seconds,
-        "nodes": report.nodes,
-        "playouts": report.playouts,
+        "nodes": report.totals.nodes,
+        "playouts": report.totals.playouts,
+        "abandoned": report.totals.abandoned,
         "nodes_per_sec": report.nodes_per_sec(),
         "playouts_per_sec": report.playouts_per_sec(),
         "avg_depth": report.avg_depth(),
@@ -273,13 +336,14 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
     });
     emit(args.game.json, &value, || {
         let mut out = format!(
-            "game: {}\nthreads: {}, seconds: {:.2}\nnodes: {} ({:.0} nodes/s)\nplayouts: {} ({:.0} playouts/s)\naverage depth: {:.2}\n",
+            "game: {}\nevaluator: {}, threads: {}, seconds: {:.2}\nnodes: {} ({:.0} nodes/s)\nplayouts: {} ({:.0} playouts/s)\naverage depth: {:.2}\n",
             value["game"].as_str().unwrap_or_default(),
+            report.evaluator,
             report.threads,
             report.seconds,
-            report.nodes,
+            report.totals.nodes,
             report.nodes_per_sec(),
-            report.playouts,
+            report.totals.playouts,
             report.playouts_per_sec(),
             report.avg_depth()
         );
@@ -293,7 +357,10 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
 
 fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
     let loaded = load_game(args.game.game.as_deref())?;
-    let report = perft(&loaded.game, args.depth);
+    let evaluator = args
+        .evaluator
+        .resolve(&loaded.game, &[EvaluatorKind::Sweep, EvaluatorKind::Differential]);
+    let report = perft(&loaded.game, args.depth, evaluator);
     let nodes_per_sec = report.nodes as f64 / report.seconds.max(1e-9);
     let counts: serde_json::Map<String, Value> = report
         .counts
@@ -304,6 +371,7 @@ fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
     let value = json!({
         "game": game_name(args.game.game.as_deref()),
         "depth": args.depth,
+        "evaluator": evaluator.name(),
         "counts": counts,
         "nodes": report.nodes,
         "seconds": report.seconds,
@@ -323,11 +391,39 @@ fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Steps the lanes evaluator is compared with the scalar driver in a replay.
+const LANES_CHECK_STEPS: usize = 100;
+
 fn replay(args: &ReplayArgs) -> Result<bool, Failure> {
     let loaded = load_game(Some(&args.game))?;
-    let file = std::fs::File::open(&args.trace)
+    let trace = std::fs::read_to_string(&args.trace)
         .map_err(|e| Failure(format!("cannot read {}: {e}", args.trace.display())))?;
-    let report = ggpnet::replay::replay(&loaded, std::io::BufReader::new(file)).map_err(Failure)?;
+    let kinds: Vec<EvaluatorKind> = match args.evaluator {
+        EvaluatorChoice::Auto => EvaluatorKind::ALL.to_vec(),
+        EvaluatorChoice::Kind(kind) => vec![kind],
+    };
+    let mut results = serde_json::Map::new();
+    let mut first_difference = None;
+    let mut report = ggpnet::replay::ReplayReport::default();
+    for kind in kinds {
+        let (agree, difference, detail) = if kind.is_scalar() {
+            let r = ggpnet::replay::replay(&loaded, trace.as_bytes(), kind).map_err(Failure)?;
+            let detail = json!({"playouts": r.playouts, "steps": r.steps, "perft_depths": r.perft_depths});
+            report = r.clone();
+            (r.agree(), r.first_difference, detail)
+        } else {
+            let r = ggpnet::differential::lanes_against_scalar(&loaded.game, args.seed, LANES_CHECK_STEPS);
+            let detail = json!({"lanes": r.playouts, "steps": r.steps});
+            (r.first_difference.is_none(), r.first_difference, detail)
+        };
+        let mut detail = detail;
+        detail["agree"] = json!(agree);
+        results.insert(kind.name().to_owned(), detail);
+        if first_difference.is_none() {
+            first_difference = difference.map(|d| format!("[{kind}] {d}"));
+        }
+    }
+    let agree = first_difference.is_none();
     let value = json!({
         "game": game_name(Some(&args.game)),
         "compile_seconds": loaded.report.phases.iter().map(|(_, s)| s).sum::<f64>(),
@@ -335,21 +431,25 @@ fn replay(args: &ReplayArgs) -> Result<bool, Failure> {
         "playouts": report.playouts,
         "steps": report.steps,
         "perft_depths": report.perft_depths,
-        "agree": report.agree(),
-        "first_difference": report.first_difference,
+        "evaluators": results,
+        "agree": agree,
+        "first_difference": first_difference,
     });
     emit(args.json, &value, || {
         let mut out = format!(
-            "{} playouts, {} steps, {} perft depths compared\n",
-            report.playouts, report.steps, report.perft_depths
+            "{} playouts, {} steps, {} perft depths compared with each of: {}\n",
+            report.playouts,
+            report.steps,
+            report.perft_depths,
+            results.keys().cloned().collect::<Vec<_>>().join(", ")
         );
-        match &report.first_difference {
+        match &first_difference {
             None => out.push_str("agree\n"),
             Some(d) => out.push_str(&format!("first difference: {d}\n")),
         }
         out
     });
-    Ok(report.agree())
+    Ok(agree)
 }
 
 fn diff(args: &DiffArgs) -> Result<bool, Failure> {
@@ -382,15 +482,11 @@ fn diff(args: &DiffArgs) -> Result<bool, Failure> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let command = cli.command.unwrap_or(Command::Mc(McArgs {
-        game: GameArgs {
-            game: None,
-            json: false,
-        },
-        seconds: 5.0,
-        threads: None,
-        seed: 1,
-    }));
+    // With no subcommand: `ggpnet mc` on the built-in game, with mc's defaults.
+    let command = cli
+        .command
+        .or_else(|| Cli::parse_from(["ggpnet", "mc"]).command)
+        .expect("mc parses");
     let outcome = match &command {
         Command::Check(a) => check(a),
         Command::Stats(a) => stats(a).map(|_| true),

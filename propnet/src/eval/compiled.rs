@@ -1,7 +1,8 @@
-//! The compiled form of a layered circuit: every node gets a slot in evaluation
-//! order (bases, inputs, then gates layer by layer), gate fan-ins are stored
-//! contiguously, and the gates that depend only on the state come before those
-//! that depend on moves, so one step evaluates each gate at most once.
+//! The compiled form of a layered circuit, shared by every evaluator: every node
+//! gets a slot in evaluation order (bases, inputs, then gates layer by layer),
+//! fan-ins and fan-outs are stored contiguously, and the gates that depend only on
+//! the state come before those that depend on moves, so one step evaluates each
+//! gate at most once.
 
 use crate::circuit::{Circuit, NodeKind};
 use crate::layer::Layering;
@@ -17,12 +18,12 @@ pub enum Gate {
     Not,
 }
 
-/// One unit of evaluation.
-#[derive(Clone, Debug)]
+/// One unit of evaluation: a range of gate slots.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Step {
-    /// Evaluate one gate.
-    Gate(u32),
-    /// Evaluate a cyclic component (gates `start..end`) to its least fixpoint.
+    /// Acyclic gates `start..end`, each evaluated once, in order.
+    Gates(u32, u32),
+    /// A cyclic component (gates `start..end`), evaluated to its least fixpoint.
     Cycle(u32, u32),
 }
 
@@ -31,16 +32,24 @@ pub enum Step {
 pub struct CompiledNet {
     /// Number of value slots.
     pub slots: usize,
+    /// The first gate slot (bases and inputs come before it).
+    pub first_gate: u32,
     /// Slot of each base.
     pub base_slots: Vec<u32>,
     /// Slot of each input.
     pub input_slots: Vec<u32>,
     /// Gate kind of each slot (meaningful for gate slots only).
     pub gates: Vec<Gate>,
-    /// Fan-in of slot `s`: `fanin[offsets[s]..offsets[s + 1]]`.
-    pub offsets: Vec<u32>,
-    /// Fan-in slots, contiguous per gate.
+    /// Fan-in of slot `s`: `fanin[fanin_offsets[s]..fanin_offsets[s + 1]]`.
+    pub fanin_offsets: Vec<u32>,
+    /// Fan-in slots, contiguous per slot.
     pub fanin: Vec<u32>,
+    /// Fan-out of slot `s`: `fanout[fanout_offsets[s]..fanout_offsets[s + 1]]`.
+    pub fanout_offsets: Vec<u32>,
+    /// Fan-out slots, contiguous per slot, ascending.
+    pub fanout: Vec<u32>,
+    /// First slot of the cyclic component holding each slot (`u32::MAX` outside cycles).
+    pub cycle_start: Vec<u32>,
     /// Evaluation steps; `steps[..state_steps]` depend on the state only.
     pub steps: Vec<Step>,
     /// Number of steps that do not depend on moves.
@@ -73,7 +82,7 @@ impl CompiledNet {
         // Slot order: bases, inputs, then state-only components, then move components.
         let mut slot = vec![u32::MAX; n];
         let mut next_slot = 0u32;
-        let mut assign = |id: usize, slot: &mut Vec<u32>| {
+        let mut assign = |id: usize| {
             slot[id] = next_slot;
             next_slot += 1;
         };
@@ -87,8 +96,9 @@ impl CompiledNet {
             }
         }
         for &i in base_nodes.iter().chain(&input_nodes) {
-            assign(i, &mut slot);
+            assign(i);
         }
+        let first_gate = (base_nodes.len() + input_nodes.len()) as u32;
         let is_gate = |id: usize| !matches!(circuit.nodes[id].kind, NodeKind::Base(_) | NodeKind::Input(_));
         let mut ordered = Vec::new();
         for moves in [false, true] {
@@ -111,39 +121,49 @@ impl CompiledNet {
         }
         for (gates, _, _) in &ordered {
             for &g in gates {
-                assign(g, &mut slot);
+                assign(g);
             }
         }
-        let slots = next_slot as usize;
+        let slots = first_gate as usize + ordered.iter().map(|(g, _, _)| g.len()).sum::<usize>();
         let mut by_slot = vec![0usize; slots];
         for (id, &s) in slot.iter().enumerate() {
-            by_slot[s as usize] = id;
+            if s != u32::MAX {
+                by_slot[s as usize] = id;
+            }
         }
         let mut gates = Vec::with_capacity(slots);
-        let mut offsets = Vec::with_capacity(slots + 1);
+        let mut fanin_offsets = Vec::with_capacity(slots + 1);
         let mut fanin = Vec::new();
-        offsets.push(0);
+        fanin_offsets.push(0);
         for &id in &by_slot {
             let node = &circuit.nodes[id];
-            let (gate, inputs): (Gate, &[_]) = match node.kind {
-                NodeKind::Constant(true) | NodeKind::And => (Gate::And, &node.inputs),
-                NodeKind::Constant(false) | NodeKind::Or | NodeKind::Base(_) | NodeKind::Input(_) => {
-                    (Gate::Or, &node.inputs)
-                }
-                NodeKind::Not => (Gate::Not, &node.inputs),
+            let gate = match node.kind {
+                NodeKind::Constant(true) | NodeKind::And => Gate::And,
+                NodeKind::Constant(false) | NodeKind::Or | NodeKind::Base(_) | NodeKind::Input(_) => Gate::Or,
+                NodeKind::Not => Gate::Not,
             };
             gates.push(gate);
-            fanin.extend(inputs.iter().map(|i| slot[i.index()]));
-            offsets.push(fanin.len() as u32);
+            fanin.extend(node.inputs.iter().map(|i| slot[i.index()]));
+            fanin_offsets.push(fanin.len() as u32);
         }
-        let mut steps = Vec::new();
+        let (fanout_offsets, fanout) = transpose(slots, &fanin_offsets, &fanin);
+        let mut cycle_start = vec![u32::MAX; slots];
+        let mut steps: Vec<Step> = Vec::new();
         let mut state_steps = 0;
         for (group, cyclic, moves) in &ordered {
-            let first = slot[group[0]];
+            let start = slot[group[0]];
+            let end = start + group.len() as u32;
             if *cyclic {
-                steps.push(Step::Cycle(first, first + group.len() as u32));
+                cycle_start[start as usize..end as usize].fill(start);
+                steps.push(Step::Cycle(start, end));
             } else {
-                steps.extend(group.iter().map(|&g| Step::Gate(slot[g])));
+                // Merge with the previous range unless it belongs to the state-only part
+                // and this one does not.
+                let same_part = !moves || steps.len() > state_steps;
+                match steps.last_mut() {
+                    Some(Step::Gates(_, last_end)) if *last_end == start && same_part => *last_end = end,
+                    _ => steps.push(Step::Gates(start, end)),
+                }
             }
             if !moves {
                 state_steps = steps.len();
@@ -151,11 +171,15 @@ impl CompiledNet {
         }
         CompiledNet {
             slots,
+            first_gate,
             base_slots: base_nodes.iter().map(|&i| slot[i]).collect(),
             input_slots: input_nodes.iter().map(|&i| slot[i]).collect(),
             gates,
-            offsets,
+            fanin_offsets,
             fanin,
+            fanout_offsets,
+            fanout,
+            cycle_start,
             steps,
             state_steps,
             legal_slots: circuit.inputs.iter().map(|i| slot[i.legal.index()]).collect(),
@@ -164,4 +188,38 @@ impl CompiledNet {
             next_slots: circuit.bases.iter().map(|b| slot[b.next.index()]).collect(),
         }
     }
+
+    /// The fan-in slots of `slot`.
+    #[inline]
+    pub fn inputs(&self, slot: u32) -> &[u32] {
+        let s = slot as usize;
+        &self.fanin[self.fanin_offsets[s] as usize..self.fanin_offsets[s + 1] as usize]
+    }
+
+    /// The fan-out slots of `slot`, ascending.
+    #[inline]
+    pub fn outputs(&self, slot: u32) -> &[u32] {
+        let s = slot as usize;
+        &self.fanout[self.fanout_offsets[s] as usize..self.fanout_offsets[s + 1] as usize]
+    }
+}
+
+/// The fan-out lists of a fan-in adjacency, each ascending.
+fn transpose(slots: usize, offsets: &[u32], fanin: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    let mut counts = vec![0u32; slots + 1];
+    for &i in fanin {
+        counts[i as usize + 1] += 1;
+    }
+    for s in 0..slots {
+        counts[s + 1] += counts[s];
+    }
+    let fanout_offsets = counts.clone();
+    let mut fanout = vec![0u32; fanin.len()];
+    for gate in 0..slots {
+        for &i in &fanin[offsets[gate] as usize..offsets[gate + 1] as usize] {
+            fanout[counts[i as usize] as usize] = gate as u32;
+            counts[i as usize] += 1;
+        }
+    }
+    (fanout_offsets, fanout)
 }

@@ -1,7 +1,139 @@
-//! Evaluators of a compiled circuit.
+//! Evaluators of a compiled circuit. The scalar ones ([`Sweep`], [`Differential`])
+//! evaluate one state at a time behind the [`Evaluator`] interface; [`lanes`]
+//! runs many random playouts at once, one per bit of a word.
 
 pub mod compiled;
+pub mod differential;
+pub mod lanes;
 pub mod sweep;
 
 pub use compiled::CompiledNet;
+pub use differential::Differential;
 pub use sweep::Sweep;
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+/// What every scalar evaluator does: hold the values of one state (and, after
+/// [`Evaluator::load_moves`], one joint move) of a [`CompiledNet`].
+pub trait Evaluator {
+    /// Sets the bases to the state whose base `b` is bit `b` of `state` and
+    /// evaluates everything that depends only on it.
+    fn load_state(&mut self, state: &[u64]);
+    /// Sets the inputs to `moves` (input indexes) and evaluates the part that
+    /// depends on moves. Call after [`Evaluator::load_state`].
+    fn load_moves(&mut self, moves: &[u32]);
+    /// The value of a slot after the last load.
+    fn value(&self, slot: u32) -> bool;
+}
+
+/// The evaluator a run uses.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum EvaluatorKind {
+    /// Full evaluation in layer order.
+    Sweep,
+    /// Re-evaluation of what changed since the last state.
+    Differential,
+    /// Batched playouts, one per bit (flat Monte-Carlo only).
+    Lanes,
+}
+
+impl EvaluatorKind {
+    /// Every evaluator, in the order reports list them.
+    pub const ALL: [EvaluatorKind; 3] = [
+        EvaluatorKind::Sweep,
+        EvaluatorKind::Differential,
+        EvaluatorKind::Lanes,
+    ];
+
+    /// Whether it evaluates one state at a time (and so backs a [`crate::StateMachine`]).
+    pub fn is_scalar(self) -> bool {
+        self != EvaluatorKind::Lanes
+    }
+
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            EvaluatorKind::Sweep => "sweep",
+            EvaluatorKind::Differential => "differential",
+            EvaluatorKind::Lanes => "lanes",
+        }
+    }
+}
+
+impl fmt::Display for EvaluatorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for EvaluatorKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        EvaluatorKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| format!("unknown evaluator '{s}' (expected sweep, differential or lanes)"))
+    }
+}
+
+/// A scalar evaluator of either kind, chosen at run time.
+#[derive(Clone, Debug)]
+pub enum Scalar {
+    /// See [`Sweep`].
+    Sweep(Sweep),
+    /// See [`Differential`].
+    Differential(Differential),
+}
+
+impl Scalar {
+    /// A fresh scalar evaluator of `kind` (lanes has no scalar form: it gets a sweep).
+    pub fn new(kind: EvaluatorKind, net: Arc<CompiledNet>) -> Scalar {
+        match kind {
+            EvaluatorKind::Differential => Scalar::Differential(Differential::new(net)),
+            EvaluatorKind::Sweep | EvaluatorKind::Lanes => Scalar::Sweep(Sweep::new(net)),
+        }
+    }
+
+    /// Which kind it is.
+    pub fn kind(&self) -> EvaluatorKind {
+        match self {
+            Scalar::Sweep(_) => EvaluatorKind::Sweep,
+            Scalar::Differential(_) => EvaluatorKind::Differential,
+        }
+    }
+}
+
+impl Evaluator for Scalar {
+    #[inline]
+    fn load_state(&mut self, state: &[u64]) {
+        match self {
+            Scalar::Sweep(e) => e.load_state(state),
+            Scalar::Differential(e) => e.load_state(state),
+        }
+    }
+
+    #[inline]
+    fn load_moves(&mut self, moves: &[u32]) {
+        match self {
+            Scalar::Sweep(e) => e.load_moves(moves),
+            Scalar::Differential(e) => e.load_moves(moves),
+        }
+    }
+
+    #[inline]
+    fn value(&self, slot: u32) -> bool {
+        match self {
+            Scalar::Sweep(e) => e.value(slot),
+            Scalar::Differential(e) => e.value(slot),
+        }
+    }
+}
+
+/// Bit `index` of a packed bit set.
+#[inline]
+pub(crate) fn bit(words: &[u64], index: usize) -> bool {
+    (words[index >> 6] >> (index & 63)) & 1 != 0
+}

@@ -1,108 +1,96 @@
-//! The sweep evaluator: full evaluation in layer order over bit-packed values.
+//! The sweep evaluator: every gate of the state-only part after each state, every
+//! gate of the move part after each joint move, in layer order, one byte per slot.
 
 use super::compiled::{CompiledNet, Gate, Step};
-use bitvec::vec::BitVec;
+use super::{bit, Evaluator};
 use std::sync::Arc;
 
 /// Per-thread evaluation state over a shared [`CompiledNet`].
 #[derive(Clone, Debug)]
 pub struct Sweep {
     net: Arc<CompiledNet>,
-    values: BitVec<u64>,
+    values: Vec<bool>,
+    moves: Vec<u32>,
 }
 
 impl Sweep {
     /// A fresh evaluator (all values false).
     pub fn new(net: Arc<CompiledNet>) -> Sweep {
-        let values = BitVec::repeat(false, net.slots);
-        Sweep { net, values }
+        let values = vec![false; net.slots];
+        Sweep {
+            net,
+            values,
+            moves: Vec::new(),
+        }
     }
 
-    /// The compiled circuit.
-    pub fn net(&self) -> &CompiledNet {
-        &self.net
-    }
-
-    /// The value of a slot after the last evaluation.
-    #[inline]
-    pub fn value(&self, slot: u32) -> bool {
-        get(self.values.as_raw_slice(), slot)
-    }
-
-    #[inline]
-    fn set(&mut self, slot: u32, value: bool) {
-        let words = self.values.as_raw_mut_slice();
-        let (word, bit) = (slot as usize >> 6, slot & 63);
-        words[word] = (words[word] & !(1 << bit)) | ((value as u64) << bit);
-    }
-
-    /// Sets the bases to `state` and evaluates everything that depends only on it.
-    pub fn load_state(&mut self, state: &BitVec<u64>) {
+    fn run(&mut self, first: usize, last: usize) {
         let net = Arc::clone(&self.net);
-        for (b, &slot) in net.base_slots.iter().enumerate() {
-            self.set(slot, state[b]);
-        }
-        for step in &net.steps[..net.state_steps] {
-            self.run(&net, step);
-        }
-    }
-
-    /// Sets the inputs to the moves in `moves` (input indexes) and evaluates the
-    /// part that depends on moves. Call after [`Sweep::load_state`].
-    pub fn load_moves(&mut self, moves: &[u32]) {
-        let net = Arc::clone(&self.net);
-        for &slot in &net.input_slots {
-            self.set(slot, false);
-        }
-        for &m in moves {
-            self.set(net.input_slots[m as usize], true);
-        }
-        for step in &net.steps[net.state_steps..] {
-            self.run(&net, step);
-        }
-    }
-
-    #[inline]
-    fn gate(&self, net: &CompiledNet, slot: u32) -> bool {
-        let s = slot as usize;
-        let inputs = &net.fanin[net.offsets[s] as usize..net.offsets[s + 1] as usize];
-        let words = self.values.as_raw_slice();
-        match net.gates[s] {
-            Gate::And => inputs.iter().all(|&i| get(words, i)),
-            Gate::Or => inputs.iter().any(|&i| get(words, i)),
-            Gate::Not => !get(words, inputs[0]),
-        }
-    }
-
-    fn run(&mut self, net: &CompiledNet, step: &Step) {
-        match *step {
-            Step::Gate(slot) => {
-                let v = self.gate(net, slot);
-                self.set(slot, v);
-            }
-            Step::Cycle(start, end) => {
-                for slot in start..end {
-                    self.set(slot, false);
-                }
-                loop {
-                    let mut changed = false;
+        for step in &net.steps[first..last] {
+            match *step {
+                Step::Gates(start, end) => {
                     for slot in start..end {
-                        let v = self.gate(net, slot);
-                        if v != self.value(slot) {
-                            self.set(slot, v);
-                            changed = true;
-                        }
-                    }
-                    if !changed {
-                        break;
+                        self.values[slot as usize] = gate(&net, &self.values, slot);
                     }
                 }
+                Step::Cycle(start, end) => fixpoint(&net, &mut self.values, start, end),
             }
         }
     }
 }
 
+impl Evaluator for Sweep {
+    fn load_state(&mut self, state: &[u64]) {
+        for (b, &slot) in self.net.base_slots.iter().enumerate() {
+            self.values[slot as usize] = bit(state, b);
+        }
+        self.run(0, self.net.state_steps);
+    }
+
+    fn load_moves(&mut self, moves: &[u32]) {
+        for &m in &self.moves {
+            self.values[self.net.input_slots[m as usize] as usize] = false;
+        }
+        for &m in moves {
+            self.values[self.net.input_slots[m as usize] as usize] = true;
+        }
+        self.moves.clear();
+        self.moves.extend_from_slice(moves);
+        self.run(self.net.state_steps, self.net.steps.len());
+    }
+
+    #[inline]
+    fn value(&self, slot: u32) -> bool {
+        self.values[slot as usize]
+    }
+}
+
+/// The value of gate `slot` from the current values of its inputs.
 #[inline]
-fn get(words: &[u64], slot: u32) -> bool {
-    (words[slot as usize >> 6] >> (slot & 63)) & 1 != 0
+pub(crate) fn gate(net: &CompiledNet, values: &[bool], slot: u32) -> bool {
+    let inputs = net.inputs(slot);
+    match net.gates[slot as usize] {
+        Gate::And => inputs.iter().all(|&i| values[i as usize]),
+        Gate::Or => inputs.iter().any(|&i| values[i as usize]),
+        Gate::Not => !values[inputs[0] as usize],
+    }
+}
+
+/// Evaluates the cyclic component `start..end` to its least fixpoint: from all
+/// false, re-evaluate until nothing changes (its cycles carry no negation).
+pub(crate) fn fixpoint(net: &CompiledNet, values: &mut [bool], start: u32, end: u32) {
+    values[start as usize..end as usize].fill(false);
+    loop {
+        let mut changed = false;
+        for slot in start..end {
+            let v = gate(net, values, slot);
+            if v != values[slot as usize] {
+                values[slot as usize] = v;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
 }
