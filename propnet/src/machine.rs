@@ -155,7 +155,8 @@ impl StateMachine {
 
     fn load(&mut self, state: &State) {
         match &mut self.loaded {
-            Some(loaded) if loaded == state => {}
+            Some(loaded)
+                if loaded.0.len() == state.0.len() && loaded.0.as_raw_slice() == state.0.as_raw_slice() => {}
             Some(loaded) => {
                 loaded.0.clone_from(&state.0);
                 self.eval.load_state(state.0.as_raw_slice());
@@ -251,12 +252,7 @@ impl StateMachine {
         self.joint.clear();
         self.joint.extend(joint.iter().map(|m| m.0));
         self.eval.load_moves(&self.joint);
-        let net = &self.game.net;
-        let words = next.0.as_raw_mut_slice();
-        words.fill(0);
-        for (b, &slot) in net.next_slots.iter().enumerate() {
-            words[b >> 6] |= (self.eval.value(slot) as u64) << (b & 63);
-        }
+        self.eval.next_state(&self.game.net, next.0.as_raw_mut_slice());
     }
 
     /// The canonical text of a move.

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod bench;
 mod corpus;
 
 #[derive(Parser)]
@@ -37,6 +38,8 @@ enum Command {
     Replay(ReplayArgs),
     /// Play random playouts on the propnet and the reference interpreter side by side.
     Diff(DiffArgs),
+    /// Benchmark every evaluator (flat Monte-Carlo, one thread and every core) and perft on the anchor games.
+    Bench(bench::BenchArgs),
     /// Replay every game of a corpus, each in its own process with a time limit.
     Corpus(CorpusArgs),
 }
@@ -495,6 +498,7 @@ fn main() -> ExitCode {
         Command::Replay(a) => replay(a),
         Command::Diff(a) => diff(a),
         Command::Corpus(a) => corpus::run(a),
+        Command::Bench(a) => bench::run(a),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,

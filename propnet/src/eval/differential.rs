@@ -10,15 +10,31 @@ use super::sweep::{fixpoint, gate};
 use super::Evaluator;
 use std::sync::Arc;
 
-const NOT_IN_CYCLE: u32 = u32::MAX;
+/// Marks a fan-out target that is the first slot of a cyclic component.
+const CYCLE: u32 = 1 << 31;
+
+/// Per-gate counter state: the value is `(count >= threshold) != inverted`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Counter {
+    count: u32,
+    threshold: u32,
+    inverted: bool,
+    value: bool,
+    /// Whether some base's next value is this slot's value.
+    is_next: bool,
+    /// Whether this is the first slot of a cyclic component.
+    cycle_head: bool,
+}
 
 /// Per-thread evaluation state over a shared [`CompiledNet`].
 #[derive(Clone, Debug)]
 pub struct Differential {
     net: Arc<CompiledNet>,
-    values: Vec<bool>,
-    /// True inputs of each acyclic gate.
-    counts: Vec<u32>,
+    counters: Vec<Counter>,
+    /// Fan-out of each slot as re-evaluation targets: acyclic gates by slot,
+    /// cyclic components by first slot with [`CYCLE`] set (none within its own).
+    target_offsets: Arc<Vec<u32>>,
+    targets: Arc<Vec<u32>>,
     /// Slots waiting to be re-evaluated (for a cycle: its first slot).
     pending: Vec<u64>,
     pending_count: usize,
@@ -26,8 +42,13 @@ pub struct Differential {
     pending_low: usize,
     /// The bases as last loaded.
     state: Vec<u64>,
+    /// The next state, kept up to date as next values change.
+    next: Vec<u64>,
+    /// The bases whose next value each slot is: `next_bases[next_offsets[s]..next_offsets[s + 1]]`.
+    next_offsets: Arc<Vec<u32>>,
+    next_bases: Arc<Vec<u32>>,
     moves: Vec<u32>,
-    scratch: Vec<bool>,
+    values_scratch: Vec<bool>,
 }
 
 impl Differential {
@@ -44,61 +65,114 @@ impl Differential {
                 Step::Cycle(start, end) => fixpoint(&net, &mut values, start, end),
             }
         }
-        let counts = (0..net.slots as u32)
-            .map(|s| net.inputs(s).iter().filter(|&&i| values[i as usize]).count() as u32)
+        let mut next_of: Vec<Vec<u32>> = vec![Vec::new(); net.slots];
+        for (b, &slot) in net.next_slots.iter().enumerate() {
+            next_of[slot as usize].push(b as u32);
+        }
+        let mut next = vec![0u64; net.base_slots.len().div_ceil(64)];
+        for (b, &slot) in net.next_slots.iter().enumerate() {
+            next[b >> 6] |= (values[slot as usize] as u64) << (b & 63);
+        }
+        let counters = (0..net.slots as u32)
+            .map(|s| {
+                let inputs = net.inputs(s);
+                let (threshold, inverted) = match net.gates[s as usize] {
+                    Gate::And => (inputs.len() as u32, false),
+                    Gate::Or => (1, false),
+                    Gate::Not => (1, true),
+                };
+                Counter {
+                    count: inputs.iter().filter(|&&i| values[i as usize]).count() as u32,
+                    threshold,
+                    inverted,
+                    value: values[s as usize],
+                    is_next: !next_of[s as usize].is_empty(),
+                    cycle_head: net.cycle_start[s as usize] == s,
+                }
+            })
             .collect();
+        let mut target_offsets = Vec::with_capacity(net.slots + 1);
+        let mut targets = Vec::with_capacity(net.fanout.len());
+        target_offsets.push(0);
+        for slot in 0..net.slots as u32 {
+            let own = net.cycle_start[slot as usize];
+            for &out in net.outputs(slot) {
+                match net.cycle_start[out as usize] {
+                    u32::MAX => targets.push(out),
+                    cycle if cycle != own => targets.push(cycle | CYCLE),
+                    _ => {}
+                }
+            }
+            target_offsets.push(targets.len() as u32);
+        }
+        let mut next_offsets = vec![0u32];
+        for bases in &next_of {
+            next_offsets.push(next_offsets.last().copied().unwrap_or(0) + bases.len() as u32);
+        }
         Differential {
+            next,
+            next_offsets: Arc::new(next_offsets),
+            next_bases: Arc::new(next_of.concat()),
             pending: vec![0; net.slots.div_ceil(64)],
             pending_count: 0,
             pending_low: usize::MAX,
             state: vec![0; net.base_slots.len().div_ceil(64)],
             moves: Vec::new(),
-            scratch: Vec::new(),
+            values_scratch: Vec::new(),
+            target_offsets: Arc::new(target_offsets),
+            targets: Arc::new(targets),
             net,
-            values,
-            counts,
+            counters,
         }
     }
 
+    /// Tells the fan-out of `slot` that its value changed to `now`.
     #[inline]
-    fn mark(&mut self, slot: u32) {
-        let (word, bit) = (slot as usize >> 6, 1u64 << (slot & 63));
-        if self.pending[word] & bit == 0 {
-            self.pending[word] |= bit;
-            self.pending_count += 1;
-            self.pending_low = self.pending_low.min(word);
-        }
-    }
-
-    /// Tells the fan-out of `slot` that its value changed.
-    #[inline]
-    fn changed(&mut self, slot: u32) {
-        let net = Arc::clone(&self.net);
-        let now = self.values[slot as usize];
-        let own_cycle = net.cycle_start[slot as usize];
-        for &out in net.outputs(slot) {
-            let cycle = net.cycle_start[out as usize];
-            if cycle == NOT_IN_CYCLE {
-                let count = &mut self.counts[out as usize];
-                *count = if now { *count + 1 } else { *count - 1 };
-                self.mark(out);
-            } else if cycle != own_cycle {
-                self.mark(cycle);
+    fn changed(&mut self, slot: u32, now: bool) {
+        if self.counters[slot as usize].is_next {
+            let (first, last) = (
+                self.next_offsets[slot as usize],
+                self.next_offsets[slot as usize + 1],
+            );
+            for &b in &self.next_bases[first as usize..last as usize] {
+                self.next[b as usize >> 6] ^= 1 << (b & 63);
             }
+        }
+        let start = self.target_offsets[slot as usize] as usize;
+        let end = self.target_offsets[slot as usize + 1] as usize;
+        let delta = if now { 1 } else { u32::MAX };
+        for &target in &self.targets[start..end] {
+            let out = (target & !CYCLE) as usize;
+            // Only a gate whose value would change needs re-evaluation: its later
+            // input changes mark it again if they make it differ. A cycle always does.
+            let stale = if target & CYCLE == 0 {
+                let c = &mut self.counters[out];
+                c.count = c.count.wrapping_add(delta);
+                ((c.count >= c.threshold) != c.inverted) != c.value
+            } else {
+                true
+            };
+            let (word, bit) = (out >> 6, (stale as u64) << (out & 63));
+            self.pending_count += (self.pending[word] & bit == 0 && stale) as usize;
+            self.pending[word] |= bit;
+            self.pending_low = if stale {
+                self.pending_low.min(word)
+            } else {
+                self.pending_low
+            };
         }
     }
 
     #[inline]
     fn set_source(&mut self, slot: u32, value: bool) {
-        if self.values[slot as usize] != value {
-            self.values[slot as usize] = value;
-            self.changed(slot);
+        if self.counters[slot as usize].value != value {
+            self.counters[slot as usize].value = value;
+            self.changed(slot, value);
         }
     }
 
     /// Re-evaluates every pending slot, in slot order.
     fn propagate(&mut self) {
-        let net = Arc::clone(&self.net);
         let mut word = self.pending_low;
         while self.pending_count > 0 {
             let bits = self.pending[word];
@@ -110,39 +184,38 @@ impl Differential {
             self.pending[word] &= !(1u64 << bit);
             self.pending_count -= 1;
             let slot = (word as u32) << 6 | bit;
-            if net.cycle_start[slot as usize] == slot {
-                self.recompute_cycle(&net, slot);
+            let c = &mut self.counters[slot as usize];
+            if c.cycle_head {
+                self.recompute_cycle(slot);
             } else {
-                let inputs = net.fanin_offsets[slot as usize + 1] - net.fanin_offsets[slot as usize];
-                let count = self.counts[slot as usize];
-                let value = match net.gates[slot as usize] {
-                    Gate::And => count == inputs,
-                    Gate::Or => count > 0,
-                    Gate::Not => count == 0,
-                };
-                if value != self.values[slot as usize] {
-                    self.values[slot as usize] = value;
-                    self.changed(slot);
+                let value = (c.count >= c.threshold) != c.inverted;
+                if value != c.value {
+                    c.value = value;
+                    self.changed(slot, value);
                 }
             }
         }
         self.pending_low = usize::MAX;
     }
 
-    fn recompute_cycle(&mut self, net: &CompiledNet, start: u32) {
+    fn recompute_cycle(&mut self, start: u32) {
+        let net = Arc::clone(&self.net);
         let end = (start..net.slots as u32)
             .find(|&s| net.cycle_start[s as usize] != start)
             .unwrap_or(net.slots as u32);
-        let mut old = std::mem::take(&mut self.scratch);
-        old.clear();
-        old.extend_from_slice(&self.values[start as usize..end as usize]);
-        fixpoint(net, &mut self.values, start, end);
+        // The fixpoint reads the values of the component's inputs and members.
+        let mut values = std::mem::take(&mut self.values_scratch);
+        values.clear();
+        values.extend(self.counters.iter().map(|c| c.value));
+        fixpoint(&net, &mut values, start, end);
         for slot in start..end {
-            if self.values[slot as usize] != old[(slot - start) as usize] {
-                self.changed(slot);
+            let now = values[slot as usize];
+            if self.counters[slot as usize].value != now {
+                self.counters[slot as usize].value = now;
+                self.changed(slot, now);
             }
         }
-        self.scratch = old;
+        self.values_scratch = values;
     }
 }
 
@@ -157,7 +230,7 @@ impl Evaluator for Differential {
                 diff &= diff - 1;
                 if b < bases {
                     let slot = self.net.base_slots[b];
-                    let value = !self.values[slot as usize];
+                    let value = !self.counters[slot as usize].value;
                     self.set_source(slot, value);
                 }
             }
@@ -167,15 +240,14 @@ impl Evaluator for Differential {
     }
 
     fn load_moves(&mut self, moves: &[u32]) {
-        let net = Arc::clone(&self.net);
         for i in 0..self.moves.len() {
             let m = self.moves[i];
             if !moves.contains(&m) {
-                self.set_source(net.input_slots[m as usize], false);
+                self.set_source(self.net.input_slots[m as usize], false);
             }
         }
         for &m in moves {
-            self.set_source(net.input_slots[m as usize], true);
+            self.set_source(self.net.input_slots[m as usize], true);
         }
         self.moves.clear();
         self.moves.extend_from_slice(moves);
@@ -184,6 +256,10 @@ impl Evaluator for Differential {
 
     #[inline]
     fn value(&self, slot: u32) -> bool {
-        self.values[slot as usize]
+        self.counters[slot as usize].value
+    }
+
+    fn next_state(&self, _net: &CompiledNet, out: &mut [u64]) {
+        out.copy_from_slice(&self.next);
     }
 }

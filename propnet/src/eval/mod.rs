@@ -26,6 +26,14 @@ pub trait Evaluator {
     fn load_moves(&mut self, moves: &[u32]);
     /// The value of a slot after the last load.
     fn value(&self, slot: u32) -> bool;
+    /// Writes the next state (bit `b`: base `b`'s next value) after the last
+    /// [`Evaluator::load_moves`] into `out`, whose bits past the bases stay zero.
+    fn next_state(&self, net: &CompiledNet, out: &mut [u64]) {
+        out.fill(0);
+        for (b, &slot) in net.next_slots.iter().enumerate() {
+            out[b >> 6] |= (self.value(slot) as u64) << (b & 63);
+        }
+    }
 }
 
 /// The evaluator a run uses.
@@ -128,6 +136,14 @@ impl Evaluator for Scalar {
         match self {
             Scalar::Sweep(e) => e.value(slot),
             Scalar::Differential(e) => e.value(slot),
+        }
+    }
+
+    #[inline]
+    fn next_state(&self, net: &CompiledNet, out: &mut [u64]) {
+        match self {
+            Scalar::Sweep(e) => e.next_state(net, out),
+            Scalar::Differential(e) => e.next_state(net, out),
         }
     }
 }

@@ -1,0 +1,403 @@
+//! `ggpnet bench`: flat Monte-Carlo with every evaluator on one thread and on
+//! every core, and perft, on the anchor games; a JSON report and a markdown table
+//! that puts the figures of `anchors/peers.md` and `anchors/published.md` beside
+//! ours, with the ratios.
+
+use super::{load_game, Failure};
+use ggpnet::propnet::eval::EvaluatorKind;
+use ggpnet::propnet::playout::{monte_carlo, perft, Budget, McConfig};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+/// The games of `anchors/published.md`, with their names in `peers.md` and in `published.md`.
+pub const ANCHOR_GAMES: [(&str, &str); 11] = [
+    ("ticTacToe", "tic-tac-toe"),
+    ("connectFour_7x6", "connect four"),
+    ("breakthrough", "breakthrough"),
+    ("englishDraughts", "English checkers"),
+    ("reversi", "reversi"),
+    ("hex", "hex (9x9)"),
+    ("gomoku_15x15", "gomoku"),
+    ("chess_200", "chess"),
+    ("speedChess", "chess (without check)"),
+    ("amazons_10x10", "amazons (split)"),
+    ("amazons", "amazons"),
+];
+
+/// How much faster this machine kind runs the published propnet than the paper's i7-4790 (`peers.md`).
+const MACHINE_FACTOR: f64 = 1.6;
+
+/// The arguments of `ggpnet bench`.
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// Games (KIF files, or names in the corpus's games/); default: the 11 anchor games.
+    games: Vec<String>,
+    /// Seconds of flat Monte-Carlo per evaluator and thread count.
+    #[arg(long, default_value_t = 3.0)]
+    seconds: f64,
+    /// Threads of the parallel runs (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Only these evaluators (comma-separated; default: all).
+    #[arg(long, value_delimiter = ',')]
+    evaluators: Vec<EvaluatorKind>,
+    /// The corpus directory (games/, traces/, anchors/); default: $GGPNET_CORPUS or ../shared.
+    #[arg(long)]
+    corpus: Option<PathBuf>,
+    /// Where to write bench.json and bench.md.
+    #[arg(long, default_value = "target/bench")]
+    out_dir: PathBuf,
+    /// Print the JSON report instead of the markdown table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs the benchmark; `Ok(false)` if some perft count differs from its trace.
+pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
+    let corpus = args
+        .corpus
+        .clone()
+        .or_else(|| ggpnet::corpus::locate(Path::new(".")))
+        .ok_or_else(|| Failure("no corpus: pass --corpus DIR or set GGPNET_CORPUS".to_owned()))?;
+    let names: Vec<String> = if args.games.is_empty() {
+        ANCHOR_GAMES.iter().map(|(g, _)| g.to_string()).collect()
+    } else {
+        args.games.clone()
+    };
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let evaluators = if args.evaluators.is_empty() {
+        EvaluatorKind::ALL.to_vec()
+    } else {
+        args.evaluators.clone()
+    };
+    let peers = markdown_tables(&corpus.join("anchors").join("peers.md"));
+    let published = markdown_tables(&corpus.join("anchors").join("published.md"));
+    let mut progress = Progress::new(names.len(), names.len() * (evaluators.len() * 2 + 2));
+    let mut rows = Vec::new();
+    let mut all_match = true;
+    for name in &names {
+        let path = game_path(&corpus, name);
+        let stem = path
+            .file_stem()
+            .map_or(name.clone(), |s| s.to_string_lossy().into_owned());
+        progress.show(&stem, "load");
+        let mut row = json!({"game": stem, "anchors": anchors(&stem, &peers, &published)});
+        match load_game(Some(&path)) {
+            Err(Failure(e)) => row["error"] = json!(e),
+            Ok(loaded) => {
+                row["init_seconds"] = json!(loaded.report.phases.iter().map(|(_, s)| s).sum::<f64>());
+                row["components"] = json!(loaded.report.components.values().sum::<usize>());
+                let mut mc = serde_json::Map::new();
+                for &kind in &evaluators {
+                    let mut rates = serde_json::Map::new();
+                    for t in [1, threads] {
+                        progress.show(&stem, &format!("{kind}, {t} thread(s)"));
+                        let config = McConfig {
+                            evaluator: kind,
+                            threads: t,
+                            budget: Budget::Seconds(args.seconds),
+                            seed: 1,
+                        };
+                        rates.insert(
+                            t.to_string(),
+                            json!(monte_carlo(&loaded.game, &config).nodes_per_sec()),
+                        );
+                    }
+                    mc.insert(kind.name().to_owned(), Value::Object(rates));
+                }
+                row["mc"] = Value::Object(mc);
+                progress.show(&stem, "perft");
+                let perft_row = perft_against_trace(&corpus, &stem, &loaded.game);
+                all_match &= perft_row["counts_match"].as_bool().unwrap_or(true);
+                row["perft"] = perft_row;
+            }
+        }
+        progress.done_game();
+        rows.push(row);
+    }
+    progress.finish();
+    let report = json!({
+        "cpu": cpu_model(),
+        "cores": std::thread::available_parallelism().map_or(1, |n| n.get()),
+        "threads": threads,
+        "seconds": args.seconds,
+        "machine_factor": MACHINE_FACTOR,
+        "games": rows,
+    });
+    let markdown = markdown(&report, threads);
+    std::fs::create_dir_all(&args.out_dir)
+        .map_err(|e| Failure(format!("cannot create {}: {e}", args.out_dir.display())))?;
+    for (file, text) in [
+        ("bench.json", format!("{report:#}\n")),
+        ("bench.md", markdown.clone()),
+    ] {
+        let path = args.out_dir.join(file);
+        std::fs::write(&path, text).map_err(|e| Failure(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if args.json {
+        println!("{report}");
+    } else {
+        print!("{markdown}");
+    }
+    Ok(all_match)
+}
+
+fn game_path(corpus: &Path, name: &str) -> PathBuf {
+    let path = PathBuf::from(name);
+    if path.extension().is_some_and(|e| e == "kif") {
+        path
+    } else {
+        corpus.join("games").join(format!("{name}.kif"))
+    }
+}
+
+/// Perft to the depth of the game's reference trace (3 without one) with each
+/// scalar evaluator: the faster one's rate, and whether every count equals the trace's.
+fn perft_against_trace(corpus: &Path, game: &str, loaded: &std::sync::Arc<ggpnet::propnet::Game>) -> Value {
+    let trace =
+        std::fs::read_to_string(corpus.join("traces").join(format!("{game}.jsonl"))).unwrap_or_default();
+    let expected: BTreeMap<usize, u64> = trace
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find_map(|v| v.get("perft").cloned())
+        .and_then(|p| {
+            p.as_object().map(|o| {
+                o.iter()
+                    .filter_map(|(d, n)| Some((d.parse().ok()?, n.as_u64()?)))
+                    .collect()
+            })
+        })
+        .unwrap_or_default();
+    let depth = expected.keys().max().copied().unwrap_or(3);
+    let runs: Vec<(EvaluatorKind, ggpnet::propnet::playout::PerftReport)> =
+        [EvaluatorKind::Sweep, EvaluatorKind::Differential]
+            .into_iter()
+            .map(|kind| (kind, perft(loaded, depth, kind)))
+            .collect();
+    let matches = runs
+        .iter()
+        .all(|(_, r)| expected.iter().all(|(&d, &n)| r.counts[d - 1] == n as u128));
+    let rate = |r: &ggpnet::propnet::playout::PerftReport| r.nodes as f64 / r.seconds.max(1e-9);
+    let (kind, fastest) = runs
+        .iter()
+        .max_by(|a, b| rate(&a.1).total_cmp(&rate(&b.1)))
+        .expect("two runs");
+    json!({
+        "depth": depth,
+        "evaluator": kind.name(),
+        "nodes": fastest.nodes,
+        "nodes_per_sec": rate(fastest),
+        "counts": fastest.counts.iter().map(|&c| c as f64 as u64).collect::<Vec<_>>(),
+        "trace_depths": expected.len(),
+        "counts_match": matches,
+    })
+}
+
+/// Every markdown table row of a file: first cell → column header → number.
+fn markdown_tables(path: &Path) -> BTreeMap<String, BTreeMap<String, f64>> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut rows = BTreeMap::new();
+    let mut header: Vec<String> = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if !line.starts_with('|') {
+            header.clear();
+            continue;
+        }
+        let cells: Vec<String> = line
+            .trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_owned())
+            .collect();
+        if header.is_empty() {
+            header = cells;
+        } else if !cells[0].starts_with("---") {
+            let row: &mut BTreeMap<String, f64> = rows.entry(cells[0].clone()).or_default();
+            for (column, cell) in header.iter().zip(&cells).skip(1) {
+                if let Ok(v) = cell.replace(',', "").parse::<f64>() {
+                    row.entry(column.clone()).or_insert(v);
+                }
+            }
+        }
+    }
+    rows
+}
+
+/// The anchors' flat Monte-Carlo figures for `game`.
+fn anchors(
+    game: &str,
+    peers: &BTreeMap<String, BTreeMap<String, f64>>,
+    published: &BTreeMap<String, BTreeMap<String, f64>>,
+) -> Value {
+    let peer = |column: &str| peers.get(game).and_then(|r| r.get(column)).copied();
+    let rbg = ANCHOR_GAMES
+        .iter()
+        .find(|(g, _)| *g == game)
+        .and_then(|(_, paper)| published.get(*paper))
+        .and_then(|r| r.get("RBG compiler"))
+        .copied();
+    json!({
+        "sironi": peer("Sironi"),
+        "ggplib": peer("ggplib"),
+        "rbg_compiler": rbg,
+        "rbg_compiler_here": rbg.map(|r| r * MACHINE_FACTOR),
+    })
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+fn number(v: &Value) -> String {
+    v.as_f64().map_or("–".to_owned(), |x| {
+        let digits = format!("{:.0}", x);
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    })
+}
+
+fn ratio(a: &Value, b: &Value) -> String {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(a), Some(b)) if b > 0.0 => format!("{:.2}x", a / b),
+        _ => "–".to_owned(),
+    }
+}
+
+/// The report as markdown: one-thread rates with the anchors and ratios, thread scaling, perft.
+fn markdown(report: &Value, threads: usize) -> String {
+    let games = report["games"].as_array().cloned().unwrap_or_default();
+    let mut out = format!(
+        "CPU: {}; {} s per run; anchors from anchors/peers.md, RBG compiler from anchors/published.md x {MACHINE_FACTOR}.\n\n",
+        report["cpu"].as_str().unwrap_or("?"),
+        report["seconds"]
+    );
+    out.push_str("Flat Monte-Carlo, nodes/s, one thread\n\n");
+    out.push_str("| game | sweep | differential | lanes | Sironi | ggplib | RBG x1.6 | best scalar / ggplib | best scalar / Sironi | lanes / ggplib | lanes / RBG x1.6 |\n");
+    out.push_str("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for g in &games {
+        let name = g["game"].as_str().unwrap_or("?");
+        if let Some(e) = g["error"].as_str() {
+            out.push_str(&format!(
+                "| {name} | not loaded: {} |\n",
+                e.lines().next().unwrap_or(e)
+            ));
+            continue;
+        }
+        let one = |k: &str| g["mc"][k]["1"].clone();
+        let best_scalar = match (one("sweep").as_f64(), one("differential").as_f64()) {
+            (Some(a), Some(b)) => json!(a.max(b)),
+            (a, b) => json!(a.or(b)),
+        };
+        let a = &g["anchors"];
+        out.push_str(&format!(
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            number(&one("sweep")),
+            number(&one("differential")),
+            number(&one("lanes")),
+            number(&a["sironi"]),
+            number(&a["ggplib"]),
+            number(&a["rbg_compiler_here"]),
+            ratio(&best_scalar, &a["ggplib"]),
+            ratio(&best_scalar, &a["sironi"]),
+            ratio(&one("lanes"), &a["ggplib"]),
+            ratio(&one("lanes"), &a["rbg_compiler_here"]),
+        ));
+    }
+    out.push_str(&format!(
+        "\nThread scaling: nodes/s on {threads} threads / on one thread\n\n"
+    ));
+    out.push_str("| game | sweep | differential | lanes |\n| --- | ---: | ---: | ---: |\n");
+    let key = threads.to_string();
+    for g in games.iter().filter(|g| g["error"].is_null()) {
+        let scale = |k: &str| ratio(&g["mc"][k][key.as_str()], &g["mc"][k]["1"]);
+        out.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            g["game"].as_str().unwrap_or("?"),
+            scale("sweep"),
+            scale("differential"),
+            scale("lanes")
+        ));
+    }
+    out.push_str("\nPerft to the reference trace's depth, faster scalar evaluator, one thread\n\n");
+    out.push_str("| game | depth | evaluator | nodes/s | counts equal the trace's |\n| --- | ---: | --- | ---: | --- |\n");
+    for g in games.iter().filter(|g| g["error"].is_null()) {
+        let p = &g["perft"];
+        let matches = match (p["trace_depths"].as_u64(), p["counts_match"].as_bool()) {
+            (Some(0), _) => "no trace".to_owned(),
+            (Some(n), Some(true)) => format!("yes ({n} depths)"),
+            _ => "NO".to_owned(),
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {matches} |\n",
+            g["game"].as_str().unwrap_or("?"),
+            p["depth"],
+            p["evaluator"].as_str().unwrap_or("?"),
+            number(&p["nodes_per_sec"]),
+        ));
+    }
+    out
+}
+
+/// A one-line progress bar on standard error, drawn only on a terminal.
+struct Progress {
+    games: usize,
+    games_done: usize,
+    steps: usize,
+    steps_done: usize,
+    terminal: bool,
+}
+
+impl Progress {
+    fn new(games: usize, steps: usize) -> Progress {
+        Progress {
+            games,
+            games_done: 0,
+            steps,
+            steps_done: 0,
+            terminal: std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn show(&mut self, game: &str, what: &str) {
+        self.steps_done += 1;
+        if self.terminal {
+            let width = 30;
+            let filled = width * self.steps_done.min(self.steps) / self.steps.max(1);
+            eprint!(
+                "\r\x1b[K[{}{}] game {}/{} {game}: {what}",
+                "#".repeat(filled),
+                " ".repeat(width - filled),
+                self.games_done + 1,
+                self.games
+            );
+            let _ = std::io::stderr().flush();
+        }
+    }
+
+    fn done_game(&mut self) {
+        self.games_done += 1;
+    }
+
+    fn finish(&self) {
+        if self.terminal {
+            eprint!("\r\x1b[K");
+        }
+    }
+}
