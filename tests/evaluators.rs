@@ -1,0 +1,179 @@
+//! The evaluators against each other: sweep and differential agree on every
+//! query along random playouts, the lanes evaluator makes exactly the scalar
+//! driver's moves on the same random streams, and flat Monte-Carlo with a
+//! playout budget is deterministic for a seed and a thread count. Run on the
+//! built-in game and, when the corpus is present, on tic-tac-toe, breakthrough
+//! and a game whose circuit has cycles.
+
+use ggpnet::differential::lanes_against_scalar;
+use ggpnet::propnet::eval::EvaluatorKind;
+use ggpnet::propnet::playout::{monte_carlo, Budget, McConfig};
+use ggpnet::propnet::{load, Loaded, Move, StateMachine};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The built-in game, and the corpus games when the corpus is present.
+fn games() -> Vec<(String, Loaded)> {
+    let mut sources = vec![("connect_four".to_owned(), ggpnet::DEFAULT_GAME.to_owned())];
+    match ggpnet::corpus::locate(Path::new(env!("CARGO_MANIFEST_DIR"))) {
+        Some(corpus) => {
+            for name in ["ticTacToe", "breakthrough", "atariGoVariant_7x7"] {
+                let path = corpus.join("games").join(format!("{name}.kif"));
+                let source =
+                    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                sources.push((name.to_owned(), source));
+            }
+        }
+        None => {
+            assert!(
+                !ggpnet::corpus::required(),
+                "GGPNET_REQUIRE_CORPUS=1 but no corpus at ../shared or $GGPNET_CORPUS"
+            );
+            eprintln!("note: no corpus found; testing the evaluators on the built-in game only");
+        }
+    }
+    sources
+        .into_iter()
+        .map(|(name, source)| {
+            let loaded = load(&source, &Default::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            (name, loaded)
+        })
+        .collect()
+}
+
+#[test]
+fn cyclic_game_has_cycles() {
+    // The game chosen to exercise cyclic components must still have some.
+    if let Some((_, loaded)) = games().into_iter().find(|(n, _)| n == "atariGoVariant_7x7") {
+        assert!(
+            loaded.report.sccs > 0,
+            "atariGoVariant_7x7 no longer has cyclic components"
+        );
+    }
+}
+
+#[test]
+fn sweep_and_differential_agree_along_random_playouts() {
+    for (name, loaded) in games() {
+        let mut sweep = StateMachine::with_evaluator(Arc::clone(&loaded.game), EvaluatorKind::Sweep);
+        let mut differential =
+            StateMachine::with_evaluator(Arc::clone(&loaded.game), EvaluatorKind::Differential);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let roles = sweep.roles().len();
+        let mut steps = 0;
+        for playout in 0..20 {
+            let mut state = sweep.initial_state();
+            for step in 0..300 {
+                let at = format!("{name} playout {playout} step {step}");
+                let terminal = sweep.is_terminal(&state);
+                assert_eq!(terminal, differential.is_terminal(&state), "{at}: terminal");
+                assert_eq!(sweep.goals(&state), differential.goals(&state), "{at}: goals");
+                if terminal {
+                    break;
+                }
+                let mut joint: Vec<Move> = Vec::new();
+                for role in 0..roles {
+                    let legal = sweep.legal_moves(&state, role);
+                    assert_eq!(
+                        legal,
+                        differential.legal_moves(&state, role),
+                        "{at}: legal moves of role {role}"
+                    );
+                    assert!(!legal.is_empty(), "{at}: role {role} has no legal move");
+                    joint.push(legal[rng.gen_range(0..legal.len())]);
+                }
+                let next = sweep.next_state(&state, &joint).expect("legal joint move");
+                assert_eq!(
+                    next,
+                    differential.next_state(&state, &joint).expect("legal"),
+                    "{at}: next state"
+                );
+                state = next;
+                steps += 1;
+            }
+        }
+        assert!(steps > 20, "{name}: only {steps} steps compared");
+    }
+}
+
+#[test]
+fn lanes_make_the_scalar_drivers_moves() {
+    for (name, loaded) in games() {
+        for seed in [1, 99] {
+            let report = lanes_against_scalar(&loaded.game, seed, 120);
+            assert_eq!(report.first_difference, None, "{name}, seed {seed}");
+            assert_eq!(
+                report.steps,
+                report.playouts * 120,
+                "{name}: every checked step compared"
+            );
+            assert!(report.playouts >= 16, "{name}: {} lanes checked", report.playouts);
+        }
+    }
+}
+
+#[test]
+fn playout_budget_runs_are_deterministic() {
+    let (_, loaded) = games().into_iter().next().expect("the built-in game");
+    for evaluator in EvaluatorKind::ALL {
+        let run = |seed, threads| {
+            let config = McConfig {
+                evaluator,
+                threads,
+                budget: Budget::Playouts(600),
+                seed,
+            };
+            monte_carlo(&loaded.game, &config).totals
+        };
+        let first = run(7, 2);
+        assert!(first.playouts >= 600, "{evaluator}: {} playouts", first.playouts);
+        assert_eq!(
+            first,
+            run(7, 2),
+            "{evaluator}: same seed and threads, same totals"
+        );
+        assert_ne!(
+            first.nodes,
+            run(8, 2).nodes,
+            "{evaluator}: another seed, other playouts"
+        );
+    }
+}
+
+#[test]
+fn scalar_and_lanes_statistics_agree() {
+    // Different random streams, the same game: mean depth and goals within noise.
+    let (_, loaded) = games().into_iter().next().expect("the built-in game");
+    let run = |evaluator| {
+        let config = McConfig {
+            evaluator,
+            threads: 1,
+            budget: Budget::Playouts(4000),
+            seed: 5,
+        };
+        monte_carlo(&loaded.game, &config)
+    };
+    let (scalar, lanes) = (run(EvaluatorKind::Differential), run(EvaluatorKind::Lanes));
+    assert!(
+        (scalar.avg_depth() - lanes.avg_depth()).abs() < 1.5,
+        "{} vs {}",
+        scalar.avg_depth(),
+        lanes.avg_depth()
+    );
+    for (a, b) in scalar.avg_goals().iter().zip(lanes.avg_goals()) {
+        assert!((a - b).abs() < 5.0, "mean goals {a} vs {b}");
+    }
+}
+
+#[test]
+fn unknown_evaluator_is_refused() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_ggpnet"))
+        .args(["mc", "--evaluator", "quantum", "--seconds", "0.1"])
+        .output()
+        .expect("ggpnet runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("unknown evaluator 'quantum'"), "{stderr}");
+}
