@@ -4,6 +4,8 @@
 pub mod collapse;
 pub mod constants;
 pub mod dead;
+pub mod exclusive;
+pub mod factor;
 pub mod merge;
 
 use crate::circuit::Circuit;
@@ -19,6 +21,11 @@ pub struct OptimizeConfig {
     pub merge: bool,
     /// Removal of nodes that reach no output or transition.
     pub dead: bool,
+    /// Factoring of inputs shared by the `and`s of an `or`.
+    pub factor: bool,
+    /// An `or` over most of a role's moves becomes the negated `or` of the rest
+    /// (relies on one move per role; see [`exclusive`]).
+    pub exclusive_inputs: bool,
 }
 
 impl Default for OptimizeConfig {
@@ -28,6 +35,8 @@ impl Default for OptimizeConfig {
             collapse: true,
             merge: true,
             dead: true,
+            factor: true,
+            exclusive_inputs: true,
         }
     }
 }
@@ -40,6 +49,8 @@ impl OptimizeConfig {
             collapse: false,
             merge: false,
             dead: false,
+            factor: false,
+            exclusive_inputs: false,
         }
     }
 }
@@ -48,6 +59,12 @@ impl OptimizeConfig {
 pub fn optimize(circuit: &mut Circuit, config: &OptimizeConfig) {
     for _ in 0..8 {
         let mut changed = 0;
+        if config.factor {
+            changed += factor::factor(circuit);
+        }
+        if config.exclusive_inputs {
+            changed += exclusive::complement_exclusive_inputs(circuit);
+        }
         if config.constants {
             changed += constants::fold_constants(circuit);
         }
