@@ -102,6 +102,7 @@ pub struct StateMachine {
     /// The state the evaluator holds, if any.
     loaded: Option<State>,
     joint: Vec<u32>,
+    inputs: Vec<u32>,
 }
 
 impl StateMachine {
@@ -119,6 +120,7 @@ impl StateMachine {
             eval,
             loaded: None,
             joint: Vec::new(),
+            inputs: Vec::new(),
         }
     }
 
@@ -179,14 +181,9 @@ impl StateMachine {
     /// Like [`StateMachine::legal_moves`], into a reused buffer.
     pub fn legal_moves_into(&mut self, state: &State, role: usize, out: &mut Vec<Move>) {
         self.load(state);
+        self.eval.legal_inputs(&self.game.net, role, &mut self.inputs);
         out.clear();
-        let net = &self.game.net;
-        out.extend(
-            self.game.role_moves[role]
-                .iter()
-                .copied()
-                .filter(|m| self.eval.value(net.legal_slots[m.0 as usize])),
-        );
+        out.extend(self.inputs.iter().map(|&m| Move(m)));
     }
 
     /// Whether `state` is terminal.

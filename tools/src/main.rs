@@ -22,7 +22,14 @@ mod corpus;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Optimizer passes to turn off (comma-separated: constants, collapse, merge, dead,
+    /// factor, exclusive-inputs), for ablation studies.
+    #[arg(long, global = true, value_delimiter = ',')]
+    without: Vec<String>,
 }
+
+/// The optimizer passes of this run (all, less `--without`).
+static OPTIMIZE: std::sync::OnceLock<ggpnet::propnet::OptimizeConfig> = std::sync::OnceLock::new();
 
 #[derive(Subcommand)]
 enum Command {
@@ -200,7 +207,11 @@ fn read_game(path: Option<&Path>) -> Result<String, Failure> {
 
 fn load_game(path: Option<&Path>) -> Result<Loaded, Failure> {
     let source = read_game(path)?;
-    load(&source, &LoadConfig::default()).map_err(|e| {
+    let config = LoadConfig {
+        optimize: OPTIMIZE.get().cloned().unwrap_or_default(),
+        ..Default::default()
+    };
+    load(&source, &config).map_err(|e| {
         let name = path.map_or_else(|| "built-in game".to_owned(), |p| p.display().to_string());
         Failure(format!("{name}: {e}"))
     })
@@ -485,6 +496,14 @@ fn diff(args: &DiffArgs) -> Result<bool, Failure> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let mut optimize = ggpnet::propnet::OptimizeConfig::default();
+    for pass in &cli.without {
+        if let Err(message) = optimize.disable(pass) {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    }
+    OPTIMIZE.set(optimize).expect("set once");
     // With no subcommand: `ggpnet mc` on the built-in game, with mc's defaults.
     let command = cli
         .command

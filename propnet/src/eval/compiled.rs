@@ -56,6 +56,8 @@ pub struct CompiledNet {
     pub state_steps: usize,
     /// Slot telling whether each input is legal.
     pub legal_slots: Vec<u32>,
+    /// The inputs of each role, ascending.
+    pub role_inputs: Vec<Vec<u32>>,
     /// Slot of each goal output, in the order of the circuit's goals.
     pub goal_slots: Vec<u32>,
     /// Slot of the terminal output.
@@ -183,6 +185,13 @@ impl CompiledNet {
             steps,
             state_steps,
             legal_slots: circuit.inputs.iter().map(|i| slot[i.legal.index()]).collect(),
+            role_inputs: (0..circuit.roles.len())
+                .map(|r| {
+                    (0..circuit.inputs.len() as u32)
+                        .filter(|&m| circuit.inputs[m as usize].role == r)
+                        .collect()
+                })
+                .collect(),
             goal_slots: circuit.goals.iter().map(|g| slot[g.node.index()]).collect(),
             terminal_slot: slot[circuit.terminal.index()],
             next_slots: circuit.bases.iter().map(|b| slot[b.next.index()]).collect(),

@@ -24,6 +24,8 @@ struct Counter {
     is_next: bool,
     /// Whether this is the first slot of a cyclic component.
     cycle_head: bool,
+    /// Whether some input's legality is this slot's value.
+    is_legal: bool,
 }
 
 /// Per-thread evaluation state over a shared [`CompiledNet`].
@@ -47,6 +49,12 @@ pub struct Differential {
     /// The bases whose next value each slot is: `next_bases[next_offsets[s]..next_offsets[s + 1]]`.
     next_offsets: Arc<Vec<u32>>,
     next_bases: Arc<Vec<u32>>,
+    /// Per role, one bit per input of the role (in `role_inputs` order): legal now.
+    legal: Vec<Vec<u64>>,
+    /// The (role, position in the role's inputs) whose legality each slot is:
+    /// `legal_of[legal_offsets[s]..legal_offsets[s + 1]]`.
+    legal_offsets: Arc<Vec<u32>>,
+    legal_of: Arc<Vec<(u32, u32)>>,
     moves: Vec<u32>,
     values_scratch: Vec<bool>,
 }
@@ -73,6 +81,17 @@ impl Differential {
         for (b, &slot) in net.next_slots.iter().enumerate() {
             next[b >> 6] |= (values[slot as usize] as u64) << (b & 63);
         }
+        let mut legal_of: Vec<Vec<(u32, u32)>> = vec![Vec::new(); net.slots];
+        let mut legal: Vec<Vec<u64>> = Vec::with_capacity(net.role_inputs.len());
+        for (role, inputs) in net.role_inputs.iter().enumerate() {
+            let mut bits = vec![0u64; inputs.len().div_ceil(64)];
+            for (at, &m) in inputs.iter().enumerate() {
+                let slot = net.legal_slots[m as usize];
+                legal_of[slot as usize].push((role as u32, at as u32));
+                bits[at >> 6] |= (values[slot as usize] as u64) << (at & 63);
+            }
+            legal.push(bits);
+        }
         let counters = (0..net.slots as u32)
             .map(|s| {
                 let inputs = net.inputs(s);
@@ -88,6 +107,7 @@ impl Differential {
                     value: values[s as usize],
                     is_next: !next_of[s as usize].is_empty(),
                     cycle_head: net.cycle_start[s as usize] == s,
+                    is_legal: !legal_of[s as usize].is_empty(),
                 }
             })
             .collect();
@@ -109,7 +129,14 @@ impl Differential {
         for bases in &next_of {
             next_offsets.push(next_offsets.last().copied().unwrap_or(0) + bases.len() as u32);
         }
+        let mut legal_offsets = vec![0u32];
+        for of in &legal_of {
+            legal_offsets.push(legal_offsets.last().copied().unwrap_or(0) + of.len() as u32);
+        }
         Differential {
+            legal,
+            legal_offsets: Arc::new(legal_offsets),
+            legal_of: Arc::new(legal_of.concat()),
             next,
             next_offsets: Arc::new(next_offsets),
             next_bases: Arc::new(next_of.concat()),
@@ -129,6 +156,15 @@ impl Differential {
     /// Tells the fan-out of `slot` that its value changed to `now`.
     #[inline]
     fn changed(&mut self, slot: u32, now: bool) {
+        if self.counters[slot as usize].is_legal {
+            let (first, last) = (
+                self.legal_offsets[slot as usize],
+                self.legal_offsets[slot as usize + 1],
+            );
+            for &(role, at) in &self.legal_of[first as usize..last as usize] {
+                self.legal[role as usize][at as usize >> 6] ^= 1 << (at & 63);
+            }
+        }
         if self.counters[slot as usize].is_next {
             let (first, last) = (
                 self.next_offsets[slot as usize],
@@ -257,6 +293,18 @@ impl Evaluator for Differential {
     #[inline]
     fn value(&self, slot: u32) -> bool {
         self.counters[slot as usize].value
+    }
+
+    fn legal_inputs(&self, net: &CompiledNet, role: usize, out: &mut Vec<u32>) {
+        out.clear();
+        let inputs = &net.role_inputs[role];
+        for (w, &word) in self.legal[role].iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                out.push(inputs[w * 64 + bits.trailing_zeros() as usize]);
+                bits &= bits - 1;
+            }
+        }
     }
 
     fn next_state(&self, _net: &CompiledNet, out: &mut [u64]) {

@@ -26,6 +26,16 @@ pub trait Evaluator {
     fn load_moves(&mut self, moves: &[u32]);
     /// The value of a slot after the last load.
     fn value(&self, slot: u32) -> bool;
+    /// The legal inputs of `role` after the last [`Evaluator::load_state`], ascending, into `out`.
+    fn legal_inputs(&self, net: &CompiledNet, role: usize, out: &mut Vec<u32>) {
+        out.clear();
+        out.extend(
+            net.role_inputs[role]
+                .iter()
+                .copied()
+                .filter(|&m| self.value(net.legal_slots[m as usize])),
+        );
+    }
     /// Writes the next state (bit `b`: base `b`'s next value) after the last
     /// [`Evaluator::load_moves`] into `out`, whose bits past the bases stay zero.
     fn next_state(&self, net: &CompiledNet, out: &mut [u64]) {
@@ -136,6 +146,14 @@ impl Evaluator for Scalar {
         match self {
             Scalar::Sweep(e) => e.value(slot),
             Scalar::Differential(e) => e.value(slot),
+        }
+    }
+
+    #[inline]
+    fn legal_inputs(&self, net: &CompiledNet, role: usize, out: &mut Vec<u32>) {
+        match self {
+            Scalar::Sweep(e) => e.legal_inputs(net, role, out),
+            Scalar::Differential(e) => e.legal_inputs(net, role, out),
         }
     }
 

@@ -55,6 +55,38 @@ impl OptimizeConfig {
     }
 }
 
+impl OptimizeConfig {
+    /// The names of the passes, as [`OptimizeConfig::disable`] takes them.
+    pub const PASSES: [&'static str; 6] = [
+        "constants",
+        "collapse",
+        "merge",
+        "dead",
+        "factor",
+        "exclusive-inputs",
+    ];
+
+    /// Turns off the pass called `name` (one of [`OptimizeConfig::PASSES`]).
+    pub fn disable(&mut self, name: &str) -> Result<(), String> {
+        let flag = match name {
+            "constants" => &mut self.constants,
+            "collapse" => &mut self.collapse,
+            "merge" => &mut self.merge,
+            "dead" => &mut self.dead,
+            "factor" => &mut self.factor,
+            "exclusive-inputs" => &mut self.exclusive_inputs,
+            _ => {
+                return Err(format!(
+                    "unknown optimizer pass '{name}' (passes: {})",
+                    Self::PASSES.join(", ")
+                ))
+            }
+        };
+        *flag = false;
+        Ok(())
+    }
+}
+
 /// Runs the enabled passes until a round changes nothing (at most 8 rounds).
 pub fn optimize(circuit: &mut Circuit, config: &OptimizeConfig) {
     for _ in 0..8 {
