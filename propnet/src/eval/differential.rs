@@ -28,6 +28,27 @@ struct Counter {
     is_legal: bool,
 }
 
+/// Slots waiting to be re-evaluated (for a cycle: its first slot), as a bit set.
+#[derive(Clone, Debug)]
+struct Pending {
+    words: Vec<u64>,
+    count: usize,
+    /// The lowest word that may be non-zero.
+    low: usize,
+}
+
+impl Pending {
+    #[inline]
+    fn mark(&mut self, slot: u32) {
+        let (word, bit) = (slot as usize >> 6, 1u64 << (slot & 63));
+        if self.words[word] & bit == 0 {
+            self.words[word] |= bit;
+            self.count += 1;
+            self.low = self.low.min(word);
+        }
+    }
+}
+
 /// Per-thread evaluation state over a shared [`CompiledNet`].
 #[derive(Clone, Debug)]
 pub struct Differential {
@@ -37,11 +58,7 @@ pub struct Differential {
     /// cyclic components by first slot with [`CYCLE`] set (none within its own).
     target_offsets: Arc<Vec<u32>>,
     targets: Arc<Vec<u32>>,
-    /// Slots waiting to be re-evaluated (for a cycle: its first slot).
-    pending: Vec<u64>,
-    pending_count: usize,
-    /// The lowest word of `pending` that may be non-zero.
-    pending_low: usize,
+    pending: Pending,
     /// The bases as last loaded.
     state: Vec<u64>,
     /// The next state, kept up to date as next values change.
@@ -140,9 +157,11 @@ impl Differential {
             next,
             next_offsets: Arc::new(next_offsets),
             next_bases: Arc::new(next_of.concat()),
-            pending: vec![0; net.slots.div_ceil(64)],
-            pending_count: 0,
-            pending_low: usize::MAX,
+            pending: Pending {
+                words: vec![0; net.slots.div_ceil(64)],
+                count: 0,
+                low: usize::MAX,
+            },
             state: vec![0; net.base_slots.len().div_ceil(64)],
             moves: Vec::new(),
             values_scratch: Vec::new(),
@@ -178,24 +197,17 @@ impl Differential {
         let end = self.target_offsets[slot as usize + 1] as usize;
         let delta = if now { 1 } else { u32::MAX };
         for &target in &self.targets[start..end] {
-            let out = (target & !CYCLE) as usize;
+            if target & CYCLE != 0 {
+                self.pending.mark(target & !CYCLE);
+                continue;
+            }
             // Only a gate whose value would change needs re-evaluation: its later
-            // input changes mark it again if they make it differ. A cycle always does.
-            let stale = if target & CYCLE == 0 {
-                let c = &mut self.counters[out];
-                c.count = c.count.wrapping_add(delta);
-                ((c.count >= c.threshold) != c.inverted) != c.value
-            } else {
-                true
-            };
-            let (word, bit) = (out >> 6, (stale as u64) << (out & 63));
-            self.pending_count += (self.pending[word] & bit == 0 && stale) as usize;
-            self.pending[word] |= bit;
-            self.pending_low = if stale {
-                self.pending_low.min(word)
-            } else {
-                self.pending_low
-            };
+            // input changes mark it again if they make it differ.
+            let c = &mut self.counters[target as usize];
+            c.count = c.count.wrapping_add(delta);
+            if ((c.count >= c.threshold) != c.inverted) != c.value {
+                self.pending.mark(target);
+            }
         }
     }
 
@@ -209,16 +221,16 @@ impl Differential {
 
     /// Re-evaluates every pending slot, in slot order.
     fn propagate(&mut self) {
-        let mut word = self.pending_low;
-        while self.pending_count > 0 {
-            let bits = self.pending[word];
+        let mut word = self.pending.low;
+        while self.pending.count > 0 {
+            let bits = self.pending.words[word];
             if bits == 0 {
                 word += 1;
                 continue;
             }
             let bit = bits.trailing_zeros();
-            self.pending[word] &= !(1u64 << bit);
-            self.pending_count -= 1;
+            self.pending.words[word] &= !(1u64 << bit);
+            self.pending.count -= 1;
             let slot = (word as u32) << 6 | bit;
             let c = &mut self.counters[slot as usize];
             if c.cycle_head {
@@ -231,7 +243,7 @@ impl Differential {
                 }
             }
         }
-        self.pending_low = usize::MAX;
+        self.pending.low = usize::MAX;
     }
 
     fn recompute_cycle(&mut self, start: u32) {
