@@ -32,8 +32,8 @@ pub struct LanePlayouts {
     next: Vec<Lane>,
     rngs: Vec<Xoshiro256PlusPlus>,
     depths: Vec<u64>,
-    /// Per lane: legal moves counted, then the rank of the move still to pass.
-    counts: Vec<u32>,
+    /// Bit-sliced per-lane counts while choosing a move (one plane per bit).
+    planes: Vec<Lane>,
     /// Per lane and role: the move chosen in the last step (`u32::MAX`: none).
     chosen: Vec<u32>,
     /// Lanes that played a move in the last step.
@@ -56,7 +56,7 @@ impl LanePlayouts {
                 .map(|l| stream_rng(seed, first_stream + l))
                 .collect(),
             depths: vec![0; LANES],
-            counts: vec![0; LANES],
+            planes: vec![NONE; usize::BITS as usize],
             chosen: vec![u32::MAX; LANES * roles],
             moved: NONE,
             totals: PlayoutTotals::new(roles),
@@ -99,6 +99,23 @@ impl LanePlayouts {
 
     /// Visits one state in every lane and moves on.
     pub fn step(&mut self) {
+        #[cfg(target_arch = "x86_64")]
+        if self.wide {
+            // SAFETY: `wide` is set only when the CPU has AVX-512F.
+            unsafe { self.step_avx512() };
+            return;
+        }
+        self.step_lanes();
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn step_avx512(&mut self) {
+        self.step_lanes()
+    }
+
+    #[inline(always)]
+    fn step_lanes(&mut self) {
         let net = Arc::clone(&self.net);
         self.evaluate(0, net.state_steps);
         self.totals.nodes += LANES as u64;
@@ -159,52 +176,94 @@ impl LanePlayouts {
     }
 
     /// Draws `role`'s move in every active lane; a lane where the role has no
-    /// legal move is abandoned (it restarts without a result).
+    /// legal move is abandoned (it restarts without a result). Counts of legal
+    /// moves and ranks of the drawn move are kept bit-sliced (plane `p` holds
+    /// bit `p` of every lane's number), so counting and selecting cost a few word
+    /// operations per move for all lanes at once.
+    #[inline(always)]
     fn choose(&mut self, role: usize, active: &mut Lane) {
-        let net = &self.net;
-        let roles = self.game.roles.len();
-        let moves = &self.game.role_moves[role];
-        let counts = &mut self.counts;
-        for_each_lane(active, |lane| counts[lane] = 0);
+        let net = Arc::clone(&self.net);
+        let game = Arc::clone(&self.game);
+        let roles = game.roles.len();
+        let moves = &game.role_moves[role];
+        let planes = &mut self.planes[..usize::BITS as usize - moves.len().leading_zeros() as usize];
+        planes.fill(NONE);
         for m in moves {
-            let legal = and(&self.values[net.legal_slots[m.0 as usize] as usize], active);
-            for_each_lane(&legal, |lane| counts[lane] += 1);
+            let mut carry = and(&self.values[net.legal_slots[m.0 as usize] as usize], active);
+            for plane in planes.iter_mut() {
+                if carry == NONE {
+                    break;
+                }
+                let next_carry = and(plane, &carry);
+                *plane = xor(plane, &carry);
+                carry = next_carry;
+            }
         }
-        let rngs = &mut self.rngs;
         let mut abandoned = NONE;
         for_each_lane(active, |lane| {
-            if counts[lane] == 0 {
+            let count = read_lane(planes, lane);
+            if count == 0 {
                 abandoned[lane / 64] |= 1 << (lane % 64);
                 self.totals.abandoned += 1;
                 self.depths[lane] = 0;
             } else {
-                counts[lane] = rngs[lane].gen_range(0..counts[lane] as usize) as u32;
+                let rank = self.rngs[lane].gen_range(0..count as usize) as u32;
+                write_lane(planes, lane, rank);
             }
         });
         *active = and(active, &not(&abandoned));
+        // Walk the moves in input order; a lane takes the move at which its rank reaches zero.
+        let mut open = *active;
         for m in moves {
-            let legal = and(&self.values[net.legal_slots[m.0 as usize] as usize], active);
-            let input = net.input_slots[m.0 as usize] as usize;
-            let chosen = &mut self.chosen;
-            let values = &mut self.values;
-            for_each_lane(&legal, |lane| {
-                if counts[lane] == 0 {
-                    values[input][lane / 64] |= 1 << (lane % 64);
-                    chosen[lane * roles + role] = m.0;
+            if open == NONE {
+                break;
+            }
+            let legal = and(&self.values[net.legal_slots[m.0 as usize] as usize], &open);
+            if legal == NONE {
+                continue;
+            }
+            let nonzero = planes.iter().fold(NONE, |acc, p| or(&acc, p));
+            let hit = and(&legal, &not(&nonzero));
+            if hit != NONE {
+                let input = &mut self.values[net.input_slots[m.0 as usize] as usize];
+                *input = or(input, &hit);
+                for_each_lane(&hit, |lane| self.chosen[lane * roles + role] = m.0);
+                open = and(&open, &not(&hit));
+            }
+            let mut borrow = and(&legal, &nonzero);
+            for plane in planes.iter_mut() {
+                if borrow == NONE {
+                    break;
                 }
-                counts[lane] = counts[lane].wrapping_sub(1);
-            });
+                let next_borrow = and(&borrow, &not(plane));
+                *plane = xor(plane, &borrow);
+                borrow = next_borrow;
+            }
         }
     }
 
+    #[inline(always)]
     fn evaluate(&mut self, first: usize, last: usize) {
-        #[cfg(target_arch = "x86_64")]
-        if self.wide {
-            // SAFETY: `wide` is set only when the CPU has AVX-512F.
-            unsafe { evaluate_avx512(&self.net, &mut self.values, first, last) };
-            return;
-        }
         evaluate(&self.net, &mut self.values, first, last);
+    }
+}
+
+/// The number lane `lane` holds in bit-sliced `planes`.
+#[inline(always)]
+fn read_lane(planes: &[Lane], lane: usize) -> u32 {
+    let (word, bit) = (lane / 64, lane % 64);
+    planes
+        .iter()
+        .enumerate()
+        .fold(0, |n, (p, plane)| n | (((plane[word] >> bit) & 1) as u32) << p)
+}
+
+/// Stores `value` as lane `lane`'s number in bit-sliced `planes`.
+#[inline(always)]
+fn write_lane(planes: &mut [Lane], lane: usize, value: u32) {
+    let (word, bit) = (lane / 64, lane % 64);
+    for (p, plane) in planes.iter_mut().enumerate() {
+        plane[word] = (plane[word] & !(1 << bit)) | (((value >> p) & 1) as u64) << bit;
     }
 }
 
@@ -218,12 +277,6 @@ fn wide_vectors() -> bool {
     {
         false
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn evaluate_avx512(net: &CompiledNet, values: &mut [Lane], first: usize, last: usize) {
-    evaluate(net, values, first, last)
 }
 
 #[inline(always)]
@@ -273,6 +326,11 @@ fn and(a: &Lane, b: &Lane) -> Lane {
 #[inline(always)]
 fn or(a: &Lane, b: &Lane) -> Lane {
     std::array::from_fn(|w| a[w] | b[w])
+}
+
+#[inline(always)]
+fn xor(a: &Lane, b: &Lane) -> Lane {
+    std::array::from_fn(|w| a[w] ^ b[w])
 }
 
 #[inline(always)]
