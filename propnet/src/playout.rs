@@ -44,10 +44,10 @@ impl PlayoutTotals {
     }
 
     /// Counts a finished playout of `depth` moves ending with `goals` (per role).
-    pub fn finish(&mut self, depth: u64, goals: &[i64]) {
+    pub fn finish_with(&mut self, depth: u64, goals: impl IntoIterator<Item = i64>) {
         self.playouts += 1;
         self.depth_sum += depth;
-        for (sum, &g) in self.goal_sums.iter_mut().zip(goals) {
+        for (sum, g) in self.goal_sums.iter_mut().zip(goals) {
             *sum += g as f64;
         }
     }
@@ -252,12 +252,13 @@ impl Playout {
         loop {
             totals.nodes += 1;
             if machine.is_terminal(&self.state) {
-                let goals: Vec<i64> = machine
-                    .goals(&self.state)
-                    .into_iter()
-                    .map(|values| values.into_iter().max().unwrap_or(0))
-                    .collect();
-                totals.finish(depth, &goals);
+                let goals = machine.goals(&self.state);
+                totals.finish_with(
+                    depth,
+                    goals
+                        .into_iter()
+                        .map(|values| values.into_iter().max().unwrap_or(0)),
+                );
                 return;
             }
             self.joint.clear();

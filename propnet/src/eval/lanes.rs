@@ -36,6 +36,8 @@ pub struct LanePlayouts {
     planes: Vec<Lane>,
     /// Per lane and role: the move chosen in the last step (`u32::MAX`: none).
     chosen: Vec<u32>,
+    /// Per role, the best goal of the lane being finished.
+    goal_scratch: Vec<Option<i64>>,
     /// Lanes that played a move in the last step.
     moved: Lane,
     initial: Vec<bool>,
@@ -59,6 +61,7 @@ impl LanePlayouts {
             planes: vec![NONE; usize::BITS as usize],
             chosen: vec![u32::MAX; LANES * roles],
             moved: NONE,
+            goal_scratch: Vec::new(),
             totals: PlayoutTotals::new(roles),
             wide: wide_vectors(),
             initial,
@@ -151,17 +154,17 @@ impl LanePlayouts {
         let values = &self.values;
         let totals = &mut self.totals;
         let depths = &mut self.depths;
+        let best = &mut self.goal_scratch;
         for_each_lane(terminal, |lane| {
             let (word, bit) = (lane / 64, lane % 64);
-            let mut best = vec![0i64; roles];
-            let mut reached = vec![false; roles];
+            best.clear();
+            best.resize(roles, None);
             for (&(role, value), &slot) in goals.iter().zip(goal_slots) {
-                if (values[slot as usize][word] >> bit) & 1 != 0 && (!reached[role] || value > best[role]) {
-                    best[role] = value;
-                    reached[role] = true;
+                if (values[slot as usize][word] >> bit) & 1 != 0 {
+                    best[role] = Some(best[role].map_or(value, |b: i64| b.max(value)));
                 }
             }
-            totals.finish(depths[lane], &best);
+            totals.finish_with(depths[lane], best.iter().map(|g| g.unwrap_or(0)));
             depths[lane] = 0;
         });
     }
