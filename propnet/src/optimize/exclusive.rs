@@ -36,6 +36,10 @@ pub fn complement_exclusive_inputs(circuit: &mut Circuit) -> usize {
             group.sort_unstable();
             group.dedup();
             let all = &role_inputs[role];
+            // Only a group of more than half the role's inputs (plus the two new gates) gains.
+            if group.len() < 4 || group.len() * 2 <= all.len() + 2 {
+                continue;
+            }
             let rest: Vec<NodeId> = all
                 .iter()
                 .copied()

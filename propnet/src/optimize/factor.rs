@@ -5,13 +5,12 @@
 //! over an `or` of moves. Exact: every node keeps its value.
 
 use crate::circuit::{Circuit, NodeId, NodeKind};
-use rustc_hash::FxHashMap;
-
-/// Most factoring rounds per `or` gate (each takes out one shared input).
-const MAX_ROUNDS: usize = 64;
 
 /// Factors shared inputs out of `or`s of single-reader `and`s; returns how many
-/// `and`s were rewritten.
+/// `and`s were rewritten. Each `or` is factored in one pass: its terms' inputs
+/// are taken in order of how many terms share them, and each shared input takes
+/// the terms that have it and are not taken yet; the new inner `or`s are factored
+/// in turn.
 pub fn factor(circuit: &mut Circuit) -> usize {
     let mut readers = vec![0u32; circuit.nodes.len()];
     for node in &circuit.nodes {
@@ -28,68 +27,91 @@ pub fn factor(circuit: &mut Circuit) -> usize {
         .filter(|id| circuit.nodes[id.index()].kind == NodeKind::Or)
         .collect();
     while let Some(or) = work.pop() {
-        for _ in 0..MAX_ROUNDS {
-            // The single-reader `and` inputs of this `or` may be rewritten freely.
-            let terms: Vec<NodeId> = circuit.nodes[or.index()]
-                .inputs
-                .iter()
-                .copied()
-                .filter(|t| circuit.nodes[t.index()].kind == NodeKind::And && readers[t.index()] == 1)
-                .collect();
-            let Some(shared) = most_shared(circuit, &terms) else {
-                break;
-            };
-            let group: Vec<NodeId> = terms
-                .into_iter()
-                .filter(|t| circuit.nodes[t.index()].inputs.contains(&shared))
-                .collect();
+        // The single-reader `and` inputs of this `or` may be rewritten freely.
+        let terms: Vec<NodeId> = circuit.nodes[or.index()]
+            .inputs
+            .iter()
+            .copied()
+            .filter(|t| circuit.nodes[t.index()].kind == NodeKind::And && readers[t.index()] == 1)
+            .collect();
+        let groups = shared_groups(circuit, &terms);
+        if groups.is_empty() {
+            continue;
+        }
+        let mut taken: Vec<NodeId> = Vec::new();
+        let mut factored: Vec<NodeId> = Vec::new();
+        for (shared, group) in groups {
             rewritten += group.len();
+            taken.extend(&group);
+            readers[shared.index()] += 1;
             // A term that was `shared` alone makes the whole group equal to `shared`.
-            let factored = if group.iter().any(|t| circuit.nodes[t.index()].inputs == [shared]) {
-                readers[shared.index()] += 1;
-                shared
+            if group.iter().any(|t| circuit.nodes[t.index()].inputs == [shared]) {
+                for t in &group {
+                    readers[t.index()] -= 1;
+                }
+                factored.push(shared);
             } else {
                 for t in &group {
                     circuit.nodes[t.index()].inputs.retain(|&i| i != shared);
                 }
-                let rest = circuit.add(NodeKind::Or, group.clone());
-                readers.push(1);
+                let rest = circuit.add(NodeKind::Or, group);
                 work.push(rest);
-                let and = circuit.add(NodeKind::And, vec![shared, rest]);
-                readers.push(1);
-                readers[shared.index()] += 1;
-                and
-            };
-            let inputs = &mut circuit.nodes[or.index()].inputs;
-            inputs.retain(|i| !group.contains(i));
-            inputs.push(factored);
-            // Terms dropped from this `or` when `shared` alone absorbed them lose their reader.
-            if factored == shared {
-                for t in &group {
-                    readers[t.index()] -= 1;
-                }
+                factored.push(circuit.add(NodeKind::And, vec![shared, rest]));
+                readers.extend([1, 1]);
             }
         }
+        taken.sort_unstable();
+        let inputs = &mut circuit.nodes[or.index()].inputs;
+        inputs.retain(|i| taken.binary_search(i).is_err());
+        inputs.extend(factored);
     }
     rewritten
 }
 
-/// The input shared by the most of `terms` (at least two), lowest id on ties.
-fn most_shared(circuit: &Circuit, terms: &[NodeId]) -> Option<NodeId> {
-    let mut counts: FxHashMap<NodeId, usize> = FxHashMap::default();
-    for t in terms {
-        let mut inputs = circuit.nodes[t.index()].inputs.clone();
+/// Groups of at least two `terms` sharing an input, each term in one group at
+/// most: inputs shared by more terms first, lower ids first on ties.
+fn shared_groups(circuit: &Circuit, terms: &[NodeId]) -> Vec<(NodeId, Vec<NodeId>)> {
+    let mut pairs: Vec<(NodeId, u32)> = Vec::new();
+    let mut inputs: Vec<NodeId> = Vec::new();
+    for (t, term) in terms.iter().enumerate() {
+        inputs.clone_from(&circuit.nodes[term.index()].inputs);
         inputs.sort_unstable();
         inputs.dedup();
-        for i in inputs {
-            *counts.entry(i).or_insert(0) += 1;
+        pairs.extend(inputs.iter().map(|&i| (i, t as u32)));
+    }
+    pairs.sort_unstable();
+    // Runs of equal inputs, largest first.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut start = 0;
+    for end in 1..=pairs.len() {
+        if end == pairs.len() || pairs[end].0 != pairs[start].0 {
+            if end - start >= 2 {
+                runs.push((start, end));
+            }
+            start = end;
         }
     }
-    counts
-        .into_iter()
-        .filter(|&(_, n)| n >= 2)
-        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
-        .map(|(id, _)| id)
+    runs.sort_by(|a, b| {
+        (b.1 - b.0)
+            .cmp(&(a.1 - a.0))
+            .then(pairs[a.0].0.cmp(&pairs[b.0].0))
+    });
+    let mut taken = vec![false; terms.len()];
+    let mut groups = Vec::new();
+    for (start, end) in runs {
+        let free: Vec<u32> = pairs[start..end]
+            .iter()
+            .map(|&(_, t)| t)
+            .filter(|&t| !taken[t as usize])
+            .collect();
+        if free.len() >= 2 {
+            for &t in &free {
+                taken[t as usize] = true;
+            }
+            groups.push((pairs[start].0, free.iter().map(|&t| terms[t as usize]).collect()));
+        }
+    }
+    groups
 }
 
 #[cfg(test)]
