@@ -4,6 +4,12 @@
 //! slot (topological) order from a bit set of pending slots, so each is evaluated
 //! at most once per load. A cyclic component whose inputs changed is re-evaluated
 //! to its least fixpoint as a whole.
+//!
+//! Guards: an input read by many `and`s (whose turn it is, typically, read by every
+//! legal move of a role) would cost a counter update in each of them whenever it
+//! changes. Such an `and` instead counts only its other inputs, and the guard keeps
+//! the list of its `and`s whose other inputs are all true (the only ones its change
+//! can switch), so a change of the guard visits just those.
 
 use super::compiled::{CompiledNet, Gate, Step};
 use super::sweep::{fixpoint, gate};
@@ -12,20 +18,129 @@ use std::sync::Arc;
 
 /// Marks a fan-out target that is the first slot of a cyclic component.
 const CYCLE: u32 = 1 << 31;
+/// No guard, not a guard, not in a list.
+const NONE: u32 = u32::MAX;
+/// Fewest `and`s an input must feed to guard them.
+const GUARD_FANOUT: usize = 24;
 
-/// Per-gate counter state: the value is `(count >= threshold) != inverted`.
-#[derive(Clone, Copy, Debug, Default)]
+/// Per-gate counter state. Without a guard the value is `(count >= threshold) !=
+/// inverted`; a guarded `and` counts its other inputs and is `count >= threshold`
+/// and its guard.
+#[derive(Clone, Copy, Debug)]
 struct Counter {
     count: u32,
     threshold: u32,
+    /// The guard input of a guarded `and`, or [`NONE`].
+    guard: u32,
     inverted: bool,
     value: bool,
-    /// Whether some base's next value is this slot's value.
-    is_next: bool,
+    /// Whether some base's next value or some input's legality is this slot's value.
+    watched: bool,
     /// Whether this is the first slot of a cyclic component.
     cycle_head: bool,
-    /// Whether some input's legality is this slot's value.
-    is_legal: bool,
+}
+
+/// What every evaluator of one net shares: fan-outs as re-evaluation targets,
+/// guards, and where next values and legality are read.
+#[derive(Debug)]
+struct Plan {
+    /// Fan-out of each slot: acyclic gates by slot (guarded `and`s left out of
+    /// their guard's), cyclic components by first slot with [`CYCLE`] set (none
+    /// within its own). `targets[target_offsets[s]..target_offsets[s + 1]]`.
+    target_offsets: Vec<u32>,
+    targets: Vec<u32>,
+    /// The guard of each slot's `and`, or [`NONE`].
+    guard_of: Vec<u32>,
+    /// The index of each guard's ready list, or [`NONE`].
+    guard_index: Vec<u32>,
+    guards: usize,
+    /// The bases whose next value each slot is: `next_bases[next_offsets[s]..next_offsets[s + 1]]`.
+    next_offsets: Vec<u32>,
+    next_bases: Vec<u32>,
+    /// The (role, position in the role's inputs) whose legality each slot is.
+    legal_offsets: Vec<u32>,
+    legal_of: Vec<(u32, u32)>,
+}
+
+impl Plan {
+    fn new(net: &CompiledNet) -> Plan {
+        let fanout = |s: u32| net.outputs(s).len();
+        let mut guard_of = vec![NONE; net.slots];
+        for slot in net.first_gate..net.slots as u32 {
+            let inputs = net.inputs(slot);
+            if net.gates[slot as usize] != Gate::And
+                || inputs.len() < 2
+                || net.cycle_start[slot as usize] != NONE
+            {
+                continue;
+            }
+            let guard = *inputs
+                .iter()
+                .max_by_key(|&&i| (fanout(i), std::cmp::Reverse(i)))
+                .expect("inputs");
+            if fanout(guard) >= GUARD_FANOUT && inputs.iter().filter(|&&i| i == guard).count() == 1 {
+                guard_of[slot as usize] = guard;
+            }
+        }
+        let mut guard_index = vec![NONE; net.slots];
+        let mut guards = 0;
+        for &g in &guard_of {
+            if g != NONE && guard_index[g as usize] == NONE {
+                guard_index[g as usize] = guards as u32;
+                guards += 1;
+            }
+        }
+        let mut target_offsets = Vec::with_capacity(net.slots + 1);
+        let mut targets = Vec::with_capacity(net.fanout.len());
+        target_offsets.push(0);
+        for slot in 0..net.slots as u32 {
+            let own = net.cycle_start[slot as usize];
+            for &out in net.outputs(slot) {
+                match net.cycle_start[out as usize] {
+                    NONE if guard_of[out as usize] == slot => {}
+                    NONE => targets.push(out),
+                    cycle if cycle != own => targets.push(cycle | CYCLE),
+                    _ => {}
+                }
+            }
+            target_offsets.push(targets.len() as u32);
+        }
+        let mut next_of: Vec<Vec<u32>> = vec![Vec::new(); net.slots];
+        for (b, &slot) in net.next_slots.iter().enumerate() {
+            next_of[slot as usize].push(b as u32);
+        }
+        let mut legal_of: Vec<Vec<(u32, u32)>> = vec![Vec::new(); net.slots];
+        for (role, inputs) in net.role_inputs.iter().enumerate() {
+            for (at, &m) in inputs.iter().enumerate() {
+                legal_of[net.legal_slots[m as usize] as usize].push((role as u32, at as u32));
+            }
+        }
+        let (next_offsets, next_bases) = flatten(next_of);
+        let (legal_offsets, legal_of) = flatten(legal_of);
+        Plan {
+            target_offsets,
+            targets,
+            guard_of,
+            guard_index,
+            guards,
+            next_offsets,
+            next_bases,
+            legal_offsets,
+            legal_of,
+        }
+    }
+}
+
+/// Lists as offsets and one contiguous vector.
+fn flatten<T: Copy>(lists: Vec<Vec<T>>) -> (Vec<u32>, Vec<T>) {
+    let mut offsets = Vec::with_capacity(lists.len() + 1);
+    offsets.push(0);
+    let mut flat = Vec::new();
+    for list in lists {
+        flat.extend(list);
+        offsets.push(flat.len() as u32);
+    }
+    (offsets, flat)
 }
 
 /// Slots waiting to be re-evaluated (for a cycle: its first slot), as a bit set.
@@ -53,25 +168,19 @@ impl Pending {
 #[derive(Clone, Debug)]
 pub struct Differential {
     net: Arc<CompiledNet>,
+    plan: Arc<Plan>,
     counters: Vec<Counter>,
-    /// Fan-out of each slot as re-evaluation targets: acyclic gates by slot,
-    /// cyclic components by first slot with [`CYCLE`] set (none within its own).
-    target_offsets: Arc<Vec<u32>>,
-    targets: Arc<Vec<u32>>,
+    /// Per guard: its `and`s whose other inputs are all true.
+    ready: Vec<Vec<u32>>,
+    /// Position of each guarded `and` in its guard's ready list, or [`NONE`].
+    ready_at: Vec<u32>,
     pending: Pending,
     /// The bases as last loaded.
     state: Vec<u64>,
     /// The next state, kept up to date as next values change.
     next: Vec<u64>,
-    /// The bases whose next value each slot is: `next_bases[next_offsets[s]..next_offsets[s + 1]]`.
-    next_offsets: Arc<Vec<u32>>,
-    next_bases: Arc<Vec<u32>>,
     /// Per role, one bit per input of the role (in `role_inputs` order): legal now.
     legal: Vec<Vec<u64>>,
-    /// The (role, position in the role's inputs) whose legality each slot is:
-    /// `legal_of[legal_offsets[s]..legal_offsets[s + 1]]`.
-    legal_offsets: Arc<Vec<u32>>,
-    legal_of: Arc<Vec<(u32, u32)>>,
     moves: Vec<u32>,
     values_scratch: Vec<bool>,
 }
@@ -79,6 +188,7 @@ pub struct Differential {
 impl Differential {
     /// An evaluator holding the all-false state and no moves.
     pub fn new(net: Arc<CompiledNet>) -> Differential {
+        let plan = Plan::new(&net);
         let mut values = vec![false; net.slots];
         for step in &net.steps {
             match *step {
@@ -90,73 +200,55 @@ impl Differential {
                 Step::Cycle(start, end) => fixpoint(&net, &mut values, start, end),
             }
         }
-        let mut next_of: Vec<Vec<u32>> = vec![Vec::new(); net.slots];
-        for (b, &slot) in net.next_slots.iter().enumerate() {
-            next_of[slot as usize].push(b as u32);
-        }
         let mut next = vec![0u64; net.base_slots.len().div_ceil(64)];
         for (b, &slot) in net.next_slots.iter().enumerate() {
             next[b >> 6] |= (values[slot as usize] as u64) << (b & 63);
         }
-        let mut legal_of: Vec<Vec<(u32, u32)>> = vec![Vec::new(); net.slots];
-        let mut legal: Vec<Vec<u64>> = Vec::with_capacity(net.role_inputs.len());
-        for (role, inputs) in net.role_inputs.iter().enumerate() {
-            let mut bits = vec![0u64; inputs.len().div_ceil(64)];
-            for (at, &m) in inputs.iter().enumerate() {
-                let slot = net.legal_slots[m as usize];
-                legal_of[slot as usize].push((role as u32, at as u32));
-                bits[at >> 6] |= (values[slot as usize] as u64) << (at & 63);
-            }
-            legal.push(bits);
-        }
+        let legal = net
+            .role_inputs
+            .iter()
+            .map(|inputs| {
+                let mut bits = vec![0u64; inputs.len().div_ceil(64)];
+                for (at, &m) in inputs.iter().enumerate() {
+                    bits[at >> 6] |= (values[net.legal_slots[m as usize] as usize] as u64) << (at & 63);
+                }
+                bits
+            })
+            .collect();
+        let mut ready = vec![Vec::new(); plan.guards];
+        let mut ready_at = vec![NONE; net.slots];
         let counters = (0..net.slots as u32)
             .map(|s| {
                 let inputs = net.inputs(s);
+                let guard = plan.guard_of[s as usize];
                 let (threshold, inverted) = match net.gates[s as usize] {
+                    Gate::And if guard != NONE => (inputs.len() as u32 - 1, false),
                     Gate::And => (inputs.len() as u32, false),
                     Gate::Or => (1, false),
                     Gate::Not => (1, true),
                 };
+                let count = inputs
+                    .iter()
+                    .filter(|&&i| i != guard && values[i as usize])
+                    .count() as u32;
+                if guard != NONE && count >= threshold {
+                    let list = &mut ready[plan.guard_index[guard as usize] as usize];
+                    ready_at[s as usize] = list.len() as u32;
+                    list.push(s);
+                }
                 Counter {
-                    count: inputs.iter().filter(|&&i| values[i as usize]).count() as u32,
+                    count,
                     threshold,
+                    guard,
                     inverted,
                     value: values[s as usize],
-                    is_next: !next_of[s as usize].is_empty(),
+                    watched: plan.next_offsets[s as usize] != plan.next_offsets[s as usize + 1]
+                        || plan.legal_offsets[s as usize] != plan.legal_offsets[s as usize + 1],
                     cycle_head: net.cycle_start[s as usize] == s,
-                    is_legal: !legal_of[s as usize].is_empty(),
                 }
             })
             .collect();
-        let mut target_offsets = Vec::with_capacity(net.slots + 1);
-        let mut targets = Vec::with_capacity(net.fanout.len());
-        target_offsets.push(0);
-        for slot in 0..net.slots as u32 {
-            let own = net.cycle_start[slot as usize];
-            for &out in net.outputs(slot) {
-                match net.cycle_start[out as usize] {
-                    u32::MAX => targets.push(out),
-                    cycle if cycle != own => targets.push(cycle | CYCLE),
-                    _ => {}
-                }
-            }
-            target_offsets.push(targets.len() as u32);
-        }
-        let mut next_offsets = vec![0u32];
-        for bases in &next_of {
-            next_offsets.push(next_offsets.last().copied().unwrap_or(0) + bases.len() as u32);
-        }
-        let mut legal_offsets = vec![0u32];
-        for of in &legal_of {
-            legal_offsets.push(legal_offsets.last().copied().unwrap_or(0) + of.len() as u32);
-        }
         Differential {
-            legal,
-            legal_offsets: Arc::new(legal_offsets),
-            legal_of: Arc::new(legal_of.concat()),
-            next,
-            next_offsets: Arc::new(next_offsets),
-            next_bases: Arc::new(next_of.concat()),
             pending: Pending {
                 words: vec![0; net.slots.div_ceil(64)],
                 count: 0,
@@ -165,48 +257,87 @@ impl Differential {
             state: vec![0; net.base_slots.len().div_ceil(64)],
             moves: Vec::new(),
             values_scratch: Vec::new(),
-            target_offsets: Arc::new(target_offsets),
-            targets: Arc::new(targets),
+            plan: Arc::new(plan),
             net,
             counters,
+            ready,
+            ready_at,
+            next,
+            legal,
+        }
+    }
+
+    /// The value of acyclic gate `slot` from its counter (and guard).
+    #[inline]
+    fn derived(&self, slot: u32) -> bool {
+        let c = &self.counters[slot as usize];
+        let full = c.count >= c.threshold;
+        if c.guard == NONE {
+            full != c.inverted
+        } else {
+            full && self.counters[c.guard as usize].value
         }
     }
 
     /// Tells the fan-out of `slot` that its value changed to `now`.
     #[inline]
     fn changed(&mut self, slot: u32, now: bool) {
-        if self.counters[slot as usize].is_legal {
-            let (first, last) = (
-                self.legal_offsets[slot as usize],
-                self.legal_offsets[slot as usize + 1],
-            );
-            for &(role, at) in &self.legal_of[first as usize..last as usize] {
+        let plan = Arc::clone(&self.plan);
+        let s = slot as usize;
+        if self.counters[s].watched {
+            for &(role, at) in
+                &plan.legal_of[plan.legal_offsets[s] as usize..plan.legal_offsets[s + 1] as usize]
+            {
                 self.legal[role as usize][at as usize >> 6] ^= 1 << (at & 63);
             }
-        }
-        if self.counters[slot as usize].is_next {
-            let (first, last) = (
-                self.next_offsets[slot as usize],
-                self.next_offsets[slot as usize + 1],
-            );
-            for &b in &self.next_bases[first as usize..last as usize] {
+            for &b in &plan.next_bases[plan.next_offsets[s] as usize..plan.next_offsets[s + 1] as usize] {
                 self.next[b as usize >> 6] ^= 1 << (b & 63);
             }
         }
-        let start = self.target_offsets[slot as usize] as usize;
-        let end = self.target_offsets[slot as usize + 1] as usize;
         let delta = if now { 1 } else { u32::MAX };
-        for &target in &self.targets[start..end] {
+        for &target in &plan.targets[plan.target_offsets[s] as usize..plan.target_offsets[s + 1] as usize] {
             if target & CYCLE != 0 {
                 self.pending.mark(target & !CYCLE);
                 continue;
             }
+            let c = &mut self.counters[target as usize];
+            let was_full = c.count >= c.threshold;
+            c.count = c.count.wrapping_add(delta);
+            if c.guard != NONE && was_full != (c.count >= c.threshold) {
+                self.toggle_ready(target);
+            }
             // Only a gate whose value would change needs re-evaluation: its later
             // input changes mark it again if they make it differ.
-            let c = &mut self.counters[target as usize];
-            c.count = c.count.wrapping_add(delta);
-            if ((c.count >= c.threshold) != c.inverted) != c.value {
+            if self.derived(target) != self.counters[target as usize].value {
                 self.pending.mark(target);
+            }
+        }
+        let guard = plan.guard_index[s];
+        if guard != NONE {
+            for &and in &self.ready[guard as usize] {
+                if self.counters[and as usize].value != now {
+                    self.pending.mark(and);
+                }
+            }
+        }
+    }
+
+    /// Adds a guarded `and` to its guard's ready list, or removes it.
+    fn toggle_ready(&mut self, and: u32) {
+        let list =
+            &mut self.ready[self.plan.guard_index[self.counters[and as usize].guard as usize] as usize];
+        match self.ready_at[and as usize] {
+            NONE => {
+                self.ready_at[and as usize] = list.len() as u32;
+                list.push(and);
+            }
+            at => {
+                let last = list.pop().expect("a listed and");
+                if last != and {
+                    list[at as usize] = last;
+                    self.ready_at[last as usize] = at;
+                }
+                self.ready_at[and as usize] = NONE;
             }
         }
     }
@@ -232,13 +363,12 @@ impl Differential {
             self.pending.words[word] &= !(1u64 << bit);
             self.pending.count -= 1;
             let slot = (word as u32) << 6 | bit;
-            let c = &mut self.counters[slot as usize];
-            if c.cycle_head {
+            if self.counters[slot as usize].cycle_head {
                 self.recompute_cycle(slot);
             } else {
-                let value = (c.count >= c.threshold) != c.inverted;
-                if value != c.value {
-                    c.value = value;
+                let value = self.derived(slot);
+                if value != self.counters[slot as usize].value {
+                    self.counters[slot as usize].value = value;
                     self.changed(slot, value);
                 }
             }
