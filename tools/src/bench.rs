@@ -49,6 +49,9 @@ pub struct BenchArgs {
     /// Where to write bench.json and bench.md.
     #[arg(long, default_value = "target/bench")]
     out_dir: PathBuf,
+    /// Leave perft out (for quick comparisons such as optimizer ablations).
+    #[arg(long)]
+    skip_perft: bool,
     /// Print the JSON report instead of the markdown table.
     #[arg(long)]
     json: bool,
@@ -76,7 +79,12 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
     };
     let peers = markdown_tables(&corpus.join("anchors").join("peers.md"));
     let published = markdown_tables(&corpus.join("anchors").join("published.md"));
-    let mut progress = Progress::new(names.len(), names.len() * (evaluators.len() * 2 + 2));
+    let mut thread_counts = vec![1, threads];
+    thread_counts.dedup();
+    let mut progress = Progress::new(
+        names.len(),
+        names.len() * (evaluators.len() * thread_counts.len() + 2),
+    );
     let mut rows = Vec::new();
     let mut all_match = true;
     for name in &names {
@@ -94,7 +102,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
                 let mut mc = serde_json::Map::new();
                 for &kind in &evaluators {
                     let mut rates = serde_json::Map::new();
-                    for t in [1, threads] {
+                    for &t in &thread_counts {
                         progress.show(&stem, &format!("{kind}, {t} thread(s)"));
                         let config = McConfig {
                             evaluator: kind,
@@ -111,9 +119,11 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
                 }
                 row["mc"] = Value::Object(mc);
                 progress.show(&stem, "perft");
-                let perft_row = perft_against_trace(&corpus, &stem, &loaded.game);
-                all_match &= perft_row["counts_match"].as_bool().unwrap_or(true);
-                row["perft"] = perft_row;
+                if !args.skip_perft {
+                    let perft_row = perft_against_trace(&corpus, &stem, &loaded.game);
+                    all_match &= perft_row["counts_match"].as_bool().unwrap_or(true);
+                    row["perft"] = perft_row;
+                }
             }
         }
         progress.done_game();
@@ -320,6 +330,14 @@ fn markdown(report: &Value, threads: usize) -> String {
             ratio(&one("lanes"), &a["rbg_compiler_here"]),
         ));
     }
+    if threads > 1 {
+        scaling_table(&mut out, &games, threads);
+    }
+    perft_table(&mut out, &games);
+    out
+}
+
+fn scaling_table(out: &mut String, games: &[Value], threads: usize) {
     out.push_str(&format!(
         "\nThread scaling: nodes/s on {threads} threads / on one thread\n\n"
     ));
@@ -334,6 +352,12 @@ fn markdown(report: &Value, threads: usize) -> String {
             scale("differential"),
             scale("lanes")
         ));
+    }
+}
+
+fn perft_table(out: &mut String, games: &[Value]) {
+    if games.iter().all(|g| g["perft"].is_null()) {
+        return;
     }
     out.push_str("\nPerft to the reference trace's depth, faster scalar evaluator, one thread\n\n");
     out.push_str("| game | depth | evaluator | nodes/s | counts equal the trace's |\n| --- | ---: | --- | ---: | --- |\n");
@@ -352,7 +376,6 @@ fn markdown(report: &Value, threads: usize) -> String {
             number(&p["nodes_per_sec"]),
         ));
     }
-    out
 }
 
 /// A one-line progress bar on standard error, drawn only on a terminal.
