@@ -19,6 +19,18 @@ pub fn stream_rng(seed: u64, stream: u64) -> Xoshiro256PlusPlus {
     Xoshiro256PlusPlus::seed_from_u64(rng.gen::<u64>() ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
+/// The index of a uniformly random one of `n` moves: `rng.gen_range(0..n)`, or 0
+/// without drawing when `n` is 1. Every driver chooses moves this way, so the
+/// same stream makes the same choices in each.
+#[inline]
+pub fn draw(rng: &mut Xoshiro256PlusPlus, n: usize) -> usize {
+    if n == 1 {
+        0
+    } else {
+        rng.gen_range(0..n)
+    }
+}
+
 /// What a set of random playouts added up to.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PlayoutTotals {
@@ -235,8 +247,8 @@ impl Playout {
     }
 
     /// Plays one random playout from the initial state into `totals`: in every
-    /// non-terminal state each role in turn draws `rng.gen_range(0..n)` over its
-    /// `n` legal moves in input order. Calls `on_move` with each state left and the
+    /// non-terminal state each role in turn takes [`draw`] over its `n` legal
+    /// moves in input order. Calls `on_move` with each state left and the
     /// joint move played in it. A state where some role has no legal move abandons
     /// the playout.
     pub fn run(
@@ -268,7 +280,7 @@ impl Playout {
                     totals.abandoned += 1;
                     return;
                 }
-                self.joint.push(self.legal[rng.gen_range(0..self.legal.len())]);
+                self.joint.push(self.legal[draw(rng, self.legal.len())]);
             }
             on_move(&self.state, &self.joint);
             machine.next_into(&self.joint, &mut self.next);

@@ -1,14 +1,13 @@
 //! The lanes evaluator: batched flat Monte-Carlo, one playout per bit of a
 //! 512-bit lane word. Each step evaluates the state-only part for every lane,
 //! chooses every lane's joint move from that lane's own random generator exactly
-//! as the scalar driver does (per role in order, `gen_range(0..legal count)` over
-//! the legal moves in input order), evaluates the move part, and loads the next
+//! as the scalar driver does (per role in order, [`draw`] over the legal moves in
+//! input order), evaluates the move part, and loads the next
 //! states; a lane that reached a terminal state restarts from the initial state.
 
 use super::compiled::{CompiledNet, Gate, Step};
 use crate::machine::{Game, State};
-use crate::playout::{stream_rng, PlayoutTotals};
-use rand::Rng;
+use crate::playout::{draw, stream_rng, PlayoutTotals};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::Arc;
 
@@ -210,7 +209,7 @@ impl LanePlayouts {
                 self.totals.abandoned += 1;
                 self.depths[lane] = 0;
             } else {
-                let rank = self.rngs[lane].gen_range(0..count as usize) as u32;
+                let rank = draw(&mut self.rngs[lane], count as usize) as u32;
                 write_lane(planes, lane, rank);
             }
         });
