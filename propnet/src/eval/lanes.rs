@@ -33,8 +33,10 @@ pub struct LanePlayouts {
     depths: Vec<u64>,
     /// Bit-sliced per-lane counts while choosing a move (one plane per bit).
     planes: Vec<Lane>,
-    /// Per lane and role: the move chosen in the last step (`u32::MAX`: none).
+    /// Per lane and role: the move chosen in the last step (meaningful for `moved` lanes).
     chosen: Vec<u32>,
+    /// The input slots set in the last step.
+    inputs_set: Vec<u32>,
     /// Per role, the best goal of the lane being finished.
     goal_scratch: Vec<Option<i64>>,
     /// Lanes that played a move in the last step.
@@ -59,6 +61,7 @@ impl LanePlayouts {
             depths: vec![0; LANES],
             planes: vec![NONE; usize::BITS as usize],
             chosen: vec![u32::MAX; LANES * roles],
+            inputs_set: Vec::new(),
             moved: NONE,
             goal_scratch: Vec::new(),
             totals: PlayoutTotals::new(roles),
@@ -169,12 +172,10 @@ impl LanePlayouts {
     }
 
     fn clear_inputs(&mut self) {
-        for chosen in &mut self.chosen {
-            if *chosen != u32::MAX {
-                self.values[self.net.input_slots[*chosen as usize] as usize] = NONE;
-                *chosen = u32::MAX;
-            }
+        for &slot in &self.inputs_set {
+            self.values[slot as usize] = NONE;
         }
+        self.inputs_set.clear();
     }
 
     /// Draws `role`'s move in every active lane; a lane where the role has no
@@ -201,18 +202,36 @@ impl LanePlayouts {
                 carry = next_carry;
             }
         }
+        // Per word of 64 lanes: read each lane's count, draw its rank, write the ranks back.
         let mut abandoned = NONE;
-        for_each_lane(active, |lane| {
-            let count = read_lane(planes, lane);
-            if count == 0 {
-                abandoned[lane / 64] |= 1 << (lane % 64);
-                self.totals.abandoned += 1;
-                self.depths[lane] = 0;
-            } else {
-                let rank = draw(&mut self.rngs[lane], count as usize) as u32;
-                write_lane(planes, lane, rank);
+        for w in 0..LANE_WORDS {
+            let mut bits = active[w];
+            if bits == 0 {
+                continue;
             }
-        });
+            let counts: [u64; 32] = std::array::from_fn(|p| planes.get(p).map_or(0, |plane| plane[w]));
+            let mut ranks = [0u64; 32];
+            while bits != 0 {
+                let bit = bits.trailing_zeros();
+                bits &= bits - 1;
+                let lane = w * 64 + bit as usize;
+                let count =
+                    (0..planes.len()).fold(0usize, |n, p| n | (((counts[p] >> bit) & 1) as usize) << p);
+                if count == 0 {
+                    abandoned[w] |= 1 << bit;
+                    self.totals.abandoned += 1;
+                    self.depths[lane] = 0;
+                } else {
+                    let rank = draw(&mut self.rngs[lane], count);
+                    for (p, word) in ranks.iter_mut().enumerate().take(planes.len()) {
+                        *word |= (((rank >> p) & 1) as u64) << bit;
+                    }
+                }
+            }
+            for (plane, &rank) in planes.iter_mut().zip(&ranks) {
+                plane[w] = rank;
+            }
+        }
         *active = and(active, &not(&abandoned));
         // Walk the moves in input order; a lane takes the move at which its rank reaches zero.
         let mut open = *active;
@@ -227,7 +246,11 @@ impl LanePlayouts {
             let nonzero = planes.iter().fold(NONE, |acc, p| or(&acc, p));
             let hit = and(&legal, &not(&nonzero));
             if hit != NONE {
-                let input = &mut self.values[net.input_slots[m.0 as usize] as usize];
+                let slot = net.input_slots[m.0 as usize];
+                let input = &mut self.values[slot as usize];
+                if *input == NONE {
+                    self.inputs_set.push(slot);
+                }
                 *input = or(input, &hit);
                 for_each_lane(&hit, |lane| self.chosen[lane * roles + role] = m.0);
                 open = and(&open, &not(&hit));
@@ -247,25 +270,6 @@ impl LanePlayouts {
     #[inline(always)]
     fn evaluate(&mut self, first: usize, last: usize) {
         evaluate(&self.net, &mut self.values, first, last);
-    }
-}
-
-/// The number lane `lane` holds in bit-sliced `planes`.
-#[inline(always)]
-fn read_lane(planes: &[Lane], lane: usize) -> u32 {
-    let (word, bit) = (lane / 64, lane % 64);
-    planes
-        .iter()
-        .enumerate()
-        .fold(0, |n, (p, plane)| n | (((plane[word] >> bit) & 1) as u32) << p)
-}
-
-/// Stores `value` as lane `lane`'s number in bit-sliced `planes`.
-#[inline(always)]
-fn write_lane(planes: &mut [Lane], lane: usize, value: u32) {
-    let (word, bit) = (lane / 64, lane % 64);
-    for (p, plane) in planes.iter_mut().enumerate() {
-        plane[word] = (plane[word] & !(1 << bit)) | (((value >> p) & 1) as u64) << bit;
     }
 }
 
