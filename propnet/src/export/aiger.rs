@@ -137,7 +137,14 @@ pub fn build(circuit: &Circuit, layering: &Layering, max_ands: usize) -> Result<
             let mut round = Vec::with_capacity(component.len());
             for id in component {
                 let node = &circuit.nodes[id.index()];
-                round.push(b.gate(node.kind, node.inputs.iter().map(|i| lit[i.index()]).collect())?);
+                let inputs = node.inputs.iter().map(|i| lit[i.index()]).collect();
+                round.push(b.gate(node.kind, inputs).map_err(|e| {
+                    ExportError::new(format!(
+                        "{} while unrolling a cyclic component of {} members",
+                        e.message,
+                        component.len()
+                    ))
+                })?);
             }
             let changed = component.iter().zip(&round).any(|(id, &l)| lit[id.index()] != l);
             for (id, l) in component.iter().zip(round) {

@@ -64,16 +64,16 @@ pub fn canonical_sentence(text: &str) -> Result<String, ExportError> {
     Ok(ggpnet_kif::term_to_string(&term, &symbols))
 }
 
-/// The nodes named by `names` (see the module documentation), in order.
-/// Refuses a name that is neither an output nor a sentence of the circuit,
-/// listing a few outputs of the same relation.
-pub fn resolve(circuit: &Circuit, names: &[String]) -> Result<Vec<NodeId>, ExportError> {
+/// The outputs named by `names` (see the module documentation), in order, with
+/// their canonical names. Refuses a name that is neither an output nor a
+/// sentence of the circuit, listing a few outputs of the same relation.
+pub fn resolve(circuit: &Circuit, names: &[String]) -> Result<Vec<Output>, ExportError> {
     let outputs = outputs(circuit);
     let mut nodes = Vec::with_capacity(names.len());
     for name in names {
         let wanted = canonical_sentence(name)?;
         if let Some(o) = outputs.iter().find(|o| o.name == wanted) {
-            nodes.push(o.node);
+            nodes.push(o.clone());
             continue;
         }
         let labelled = circuit
@@ -83,7 +83,7 @@ pub fn resolve(circuit: &Circuit, names: &[String]) -> Result<Vec<NodeId>, Expor
             .map(|(&n, _)| n)
             .min();
         if let Some(node) = labelled {
-            nodes.push(node);
+            nodes.push(Output { name: wanted, node });
             continue;
         }
         let relation = wanted
@@ -109,10 +109,10 @@ pub fn resolve(circuit: &Circuit, names: &[String]) -> Result<Vec<NodeId>, Expor
     Ok(nodes)
 }
 
-/// Which nodes `roots` read, themselves included: `cone[n]` is true for member `n`.
-pub fn cone(circuit: &Circuit, roots: &[NodeId]) -> Vec<bool> {
+/// Which nodes the `roots` read, themselves included: `cone[n]` is true for member `n`.
+pub fn cone(circuit: &Circuit, roots: &[Output]) -> Vec<bool> {
     let mut member = vec![false; circuit.nodes.len()];
-    let mut stack = roots.to_vec();
+    let mut stack: Vec<NodeId> = roots.iter().map(|o| o.node).collect();
     while let Some(id) = stack.pop() {
         if !std::mem::replace(&mut member[id.index()], true) {
             stack.extend(circuit.nodes[id.index()].inputs.iter().copied());
@@ -137,7 +137,7 @@ mod tests {
         let c = &loaded.circuit;
         let [legal, terminal, next] = [0, 1, 2].map(|i| {
             let names = ["legal r go", "terminal", "(next b)"];
-            resolve(c, &[names[i].to_owned()]).unwrap()[0]
+            resolve(c, &[names[i].to_owned()]).unwrap()[0].node
         });
         assert_eq!(legal, c.inputs[0].legal);
         assert_eq!(terminal, c.terminal);
@@ -165,7 +165,7 @@ mod tests {
     fn cone_stops_at_bases_and_inputs() {
         let loaded = load(GAME, &Default::default()).unwrap();
         let c = &loaded.circuit;
-        let member = cone(c, &[c.terminal]);
+        let member = cone(c, &resolve(c, &["terminal".to_owned()]).unwrap());
         let bases: Vec<String> = (0..c.nodes.len())
             .filter(|&n| member[n] && c.labels.contains_key(&NodeId::new(n)))
             .map(|n| c.vocabulary.kif(c.labels[&NodeId::new(n)]))

@@ -4,7 +4,7 @@
 //! nodes have a double border and their output names; a base whose transition
 //! is drawn gets a dashed edge from its `next` node.
 
-use super::cone::outputs;
+use super::cone::Output;
 use crate::circuit::{Circuit, NodeKind};
 use crate::layer::Layering;
 use std::fmt::Write;
@@ -40,12 +40,19 @@ fn style(kind: NodeKind) -> (&'static str, &'static str) {
 }
 
 /// The DOT text of the nodes selected by `member` (every node when it is all
-/// true), named `title`.
-pub fn write(circuit: &Circuit, layering: &Layering, member: &[bool], title: &str) -> String {
-    let mut output_names: Vec<Vec<String>> = vec![Vec::new(); circuit.nodes.len()];
-    for o in outputs(circuit) {
+/// true), named `title`, with the nodes of `marked` outputs (every output for
+/// a whole circuit, the requested ones for a cone) bordered twice and named.
+pub fn write(
+    circuit: &Circuit,
+    layering: &Layering,
+    member: &[bool],
+    marked: &[Output],
+    title: &str,
+) -> String {
+    let mut output_names: Vec<Vec<&str>> = vec![Vec::new(); circuit.nodes.len()];
+    for o in marked {
         if member[o.node.index()] {
-            output_names[o.node.index()].push(o.name);
+            output_names[o.node.index()].push(&o.name);
         }
     }
     let mut out = String::new();
@@ -63,8 +70,8 @@ pub fn write(circuit: &Circuit, layering: &Layering, member: &[bool], title: &st
             (Some(&term), _) => circuit.vocabulary.kif(term),
             (None, kind) => kind.name().to_owned(),
         };
-        for name in &output_names[n] {
-            if *name != label {
+        for &name in &output_names[n] {
+            if name != label {
                 label.push('\n');
                 label.push_str(name);
             }
@@ -124,8 +131,9 @@ mod tests {
             (<= (line x) (true a) (true b)) (<= terminal (line x)) (goal r 100)";
         let loaded = load(game, &Default::default()).unwrap();
         let c = &loaded.circuit;
-        let member = cone(c, &resolve(c, &["terminal".to_owned()]).unwrap());
-        let text = write(c, &loaded.layering, &member, "t\"1");
+        let roots = resolve(c, &["terminal".to_owned()]).unwrap();
+        let member = cone(c, &roots);
+        let text = write(c, &loaded.layering, &member, &roots, "t\"1");
         assert!(text.starts_with("digraph \"t\\\"1\" {"), "{text}");
         assert!(text.contains("(true a)") && text.contains("(true b)"), "{text}");
         assert!(text.contains("peripheries=2"), "{text}");
