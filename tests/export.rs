@@ -6,6 +6,8 @@
 //!   and the optimized circuit of several games sequentially equivalent (an
 //!   independent check of the optimizer), while it refuses a deliberately
 //!   broken one;
+//! - simulating the AIGER graph of games with cyclic circuits gives the same
+//!   legal moves, goals and next states as the state machine along random playouts;
 //! - the JSON export loads back into a state machine that plays exactly like
 //!   the original (perft and random playouts compared step by step);
 //! - the `ggpnet export` command refuses bad requests with clear messages.
@@ -291,6 +293,86 @@ fn abc_proves_raw_and_optimized_circuits_equivalent() {
     }
     assert!(cyclic > 0, "at least one tested game must have a cyclic circuit");
     std::fs::remove_dir_all(dir).ok();
+}
+
+/// Values of an and-inverter graph's outputs and latch inputs for given input and latch values.
+fn simulate(aig: &aiger::Aig, inputs: &[bool], latches: &[bool]) -> (Vec<bool>, Vec<bool>) {
+    let mut var = vec![false; 1 + inputs.len() + latches.len() + aig.ands.len()];
+    var[1..=inputs.len()].copy_from_slice(inputs);
+    var[1 + inputs.len()..1 + inputs.len() + latches.len()].copy_from_slice(latches);
+    let value = |var: &[bool], lit: u32| var[(lit / 2) as usize] ^ (lit % 2 == 1);
+    for &(lhs, a, b) in &aig.ands {
+        var[(lhs / 2) as usize] = value(&var, a) && value(&var, b);
+    }
+    let outputs = aig.outputs.iter().map(|&(lit, _)| value(&var, lit)).collect();
+    let next = aig.latches.iter().map(|&(lit, ..)| value(&var, lit)).collect();
+    (outputs, next)
+}
+
+#[test]
+fn aiger_of_cyclic_circuits_plays_like_the_state_machine() {
+    let Some(corpus) = corpus() else {
+        return;
+    };
+    for game in ["atariGoVariant_7x7", "cubicup_3player", "amazonsTorus_10x10"] {
+        let loaded = load_stage(&corpus, game, OptimizeConfig::default());
+        assert!(loaded.layering.cycles > 0, "{game} must have a cyclic circuit");
+        let aig = aiger::build(&loaded.circuit, &loaded.layering, 20_000_000).unwrap();
+        let mut machine = loaded.machine();
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
+        let mut state = machine.initial_state();
+        let initial: Vec<bool> = aig.latches.iter().map(|&(_, init, _)| init).collect();
+        assert_eq!(
+            initial,
+            state.0.iter().by_vals().collect::<Vec<_>>(),
+            "{game}: initial state"
+        );
+        let mut steps = 0;
+        for _ in 0..3 {
+            state = machine.initial_state();
+            while !machine.is_terminal(&state) && steps < 150 {
+                let latches: Vec<bool> = state.0.iter().by_vals().collect();
+                let roles = machine.roles().len();
+                let legal: Vec<_> = (0..roles).map(|r| machine.legal_moves(&state, r)).collect();
+                if legal.iter().any(Vec::is_empty) {
+                    break;
+                }
+                let joint: Vec<_> = legal.iter().map(|l| l[rng.gen_range(0..l.len())]).collect();
+                let mut inputs = vec![false; aig.inputs.len()];
+                for m in &joint {
+                    inputs[m.0 as usize] = true;
+                }
+                let (outputs, next) = simulate(&aig, &inputs, &latches);
+                let mut expected: Vec<bool> = vec![false; aig.inputs.len()];
+                for moves in &legal {
+                    for m in moves {
+                        expected[m.0 as usize] = true;
+                    }
+                }
+                let goals = machine.goals(&state);
+                expected.extend(
+                    loaded
+                        .circuit
+                        .goals
+                        .iter()
+                        .map(|g| goals[g.role].contains(&g.value)),
+                );
+                expected.push(false);
+                assert_eq!(
+                    outputs, expected,
+                    "{game}: legal and goal outputs at step {steps}"
+                );
+                state = machine.next_state(&state, &joint).unwrap();
+                assert_eq!(
+                    next,
+                    state.0.iter().by_vals().collect::<Vec<_>>(),
+                    "{game}: next state"
+                );
+                steps += 1;
+            }
+        }
+        eprintln!("{game}: the AIGER graph agrees with the state machine on {steps} states");
+    }
 }
 
 /// Plays the same random playouts on two machines, comparing every step.

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 /// Nodes drawn at most unless `--max-nodes` says otherwise: beyond this a picture is unreadable.
 const DOT_MAX_NODES: usize = 2000;
 /// And gates written at most in AIGER unless `--max-nodes` says otherwise.
-const AIGER_MAX_ANDS: usize = 20_000_000;
+const AIGER_MAX_ANDS: usize = 50_000_000;
 
 /// The written form.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -56,7 +56,7 @@ pub struct ExportArgs {
     #[arg(long = "cone", value_name = "OUTPUT")]
     cone: Vec<String>,
     /// Refuse larger exports: nodes for DOT (default 2000) and JSON (default none),
-    /// and gates for AIGER (default 20000000).
+    /// and gates for AIGER (default 50000000).
     #[arg(long)]
     max_nodes: Option<usize>,
 }

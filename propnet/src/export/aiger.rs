@@ -6,14 +6,18 @@
 //! edges, with constant folding and structural hashing.
 //!
 //! AIGER has no combinational cycles. A cyclic strongly connected component of
-//! the circuit (all ands and ors: layering refuses negation on a cycle) has a
-//! least fixpoint that iteration from all-false reaches within as many rounds
-//! as the component has members, since each round that changes anything makes
-//! at least one more member true. So each cyclic component of `k` members is
-//! unrolled into `k` copies, round `r` reading round `r - 1` inside the
-//! component (round 0 is all false) and the final values of everything
-//! outside it; round `k` is the component's value. The file's comment section
-//! says how many components were unrolled.
+//! the circuit (all ands and ors: layering refuses negation on a cycle) is
+//! unrolled into rounds of its least-fixpoint iteration from all-false. Each
+//! round evaluates the members in one order, each reading the current round's
+//! value of the members before it and the previous round's value of itself and
+//! the members after it (the final values of nodes outside the component). Any
+//! member true in the fixpoint has a derivation whose chain of members has
+//! distinct nodes, and the chain waits for a new round only where it reads a
+//! member placed no earlier than its reader: such "late" members are distinct,
+//! so `late + 1` rounds reach the fixpoint, and never more than the component's
+//! size. The order is a depth-first order along the data flow, so that late
+//! members are few (the sources of back edges). The file's comment section
+//! says how many components were unrolled and into how many rounds.
 
 use super::cone::outputs;
 use super::ExportError;
@@ -103,6 +107,58 @@ impl Builder {
     }
 }
 
+/// Members of a cyclic component (node indexes) in depth-first order along the
+/// data flow, and how many of them are read by a member placed no later.
+fn flow_order(circuit: &Circuit, component: &[crate::NodeId]) -> (Vec<usize>, usize) {
+    let local: FxHashMap<usize, usize> = component
+        .iter()
+        .enumerate()
+        .map(|(k, id)| (id.index(), k))
+        .collect();
+    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); component.len()];
+    for (k, id) in component.iter().enumerate() {
+        for input in &circuit.nodes[id.index()].inputs {
+            if let Some(&j) = local.get(&input.index()) {
+                readers[j].push(k);
+            }
+        }
+    }
+    // Iterative depth-first search; reverse postorder puts every input before
+    // its reader except along back edges.
+    let mut seen = vec![false; component.len()];
+    let mut postorder = Vec::with_capacity(component.len());
+    for start in 0..component.len() {
+        if std::mem::replace(&mut seen[start], true) {
+            continue;
+        }
+        let mut stack = vec![(start, 0usize)];
+        while let Some((k, next)) = stack.last_mut() {
+            let k = *k;
+            if let Some(&r) = readers[k].get(*next) {
+                *next += 1;
+                if !std::mem::replace(&mut seen[r], true) {
+                    stack.push((r, 0));
+                }
+            } else {
+                postorder.push(k);
+                stack.pop();
+            }
+        }
+    }
+    postorder.reverse();
+    let mut position = vec![0; component.len()];
+    for (p, &k) in postorder.iter().enumerate() {
+        position[k] = p;
+    }
+    let late = (0..component.len())
+        .filter(|&j| readers[j].iter().any(|&k| position[k] <= position[j]))
+        .count();
+    (
+        postorder.into_iter().map(|k| component[k].index()).collect(),
+        late,
+    )
+}
+
 /// The and-inverter graph of a layered circuit, refusing to exceed `max_ands` and gates.
 pub fn build(circuit: &Circuit, layering: &Layering, max_ands: usize) -> Result<Aig, ExportError> {
     let v = &circuit.vocabulary;
@@ -114,7 +170,7 @@ pub fn build(circuit: &Circuit, layering: &Layering, max_ands: usize) -> Result<
         limit: max_ands,
     };
     let mut lit = vec![FALSE; circuit.nodes.len()];
-    let (mut unrolled, mut largest) = (0usize, 0usize);
+    let (mut unrolled, mut largest, mut most_rounds) = (0usize, 0usize, 0usize);
     for component in &layering.components {
         let first = &circuit.nodes[component[0].index()];
         let cyclic = component.len() > 1 || first.inputs.contains(&component[0]);
@@ -127,28 +183,29 @@ pub fn build(circuit: &Circuit, layering: &Layering, max_ands: usize) -> Result<
             };
             continue;
         }
+        let (order, late) = flow_order(circuit, component);
         unrolled += 1;
         largest = largest.max(component.len());
+        most_rounds = most_rounds.max(late + 1);
         // Round 0: every member false; the values of other nodes are final.
         for id in component {
             lit[id.index()] = FALSE;
         }
-        for _ in 0..component.len() {
-            let mut round = Vec::with_capacity(component.len());
-            for id in component {
-                let node = &circuit.nodes[id.index()];
+        for _ in 0..=late {
+            let mut changed = false;
+            for &n in &order {
+                let node = &circuit.nodes[n];
                 let inputs = node.inputs.iter().map(|i| lit[i.index()]).collect();
-                round.push(b.gate(node.kind, inputs).map_err(|e| {
+                let value = b.gate(node.kind, inputs).map_err(|e| {
                     ExportError::new(format!(
-                        "{} while unrolling a cyclic component of {} members",
+                        "{} while unrolling a cyclic component of {} members into {} rounds",
                         e.message,
-                        component.len()
+                        component.len(),
+                        late + 1
                     ))
-                })?);
-            }
-            let changed = component.iter().zip(&round).any(|(id, &l)| lit[id.index()] != l);
-            for (id, l) in component.iter().zip(round) {
-                lit[id.index()] = l;
+                })?;
+                changed |= value != lit[n];
+                lit[n] = value;
             }
             if !changed {
                 break; // the same literals again: every later round is this one
@@ -162,8 +219,10 @@ pub fn build(circuit: &Circuit, layering: &Layering, max_ands: usize) -> Result<
     ];
     if unrolled > 0 {
         comments.push(format!(
-            "{unrolled} cyclic strongly connected component(s) (largest: {largest} members) were unrolled: a \
-             component of k members is evaluated k rounds from all-false, which reaches its least fixpoint."
+            "{unrolled} cyclic strongly connected component(s) (largest: {largest} members) were unrolled \
+             into at most {most_rounds} rounds of least-fixpoint iteration from all-false; a component \
+             whose members read L members not yet computed in their round gets L + 1 rounds, which reach \
+             its least fixpoint (L + 1 is at most its number of members)."
         ));
     }
     Ok(Aig {
