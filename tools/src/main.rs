@@ -236,7 +236,7 @@ fn stats(args: &GameArgs) -> Result<(), Failure> {
         "bases": loaded.game.facts.len(),
         "inputs": loaded.game.moves.len(),
         "warnings": r.warnings,
-        "relations": breakdown.relations.iter().map(|(n, c)| (n.clone(), json!(c))).collect::<serde_json::Map<_, _>>(),
+        "relations": breakdown.relations.iter().map(|(n, c)| json!({"relation": n, "nodes": c})).collect::<Vec<_>>(),
         "fan_in": breakdown.fan_in,
         "fan_out": breakdown.fan_out,
         "layer_widths": breakdown.layer_widths,
