@@ -2,10 +2,10 @@
 //!
 //! - Graphviz `dot` renders the DOT export of every tested game (the whole
 //!   circuit when it is small, else a cone);
-//! - Berkeley ABC reads every binary AIGER export, and its `dsec` proves the raw
-//!   and the optimized circuit of several games sequentially equivalent (an
-//!   independent check of the optimizer), while it refuses a deliberately
-//!   broken one;
+//! - Berkeley ABC reads every binary AIGER export, and its `cec` (and `dsec`
+//!   on the smaller games) proves the raw and the optimized circuit of several
+//!   games equivalent (an independent check of the optimizer), while it refutes
+//!   deliberately broken copies;
 //! - simulating the AIGER graph of games with cyclic circuits gives the same
 //!   legal moves, goals and next states as the state machine along random playouts;
 //! - the JSON export loads back into a state machine that plays exactly like
@@ -64,15 +64,25 @@ const MORE: [&str; 20] = [
     "ttcc4_2player",
 ];
 
-/// Games whose raw and optimized circuits ABC must prove equivalent.
-/// The last three have cyclic circuits.
-const EQUIVALENCE: [&str; 6] = [
+/// Games whose raw and optimized circuits ABC must prove equivalent with `cec`;
+/// atariGoVariant_7x7, cubicup_3player and amazonsTorus_10x10 have cyclic circuits.
+const EQUIVALENCE: [&str; 8] = [
     "ticTacToe",
     "connectFour",
     "breakthrough",
+    "reversi",
+    "speedChess",
     "atariGoVariant_7x7",
     "cubicup_3player",
     "amazonsTorus_10x10",
+];
+
+/// The games also proved with `dsec` (sequential equivalence from the initial state).
+const DSEC: [&str; 4] = [
+    "ticTacToe",
+    "connectFour",
+    "atariGoVariant_7x7",
+    "cubicup_3player",
 ];
 
 /// Most nodes of a whole circuit drawn (beyond that, a cone is drawn).
@@ -245,49 +255,73 @@ fn abc_proves_raw_and_optimized_circuits_equivalent() {
     let (Some(corpus), true) = (corpus(), tool("berkeley-abc", &["-q", "quit"])) else {
         return;
     };
-    let dir = scratch("dsec");
+    let dir = scratch("equivalence");
     let mut cyclic = 0;
     for game in EQUIVALENCE {
         let start = Instant::now();
         let raw = load_stage(&corpus, game, OptimizeConfig::none());
         let optimized = load_stage(&corpus, game, OptimizeConfig::default());
         cyclic += usize::from(raw.layering.cycles > 0);
-        let files = [("raw", &raw), ("optimized", &optimized)].map(|(stage, loaded)| {
-            let aig = aiger::build(&loaded.circuit, &loaded.layering, 20_000_000).unwrap();
-            let file = dir.join(format!("{game}.{stage}.aig"));
-            std::fs::write(&file, aig.to_binary()).unwrap();
-            (file, aig)
-        });
-        let [(raw_file, _), (optimized_file, aig)] = files;
-        let verdict = abc(&format!(
-            "dsec {} {}",
-            raw_file.display(),
-            optimized_file.display()
-        ));
-        assert!(verdict.contains("Networks are equivalent"), "{game}: {verdict}");
-        // A flipped initial value that the legal outputs see must be caught.
-        let mut broken = aig.clone();
-        let control = broken
-            .latches
-            .iter()
-            .position(|(_, initial, _)| *initial)
-            .expect("some fact holds initially");
-        broken.latches[control].1 = false;
-        let broken_file = dir.join(format!("{game}.broken.aig"));
-        std::fs::write(&broken_file, broken.to_binary()).unwrap();
-        let verdict = abc(&format!("dsec {} {}", raw_file.display(), broken_file.display()));
-        let caught = verdict.contains("NOT EQUIVALENT");
+        let [(raw_file, raw_aig), (file, aig)] =
+            [("raw", &raw), ("optimized", &optimized)].map(|(stage, loaded)| {
+                let aig = aiger::build(&loaded.circuit, &loaded.layering, 20_000_000).unwrap();
+                let file = dir.join(format!("{game}.{stage}.aig"));
+                std::fs::write(&file, aig.to_binary()).unwrap();
+                (file, aig)
+            });
+        // The same interface in the same order, the same initial values: then
+        // combinational equivalence (cec, latches matched by position) implies
+        // sequential equivalence.
+        assert_eq!(raw_aig.inputs, aig.inputs, "{game}");
+        let names = |a: &aiger::Aig| a.outputs.iter().map(|o| o.1.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&raw_aig), names(&aig), "{game}");
+        let inits = |a: &aiger::Aig| a.latches.iter().map(|l| (l.1, l.2.clone())).collect::<Vec<_>>();
+        assert_eq!(inits(&raw_aig), inits(&aig), "{game}");
+        let (raw_file, file) = (raw_file.display(), file.display());
+        let verdict = abc(&format!("cec {raw_file} {file}"));
+        assert!(
+            verdict.contains("Networks are equivalent"),
+            "{game}: cec: {verdict}"
+        );
+        let mut proofs = "cec".to_owned();
+        if DSEC.contains(&game) {
+            let verdict = abc(&format!("dsec {raw_file} {file}"));
+            assert!(
+                verdict.contains("Networks are equivalent"),
+                "{game}: dsec: {verdict}"
+            );
+            proofs.push_str(" and dsec");
+        }
         eprintln!(
-            "{game}: raw ≡ optimized proved ({} cyclic components in the raw circuit); flipped init of {} {} in {:.2} s",
+            "{game}: raw ≡ optimized proved by {proofs} ({} and {} and gates, {} cyclic components in the raw circuit) in {:.2} s",
+            raw_aig.ands.len(),
+            aig.ands.len(),
             raw.layering.cycles,
-            aig.latches[control].2,
-            if caught { "refuted" } else { "not observable" },
             start.elapsed().as_secs_f64()
         );
-        if game == "ticTacToe" {
+        if game != "ticTacToe" {
+            continue;
+        }
+        // Broken copies must be refuted: the wrong first player (dsec sees
+        // initial values), and two legal outputs swapped (cec).
+        let mut wrong_start = aig.clone();
+        let control = wrong_start
+            .latches
+            .iter()
+            .position(|l| l.2 == "(true (control xplayer))")
+            .unwrap();
+        wrong_start.latches[control].1 = false;
+        let mut swapped = aig.clone();
+        let (a, b) = (swapped.outputs[0].0, swapped.outputs[1].0);
+        assert_ne!(a, b, "two different legal outputs");
+        (swapped.outputs[0].0, swapped.outputs[1].0) = (b, a);
+        for (broken, command) in [(wrong_start, "dsec"), (swapped, "cec")] {
+            let broken_file = dir.join(format!("{game}.broken-{command}.aig"));
+            std::fs::write(&broken_file, broken.to_binary()).unwrap();
+            let verdict = abc(&format!("{command} {raw_file} {}", broken_file.display()));
             assert!(
-                caught,
-                "ABC must refute a tic-tac-toe with the wrong first player: {verdict}"
+                verdict.contains("NOT EQUIVALENT"),
+                "{command} must refute it: {verdict}"
             );
         }
     }
