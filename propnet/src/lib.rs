@@ -1,10 +1,12 @@
 //! Propositional networks: the circuit built from a ground program, the
 //! optimizer passes, layering (cycles evaluated to their least fixpoint), the
-//! compiled evaluator, the state machine API, and the flat Monte-Carlo and perft
-//! drivers.
+//! compiled evaluator, the state machine API, the flat Monte-Carlo and perft
+//! drivers, size breakdowns and export to DOT, JSON and AIGER.
 
 pub mod circuit;
 pub mod eval;
+pub mod export;
+pub mod inspect;
 pub mod layer;
 pub mod machine;
 pub mod optimize;

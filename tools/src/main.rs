@@ -1,6 +1,7 @@
-//! The `ggpnet` command-line program: check, stats, mc, perft and replay on a
-//! GDL game (the built-in connect four when no file is given). Every subcommand
-//! prints a human-readable summary, or one JSON object with `--json`.
+//! The `ggpnet` command-line program: check, stats, mc, perft, replay and
+//! export on a GDL game (the built-in connect four when no file is given; a
+//! circuit written by `ggpnet export --format json` is accepted wherever a game
+//! is). Every subcommand prints a human-readable summary, or one JSON object with `--json`.
 
 use clap::{Args, Parser, Subcommand};
 use ggpnet::propnet::eval::EvaluatorKind;
@@ -12,6 +13,7 @@ use std::process::ExitCode;
 
 mod bench;
 mod corpus;
+mod export;
 
 #[derive(Parser)]
 #[command(
@@ -49,6 +51,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Replay every game of a corpus, each in its own process with a time limit.
     Corpus(CorpusArgs),
+    /// Write the circuit as Graphviz DOT, JSON or AIGER.
+    Export(export::ExportArgs),
 }
 
 #[derive(Args)]
@@ -92,7 +96,7 @@ struct CorpusArgs {
 
 #[derive(Args)]
 struct GameArgs {
-    /// The game (KIF); the built-in connect four if omitted.
+    /// The game (KIF, or a circuit exported as .json); the built-in connect four if omitted.
     game: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
@@ -205,16 +209,27 @@ fn read_game(path: Option<&Path>) -> Result<String, Failure> {
     }
 }
 
-fn load_game(path: Option<&Path>) -> Result<Loaded, Failure> {
+/// Whether `path` is a circuit written by `ggpnet export --format json`.
+fn is_circuit_file(path: Option<&Path>) -> bool {
+    path.is_some_and(|p| p.extension().is_some_and(|e| e == "json"))
+}
+
+fn load_game_with(path: Option<&Path>, config: &LoadConfig) -> Result<Loaded, Failure> {
     let source = read_game(path)?;
+    let name = path.map_or_else(|| "built-in game".to_owned(), |p| p.display().to_string());
+    if is_circuit_file(path) {
+        return ggpnet::propnet::export::json::load(&source).map_err(|e| Failure(format!("{name}: {e}")));
+    }
+    load(&source, config).map_err(|e| Failure(format!("{name}: {e}")))
+}
+
+/// Loads a game with every optimizer pass but those named by `--without`.
+fn load_game(path: Option<&Path>) -> Result<Loaded, Failure> {
     let config = LoadConfig {
         optimize: OPTIMIZE.get().cloned().unwrap_or_default(),
         ..Default::default()
     };
-    load(&source, &config).map_err(|e| {
-        let name = path.map_or_else(|| "built-in game".to_owned(), |p| p.display().to_string());
-        Failure(format!("{name}: {e}"))
-    })
+    load_game_with(path, &config)
 }
 
 /// Peak resident set size of this process, from /proc (0 where unavailable).
@@ -240,13 +255,18 @@ fn emit(json_mode: bool, value: &Value, text: impl FnOnce() -> String) {
 fn check(args: &GameArgs) -> Result<bool, Failure> {
     let source = read_game(args.game.as_deref())?;
     let name = game_name(args.game.as_deref());
-    let (valid, error, warnings) = match load(&source, &LoadConfig::default()) {
+    let loaded = if is_circuit_file(args.game.as_deref()) {
+        ggpnet::propnet::export::json::load(&source).map_err(|e| e.to_string())
+    } else {
+        load(&source, &LoadConfig::default()).map_err(|e| e.to_string())
+    };
+    let (valid, error, warnings) = match loaded {
         Ok(loaded) => (true, None, loaded.report.warnings),
         Err(e) => {
             let warnings = ggpnet::kif::parse(&source)
                 .map(|d| d.warnings.iter().map(|w| w.to_string()).collect())
                 .unwrap_or_default();
-            (false, Some(e.to_string()), warnings)
+            (false, Some(e), warnings)
         }
     };
     let value = json!({"game": name, "valid": valid, "error": error, "warnings": warnings});
@@ -268,6 +288,7 @@ fn stats(args: &GameArgs) -> Result<(), Failure> {
     let loaded = load_game(args.game.as_deref())?;
     let r = &loaded.report;
     let total: f64 = r.phases.iter().map(|(_, s)| s).sum();
+    let breakdown = ggpnet::propnet::inspect::breakdown(&loaded.circuit, &loaded.layering);
     let value = json!({
         "game": game_name(args.game.as_deref()),
         "phases": r.phases.iter().map(|(n, s)| (n.to_string(), json!(s))).collect::<serde_json::Map<_, _>>(),
@@ -283,6 +304,10 @@ fn stats(args: &GameArgs) -> Result<(), Failure> {
         "bases": loaded.game.facts.len(),
         "inputs": loaded.game.moves.len(),
         "warnings": r.warnings,
+        "relations": breakdown.relations.iter().map(|(n, c)| json!({"relation": n, "nodes": c})).collect::<Vec<_>>(),
+        "fan_in": breakdown.fan_in,
+        "fan_out": breakdown.fan_out,
+        "layer_widths": breakdown.layer_widths,
     });
     emit(args.json, &value, || {
         let mut out = format!("game: {}\n", value["game"].as_str().unwrap_or_default());
@@ -312,12 +337,46 @@ fn stats(args: &GameArgs) -> Result<(), Failure> {
             kinds(&r.components)
         ));
         out.push_str(&format!("layers: {}, cyclic SCCs: {}\n", r.layers, r.sccs));
+        out.push_str(&stats_breakdown(&breakdown));
         for w in &r.warnings {
             out.push_str(&format!("{w}\n"));
         }
         out
     });
     Ok(())
+}
+
+/// The text lines of `ggpnet stats` about where the circuit's size comes from.
+fn stats_breakdown(b: &ggpnet::propnet::inspect::Breakdown) -> String {
+    let top: Vec<String> = b
+        .relations
+        .iter()
+        .take(12)
+        .map(|(n, c)| format!("{n} {c}"))
+        .collect();
+    let more = if b.relations.len() > 12 {
+        format!(", ... ({} relations)", b.relations.len())
+    } else {
+        String::new()
+    };
+    let histogram = |h: &[ggpnet::propnet::inspect::Bucket]| {
+        let parts: Vec<String> = h
+            .iter()
+            .map(|x| match x.min == x.max {
+                true => format!("{}: {}", x.min, x.nodes),
+                false => format!("{}-{}: {}", x.min, x.max, x.nodes),
+            })
+            .collect();
+        parts.join(", ")
+    };
+    let widths: Vec<String> = b.layer_widths.iter().map(|w| w.to_string()).collect();
+    format!(
+        "components by relation: {}{more}\nfan-in of gates: {}\nfan-out: {}\nlayer widths: {}\n",
+        top.join(", "),
+        histogram(&b.fan_in),
+        histogram(&b.fan_out),
+        widths.join(" ")
+    )
 }
 
 fn mc(args: &McArgs) -> Result<(), Failure> {
@@ -468,6 +527,12 @@ fn replay(args: &ReplayArgs) -> Result<bool, Failure> {
 
 fn diff(args: &DiffArgs) -> Result<bool, Failure> {
     let path = args.game.game.as_deref();
+    if is_circuit_file(path) {
+        return Err(Failure(
+            "error: diff needs the game description (KIF) for the reference interpreter, not a circuit"
+                .to_owned(),
+        ));
+    }
     let loaded = load_game(path)?;
     let source = read_game(path)?;
     let description = ggpnet::kif::parse(&source).map_err(|e| Failure(e.to_string()))?;
@@ -518,6 +583,7 @@ fn main() -> ExitCode {
         Command::Diff(a) => diff(a),
         Command::Corpus(a) => corpus::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Export(a) => export::run(a).map(|_| true),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,

@@ -1,0 +1,189 @@
+//! Size breakdowns of a layered circuit: nodes by kind and by the relation
+//! that produced them, fan-in and fan-out histograms, and layer widths.
+//!
+//! A node standing for a sentence belongs to that sentence's relation
+//! (`true cell` for a base of `(cell ...)`, `does` for inputs); a gate made
+//! for a rule instance or a negation belongs to the relation of the nearest
+//! sentence that reads it, so `legal` counts every gate that only serves to
+//! compute legality. Gates read by no sentence are `(unnamed)`.
+
+use crate::circuit::{Circuit, NodeKind};
+use crate::layer::Layering;
+use ggpnet_kif::SymbolId;
+use serde::Serialize;
+use std::collections::{BTreeMap, VecDeque};
+
+/// A histogram bucket: how many nodes have a count in `min..=max`.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct Bucket {
+    /// Smallest count of the bucket.
+    pub min: usize,
+    /// Largest count of the bucket.
+    pub max: usize,
+    /// Number of nodes.
+    pub nodes: usize,
+}
+
+/// Where a circuit's size comes from.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct Breakdown {
+    /// Nodes by kind.
+    pub kinds: BTreeMap<&'static str, usize>,
+    /// Nodes by relation, most first (ties by name).
+    pub relations: Vec<(String, usize)>,
+    /// Gates (and, or, not) by number of inputs, in buckets 0, 1, 2, 3-4, 5-8, ...
+    pub fan_in: Vec<Bucket>,
+    /// Nodes by number of readers (gates reading them, plus outputs and transitions), same buckets.
+    pub fan_out: Vec<Bucket>,
+    /// Nodes per layer, layer 0 first.
+    pub layer_widths: Vec<usize>,
+}
+
+/// Bucket index of a count: 0, 1, 2, 3-4, 5-8, 9-16, ...
+fn bucket(count: usize) -> usize {
+    match count {
+        0 => 0,
+        c => 1 + (usize::BITS - (c - 1).leading_zeros()) as usize,
+    }
+}
+
+fn histogram(counts: impl Iterator<Item = usize>) -> Vec<Bucket> {
+    let mut nodes: Vec<usize> = Vec::new();
+    for c in counts {
+        let b = bucket(c);
+        if nodes.len() <= b {
+            nodes.resize(b + 1, 0);
+        }
+        nodes[b] += 1;
+    }
+    nodes
+        .into_iter()
+        .enumerate()
+        .map(|(b, nodes)| {
+            let (min, max) = match b {
+                0 => (0, 0),
+                1 => (1, 1),
+                b => ((1 << (b - 2)) + 1, 1 << (b - 1)),
+            };
+            Bucket { min, max, nodes }
+        })
+        .filter(|b| b.nodes > 0)
+        .collect()
+}
+
+/// The breakdown of `circuit`.
+///
+/// ```
+/// let game = "(role r) (init a) (<= (legal r go) (true a)) (<= (next a) (true a) (does r go))
+///     (<= terminal (not (true a))) (goal r 100)";
+/// let loaded = ggpnet_propnet::load(game, &Default::default()).unwrap();
+/// let b = ggpnet_propnet::inspect::breakdown(&loaded.circuit, &loaded.layering);
+/// assert_eq!(b.kinds["base"], 1);
+/// assert_eq!(b.layer_widths.iter().sum::<usize>(), loaded.circuit.nodes.len());
+/// ```
+pub fn breakdown(circuit: &Circuit, layering: &Layering) -> Breakdown {
+    let n = circuit.nodes.len();
+    let v = &circuit.vocabulary;
+    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (r, node) in circuit.nodes.iter().enumerate() {
+        for i in &node.inputs {
+            readers[i.index()].push(r);
+        }
+    }
+    // Relation of each labelled node, then spread to gates from their nearest labelled readers.
+    let mut relation: Vec<Option<String>> = vec![None; n];
+    let mut queue = VecDeque::new();
+    for (&id, &term) in &circuit.labels {
+        let name = match v.terms.functor(term) {
+            SymbolId::TRUE => {
+                let fact = v.terms.args(term)[0];
+                format!("true {}", v.symbols.name(v.terms.functor(fact)))
+            }
+            f => v.symbols.name(f).to_owned(),
+        };
+        relation[id.index()] = Some(name);
+        queue.push_back(id.index());
+    }
+    let mut ordered: Vec<usize> = queue.iter().copied().collect();
+    ordered.sort_unstable();
+    queue = ordered.into();
+    while let Some(r) = queue.pop_front() {
+        for i in circuit.nodes[r].inputs.clone() {
+            if relation[i.index()].is_none() {
+                relation[i.index()] = relation[r].clone();
+                queue.push_back(i.index());
+            }
+        }
+    }
+    let mut by_relation: BTreeMap<String, usize> = BTreeMap::new();
+    for r in relation {
+        *by_relation
+            .entry(r.unwrap_or_else(|| "(unnamed)".to_owned()))
+            .or_insert(0) += 1;
+    }
+    let mut relations: Vec<(String, usize)> = by_relation.into_iter().collect();
+    relations.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+
+    let mut fan_out: Vec<usize> = readers.iter().map(Vec::len).collect();
+    for root in circuit.roots() {
+        fan_out[root.index()] += 1;
+    }
+    let gates = circuit
+        .nodes
+        .iter()
+        .filter(|node| matches!(node.kind, NodeKind::And | NodeKind::Or | NodeKind::Not));
+    let mut layer_widths = vec![0; layering.layers];
+    for &level in &layering.level {
+        layer_widths[level as usize] += 1;
+    }
+    Breakdown {
+        kinds: circuit.counts(),
+        relations,
+        fan_in: histogram(gates.map(|node| node.inputs.len())),
+        fan_out: histogram(fan_out.into_iter()),
+        layer_widths,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_double() {
+        let h = histogram([0, 1, 2, 3, 4, 5, 8, 9, 100].into_iter());
+        let spans: Vec<(usize, usize, usize)> = h.iter().map(|b| (b.min, b.max, b.nodes)).collect();
+        assert_eq!(
+            spans,
+            [
+                (0, 0, 1),
+                (1, 1, 1),
+                (2, 2, 1),
+                (3, 4, 2),
+                (5, 8, 2),
+                (9, 16, 1),
+                (65, 128, 1)
+            ]
+        );
+    }
+
+    #[test]
+    fn gates_belong_to_the_sentence_they_serve() {
+        let game = "(role r) (init a) (init b)
+            (<= (legal r go) (true a) (true b)) (<= (next a) (true a) (does r go))
+            (<= terminal (not (true a))) (goal r 100)";
+        let loaded = crate::load(game, &crate::LoadConfig::default()).unwrap();
+        let b = breakdown(&loaded.circuit, &loaded.layering);
+        let count = |name: &str| b.relations.iter().find(|(r, _)| r == name).map_or(0, |r| r.1);
+        assert_eq!(count("true a") + count("true b"), 2, "{:?}", b.relations);
+        assert_eq!(count("does"), 1, "{:?}", b.relations);
+        let total: usize = b.relations.iter().map(|r| r.1).sum();
+        assert_eq!(total, loaded.circuit.nodes.len());
+        let gates = ["and", "or", "not"].map(|k| b.kinds.get(k).copied().unwrap_or(0));
+        assert_eq!(
+            b.fan_in.iter().map(|x| x.nodes).sum::<usize>(),
+            gates.iter().sum::<usize>()
+        );
+        assert_eq!(b.layer_widths.iter().sum::<usize>(), total);
+    }
+}
