@@ -19,7 +19,8 @@ use crate::check::Analysis;
 use crate::normalize::{NormalLiteral, NormalRule};
 use ggpnet_kif::{SymbolId, SymbolTable, Term};
 
-fn literal_vars(literal: &NormalLiteral, out: &mut Vec<SymbolId>) {
+/// Appends the variables of `literal` not yet in `out`.
+pub(crate) fn literal_vars(literal: &NormalLiteral, out: &mut Vec<SymbolId>) {
     let mut push = |v| {
         if !out.contains(&v) {
             out.push(v)
@@ -34,11 +35,11 @@ fn literal_vars(literal: &NormalLiteral, out: &mut Vec<SymbolId>) {
     }
 }
 
-/// A fresh relation name that the game does not use.
-fn fresh(symbols: &mut SymbolTable, counter: &mut usize) -> SymbolId {
+/// A fresh relation name, `prefix` and a number, that the game does not use.
+pub(crate) fn fresh(symbols: &mut SymbolTable, counter: &mut usize, prefix: &str) -> SymbolId {
     loop {
         *counter += 1;
-        let name = format!("ggpnet_aux{counter}");
+        let name = format!("{prefix}{counter}");
         if symbols.get(&name).is_none() {
             return symbols.intern(&name);
         }
@@ -105,7 +106,7 @@ pub fn decompose(rules: Vec<NormalRule>, analysis: &Analysis, symbols: &mut Symb
             if dropped_dynamic < 2 || !positives[k + 1..].iter().any(|l| dynamic(l)) {
                 continue;
             }
-            let aux = fresh(symbols, &mut counter);
+            let aux = fresh(symbols, &mut counter, "ggpnet_aux");
             let aux_head = if interface.is_empty() {
                 Term::Atom(aux)
             } else {
@@ -132,14 +133,38 @@ pub fn decompose(rules: Vec<NormalRule>, analysis: &Analysis, symbols: &mut Symb
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn analysis_with(d: &ggpnet_kif::Description, dynamic: &[&str]) -> Analysis {
+    /// An analysis where the named relations are dynamic.
+    pub fn analysis_with(d: &ggpnet_kif::Description, dynamic: &[&str]) -> Analysis {
         Analysis {
             dynamic: dynamic.iter().filter_map(|n| d.symbols.get(n)).collect(),
             ..Default::default()
         }
+    }
+
+    /// The rules in KIF, to compare with expected text.
+    pub fn texts(rules: &[NormalRule], symbols: &SymbolTable) -> Vec<String> {
+        let literal = |l: &NormalLiteral| match l {
+            NormalLiteral::Pos(t) => ggpnet_kif::Literal::Atom(t.clone()),
+            NormalLiteral::Neg(t) => ggpnet_kif::Literal::Not(Box::new(ggpnet_kif::Literal::Atom(t.clone()))),
+            NormalLiteral::Distinct(a, b) => ggpnet_kif::Literal::Distinct(a.clone(), b.clone()),
+            NormalLiteral::Equal(a, b) => {
+                ggpnet_kif::Literal::Not(Box::new(ggpnet_kif::Literal::Distinct(a.clone(), b.clone())))
+            }
+        };
+        rules
+            .iter()
+            .map(|r| {
+                let rule = ggpnet_kif::Rule {
+                    head: r.head.clone(),
+                    body: r.body.iter().map(literal).collect(),
+                    span: Default::default(),
+                };
+                ggpnet_kif::rule_to_string(&rule, symbols)
+            })
+            .collect()
     }
 
     #[test]
@@ -151,27 +176,7 @@ mod tests {
         let rules = crate::normalize(&d).unwrap();
         let analysis = analysis_with(&d, &["g1", "g2", "g3"]);
         let split = decompose(rules, &analysis, &mut d.symbols);
-        let text: Vec<String> = split
-            .iter()
-            .map(|r| {
-                let rule = ggpnet_kif::Rule {
-                    head: r.head.clone(),
-                    body: r
-                        .body
-                        .iter()
-                        .map(|l| match l {
-                            NormalLiteral::Pos(t) => ggpnet_kif::Literal::Atom(t.clone()),
-                            NormalLiteral::Neg(t) => {
-                                ggpnet_kif::Literal::Not(Box::new(ggpnet_kif::Literal::Atom(t.clone())))
-                            }
-                            _ => unreachable!(),
-                        })
-                        .collect(),
-                    span: Default::default(),
-                };
-                ggpnet_kif::rule_to_string(&rule, &d.symbols)
-            })
-            .collect();
+        let text = texts(&split, &d.symbols);
         assert_eq!(
             text,
             vec![

@@ -2,6 +2,7 @@
 //!
 //! The stages, each in its own module: [`normalize`] (expand `or`, push `not`
 //! down), [`check`] (the GDL spec's restrictions, each error naming the rule),
+//! [`factor`] (independent parts of a rule body split apart),
 //! [`decompose`] (long rule bodies split so variables are dropped early),
 //! and [`instantiate`] (static relations evaluated, dynamic rules instantiated
 //! over the reachable sentences). [`ground`] runs them all.
@@ -20,6 +21,7 @@
 pub mod check;
 pub mod decompose;
 pub mod error;
+pub mod factor;
 pub mod instantiate;
 pub mod normalize;
 pub mod program;
@@ -28,6 +30,7 @@ pub mod terms;
 pub use check::{check, Analysis};
 pub use decompose::decompose;
 pub use error::{ErrorKind, GdlError};
+pub use factor::factor;
 pub use instantiate::{instantiate, Config};
 pub use normalize::{normalize, NormalLiteral, NormalRule};
 pub use program::{GroundLiteral, GroundProgram, GroundRule};
@@ -37,6 +40,8 @@ pub use terms::{GroundTerm, TermId, TermStore};
 /// rules to ground and their analysis. Aux relations are added to the symbols.
 pub fn prepare(description: &mut ggpnet_kif::Description) -> Result<(Vec<NormalRule>, Analysis), GdlError> {
     let rules = normalize(description)?;
+    let analysis = check(description, &rules)?;
+    let rules = factor(rules, &analysis, &mut description.symbols);
     let analysis = check(description, &rules)?;
     let rules = decompose(rules, &analysis, &mut description.symbols);
     let analysis = check(description, &rules)?;
