@@ -2,7 +2,8 @@
 //!
 //! The stages, each in its own module: [`normalize`] (expand `or`, push `not`
 //! down), [`check`] (the GDL spec's restrictions, each error naming the rule),
-//! [`factor`] (independent parts of a rule body split apart),
+//! [`factor`] (independent parts of a rule body split apart), [`project`]
+//! (variables local to one literal projected away),
 //! [`decompose`] (long rule bodies split so variables are dropped early),
 //! and [`instantiate`] (static relations evaluated, dynamic rules instantiated
 //! over the reachable sentences). [`ground`] runs them all.
@@ -25,6 +26,7 @@ pub mod factor;
 pub mod instantiate;
 pub mod normalize;
 pub mod program;
+pub mod project;
 pub mod terms;
 
 pub use check::{check, Analysis};
@@ -34,6 +36,7 @@ pub use factor::factor;
 pub use instantiate::{instantiate, Config};
 pub use normalize::{normalize, NormalLiteral, NormalRule};
 pub use program::{GroundLiteral, GroundProgram, GroundRule};
+pub use project::project;
 pub use terms::{GroundTerm, TermId, TermStore};
 
 /// Normalizes and checks `description`, then splits long rules; returns the
@@ -42,6 +45,8 @@ pub fn prepare(description: &mut ggpnet_kif::Description) -> Result<(Vec<NormalR
     let rules = normalize(description)?;
     let analysis = check(description, &rules)?;
     let rules = factor(rules, &analysis, &mut description.symbols);
+    // New relations are never recursive: the analysis still says which heads are.
+    let rules = project(rules, &analysis, &mut description.symbols);
     let analysis = check(description, &rules)?;
     let rules = decompose(rules, &analysis, &mut description.symbols);
     let analysis = check(description, &rules)?;
