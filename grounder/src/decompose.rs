@@ -11,7 +11,8 @@
 //! with what follows (dropping one variable costs more nodes than it saves in
 //! the corpus). Variables bound
 //! only by static literals cost nothing in the circuit: equal instances merge.
-//! Positive literals keep their written order; a negation or `distinct` goes into
+//! Positive literals are chained in a connected order (the first as written, then
+//! the one sharing most variables with those before); a negation or `distinct` goes into
 //! the first part where all its variables are bound. Recursive rules are left
 //! alone, so cycles and the recursion restriction are unaffected.
 
@@ -46,6 +47,31 @@ pub(crate) fn fresh(symbols: &mut SymbolTable, counter: &mut usize, prefix: &str
     }
 }
 
+/// The positive literals in a join order that keeps them connected: the first as
+/// written, then repeatedly the one sharing the most variables with those before it
+/// (the earliest written on a tie), so variables used by few literals are dropped early.
+fn connected_order(mut rest: Vec<&NormalLiteral>) -> Vec<&NormalLiteral> {
+    let mut order = Vec::with_capacity(rest.len());
+    let mut bound = Vec::new();
+    while !rest.is_empty() {
+        let shared = |literal: &NormalLiteral| {
+            let mut vars = Vec::new();
+            literal_vars(literal, &mut vars);
+            vars.iter().filter(|v| bound.contains(*v)).count()
+        };
+        let mut best = 0;
+        for i in 1..rest.len() {
+            if shared(rest[i]) > shared(rest[best]) {
+                best = i;
+            }
+        }
+        let literal = rest.remove(best);
+        literal_vars(literal, &mut bound);
+        order.push(literal);
+    }
+    order
+}
+
 /// Splits every non-recursive rule whose body lets variables be dropped early.
 pub fn decompose(rules: Vec<NormalRule>, analysis: &Analysis, symbols: &mut SymbolTable) -> Vec<NormalRule> {
     let dynamic = |literal: &NormalLiteral| match literal {
@@ -56,11 +82,12 @@ pub fn decompose(rules: Vec<NormalRule>, analysis: &Analysis, symbols: &mut Symb
     let mut out = Vec::with_capacity(rules.len());
     for rule in rules {
         let head = rule.head.functor().expect("checked");
-        let positives: Vec<&NormalLiteral> = rule
-            .body
-            .iter()
-            .filter(|l| matches!(l, NormalLiteral::Pos(_)))
-            .collect();
+        let positives = connected_order(
+            rule.body
+                .iter()
+                .filter(|l| matches!(l, NormalLiteral::Pos(_)))
+                .collect(),
+        );
         if analysis.recursive.contains(&head) || positives.len() < 3 {
             out.push(rule);
             continue;
@@ -180,8 +207,27 @@ pub(crate) mod tests {
         assert_eq!(
             text,
             vec![
-                "(<= (ggpnet_aux1 ?s) (g1 ?a) (not (bad ?a)) (g2 ?b) (sum ?a ?b ?s))",
-                "(<= (total ?t) (ggpnet_aux1 ?s) (g3 ?c) (sum ?s ?c ?t))",
+                "(<= (ggpnet_aux1 ?s) (g1 ?a) (not (bad ?a)) (sum ?a ?b ?s) (g2 ?b))",
+                "(<= (total ?t) (ggpnet_aux1 ?s) (sum ?s ?c ?t) (g3 ?c))",
+            ]
+        );
+    }
+
+    #[test]
+    fn literals_are_joined_along_shared_variables() {
+        let mut d = ggpnet_kif::parse(
+            "(<= (transfer ?k) (does ?r (place ?x ?y)) (true (owner ?k ?r)) (true (conn ?k ?m ?n)) \
+             (adjacent ?x ?y ?m ?n))",
+        )
+        .unwrap();
+        let rules = crate::normalize(&d).unwrap();
+        let split = decompose(rules, &analysis_with(&d, &["does", "true"]), &mut d.symbols);
+        assert_eq!(
+            texts(&split, &d.symbols),
+            vec![
+                "(<= (ggpnet_aux1 ?r ?m ?n) (does ?r (place ?x ?y)) (adjacent ?x ?y ?m ?n))",
+                "(<= (ggpnet_aux2 ?r ?k) (ggpnet_aux1 ?r ?m ?n) (true (conn ?k ?m ?n)))",
+                "(<= (transfer ?k) (ggpnet_aux2 ?r ?k) (true (owner ?k ?r)))",
             ]
         );
     }
