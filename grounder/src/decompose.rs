@@ -6,10 +6,11 @@
 //! ground program grows with the sum of the parts instead of their product.
 //!
 //! A split is made only where it pays: where two or more variables bound by
-//! dynamic literals (ones that depend on the state) go away and a dynamic literal
-//! still follows, so the circuit would otherwise multiply their combinations
-//! with what follows (dropping one variable costs more nodes than it saves in
-//! the corpus). Variables bound
+//! dynamic literals (ones that depend on the state) go away and the rest of the body
+//! binds a new variable through dynamic literals only, so the circuit would
+//! otherwise multiply their combinations with what follows (dropping one variable
+//! costs more nodes than it saves in the corpus, and a new variable that a static
+//! literal fixes from known ones, like `?x2` in `(succ ?x1 ?x2)`, does not multiply). Variables bound
 //! only by static literals cost nothing in the circuit: equal instances merge.
 //! Positive literals are chained in a connected order (the first as written, then
 //! the one sharing most variables with those before); a negation or `distinct` goes into
@@ -72,6 +73,44 @@ fn connected_order(mut rest: Vec<&NormalLiteral>) -> Vec<&NormalLiteral> {
     order
 }
 
+/// Whether the rest of a body binds a new variable through dynamic literals that
+/// no static literal fixes: its values then multiply with those of the dropped
+/// variables. A static literal fixes a variable when all its other variables are
+/// known (`(succ ?x1 ?x2)` with `?x1` known), and a split before such a rest would
+/// only add nodes.
+fn multiplies(
+    rest: &[&NormalLiteral],
+    bound: &[SymbolId],
+    dynamic: &impl Fn(&NormalLiteral) -> bool,
+) -> bool {
+    let mut dynamic_vars = Vec::new();
+    let mut statics: Vec<Vec<SymbolId>> = Vec::new();
+    for literal in rest {
+        if dynamic(literal) {
+            literal_vars(literal, &mut dynamic_vars);
+        } else {
+            let mut vars = Vec::new();
+            literal_vars(literal, &mut vars);
+            statics.push(vars);
+        }
+    }
+    let mut known: Vec<SymbolId> = bound.to_vec();
+    loop {
+        let mut grew = false;
+        for vars in &statics {
+            let unknown: Vec<SymbolId> = vars.iter().copied().filter(|v| !known.contains(v)).collect();
+            if unknown.len() == 1 {
+                known.push(unknown[0]);
+                grew = true;
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    dynamic_vars.iter().any(|v| !known.contains(v))
+}
+
 /// Splits every non-recursive rule whose body lets variables be dropped early.
 pub fn decompose(rules: Vec<NormalRule>, analysis: &Analysis, symbols: &mut SymbolTable) -> Vec<NormalRule> {
     let dynamic = |literal: &NormalLiteral| match literal {
@@ -130,7 +169,7 @@ pub fn decompose(rules: Vec<NormalRule>, analysis: &Analysis, symbols: &mut Symb
             }
             let interface: Vec<SymbolId> = bound.iter().copied().filter(|v| needed.contains(v)).collect();
             let dropped_dynamic = dynamic_vars.iter().filter(|v| !needed.contains(v)).count();
-            if dropped_dynamic < 2 || !positives[k + 1..].iter().any(|l| dynamic(l)) {
+            if dropped_dynamic < 2 || !multiplies(&positives[k + 1..], &bound, &dynamic) {
                 continue;
             }
             let aux = fresh(symbols, &mut counter, "ggpnet_aux");
@@ -196,10 +235,9 @@ pub(crate) mod tests {
 
     #[test]
     fn chains_drop_variables_early() {
-        let mut d = ggpnet_kif::parse(
-            "(<= (total ?t) (g1 ?a) (g2 ?b) (sum ?a ?b ?s) (not (bad ?a)) (g3 ?c) (sum ?s ?c ?t))",
-        )
-        .unwrap();
+        let mut d =
+            ggpnet_kif::parse("(<= (total ?t) (g1 ?a) (g2 ?b) (sum ?a ?b ?s) (not (bad ?a)) (g3 ?s ?t))")
+                .unwrap();
         let rules = crate::normalize(&d).unwrap();
         let analysis = analysis_with(&d, &["g1", "g2", "g3"]);
         let split = decompose(rules, &analysis, &mut d.symbols);
@@ -208,7 +246,7 @@ pub(crate) mod tests {
             text,
             vec![
                 "(<= (ggpnet_aux1 ?s) (g1 ?a) (not (bad ?a)) (sum ?a ?b ?s) (g2 ?b))",
-                "(<= (total ?t) (ggpnet_aux1 ?s) (sum ?s ?c ?t) (g3 ?c))",
+                "(<= (total ?t) (ggpnet_aux1 ?s) (g3 ?s ?t))",
             ]
         );
     }
@@ -226,10 +264,22 @@ pub(crate) mod tests {
             texts(&split, &d.symbols),
             vec![
                 "(<= (ggpnet_aux1 ?r ?m ?n) (does ?r (place ?x ?y)) (adjacent ?x ?y ?m ?n))",
-                "(<= (ggpnet_aux2 ?r ?k) (ggpnet_aux1 ?r ?m ?n) (true (conn ?k ?m ?n)))",
-                "(<= (transfer ?k) (ggpnet_aux2 ?r ?k) (true (owner ?k ?r)))",
+                "(<= (transfer ?k) (ggpnet_aux1 ?r ?m ?n) (true (conn ?k ?m ?n)) (true (owner ?k ?r)))",
             ]
         );
+    }
+
+    #[test]
+    fn no_split_where_static_literals_fix_the_rest() {
+        // Each prefix of the line matches one rest: a split would only add nodes.
+        let mut d = ggpnet_kif::parse(
+            "(<= (line ?p) (true (cell ?x1 ?p)) (succ ?x1 ?x2) (true (cell ?x2 ?p)) (succ ?x2 ?x3) \
+             (true (cell ?x3 ?p)) (succ ?x3 ?x4) (true (cell ?x4 ?p)))",
+        )
+        .unwrap();
+        let rules = crate::normalize(&d).unwrap();
+        let split = decompose(rules.clone(), &analysis_with(&d, &["true"]), &mut d.symbols);
+        assert_eq!(split, rules);
     }
 
     #[test]
