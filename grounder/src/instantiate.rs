@@ -16,8 +16,9 @@ use crate::normalize::{NormalLiteral, NormalRule};
 use crate::program::{GroundLiteral, GroundProgram, GroundRule};
 use crate::terms::{GroundTerm, TermId, TermStore};
 use ggpnet_kif::{Description, SymbolId, Term};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::collections::hash_map::Entry;
+use std::hash::{Hash, Hasher};
 use std::ops::Range;
 
 /// Limits of grounding.
@@ -81,15 +82,35 @@ fn child_path(path: u64, depth: u32, position: usize) -> Option<u64> {
     (depth < MAX_PATH_DEPTH && position < 255).then(|| path | ((position as u64 + 1) << (8 * depth)))
 }
 
+/// An index list longer than this, where several arguments are bound, asks for
+/// an index on all of them.
+const COMPOSITE_THRESHOLD: usize = 64;
+
+/// The hash of the arguments of `args` at the positions in `mask` (a composite
+/// index key; a collision only adds candidates that unification then rejects).
+fn composite_key(mask: u64, args: impl Iterator<Item = (usize, TermId)>) -> u64 {
+    let mut hasher = FxHasher::default();
+    mask.hash(&mut hasher);
+    for (position, term) in args {
+        if mask & (1 << position) != 0 {
+            term.raw().hash(&mut hasher);
+        }
+    }
+    hasher.finish()
+}
+
 /// The facts of one relation, indexed by the value and the functor of every
 /// subterm (up to a small depth), so literals like `(true (cell ?x 3 ?p))` find
-/// their candidates without a scan.
+/// their candidates without a scan; and, built on demand, by the values of
+/// several top-level arguments at once.
 #[derive(Default, Debug)]
 struct Relation {
     sentences: Vec<TermId>,
     /// Each fact's position in `sentences`.
     members: FxHashMap<TermId, u32>,
     index: FxHashMap<Key, Vec<u32>>,
+    /// Composite indexes: a mask of argument positions (below 64) → key → facts.
+    composite: FxHashMap<u64, FxHashMap<u64, Vec<u32>>>,
     /// Facts before `stable` are old; `stable..end` are the current delta.
     stable: u32,
     end: u32,
@@ -103,6 +124,10 @@ impl Relation {
             Entry::Vacant(slot) => slot.insert(at),
         };
         self.sentences.push(sentence);
+        for (&mask, index) in &mut self.composite {
+            let key = composite_key(mask, store.args(sentence).iter().copied().enumerate());
+            index.entry(key).or_default().push(at);
+        }
         let mut stack: Vec<(TermId, u64, u32)> = store
             .args(sentence)
             .iter()
@@ -132,10 +157,51 @@ impl Relation {
         self.sentences.len() as u32
     }
 
+    /// Builds the composite index on the argument positions of `mask`.
+    fn add_composite(&mut self, mask: u64, store: &TermStore) {
+        let mut index: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
+        for (at, &sentence) in self.sentences.iter().enumerate() {
+            let key = composite_key(mask, store.args(sentence).iter().copied().enumerate());
+            index.entry(key).or_default().push(at as u32);
+        }
+        self.composite.insert(mask, index);
+    }
+
     /// The shortest index list that every match of `atom` under `binding` must be in;
-    /// `Some(&[])` when nothing can match, `None` when no argument constrains the match.
-    fn candidates<'r>(&'r self, store: &TermStore, atom: &Atom, binding: &[TermId]) -> Option<&'r [u32]> {
+    /// `Ok(Some(&[]))` when nothing can match, `Ok(None)` when no argument constrains
+    /// the match, `Err(mask)` when the list is long and a composite index on the bound
+    /// argument positions `mask` should be built first.
+    fn candidates<'r>(
+        &'r self,
+        store: &TermStore,
+        atom: &Atom,
+        binding: &[TermId],
+    ) -> Result<Option<&'r [u32]>, u64> {
         let mut best: Option<&[u32]> = None;
+        let mut bound = Vec::new();
+        for (position, arg) in atom.args.iter().enumerate().take(64) {
+            match resolve(store, arg, binding) {
+                Some(None) => return Ok(Some(&[])),
+                Some(Some(id)) => bound.push((position, id)),
+                None => {}
+            }
+        }
+        let mut missing = None;
+        if bound.len() >= 2 {
+            let mask = bound.iter().fold(0u64, |m, &(p, _)| m | (1 << p));
+            match self.composite.get(&mask) {
+                Some(index) => {
+                    let list = index
+                        .get(&composite_key(mask, bound.iter().copied()))
+                        .map_or(&[][..], Vec::as_slice);
+                    if list.is_empty() {
+                        return Ok(Some(&[]));
+                    }
+                    best = Some(list);
+                }
+                None => missing = Some(mask),
+            }
+        }
         let mut stack: Vec<(&Pattern, u64, u32)> = atom
             .args
             .iter()
@@ -144,7 +210,7 @@ impl Relation {
             .collect();
         while let Some((pattern, path, depth)) = stack.pop() {
             let key = match resolve(store, pattern, binding) {
-                Some(None) => return Some(&[]),
+                Some(None) => return Ok(Some(&[])),
                 Some(Some(id)) => (path, id.raw()),
                 None => {
                     let Pattern::Func(f, args) = pattern else { continue };
@@ -164,7 +230,10 @@ impl Relation {
                 }
             }
         }
-        best
+        match (missing, best) {
+            (Some(mask), Some(list)) if list.len() > COMPOSITE_THRESHOLD => Err(mask),
+            _ => Ok(best),
+        }
     }
 }
 
@@ -361,11 +430,14 @@ struct Join<'a> {
     /// Positive literals not bound yet.
     pending: Vec<usize>,
     trail: Vec<u32>,
+    /// A composite index this join stopped for: the join must be run again once it is built.
+    wanted: Option<(SymbolId, u64)>,
 }
 
 impl<'a> Join<'a> {
-    /// The facts `literal` may match now, restricted to its window.
-    fn candidates(&self, store: &TermStore, literal: usize) -> Candidates<'a> {
+    /// The facts `literal` may match now, restricted to its window (none, with
+    /// `wanted` set, when a composite index is missing).
+    fn candidates(&mut self, store: &TermStore, literal: usize) -> Candidates<'a> {
         let relations: &'a FxHashMap<SymbolId, Relation> = self.relations;
         let atom = &self.rule.positives[literal];
         let Some(relation) = relations.get(&atom.relation) else {
@@ -380,12 +452,16 @@ impl<'a> Join<'a> {
             };
         }
         match relation.candidates(store, atom, &self.binding) {
-            Some(list) => {
+            Ok(Some(list)) => {
                 let lo = list.partition_point(|&i| i < range.start);
                 let hi = list.partition_point(|&i| i < range.end);
                 Candidates::List(&list[lo..hi])
             }
-            None => Candidates::Range(range),
+            Ok(None) => Candidates::Range(range),
+            Err(mask) => {
+                self.wanted = Some((atom.relation, mask));
+                Candidates::List(&[])
+            }
         }
     }
 
@@ -416,10 +492,10 @@ impl<'a> Join<'a> {
     fn search(&mut self, store: &mut TermStore, out: &mut Output) {
         // Bind next the pending literal with the fewest candidates.
         let mut best: Option<(usize, Candidates<'a>)> = None;
-        for (k, &literal) in self.pending.iter().enumerate() {
-            let candidates = self.candidates(store, literal);
+        for k in 0..self.pending.len() {
+            let candidates = self.candidates(store, self.pending[k]);
             let count = candidates.len();
-            if count == 0 {
+            if count == 0 || self.wanted.is_some() {
                 return;
             }
             if best.as_ref().is_none_or(|(_, b)| count < b.len()) {
@@ -437,11 +513,17 @@ impl<'a> Join<'a> {
             Candidates::List(list) => {
                 for &fact in list {
                     self.bind(store, literal, relation.sentences[fact as usize], out);
+                    if self.wanted.is_some() {
+                        break;
+                    }
                 }
             }
             Candidates::Range(range) => {
                 for fact in range {
                     self.bind(store, literal, relation.sentences[fact as usize], out);
+                    if self.wanted.is_some() {
+                        break;
+                    }
                 }
             }
         }
@@ -546,20 +628,35 @@ impl Engine<'_> {
             .map_or(0..0, |r| window_range(r, window))
     }
 
-    /// Runs one join of `rule` with the given literal windows, appending its instances to `out`.
+    /// Runs one join of `rule` with the given literal windows, appending its instances
+    /// to `out`. A join that finds a composite index missing is undone, and run again
+    /// once the index is built.
     fn join(&mut self, rule: &CompiledRule, windows: &[Window], record: bool, out: &mut Output) {
-        let mut join = Join {
-            relations: &self.relations,
-            dynamic: self.dynamic,
-            rule,
-            windows,
-            record,
-            binding: vec![UNBOUND; rule.vars],
-            matched: vec![UNBOUND; rule.positives.len()],
-            pending: (0..rule.positives.len()).collect(),
-            trail: Vec::new(),
-        };
-        join.start(&mut self.store, out);
+        loop {
+            let marks = (out.heads.len(), out.literals.len());
+            let mut join = Join {
+                relations: &self.relations,
+                dynamic: self.dynamic,
+                rule,
+                windows,
+                record,
+                binding: vec![UNBOUND; rule.vars],
+                matched: vec![UNBOUND; rule.positives.len()],
+                pending: (0..rule.positives.len()).collect(),
+                trail: Vec::new(),
+                wanted: None,
+            };
+            join.start(&mut self.store, out);
+            let Some((relation, mask)) = join.wanted else {
+                return;
+            };
+            out.heads.truncate(marks.0);
+            out.body_ends.truncate(marks.0);
+            out.literals.truncate(marks.1);
+            if let Some(r) = self.relations.get_mut(&relation) {
+                r.add_composite(mask, &self.store);
+            }
+        }
     }
 
     /// Adds a derived sentence (and its `true`/`does` alias) to its relation.
@@ -789,4 +886,36 @@ fn roles(description: &Description, store: &mut TermStore) -> Vec<TermId> {
         }
     }
     roles
+}
+
+#[cfg(test)]
+mod tests {
+    /// A join on a large relation with two bound arguments goes through a composite
+    /// index (built mid-join, the join then run again) and finds exactly the matches.
+    #[test]
+    fn composite_index_finds_exactly_the_matches() {
+        let mut source = String::from(
+            "(role robot) (r 1) (r 2) (s 3) (<= (legal robot (m ?x ?y ?z)) (r ?x) (s ?y) (p ?x ?y ?z))",
+        );
+        for x in 0..20 {
+            for y in 0..20 {
+                for z in 0..5 {
+                    source.push_str(&format!(" (p {x} {y} {z})"));
+                }
+            }
+        }
+        let game = ggpnet_kif::parse(&source).unwrap();
+        let program = crate::ground(&game, &Default::default()).unwrap();
+        let mut legal: Vec<String> = program
+            .atoms
+            .iter()
+            .map(|&a| program.kif(a))
+            .filter(|a| a.starts_with("(legal"))
+            .collect();
+        legal.sort();
+        let expected: Vec<String> = (1..=2)
+            .flat_map(|x| (0..5).map(move |z| format!("(legal robot (m {x} 3 {z}))")))
+            .collect();
+        assert_eq!(legal, expected);
+    }
 }

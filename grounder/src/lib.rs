@@ -2,6 +2,8 @@
 //!
 //! The stages, each in its own module: [`normalize`] (expand `or`, push `not`
 //! down), [`check`] (the GDL spec's restrictions, each error naming the rule),
+//! [`factor`] (independent parts of a rule body split apart), [`project`]
+//! (variables local to one literal projected away),
 //! [`decompose`] (long rule bodies split so variables are dropped early),
 //! and [`instantiate`] (static relations evaluated, dynamic rules instantiated
 //! over the reachable sentences). [`ground`] runs them all.
@@ -20,23 +22,31 @@
 pub mod check;
 pub mod decompose;
 pub mod error;
+pub mod factor;
 pub mod instantiate;
 pub mod normalize;
 pub mod program;
+pub mod project;
 pub mod terms;
 
 pub use check::{check, Analysis};
 pub use decompose::decompose;
 pub use error::{ErrorKind, GdlError};
+pub use factor::factor;
 pub use instantiate::{instantiate, Config};
 pub use normalize::{normalize, NormalLiteral, NormalRule};
 pub use program::{GroundLiteral, GroundProgram, GroundRule};
+pub use project::project;
 pub use terms::{GroundTerm, TermId, TermStore};
 
 /// Normalizes and checks `description`, then splits long rules; returns the
 /// rules to ground and their analysis. Aux relations are added to the symbols.
 pub fn prepare(description: &mut ggpnet_kif::Description) -> Result<(Vec<NormalRule>, Analysis), GdlError> {
     let rules = normalize(description)?;
+    let analysis = check(description, &rules)?;
+    let rules = factor(rules, &analysis, &mut description.symbols);
+    // New relations are never recursive: the analysis still says which heads are.
+    let rules = project(rules, &analysis, &mut description.symbols);
     let analysis = check(description, &rules)?;
     let rules = decompose(rules, &analysis, &mut description.symbols);
     let analysis = check(description, &rules)?;

@@ -1,6 +1,7 @@
 //! `ggpnet corpus`: every game of a corpus replayed in a child process of this
 //! program (so a game that takes too long or too much memory cannot take the run
-//! down), with a per-game time limit; a JSON summary and a markdown table.
+//! down), with a per-game time limit; a JSON summary and a markdown table. The
+//! child-process runner (time and memory limits) and the job pool serve `ggpnet stats --dir` too.
 
 use super::{CorpusArgs, Failure};
 use serde_json::{json, Value};
@@ -11,23 +12,52 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// The outcome of one game.
-fn run_game(exe: &Path, game: &ggpnet::corpus::CorpusGame, check: &str, timeout: Duration) -> Value {
-    let mut command = Command::new(exe);
-    if check == "diff" {
-        command.args(["diff", "--json"]).arg(&game.game);
-    } else {
-        let Some(trace) = &game.trace else {
-            return json!({"game": game.name, "status": "no trace"});
-        };
-        command.args(["replay", "--json"]).arg(&game.game).arg(trace);
-    }
+/// What a child process printed and how it ended.
+pub(crate) struct ChildRun {
+    /// Its standard output.
+    pub stdout: String,
+    /// Its standard error.
+    pub stderr: String,
+    /// Its exit status; `None` when it was stopped at a limit or could not be waited for.
+    pub status: Option<std::process::ExitStatus>,
+    /// The limit it was stopped at, if any.
+    pub stopped: Option<Limit>,
+    /// Wall-clock seconds from start to end.
+    pub seconds: f64,
+    /// The largest resident set size seen while it ran (sampled every 20 ms).
+    pub peak_rss_bytes: u64,
+}
+
+/// A limit a child process was stopped at.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Limit {
+    /// It ran longer than allowed.
+    Time,
+    /// Its resident set grew past the allowed size.
+    Memory,
+}
+
+/// Resident set size of process `pid` from /proc (0 where unavailable).
+fn rss_bytes(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Runs `command` to its end, or kills it once it runs past `timeout` or its
+/// resident set grows past `max_rss_bytes`.
+pub(crate) fn run_child(
+    mut command: Command,
+    timeout: Duration,
+    max_rss_bytes: Option<u64>,
+) -> std::io::Result<ChildRun> {
     let start = Instant::now();
-    let child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn();
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) => return json!({"game": game.name, "status": "error", "error": e.to_string()}),
-    };
+    let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
     // Drain the pipes on threads so a chatty child cannot block.
     let mut stdout = child.stdout.take().expect("piped");
     let mut stderr = child.stderr.take().expect("piped");
@@ -41,26 +71,92 @@ fn run_game(exe: &Path, game: &ggpnet::corpus::CorpusGame, check: &str, timeout:
         let _ = stderr.read_to_string(&mut s);
         s
     });
+    let mut peak = 0;
+    let mut stopped = None;
     let status = loop {
+        let rss = rss_bytes(child.id());
+        peak = peak.max(rss);
+        let over = if start.elapsed() > timeout {
+            Some(Limit::Time)
+        } else if max_rss_bytes.is_some_and(|max| rss > max) {
+            Some(Limit::Memory)
+        } else {
+            None
+        };
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
-            Ok(None) if start.elapsed() > timeout => {
+            Ok(None) if over.is_some() => {
                 let _ = child.kill();
                 let _ = child.wait();
+                stopped = over;
                 break None;
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
             Err(_) => break None,
         }
     };
-    let out = out_reader.join().unwrap_or_default();
-    let err = err_reader.join().unwrap_or_default();
-    let seconds = start.elapsed().as_secs_f64();
-    let Some(status) = status else {
+    Ok(ChildRun {
+        stdout: out_reader.join().unwrap_or_default(),
+        stderr: err_reader.join().unwrap_or_default(),
+        status,
+        stopped,
+        seconds: start.elapsed().as_secs_f64(),
+        peak_rss_bytes: peak,
+    })
+}
+
+/// Runs `task` on every index below `count`, `jobs` at a time, calling `done`
+/// as each finishes; returns the results in index order.
+pub(crate) fn run_all<T: Send>(
+    count: usize,
+    jobs: usize,
+    task: impl Fn(usize) -> T + Sync,
+    done: impl Fn(usize, &T) + Sync,
+) -> Vec<T> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<T>>> = Mutex::new((0..count).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= count {
+                    break;
+                }
+                let value = task(i);
+                done(i, &value);
+                results.lock().expect("no panics while holding the lock")[i] = Some(value);
+            });
+        }
+    });
+    results
+        .into_inner()
+        .expect("threads joined")
+        .into_iter()
+        .map(|v| v.expect("every task ran"))
+        .collect()
+}
+
+/// The outcome of one game.
+fn run_game(exe: &Path, game: &ggpnet::corpus::CorpusGame, check: &str, timeout: Duration) -> Value {
+    let mut command = Command::new(exe);
+    if check == "diff" {
+        command.args(["diff", "--json"]).arg(&game.game);
+    } else {
+        let Some(trace) = &game.trace else {
+            return json!({"game": game.name, "status": "no trace"});
+        };
+        command.args(["replay", "--json"]).arg(&game.game).arg(trace);
+    }
+    let run = match run_child(command, timeout, None) {
+        Ok(run) => run,
+        Err(e) => return json!({"game": game.name, "status": "error", "error": e.to_string()}),
+    };
+    let seconds = run.seconds;
+    let Some(status) = run.status else {
         return json!({"game": game.name, "status": "timeout", "seconds": seconds,
                       "error": format!("no result within {} s", timeout.as_secs())});
     };
-    if let Ok(mut value) = serde_json::from_str::<Value>(out.trim()) {
+    if let Ok(mut value) = serde_json::from_str::<Value>(run.stdout.trim()) {
         value["status"] = json!(if value["agree"] == json!(true) {
             "agree"
         } else {
@@ -69,7 +165,7 @@ fn run_game(exe: &Path, game: &ggpnet::corpus::CorpusGame, check: &str, timeout:
         value["seconds"] = json!(seconds);
         return value;
     }
-    let message = err.trim().lines().next().unwrap_or("").to_owned();
+    let message = run.stderr.trim().lines().next().unwrap_or("").to_owned();
     let stage = if message.contains("parse error") {
         "parse"
     } else if message.starts_with("reference interpreter") {
@@ -106,27 +202,20 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
     let timeout = Duration::from_secs(args.timeout);
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Value>>> = Mutex::new(vec![None; games.len()]);
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(game) = games.get(i) else { break };
-                let value = run_game(&exe, game, &args.check, timeout);
-                if !args.json {
-                    eprintln!("{:<40} {}", game.name, value["status"].as_str().unwrap_or("?"));
-                }
-                results.lock().expect("no panics while holding the lock")[i] = Some(value);
-            });
-        }
-    });
-    let results: Vec<Value> = results
-        .into_inner()
-        .expect("threads joined")
-        .into_iter()
-        .map(|v| v.expect("every game ran"))
-        .collect();
+    let results = run_all(
+        games.len(),
+        jobs,
+        |i| run_game(&exe, &games[i], &args.check, timeout),
+        |i, value| {
+            if !args.json {
+                eprintln!(
+                    "{:<40} {}",
+                    games[i].name,
+                    value["status"].as_str().unwrap_or("?")
+                );
+            }
+        },
+    );
     let count = |status: &str| results.iter().filter(|r| r["status"] == json!(status)).count();
     let with_trace = results
         .iter()

@@ -14,6 +14,7 @@ use std::process::ExitCode;
 mod bench;
 mod corpus;
 mod export;
+mod stats_dir;
 
 #[derive(Parser)]
 #[command(
@@ -37,8 +38,8 @@ static OPTIMIZE: std::sync::OnceLock<ggpnet::propnet::OptimizeConfig> = std::syn
 enum Command {
     /// Validate a game: print problems, exit 1 if it is invalid.
     Check(GameArgs),
-    /// Time each compilation phase and count what it produced.
-    Stats(GameArgs),
+    /// Time each compilation phase and count what it produced (of one game, or of a directory).
+    Stats(StatsArgs),
     /// Flat Monte-Carlo: random playouts for a while, on every core.
     Mc(McArgs),
     /// Count joint-move paths to a depth.
@@ -92,6 +93,27 @@ struct CorpusArgs {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Args)]
+struct StatsArgs {
+    #[command(flatten)]
+    game: GameArgs,
+    /// Measure every .kif game of this directory, each in its own process, instead of one game.
+    #[arg(long, conflicts_with = "game")]
+    dir: Option<PathBuf>,
+    /// With --dir: seconds allowed per game.
+    #[arg(long, default_value_t = 60)]
+    timeout: u64,
+    /// With --dir: resident memory allowed per game, in MiB.
+    #[arg(long, default_value_t = 4096)]
+    max_mem: u64,
+    /// With --dir: write a CSV table to this file.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// With --dir: games measured at once (default 1, so figures do not disturb each other).
+    #[arg(long)]
+    jobs: Option<usize>,
 }
 
 #[derive(Args)]
@@ -284,7 +306,11 @@ fn check(args: &GameArgs) -> Result<bool, Failure> {
     Ok(valid)
 }
 
-fn stats(args: &GameArgs) -> Result<(), Failure> {
+fn stats(args: &StatsArgs) -> Result<bool, Failure> {
+    if let Some(dir) = &args.dir {
+        return stats_dir::run(dir, args);
+    }
+    let args = &args.game;
     let loaded = load_game(args.game.as_deref())?;
     let r = &loaded.report;
     let total: f64 = r.phases.iter().map(|(_, s)| s).sum();
@@ -343,7 +369,7 @@ fn stats(args: &GameArgs) -> Result<(), Failure> {
         }
         out
     });
-    Ok(())
+    Ok(true)
 }
 
 /// The text lines of `ggpnet stats` about where the circuit's size comes from.
@@ -576,7 +602,7 @@ fn main() -> ExitCode {
         .expect("mc parses");
     let outcome = match &command {
         Command::Check(a) => check(a),
-        Command::Stats(a) => stats(a).map(|_| true),
+        Command::Stats(a) => stats(a),
         Command::Mc(a) => mc(a).map(|_| true),
         Command::Perft(a) => perft_command(a).map(|_| true),
         Command::Replay(a) => replay(a),
