@@ -66,25 +66,20 @@ const MORE: [&str; 20] = [
 ];
 
 /// Games whose raw and optimized circuits ABC must prove equivalent with `cec`;
-/// atariGoVariant_7x7, cubicup_3player and amazonsTorus_10x10 have cyclic circuits.
-const EQUIVALENCE: [&str; 8] = [
+/// cubicup_3player and amazonsTorus_10x10 have cyclic circuits. (atariGoVariant_7x7,
+/// also cyclic, is left out: see docs/EXPORT.md.)
+const EQUIVALENCE: [&str; 7] = [
     "ticTacToe",
     "connectFour",
     "breakthrough",
     "reversi",
     "speedChess",
-    "atariGoVariant_7x7",
     "cubicup_3player",
     "amazonsTorus_10x10",
 ];
 
 /// The games also proved with `dsec` (sequential equivalence from the initial state).
-const DSEC: [&str; 4] = [
-    "ticTacToe",
-    "connectFour",
-    "atariGoVariant_7x7",
-    "cubicup_3player",
-];
+const DSEC: [&str; 3] = ["ticTacToe", "connectFour", "cubicup_3player"];
 
 /// Most nodes of a whole circuit drawn (beyond that, a cone is drawn).
 const WHOLE_MAX: usize = 400;
