@@ -88,7 +88,30 @@ impl OptimizeConfig {
 }
 
 /// Runs the enabled passes until a round changes nothing (at most 8 rounds).
+/// Factoring trades gates for edges and does not always shrink a circuit, so
+/// with it enabled the circuit is also optimized without it, and the one with
+/// fewer components is kept.
 pub fn optimize(circuit: &mut Circuit, config: &OptimizeConfig) {
+    if config.factor {
+        let mut unfactored = circuit.clone();
+        run_rounds(
+            &mut unfactored,
+            &OptimizeConfig {
+                factor: false,
+                ..config.clone()
+            },
+        );
+        run_rounds(circuit, config);
+        if unfactored.nodes.len() < circuit.nodes.len() {
+            *circuit = unfactored;
+        }
+    } else {
+        run_rounds(circuit, config);
+    }
+}
+
+/// Runs the enabled passes until a round changes nothing (at most 8 rounds).
+fn run_rounds(circuit: &mut Circuit, config: &OptimizeConfig) {
     for _ in 0..8 {
         let mut changed = 0;
         if config.factor {
