@@ -258,15 +258,7 @@ fn anchors(
 }
 
 fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_owned())
-        })
-        .unwrap_or_else(|| "unknown".to_owned())
+    super::proc_field("/proc/cpuinfo", "model name").unwrap_or_else(|| "unknown".to_owned())
 }
 
 fn number(v: &Value) -> String {

@@ -37,16 +37,9 @@ pub(crate) enum Limit {
     Memory,
 }
 
-/// Resident set size of process `pid` from /proc (0 where unavailable).
+/// Resident set size of process `pid` (0 where unavailable).
 fn rss_bytes(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
+    super::proc_bytes(&format!("/proc/{pid}/status"), "VmRSS")
 }
 
 /// Runs `command` to its end, or kills it once it runs past `timeout` or its

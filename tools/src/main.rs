@@ -254,16 +254,25 @@ fn load_game(path: Option<&Path>) -> Result<Loaded, Failure> {
     load_game_with(path, &config)
 }
 
-/// Peak resident set size of this process, from /proc (0 where unavailable).
-fn peak_rss_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-        })
+/// The value of the first `key: value` line of a /proc file (None where unavailable).
+fn proc_field(path: &str, key: &str) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    text.lines().find_map(|line| {
+        let (k, v) = line.split_once(':')?;
+        (k.trim() == key).then(|| v.trim().to_owned())
+    })
+}
+
+/// A `kB` figure of a /proc status file, in bytes (0 where unavailable).
+fn proc_bytes(path: &str, key: &str) -> u64 {
+    proc_field(path, key)
+        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
         .map_or(0, |kb| kb * 1024)
+}
+
+/// Peak resident set size of this process (0 where unavailable).
+fn peak_rss_bytes() -> u64 {
+    proc_bytes("/proc/self/status", "VmHWM")
 }
 
 fn emit(json_mode: bool, value: &Value, text: impl FnOnce() -> String) {

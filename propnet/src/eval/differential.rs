@@ -11,9 +11,9 @@
 //! the list of its `and`s whose other inputs are all true (the only ones its change
 //! can switch), so a change of the guard visits just those.
 
-use super::compiled::{CompiledNet, Gate, Step};
-use super::sweep::{fixpoint, gate};
-use super::Evaluator;
+use super::compiled::{CompiledNet, Gate};
+use super::sweep::gate;
+use super::{fixpoint, run_steps, Evaluator};
 use std::sync::Arc;
 
 /// Marks a fan-out target that is the first slot of a cyclic component.
@@ -190,16 +190,9 @@ impl Differential {
     pub fn new(net: Arc<CompiledNet>) -> Differential {
         let plan = Plan::new(&net);
         let mut values = vec![false; net.slots];
-        for step in &net.steps {
-            match *step {
-                Step::Gates(start, end) => {
-                    for slot in start..end {
-                        values[slot as usize] = gate(&net, &values, slot);
-                    }
-                }
-                Step::Cycle(start, end) => fixpoint(&net, &mut values, start, end),
-            }
-        }
+        run_steps(&net.steps, &mut values, false, |values, slot| {
+            gate(&net, values, slot)
+        });
         let mut next = vec![0u64; net.base_slots.len().div_ceil(64)];
         for (b, &slot) in net.next_slots.iter().enumerate() {
             next[b >> 6] |= (values[slot as usize] as u64) << (b & 63);
@@ -385,7 +378,9 @@ impl Differential {
         let mut values = std::mem::take(&mut self.values_scratch);
         values.clear();
         values.extend(self.counters.iter().map(|c| c.value));
-        fixpoint(&net, &mut values, start, end);
+        fixpoint(&mut values, start, end, false, |values, slot| {
+            gate(&net, values, slot)
+        });
         for slot in start..end {
             let now = values[slot as usize];
             if self.counters[slot as usize].value != now {

@@ -5,7 +5,8 @@
 //! input order), evaluates the move part, and loads the next
 //! states; a lane that reached a terminal state restarts from the initial state.
 
-use super::compiled::{CompiledNet, Gate, Step};
+use super::compiled::{CompiledNet, Gate};
+use super::run_steps;
 use crate::machine::{Game, State};
 use crate::playout::{draw, stream_rng, PlayoutTotals};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -287,31 +288,9 @@ fn wide_vectors() -> bool {
 
 #[inline(always)]
 fn evaluate(net: &CompiledNet, values: &mut [Lane], first: usize, last: usize) {
-    for step in &net.steps[first..last] {
-        match *step {
-            Step::Gates(start, end) => {
-                for slot in start..end {
-                    values[slot as usize] = gate(net, values, slot);
-                }
-            }
-            Step::Cycle(start, end) => {
-                values[start as usize..end as usize].fill(NONE);
-                loop {
-                    let mut changed = false;
-                    for slot in start..end {
-                        let v = gate(net, values, slot);
-                        if v != values[slot as usize] {
-                            values[slot as usize] = v;
-                            changed = true;
-                        }
-                    }
-                    if !changed {
-                        break;
-                    }
-                }
-            }
-        }
-    }
+    run_steps(&net.steps[first..last], values, NONE, |values, slot| {
+        gate(net, values, slot)
+    });
 }
 
 #[inline(always)]

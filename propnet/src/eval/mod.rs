@@ -8,6 +8,7 @@ pub mod lanes;
 pub mod sweep;
 
 pub use compiled::CompiledNet;
+use compiled::Step;
 pub use differential::Differential;
 pub use sweep::Sweep;
 
@@ -162,6 +163,53 @@ impl Evaluator for Scalar {
         match self {
             Scalar::Sweep(e) => e.next_state(net, out),
             Scalar::Differential(e) => e.next_state(net, out),
+        }
+    }
+}
+
+/// Evaluates `steps` over `values` (one value per slot, of any width): each gate
+/// once from `gate`, each cyclic component to its least fixpoint.
+#[inline(always)]
+pub(crate) fn run_steps<V: Copy + PartialEq>(
+    steps: &[Step],
+    values: &mut [V],
+    all_false: V,
+    gate: impl Fn(&[V], u32) -> V,
+) {
+    for step in steps {
+        match *step {
+            Step::Gates(start, end) => {
+                for slot in start..end {
+                    values[slot as usize] = gate(values, slot);
+                }
+            }
+            Step::Cycle(start, end) => fixpoint(values, start, end, all_false, &gate),
+        }
+    }
+}
+
+/// Evaluates the cyclic component `start..end` to its least fixpoint: from all
+/// false, re-evaluate until nothing changes (its cycles carry no negation).
+#[inline(always)]
+pub(crate) fn fixpoint<V: Copy + PartialEq>(
+    values: &mut [V],
+    start: u32,
+    end: u32,
+    all_false: V,
+    gate: impl Fn(&[V], u32) -> V,
+) {
+    values[start as usize..end as usize].fill(all_false);
+    loop {
+        let mut changed = false;
+        for slot in start..end {
+            let v = gate(values, slot);
+            if v != values[slot as usize] {
+                values[slot as usize] = v;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
         }
     }
 }

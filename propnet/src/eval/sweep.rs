@@ -1,8 +1,8 @@
 //! The sweep evaluator: every gate of the state-only part after each state, every
 //! gate of the move part after each joint move, in layer order, one byte per slot.
 
-use super::compiled::{CompiledNet, Gate, Step};
-use super::{bit, Evaluator};
+use super::compiled::{CompiledNet, Gate};
+use super::{bit, run_steps, Evaluator};
 use std::sync::Arc;
 
 /// Per-thread evaluation state over a shared [`CompiledNet`].
@@ -25,17 +25,13 @@ impl Sweep {
     }
 
     fn run(&mut self, first: usize, last: usize) {
-        let net = Arc::clone(&self.net);
-        for step in &net.steps[first..last] {
-            match *step {
-                Step::Gates(start, end) => {
-                    for slot in start..end {
-                        self.values[slot as usize] = gate(&net, &self.values, slot);
-                    }
-                }
-                Step::Cycle(start, end) => fixpoint(&net, &mut self.values, start, end),
-            }
-        }
+        let net = &self.net;
+        run_steps(
+            &net.steps[first..last],
+            &mut self.values,
+            false,
+            |values, slot| gate(net, values, slot),
+        );
     }
 }
 
@@ -73,24 +69,5 @@ pub(crate) fn gate(net: &CompiledNet, values: &[bool], slot: u32) -> bool {
         Gate::And => inputs.iter().all(|&i| values[i as usize]),
         Gate::Or => inputs.iter().any(|&i| values[i as usize]),
         Gate::Not => !values[inputs[0] as usize],
-    }
-}
-
-/// Evaluates the cyclic component `start..end` to its least fixpoint: from all
-/// false, re-evaluate until nothing changes (its cycles carry no negation).
-pub(crate) fn fixpoint(net: &CompiledNet, values: &mut [bool], start: u32, end: u32) {
-    values[start as usize..end as usize].fill(false);
-    loop {
-        let mut changed = false;
-        for slot in start..end {
-            let v = gate(net, values, slot);
-            if v != values[slot as usize] {
-                values[slot as usize] = v;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
     }
 }
