@@ -12,7 +12,6 @@
 //! can switch), so a change of the guard visits just those.
 
 use super::compiled::{CompiledNet, Gate};
-use super::sweep::gate;
 use super::{fixpoint, run_steps, Evaluator};
 use std::sync::Arc;
 
@@ -190,9 +189,7 @@ impl Differential {
     pub fn new(net: Arc<CompiledNet>) -> Differential {
         let plan = Plan::new(&net);
         let mut values = vec![false; net.slots];
-        run_steps(&net.steps, &mut values, false, |values, slot| {
-            gate(&net, values, slot)
-        });
+        run_steps(&net.steps, &mut values, false, &*net);
         let mut next = vec![0u64; net.base_slots.len().div_ceil(64)];
         for (b, &slot) in net.next_slots.iter().enumerate() {
             next[b >> 6] |= (values[slot as usize] as u64) << (b & 63);
@@ -378,9 +375,7 @@ impl Differential {
         let mut values = std::mem::take(&mut self.values_scratch);
         values.clear();
         values.extend(self.counters.iter().map(|c| c.value));
-        fixpoint(&mut values, start, end, false, |values, slot| {
-            gate(&net, values, slot)
-        });
+        fixpoint(&mut values, start, end, false, &*net);
         for slot in start..end {
             let now = values[slot as usize];
             if self.counters[slot as usize].value != now {

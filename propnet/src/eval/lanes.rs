@@ -6,7 +6,7 @@
 //! states; a lane that reached a terminal state restarts from the initial state.
 
 use super::compiled::{CompiledNet, Gate};
-use super::run_steps;
+use super::{run_steps, GateValue};
 use crate::machine::{Game, State};
 use crate::playout::{draw, stream_rng, PlayoutTotals};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -288,18 +288,21 @@ fn wide_vectors() -> bool {
 
 #[inline(always)]
 fn evaluate(net: &CompiledNet, values: &mut [Lane], first: usize, last: usize) {
-    run_steps(&net.steps[first..last], values, NONE, |values, slot| {
-        gate(net, values, slot)
-    });
+    run_steps(&net.steps[first..last], values, NONE, &LaneGates(net));
 }
 
-#[inline(always)]
-fn gate(net: &CompiledNet, values: &[Lane], slot: u32) -> Lane {
-    let inputs = net.inputs(slot);
-    match net.gates[slot as usize] {
-        Gate::And => inputs.iter().fold(ALL, |acc, &i| and(&acc, &values[i as usize])),
-        Gate::Or => inputs.iter().fold(NONE, |acc, &i| or(&acc, &values[i as usize])),
-        Gate::Not => not(&values[inputs[0] as usize]),
+/// A gate over words of lanes: and/or/not bit by bit.
+struct LaneGates<'a>(&'a CompiledNet);
+
+impl GateValue<Lane> for LaneGates<'_> {
+    #[inline(always)]
+    fn value(&self, values: &[Lane], slot: u32) -> Lane {
+        let inputs = self.0.inputs(slot);
+        match self.0.gates[slot as usize] {
+            Gate::And => inputs.iter().fold(ALL, |acc, &i| and(&acc, &values[i as usize])),
+            Gate::Or => inputs.iter().fold(NONE, |acc, &i| or(&acc, &values[i as usize])),
+            Gate::Not => not(&values[inputs[0] as usize]),
+        }
     }
 }
 

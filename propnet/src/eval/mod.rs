@@ -167,23 +167,31 @@ impl Evaluator for Scalar {
     }
 }
 
+/// How a gate's value of width `V` (one bool, or a word of lanes) is computed
+/// from the values of its inputs. Implementations mark `value` `#[inline(always)]`
+/// so that the lanes evaluator's loop compiles as one piece for its vector width.
+pub(crate) trait GateValue<V> {
+    /// The value of gate `slot` from the current `values`.
+    fn value(&self, values: &[V], slot: u32) -> V;
+}
+
 /// Evaluates `steps` over `values` (one value per slot, of any width): each gate
-/// once from `gate`, each cyclic component to its least fixpoint.
+/// once, each cyclic component to its least fixpoint.
 #[inline(always)]
 pub(crate) fn run_steps<V: Copy + PartialEq>(
     steps: &[Step],
     values: &mut [V],
     all_false: V,
-    gate: impl Fn(&[V], u32) -> V,
+    gate: &impl GateValue<V>,
 ) {
     for step in steps {
         match *step {
             Step::Gates(start, end) => {
                 for slot in start..end {
-                    values[slot as usize] = gate(values, slot);
+                    values[slot as usize] = gate.value(values, slot);
                 }
             }
-            Step::Cycle(start, end) => fixpoint(values, start, end, all_false, &gate),
+            Step::Cycle(start, end) => fixpoint(values, start, end, all_false, gate),
         }
     }
 }
@@ -196,13 +204,13 @@ pub(crate) fn fixpoint<V: Copy + PartialEq>(
     start: u32,
     end: u32,
     all_false: V,
-    gate: impl Fn(&[V], u32) -> V,
+    gate: &impl GateValue<V>,
 ) {
     values[start as usize..end as usize].fill(all_false);
     loop {
         let mut changed = false;
         for slot in start..end {
-            let v = gate(values, slot);
+            let v = gate.value(values, slot);
             if v != values[slot as usize] {
                 values[slot as usize] = v;
                 changed = true;

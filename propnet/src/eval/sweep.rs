@@ -2,7 +2,7 @@
 //! gate of the move part after each joint move, in layer order, one byte per slot.
 
 use super::compiled::{CompiledNet, Gate};
-use super::{bit, run_steps, Evaluator};
+use super::{bit, run_steps, Evaluator, GateValue};
 use std::sync::Arc;
 
 /// Per-thread evaluation state over a shared [`CompiledNet`].
@@ -25,13 +25,8 @@ impl Sweep {
     }
 
     fn run(&mut self, first: usize, last: usize) {
-        let net = &self.net;
-        run_steps(
-            &net.steps[first..last],
-            &mut self.values,
-            false,
-            |values, slot| gate(net, values, slot),
-        );
+        let net = &*self.net;
+        run_steps(&net.steps[first..last], &mut self.values, false, net);
     }
 }
 
@@ -61,13 +56,15 @@ impl Evaluator for Sweep {
     }
 }
 
-/// The value of gate `slot` from the current values of its inputs.
-#[inline]
-pub(crate) fn gate(net: &CompiledNet, values: &[bool], slot: u32) -> bool {
-    let inputs = net.inputs(slot);
-    match net.gates[slot as usize] {
-        Gate::And => inputs.iter().all(|&i| values[i as usize]),
-        Gate::Or => inputs.iter().any(|&i| values[i as usize]),
-        Gate::Not => !values[inputs[0] as usize],
+/// One value per slot: a gate from its inputs' values.
+impl GateValue<bool> for CompiledNet {
+    #[inline(always)]
+    fn value(&self, values: &[bool], slot: u32) -> bool {
+        let inputs = self.inputs(slot);
+        match self.gates[slot as usize] {
+            Gate::And => inputs.iter().all(|&i| values[i as usize]),
+            Gate::Or => inputs.iter().any(|&i| values[i as usize]),
+            Gate::Not => !values[inputs[0] as usize],
+        }
     }
 }
