@@ -26,7 +26,7 @@ struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
     /// Optimizer passes to turn off (comma-separated: constants, collapse, merge, dead,
-    /// factor, exclusive-inputs), for ablation studies.
+    /// factor, exclusive-inputs, reachable), for ablation studies.
     #[arg(long, global = true, value_delimiter = ',')]
     without: Vec<String>,
 }

@@ -7,6 +7,7 @@ pub mod dead;
 pub mod exclusive;
 pub mod factor;
 pub mod merge;
+pub mod reachable;
 
 use crate::circuit::Circuit;
 
@@ -26,6 +27,9 @@ pub struct OptimizeConfig {
     /// An `or` over most of a role's moves becomes the negated `or` of the rest
     /// (relies on one move per role; see [`exclusive`]).
     pub exclusive_inputs: bool,
+    /// Nodes fixed in every reachable state (bases that never change, moves that are
+    /// never legal) become constants (relies on legal play; see [`reachable`]).
+    pub reachable: bool,
 }
 
 impl Default for OptimizeConfig {
@@ -37,6 +41,7 @@ impl Default for OptimizeConfig {
             dead: true,
             factor: true,
             exclusive_inputs: true,
+            reachable: true,
         }
     }
 }
@@ -51,19 +56,33 @@ impl OptimizeConfig {
             dead: false,
             factor: false,
             exclusive_inputs: false,
+            reachable: false,
+        }
+    }
+
+    /// Every pass that keeps each output's value for arbitrary states and inputs:
+    /// all but those that rely on legal play from the initial state
+    /// (`exclusive-inputs`, `reachable`). A circuit optimized this way is
+    /// combinationally equivalent to the raw one.
+    pub fn exact() -> Self {
+        OptimizeConfig {
+            exclusive_inputs: false,
+            reachable: false,
+            ..OptimizeConfig::default()
         }
     }
 }
 
 impl OptimizeConfig {
     /// The names of the passes, as [`OptimizeConfig::disable`] takes them.
-    pub const PASSES: [&'static str; 6] = [
+    pub const PASSES: [&'static str; 7] = [
         "constants",
         "collapse",
         "merge",
         "dead",
         "factor",
         "exclusive-inputs",
+        "reachable",
     ];
 
     /// Turns off the pass called `name` (one of [`OptimizeConfig::PASSES`]).
@@ -75,6 +94,7 @@ impl OptimizeConfig {
             "dead" => &mut self.dead,
             "factor" => &mut self.factor,
             "exclusive-inputs" => &mut self.exclusive_inputs,
+            "reachable" => &mut self.reachable,
             _ => {
                 return Err(format!(
                     "unknown optimizer pass '{name}' (passes: {})",
@@ -88,25 +108,23 @@ impl OptimizeConfig {
 }
 
 /// Runs the enabled passes until a round changes nothing (at most 8 rounds).
-/// Factoring trades gates for edges and does not always shrink a circuit, so
-/// with it enabled the circuit is also optimized without it, and the one with
-/// fewer components is kept.
+/// Factoring trades gates for edges and does not always shrink a circuit, so the
+/// circuit is first optimized without it; with it enabled, a copy of that (much
+/// smaller) circuit is then optimized with it, and the one with fewer components is kept.
 pub fn optimize(circuit: &mut Circuit, config: &OptimizeConfig) {
+    run_rounds(
+        circuit,
+        &OptimizeConfig {
+            factor: false,
+            ..config.clone()
+        },
+    );
     if config.factor {
-        let mut unfactored = circuit.clone();
-        run_rounds(
-            &mut unfactored,
-            &OptimizeConfig {
-                factor: false,
-                ..config.clone()
-            },
-        );
-        run_rounds(circuit, config);
-        if unfactored.nodes.len() < circuit.nodes.len() {
-            *circuit = unfactored;
+        let mut factored = circuit.clone();
+        run_rounds(&mut factored, config);
+        if factored.nodes.len() < circuit.nodes.len() {
+            *circuit = factored;
         }
-    } else {
-        run_rounds(circuit, config);
     }
 }
 
@@ -119,6 +137,9 @@ fn run_rounds(circuit: &mut Circuit, config: &OptimizeConfig) {
         }
         if config.exclusive_inputs {
             changed += exclusive::complement_exclusive_inputs(circuit);
+        }
+        if config.reachable {
+            changed += reachable::fix_reachable_constants(circuit);
         }
         if config.constants {
             changed += constants::fold_constants(circuit);
