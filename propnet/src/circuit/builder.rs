@@ -94,7 +94,8 @@ pub fn build(program: GroundProgram) -> Result<Circuit, BuildError> {
     let always = circuit.add(NodeKind::Constant(true), Vec::new());
 
     let mut negation: FxHashMap<NodeId, NodeId> = FxHashMap::default();
-    for rule in &rules {
+    // Rules are consumed as they become gates, so their bodies free memory for the nodes.
+    for rule in rules {
         let Some(&head) = node_of.get(&rule.head) else {
             continue;
         };
