@@ -29,9 +29,12 @@ struct Cli {
     /// factor, exclusive-inputs, reachable), for ablation studies.
     #[arg(long, global = true, value_delimiter = ',')]
     without: Vec<String>,
+    /// Optimizer passes off by default to turn on (exclusive-bases).
+    #[arg(long, global = true, value_delimiter = ',')]
+    with: Vec<String>,
 }
 
-/// The optimizer passes of this run (all, less `--without`).
+/// The optimizer passes of this run (the defaults, plus `--with`, less `--without`).
 static OPTIMIZE: std::sync::OnceLock<ggpnet::propnet::OptimizeConfig> = std::sync::OnceLock::new();
 
 #[derive(Subcommand)]
@@ -597,8 +600,18 @@ fn diff(args: &DiffArgs) -> Result<bool, Failure> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut optimize = ggpnet::propnet::OptimizeConfig::default();
-    for pass in &cli.without {
-        if let Err(message) = optimize.disable(pass) {
+    let switches = cli
+        .with
+        .iter()
+        .map(|p| (p, true))
+        .chain(cli.without.iter().map(|p| (p, false)));
+    for (pass, on) in switches {
+        let switched = if on {
+            optimize.enable(pass)
+        } else {
+            optimize.disable(pass)
+        };
+        if let Err(message) = switched {
             eprintln!("error: {message}");
             return ExitCode::from(2);
         }

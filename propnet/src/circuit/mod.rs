@@ -130,6 +130,20 @@ impl Circuit {
         counts
     }
 
+    /// The node of each base and of each input, in the order of `bases` and `inputs`.
+    pub fn interface_nodes(&self) -> (Vec<NodeId>, Vec<NodeId>) {
+        let mut bases = vec![NodeId::new(0); self.bases.len()];
+        let mut inputs = vec![NodeId::new(0); self.inputs.len()];
+        for (i, node) in self.nodes.iter().enumerate() {
+            match node.kind {
+                NodeKind::Base(b) => bases[b as usize] = NodeId::new(i),
+                NodeKind::Input(m) => inputs[m as usize] = NodeId::new(i),
+                _ => {}
+            }
+        }
+        (bases, inputs)
+    }
+
     /// Adds a node and returns its id.
     pub fn add(&mut self, kind: NodeKind, inputs: Vec<NodeId>) -> NodeId {
         self.nodes.push(Node { kind, inputs });

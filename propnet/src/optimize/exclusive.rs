@@ -1,52 +1,70 @@
-//! Exclusive inputs: in every joint move each role plays exactly one of its
-//! inputs, so an `or` over most of a role's inputs is the negation of the `or`
-//! over the rest: `does(m1) ∨ … ∨ does(m300)` becomes `¬(does(m301) ∨ … ∨ does(m306))`.
+//! Exclusive groups: sets of nodes of which exactly one is true whenever the
+//! circuit is evaluated. Each role's inputs are one (every joint move plays exactly
+//! one move per role), and so are the exactly-one groups of bases that
+//! [`groups`](super::groups) proves (one piece per cell). An `or` over most of a
+//! group is the negation of the `or` over the rest:
+//! `does(m1) ∨ … ∨ does(m300)` becomes `¬(does(m301) ∨ … ∨ does(m306))`.
 //! Frame rules ("every move that does not touch this cell") shrink from hundreds
-//! of inputs to a handful. Unlike the other passes this one relies on the
-//! one-move-per-role invariant, which holds whenever the move part is evaluated;
-//! it is not an equivalence over arbitrary input values.
+//! of inputs to a handful. This relies on legal play (one move per role, reachable
+//! states); it is not an equivalence over arbitrary input and state values.
 
 use crate::circuit::{Circuit, NodeId, NodeKind};
 
-/// Replaces, in every `or`, each role's inputs by the negated `or` of that role's
-/// other inputs where that is shorter; returns how many groups were replaced.
-pub fn complement_exclusive_inputs(circuit: &mut Circuit) -> usize {
-    let roles = circuit.roles.len();
-    let mut role_inputs: Vec<Vec<NodeId>> = vec![Vec::new(); roles];
-    let mut role_of = vec![usize::MAX; circuit.nodes.len()];
+/// The inputs of each role: exactly one of them is played in every joint move.
+pub fn role_groups(circuit: &Circuit) -> Vec<Vec<NodeId>> {
+    let mut groups: Vec<Vec<NodeId>> = vec![Vec::new(); circuit.roles.len()];
     for (id, node) in circuit.nodes.iter().enumerate() {
         if let NodeKind::Input(m) = node.kind {
-            let role = circuit.inputs[m as usize].role;
-            role_inputs[role].push(NodeId::new(id));
-            role_of[id] = role;
+            groups[circuit.inputs[m as usize].role].push(NodeId::new(id));
         }
     }
+    groups
+}
+
+/// Replaces, in every `or`, the members of each exactly-one group (sorted node
+/// lists) by the negated `or` of the group's other members where that is shorter;
+/// returns how many replacements were made.
+pub fn complement_exclusive(circuit: &mut Circuit, groups: &[Vec<NodeId>]) -> usize {
+    // (member, group) pairs sorted by member: a node may belong to several groups.
+    let mut membership: Vec<(NodeId, usize)> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(g, members)| members.iter().map(move |&m| (m, g)))
+        .collect();
+    membership.sort_unstable();
     let mut replaced = 0;
     for or in 0..circuit.nodes.len() {
         if circuit.nodes[or].kind != NodeKind::Or {
             continue;
         }
-        let mut mine: Vec<Vec<NodeId>> = vec![Vec::new(); roles];
+        let mut mine: Vec<(usize, NodeId)> = Vec::new();
         for &i in &circuit.nodes[or].inputs {
-            if role_of[i.index()] != usize::MAX {
-                mine[role_of[i.index()]].push(i);
-            }
+            let first = membership.partition_point(|&(m, _)| m < i);
+            mine.extend(
+                membership[first..]
+                    .iter()
+                    .take_while(|&&(m, _)| m == i)
+                    .map(|&(_, g)| (g, i)),
+            );
         }
-        for (role, mut group) in mine.into_iter().enumerate() {
-            group.sort_unstable();
-            group.dedup();
-            let all = &role_inputs[role];
-            // Only a group of more than half the role's inputs (plus the two new gates) gains.
-            if group.len() < 4 || group.len() * 2 <= all.len() + 2 {
-                continue;
-            }
+        mine.sort_unstable();
+        mine.dedup();
+        let mut removed: Vec<NodeId> = Vec::new();
+        for run in mine.chunk_by(|a, b| a.0 == b.0) {
+            let all = &groups[run[0].0];
+            let group: Vec<NodeId> = run
+                .iter()
+                .map(|&(_, i)| i)
+                .filter(|i| !removed.contains(i))
+                .collect();
+            // Only a group of more than half the members (plus the two new gates) gains,
+            // and only when the negated rest (one `not`, one `or`) is smaller.
             let rest: Vec<NodeId> = all
                 .iter()
                 .copied()
                 .filter(|i| group.binary_search(i).is_err())
                 .collect();
-            // Worth it when the negated rest (one `not`, one `or`) is smaller than the group.
-            if group.len() < 4 || rest.len() + 2 >= group.len() {
+            if group.len() < 4 || group.len() * 2 <= all.len() + 2 || rest.len() + 2 >= group.len() {
                 continue;
             }
             let negated = if rest.is_empty() {
@@ -55,10 +73,10 @@ pub fn complement_exclusive_inputs(circuit: &mut Circuit) -> usize {
                 let any_rest = circuit.add(NodeKind::Or, rest);
                 circuit.add(NodeKind::Not, vec![any_rest])
             };
-            role_of.resize(circuit.nodes.len(), usize::MAX);
             let inputs = &mut circuit.nodes[or].inputs;
             inputs.retain(|i| group.binary_search(i).is_err());
             inputs.push(negated);
+            removed.extend(group);
             replaced += 1;
         }
     }
@@ -102,7 +120,8 @@ mod tests {
         let top = c.add(NodeKind::Or, inputs[..7].to_vec());
         c.terminal = top;
         let before: Vec<bool> = inputs.iter().map(|&p| value(&c, top, p)).collect();
-        assert_eq!(complement_exclusive_inputs(&mut c), 1);
+        let groups = role_groups(&c);
+        assert_eq!(complement_exclusive(&mut c, &groups), 1);
         assert_eq!(c.nodes[top.index()].inputs.len(), 1);
         let after: Vec<bool> = inputs.iter().map(|&p| value(&c, top, p)).collect();
         assert_eq!(before, after);
@@ -125,6 +144,7 @@ mod tests {
             .collect();
         let top = c.add(NodeKind::Or, inputs[..4].to_vec());
         c.terminal = top;
-        assert_eq!(complement_exclusive_inputs(&mut c), 0);
+        let groups = role_groups(&c);
+        assert_eq!(complement_exclusive(&mut c, &groups), 0);
     }
 }

@@ -6,10 +6,11 @@ pub mod constants;
 pub mod dead;
 pub mod exclusive;
 pub mod factor;
+pub mod groups;
 pub mod merge;
 pub mod reachable;
 
-use crate::circuit::Circuit;
+use crate::circuit::{Circuit, NodeId};
 
 /// Which passes run.
 #[derive(Clone, Debug)]
@@ -30,6 +31,10 @@ pub struct OptimizeConfig {
     /// Nodes fixed in every reachable state (bases that never change, moves that are
     /// never legal) become constants (relies on legal play; see [`reachable`]).
     pub reachable: bool,
+    /// Exactly-one groups of bases (one piece per cell) are proved, and an `or` over
+    /// most of a group becomes the negated `or` of the rest (see [`groups`]). Off by
+    /// default: on the anchor games it shrinks nothing and the proof costs start-up time.
+    pub exclusive_bases: bool,
 }
 
 impl Default for OptimizeConfig {
@@ -42,6 +47,7 @@ impl Default for OptimizeConfig {
             factor: true,
             exclusive_inputs: true,
             reachable: true,
+            exclusive_bases: false,
         }
     }
 }
@@ -57,17 +63,19 @@ impl OptimizeConfig {
             factor: false,
             exclusive_inputs: false,
             reachable: false,
+            exclusive_bases: false,
         }
     }
 
     /// Every pass that keeps each output's value for arbitrary states and inputs:
     /// all but those that rely on legal play from the initial state
-    /// (`exclusive-inputs`, `reachable`). A circuit optimized this way is
-    /// combinationally equivalent to the raw one.
+    /// (`exclusive-inputs`, `reachable`, `exclusive-bases`). A circuit optimized
+    /// this way is combinationally equivalent to the raw one.
     pub fn exact() -> Self {
         OptimizeConfig {
             exclusive_inputs: false,
             reachable: false,
+            exclusive_bases: false,
             ..OptimizeConfig::default()
         }
     }
@@ -75,7 +83,7 @@ impl OptimizeConfig {
 
 impl OptimizeConfig {
     /// The names of the passes, as [`OptimizeConfig::disable`] takes them.
-    pub const PASSES: [&'static str; 7] = [
+    pub const PASSES: [&'static str; 8] = [
         "constants",
         "collapse",
         "merge",
@@ -83,11 +91,23 @@ impl OptimizeConfig {
         "factor",
         "exclusive-inputs",
         "reachable",
+        "exclusive-bases",
     ];
 
     /// Turns off the pass called `name` (one of [`OptimizeConfig::PASSES`]).
     pub fn disable(&mut self, name: &str) -> Result<(), String> {
-        let flag = match name {
+        *self.flag(name)? = false;
+        Ok(())
+    }
+
+    /// Turns on the pass called `name` (one of [`OptimizeConfig::PASSES`]).
+    pub fn enable(&mut self, name: &str) -> Result<(), String> {
+        *self.flag(name)? = true;
+        Ok(())
+    }
+
+    fn flag(&mut self, name: &str) -> Result<&mut bool, String> {
+        Ok(match name {
             "constants" => &mut self.constants,
             "collapse" => &mut self.collapse,
             "merge" => &mut self.merge,
@@ -95,48 +115,60 @@ impl OptimizeConfig {
             "factor" => &mut self.factor,
             "exclusive-inputs" => &mut self.exclusive_inputs,
             "reachable" => &mut self.reachable,
+            "exclusive-bases" => &mut self.exclusive_bases,
             _ => {
                 return Err(format!(
                     "unknown optimizer pass '{name}' (passes: {})",
                     Self::PASSES.join(", ")
                 ))
             }
-        };
-        *flag = false;
-        Ok(())
+        })
     }
 }
+
+/// How long proving exactly-one groups of bases may take before it is given up.
+const GROUP_PROOF_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Runs the enabled passes until a round changes nothing (at most 8 rounds).
 /// Factoring trades gates for edges and does not always shrink a circuit, so the
 /// circuit is first optimized without it; with it enabled, a copy of that (much
-/// smaller) circuit is then optimized with it, and the one with fewer components is kept.
+/// smaller) circuit is then optimized with it, and the one with fewer components
+/// is kept. Exactly-one groups of bases are proved on the circuit optimized
+/// without them, which is small, and then used in further rounds.
 pub fn optimize(circuit: &mut Circuit, config: &OptimizeConfig) {
-    run_rounds(
-        circuit,
-        &OptimizeConfig {
-            factor: false,
-            ..config.clone()
-        },
-    );
+    let unfactored = OptimizeConfig {
+        factor: false,
+        ..config.clone()
+    };
+    run_rounds(circuit, &unfactored, &[]);
+    let base_groups = if config.exclusive_bases {
+        groups::exactly_one_groups(circuit, GROUP_PROOF_BUDGET)
+    } else {
+        Vec::new()
+    };
+    if !base_groups.is_empty() {
+        run_rounds(circuit, &unfactored, &base_groups);
+    }
     if config.factor {
         let mut factored = circuit.clone();
-        run_rounds(&mut factored, config);
+        run_rounds(&mut factored, config, &base_groups);
         if factored.nodes.len() < circuit.nodes.len() {
             *circuit = factored;
         }
     }
 }
 
-/// Runs the enabled passes until a round changes nothing (at most 8 rounds).
-fn run_rounds(circuit: &mut Circuit, config: &OptimizeConfig) {
+/// Runs the enabled passes until a round changes nothing (at most 8 rounds);
+/// `base_groups` are exactly-one groups of base indices.
+fn run_rounds(circuit: &mut Circuit, config: &OptimizeConfig, base_groups: &[Vec<usize>]) {
     for _ in 0..8 {
         let mut changed = 0;
         if config.factor {
             changed += factor::factor(circuit);
         }
-        if config.exclusive_inputs {
-            changed += exclusive::complement_exclusive_inputs(circuit);
+        let groups = exclusive_groups(circuit, config, base_groups);
+        if !groups.is_empty() {
+            changed += exclusive::complement_exclusive(circuit, &groups);
         }
         if config.reachable {
             changed += reachable::fix_reachable_constants(circuit);
@@ -157,6 +189,28 @@ fn run_rounds(circuit: &mut Circuit, config: &OptimizeConfig) {
             break;
         }
     }
+}
+
+/// The exactly-one groups of nodes the enabled passes may use: each role's inputs,
+/// and the proved groups of bases.
+fn exclusive_groups(
+    circuit: &Circuit,
+    config: &OptimizeConfig,
+    base_groups: &[Vec<usize>],
+) -> Vec<Vec<NodeId>> {
+    let mut groups = Vec::new();
+    if config.exclusive_inputs {
+        groups = exclusive::role_groups(circuit);
+    }
+    if config.exclusive_bases && !base_groups.is_empty() {
+        let (base_nodes, _) = circuit.interface_nodes();
+        for group in base_groups {
+            let mut nodes: Vec<NodeId> = group.iter().map(|&b| base_nodes[b]).collect();
+            nodes.sort_unstable();
+            groups.push(nodes);
+        }
+    }
+    groups
 }
 
 #[cfg(test)]

@@ -140,12 +140,12 @@ pub fn fix_reachable_constants(circuit: &mut Circuit) -> usize {
             })
             .collect(),
     };
-    let (base_nodes, input_nodes) = interface_nodes(circuit);
+    let (base_nodes, input_nodes) = circuit.interface_nodes();
     loop {
         intervals.settle(circuit);
         let mut widened = false;
         for (b, base) in circuit.bases.iter().enumerate() {
-            let (node, next) = (base_nodes[b], base.next.index());
+            let (node, next) = (base_nodes[b].index(), base.next.index());
             let fixed = intervals.lo[node] == intervals.hi[node];
             if fixed && (intervals.lo[next] != base.initial || intervals.hi[next] != base.initial) {
                 intervals.widen(node, false, true);
@@ -153,7 +153,7 @@ pub fn fix_reachable_constants(circuit: &mut Circuit) -> usize {
             }
         }
         for (m, input) in circuit.inputs.iter().enumerate() {
-            let node = input_nodes[m];
+            let node = input_nodes[m].index();
             if !intervals.hi[node] && intervals.hi[input.legal.index()] {
                 intervals.widen(node, false, true);
                 widened = true;
@@ -164,20 +164,6 @@ pub fn fix_reachable_constants(circuit: &mut Circuit) -> usize {
         }
     }
     apply(circuit, &intervals.lo, &intervals.hi)
-}
-
-/// The node of each base and of each input, by index.
-fn interface_nodes(circuit: &Circuit) -> (Vec<usize>, Vec<usize>) {
-    let mut bases = vec![usize::MAX; circuit.bases.len()];
-    let mut inputs = vec![usize::MAX; circuit.inputs.len()];
-    for (i, node) in circuit.nodes.iter().enumerate() {
-        match node.kind {
-            NodeKind::Base(b) => bases[b as usize] = i,
-            NodeKind::Input(m) => inputs[m as usize] = i,
-            _ => {}
-        }
-    }
-    (bases, inputs)
 }
 
 /// Makes fixed gates constants and points every reference to a fixed base or input
