@@ -195,9 +195,6 @@ impl LanePlayouts {
         for m in moves {
             let mut carry = and(&self.values[net.legal_slots[m.0 as usize] as usize], active);
             for plane in planes.iter_mut() {
-                if carry == NONE {
-                    break;
-                }
                 let next_carry = and(plane, &carry);
                 *plane = xor(plane, &carry);
                 carry = next_carry;
@@ -206,10 +203,22 @@ impl LanePlayouts {
         // Per word of 64 lanes: read each lane's count, draw its rank, write the ranks back.
         let mut abandoned = NONE;
         for w in 0..LANE_WORDS {
-            let mut bits = active[w];
-            if bits == 0 {
+            if active[w] == 0 {
                 continue;
             }
+            // Lanes with one legal move take it without a draw (rank 0); lanes with
+            // none are abandoned; only the others read their count one by one.
+            let low = planes.first().map_or(0, |plane| plane[w]);
+            let high = planes.iter().skip(1).fold(0, |acc, plane| acc | plane[w]);
+            let mut empty = active[w] & !(low | high);
+            abandoned[w] = empty;
+            while empty != 0 {
+                let lane = w * 64 + empty.trailing_zeros() as usize;
+                empty &= empty - 1;
+                self.totals.abandoned += 1;
+                self.depths[lane] = 0;
+            }
+            let mut bits = active[w] & high;
             let counts: [u64; 32] = std::array::from_fn(|p| planes.get(p).map_or(0, |plane| plane[w]));
             let mut ranks = [0u64; 32];
             while bits != 0 {
@@ -218,15 +227,9 @@ impl LanePlayouts {
                 let lane = w * 64 + bit as usize;
                 let count =
                     (0..planes.len()).fold(0usize, |n, p| n | (((counts[p] >> bit) & 1) as usize) << p);
-                if count == 0 {
-                    abandoned[w] |= 1 << bit;
-                    self.totals.abandoned += 1;
-                    self.depths[lane] = 0;
-                } else {
-                    let rank = draw(&mut self.rngs[lane], count);
-                    for (p, word) in ranks.iter_mut().enumerate().take(planes.len()) {
-                        *word |= (((rank >> p) & 1) as u64) << bit;
-                    }
+                let rank = draw(&mut self.rngs[lane], count);
+                for (p, word) in ranks.iter_mut().enumerate().take(planes.len()) {
+                    *word |= (((rank >> p) & 1) as u64) << bit;
                 }
             }
             for (plane, &rank) in planes.iter_mut().zip(&ranks) {
@@ -256,11 +259,10 @@ impl LanePlayouts {
                 for_each_lane(&hit, |lane| self.chosen[lane * roles + role] = m.0);
                 open = and(&open, &not(&hit));
             }
+            // A fixed number of planes, without testing the borrow: the test costs
+            // more than the planes it skips.
             let mut borrow = and(&legal, &nonzero);
             for plane in planes.iter_mut() {
-                if borrow == NONE {
-                    break;
-                }
                 let next_borrow = and(&borrow, &not(plane));
                 *plane = xor(plane, &borrow);
                 borrow = next_borrow;
