@@ -237,18 +237,25 @@ impl LanePlayouts {
             }
         }
         *active = and(active, &not(&abandoned));
-        // Walk the moves in input order; a lane takes the move at which its rank reaches zero.
+        // Walk the moves in input order, counting each open lane's rank down at
+        // every legal move; a lane takes the move where its rank drops below zero,
+        // which is the borrow out of the top plane. The chain has a fixed length:
+        // testing the borrow for zero costs more than the planes it skips.
         let mut open = *active;
         for m in moves {
             if open == NONE {
                 break;
             }
-            let legal = and(&self.values[net.legal_slots[m.0 as usize] as usize], &open);
-            if legal == NONE {
+            let mut borrow = and(&self.values[net.legal_slots[m.0 as usize] as usize], &open);
+            if borrow == NONE {
                 continue;
             }
-            let nonzero = planes.iter().fold(NONE, |acc, p| or(&acc, p));
-            let hit = and(&legal, &not(&nonzero));
+            for plane in planes.iter_mut() {
+                let next_borrow = and(&borrow, &not(plane));
+                *plane = xor(plane, &borrow);
+                borrow = next_borrow;
+            }
+            let hit = borrow;
             if hit != NONE {
                 let slot = net.input_slots[m.0 as usize];
                 let input = &mut self.values[slot as usize];
@@ -258,14 +265,6 @@ impl LanePlayouts {
                 *input = or(input, &hit);
                 for_each_lane(&hit, |lane| self.chosen[lane * roles + role] = m.0);
                 open = and(&open, &not(&hit));
-            }
-            // A fixed number of planes, without testing the borrow: the test costs
-            // more than the planes it skips.
-            let mut borrow = and(&legal, &nonzero);
-            for plane in planes.iter_mut() {
-                let next_borrow = and(&borrow, &not(plane));
-                *plane = xor(plane, &borrow);
-                borrow = next_borrow;
             }
         }
     }
