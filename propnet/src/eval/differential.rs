@@ -130,6 +130,37 @@ impl Plan {
     }
 }
 
+/// The value of acyclic gate `slot` from its counter (and guard).
+#[inline]
+fn derived(counters: &[Counter], slot: u32) -> bool {
+    let c = &counters[slot as usize];
+    let full = c.count >= c.threshold;
+    if c.guard == NONE {
+        full != c.inverted
+    } else {
+        full && counters[c.guard as usize].value
+    }
+}
+
+/// Adds a guarded `and` to its guard's ready list, or removes it.
+fn toggle_ready(plan: &Plan, counters: &[Counter], ready: &mut [Vec<u32>], ready_at: &mut [u32], and: u32) {
+    let list = &mut ready[plan.guard_index[counters[and as usize].guard as usize] as usize];
+    match ready_at[and as usize] {
+        NONE => {
+            ready_at[and as usize] = list.len() as u32;
+            list.push(and);
+        }
+        at => {
+            let last = list.pop().expect("a listed and");
+            if last != and {
+                list[at as usize] = last;
+                ready_at[last as usize] = at;
+            }
+            ready_at[and as usize] = NONE;
+        }
+    }
+}
+
 /// Lists as offsets and one contiguous vector.
 fn flatten<T: Copy>(lists: Vec<Vec<T>>) -> (Vec<u32>, Vec<T>) {
     let mut offsets = Vec::with_capacity(lists.len() + 1);
@@ -260,74 +291,59 @@ impl Differential {
     /// The value of acyclic gate `slot` from its counter (and guard).
     #[inline]
     fn derived(&self, slot: u32) -> bool {
-        let c = &self.counters[slot as usize];
-        let full = c.count >= c.threshold;
-        if c.guard == NONE {
-            full != c.inverted
-        } else {
-            full && self.counters[c.guard as usize].value
-        }
+        derived(&self.counters, slot)
     }
 
     /// Tells the fan-out of `slot` that its value changed to `now`.
     #[inline]
     fn changed(&mut self, slot: u32, now: bool) {
-        let plan = Arc::clone(&self.plan);
+        // Field by field, so the shared plan is read without touching its reference count.
+        let Differential {
+            plan,
+            counters,
+            ready,
+            ready_at,
+            pending,
+            next,
+            legal,
+            ..
+        } = self;
+        let plan: &Plan = plan;
         let s = slot as usize;
-        if self.counters[s].watched {
+        if counters[s].watched {
             for &(role, at) in
                 &plan.legal_of[plan.legal_offsets[s] as usize..plan.legal_offsets[s + 1] as usize]
             {
-                self.legal[role as usize][at as usize >> 6] ^= 1 << (at & 63);
+                legal[role as usize][at as usize >> 6] ^= 1 << (at & 63);
             }
             for &b in &plan.next_bases[plan.next_offsets[s] as usize..plan.next_offsets[s + 1] as usize] {
-                self.next[b as usize >> 6] ^= 1 << (b & 63);
+                next[b as usize >> 6] ^= 1 << (b & 63);
             }
         }
         let delta = if now { 1 } else { u32::MAX };
         for &target in &plan.targets[plan.target_offsets[s] as usize..plan.target_offsets[s + 1] as usize] {
             if target & CYCLE != 0 {
-                self.pending.mark(target & !CYCLE);
+                pending.mark(target & !CYCLE);
                 continue;
             }
-            let c = &mut self.counters[target as usize];
+            let c = &mut counters[target as usize];
             let was_full = c.count >= c.threshold;
             c.count = c.count.wrapping_add(delta);
             if c.guard != NONE && was_full != (c.count >= c.threshold) {
-                self.toggle_ready(target);
+                toggle_ready(plan, counters, ready, ready_at, target);
             }
             // Only a gate whose value would change needs re-evaluation: its later
             // input changes mark it again if they make it differ.
-            if self.derived(target) != self.counters[target as usize].value {
-                self.pending.mark(target);
+            if derived(counters, target) != counters[target as usize].value {
+                pending.mark(target);
             }
         }
         let guard = plan.guard_index[s];
         if guard != NONE {
-            for &and in &self.ready[guard as usize] {
-                if self.counters[and as usize].value != now {
-                    self.pending.mark(and);
+            for &and in &ready[guard as usize] {
+                if counters[and as usize].value != now {
+                    pending.mark(and);
                 }
-            }
-        }
-    }
-
-    /// Adds a guarded `and` to its guard's ready list, or removes it.
-    fn toggle_ready(&mut self, and: u32) {
-        let list =
-            &mut self.ready[self.plan.guard_index[self.counters[and as usize].guard as usize] as usize];
-        match self.ready_at[and as usize] {
-            NONE => {
-                self.ready_at[and as usize] = list.len() as u32;
-                list.push(and);
-            }
-            at => {
-                let last = list.pop().expect("a listed and");
-                if last != and {
-                    list[at as usize] = last;
-                    self.ready_at[last as usize] = at;
-                }
-                self.ready_at[and as usize] = NONE;
             }
         }
     }
