@@ -22,21 +22,44 @@ const NONE: u32 = u32::MAX;
 /// Fewest `and`s an input must feed to guard them.
 const GUARD_FANOUT: usize = 24;
 
-/// Per-gate counter state. Without a guard the value is `(count >= threshold) !=
-/// inverted`; a guarded `and` counts its other inputs and is `count >= threshold`
-/// and its guard.
+/// Per-gate counter state, eight bytes so that many fit a cache line. Without a
+/// guard the value is `(level >= 0) != inverted`; a guarded `and` counts only its
+/// other inputs and is `level >= 0` and its guard.
 #[derive(Clone, Copy, Debug)]
 struct Counter {
-    count: u32,
-    threshold: u32,
-    /// The guard input of a guarded `and`, or [`NONE`].
-    guard: u32,
-    inverted: bool,
-    value: bool,
-    /// Whether some base's next value or some input's legality is this slot's value.
-    watched: bool,
-    /// Whether this is the first slot of a cyclic component.
-    cycle_head: bool,
+    /// True inputs counted minus the number needed (all for an `and`, one for an
+    /// `or` or `not`): the gate's inputs are enough when this is at least 0.
+    level: i32,
+    /// [`INVERTED`], [`VALUE`], [`WATCHED`], [`CYCLE_HEAD`], [`GUARDED`].
+    flags: u8,
+}
+
+/// A `not`: the value is the opposite of `level >= 0`.
+const INVERTED: u8 = 1;
+/// The slot's current value.
+const VALUE: u8 = 2;
+/// Some base's next value or some input's legality is this slot's value.
+const WATCHED: u8 = 4;
+/// The first slot of a cyclic component.
+const CYCLE_HEAD: u8 = 8;
+/// A guarded `and` (its guard is in [`Plan::guard_of`]).
+const GUARDED: u8 = 16;
+
+impl Counter {
+    #[inline(always)]
+    fn has(self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+
+    #[inline(always)]
+    fn value(self) -> bool {
+        self.has(VALUE)
+    }
+
+    #[inline(always)]
+    fn set_value(&mut self, value: bool) {
+        self.flags = (self.flags & !VALUE) | if value { VALUE } else { 0 };
+    }
 }
 
 /// What every evaluator of one net shares: fan-outs as re-evaluation targets,
@@ -132,19 +155,19 @@ impl Plan {
 
 /// The value of acyclic gate `slot` from its counter (and guard).
 #[inline]
-fn derived(counters: &[Counter], slot: u32) -> bool {
-    let c = &counters[slot as usize];
-    let full = c.count >= c.threshold;
-    if c.guard == NONE {
-        full != c.inverted
+fn derived(plan: &Plan, counters: &[Counter], slot: u32) -> bool {
+    let c = counters[slot as usize];
+    let full = c.level >= 0;
+    if c.has(GUARDED) {
+        full && counters[plan.guard_of[slot as usize] as usize].value()
     } else {
-        full && counters[c.guard as usize].value
+        full != c.has(INVERTED)
     }
 }
 
 /// Adds a guarded `and` to its guard's ready list, or removes it.
-fn toggle_ready(plan: &Plan, counters: &[Counter], ready: &mut [Vec<u32>], ready_at: &mut [u32], and: u32) {
-    let list = &mut ready[plan.guard_index[counters[and as usize].guard as usize] as usize];
+fn toggle_ready(plan: &Plan, ready: &mut [Vec<u32>], ready_at: &mut [u32], and: u32) {
+    let list = &mut ready[plan.guard_index[plan.guard_of[and as usize] as usize] as usize];
     match ready_at[and as usize] {
         NONE => {
             ready_at[and as usize] = list.len() as u32;
@@ -257,15 +280,21 @@ impl Differential {
                     ready_at[s as usize] = list.len() as u32;
                     list.push(s);
                 }
+                let watched = plan.next_offsets[s as usize] != plan.next_offsets[s as usize + 1]
+                    || plan.legal_offsets[s as usize] != plan.legal_offsets[s as usize + 1];
+                let flags = [
+                    (inverted, INVERTED),
+                    (values[s as usize], VALUE),
+                    (watched, WATCHED),
+                    (net.cycle_start[s as usize] == s, CYCLE_HEAD),
+                    (guard != NONE, GUARDED),
+                ];
                 Counter {
-                    count,
-                    threshold,
-                    guard,
-                    inverted,
-                    value: values[s as usize],
-                    watched: plan.next_offsets[s as usize] != plan.next_offsets[s as usize + 1]
-                        || plan.legal_offsets[s as usize] != plan.legal_offsets[s as usize + 1],
-                    cycle_head: net.cycle_start[s as usize] == s,
+                    level: count as i32 - threshold as i32,
+                    flags: flags
+                        .iter()
+                        .filter(|(on, _)| *on)
+                        .fold(0, |f, (_, flag)| f | flag),
                 }
             })
             .collect();
@@ -291,7 +320,7 @@ impl Differential {
     /// The value of acyclic gate `slot` from its counter (and guard).
     #[inline]
     fn derived(&self, slot: u32) -> bool {
-        derived(&self.counters, slot)
+        derived(&self.plan, &self.counters, slot)
     }
 
     /// Tells the fan-out of `slot` that its value changed to `now`.
@@ -310,7 +339,7 @@ impl Differential {
         } = self;
         let plan: &Plan = plan;
         let s = slot as usize;
-        if counters[s].watched {
+        if counters[s].has(WATCHED) {
             for &(role, at) in
                 &plan.legal_of[plan.legal_offsets[s] as usize..plan.legal_offsets[s + 1] as usize]
             {
@@ -320,28 +349,28 @@ impl Differential {
                 next[b as usize >> 6] ^= 1 << (b & 63);
             }
         }
-        let delta = if now { 1 } else { u32::MAX };
+        let delta = if now { 1 } else { -1 };
         for &target in &plan.targets[plan.target_offsets[s] as usize..plan.target_offsets[s + 1] as usize] {
             if target & CYCLE != 0 {
                 pending.mark(target & !CYCLE);
                 continue;
             }
             let c = &mut counters[target as usize];
-            let was_full = c.count >= c.threshold;
-            c.count = c.count.wrapping_add(delta);
-            if c.guard != NONE && was_full != (c.count >= c.threshold) {
-                toggle_ready(plan, counters, ready, ready_at, target);
+            let was_full = c.level >= 0;
+            c.level += delta;
+            if c.has(GUARDED) && was_full != (c.level >= 0) {
+                toggle_ready(plan, ready, ready_at, target);
             }
             // Only a gate whose value would change needs re-evaluation: its later
             // input changes mark it again if they make it differ.
-            if derived(counters, target) != counters[target as usize].value {
+            if derived(plan, counters, target) != counters[target as usize].value() {
                 pending.mark(target);
             }
         }
         let guard = plan.guard_index[s];
         if guard != NONE {
             for &and in &ready[guard as usize] {
-                if counters[and as usize].value != now {
+                if counters[and as usize].value() != now {
                     pending.mark(and);
                 }
             }
@@ -350,8 +379,8 @@ impl Differential {
 
     #[inline]
     fn set_source(&mut self, slot: u32, value: bool) {
-        if self.counters[slot as usize].value != value {
-            self.counters[slot as usize].value = value;
+        if self.counters[slot as usize].value() != value {
+            self.counters[slot as usize].set_value(value);
             self.changed(slot, value);
         }
     }
@@ -369,12 +398,12 @@ impl Differential {
             self.pending.words[word] &= !(1u64 << bit);
             self.pending.count -= 1;
             let slot = (word as u32) << 6 | bit;
-            if self.counters[slot as usize].cycle_head {
+            if self.counters[slot as usize].has(CYCLE_HEAD) {
                 self.recompute_cycle(slot);
             } else {
                 let value = self.derived(slot);
-                if value != self.counters[slot as usize].value {
-                    self.counters[slot as usize].value = value;
+                if value != self.counters[slot as usize].value() {
+                    self.counters[slot as usize].set_value(value);
                     self.changed(slot, value);
                 }
             }
@@ -390,12 +419,12 @@ impl Differential {
         // The fixpoint reads the values of the component's inputs and members.
         let mut values = std::mem::take(&mut self.values_scratch);
         values.clear();
-        values.extend(self.counters.iter().map(|c| c.value));
+        values.extend(self.counters.iter().map(|c| c.value()));
         fixpoint(&mut values, start, end, false, &*net);
         for slot in start..end {
             let now = values[slot as usize];
-            if self.counters[slot as usize].value != now {
-                self.counters[slot as usize].value = now;
+            if self.counters[slot as usize].value() != now {
+                self.counters[slot as usize].set_value(now);
                 self.changed(slot, now);
             }
         }
@@ -414,7 +443,7 @@ impl Evaluator for Differential {
                 diff &= diff - 1;
                 if b < bases {
                     let slot = self.net.base_slots[b];
-                    let value = !self.counters[slot as usize].value;
+                    let value = !self.counters[slot as usize].value();
                     self.set_source(slot, value);
                 }
             }
@@ -440,7 +469,7 @@ impl Evaluator for Differential {
 
     #[inline]
     fn value(&self, slot: u32) -> bool {
-        self.counters[slot as usize].value
+        self.counters[slot as usize].value()
     }
 
     fn legal_inputs(&self, net: &CompiledNet, role: usize, out: &mut Vec<u32>) {
