@@ -9,13 +9,19 @@
 //! rule. Joins are ordered dynamically: at every step the literal with the fewest
 //! candidate facts (found through indexes on every subterm) is bound next, and
 //! each filter (`distinct`, static negation) runs as soon as its variables are bound.
+//!
+//! The joins of a round with enough work run on the threads of the current rayon
+//! pool, each cut into parts over the candidates of its first step; the parts build
+//! their new terms beside the shared term store, and their results are merged in a
+//! fixed order, so the ground program is the same whatever the number of threads.
 
 use crate::check::Analysis;
 use crate::error::{ErrorKind, GdlError};
 use crate::normalize::{NormalLiteral, NormalRule};
 use crate::program::{GroundLiteral, GroundProgram, GroundRule};
-use crate::terms::{GroundTerm, TermId, TermStore};
+use crate::terms::{GroundTerm, LocalTerms, TermId, TermMap, TermStore};
 use ggpnet_kif::{Description, SymbolId, Term};
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::collections::hash_map::Entry;
 use std::hash::{Hash, Hasher};
@@ -246,6 +252,8 @@ enum Window {
     All,
 }
 
+/// The rule instances one join (or one part of it) found: heads in order, each
+/// with its body literals `literals[body_ends[k - 1]..body_ends[k]]`.
 #[derive(Default)]
 struct Output {
     heads: Vec<TermId>,
@@ -253,10 +261,77 @@ struct Output {
     literals: Vec<GroundLiteral>,
 }
 
+impl Output {
+    /// Replaces provisional term ids by their final ones.
+    fn remap(&mut self, map: &TermMap) {
+        if map.is_identity() {
+            return;
+        }
+        for head in &mut self.heads {
+            *head = map.get(*head);
+        }
+        for literal in &mut self.literals {
+            literal.atom = map.get(literal.atom);
+        }
+    }
+}
+
 struct Engine<'a> {
     store: TermStore,
     relations: FxHashMap<SymbolId, Relation>,
     dynamic: &'a FxHashSet<SymbolId>,
+    parallel_min: ParallelMin,
+}
+
+/// The facts the joins of a round read, shared by the threads that run them.
+#[derive(Clone, Copy)]
+struct Facts<'a> {
+    relations: &'a FxHashMap<SymbolId, Relation>,
+    dynamic: &'a FxHashSet<SymbolId>,
+}
+
+/// Where a join reads ground terms and puts the ones it builds.
+trait Terms {
+    fn store(&self) -> &TermStore;
+    fn intern(&mut self, term: GroundTerm) -> TermId;
+}
+
+/// Terms built straight into the store: a join that has the store to itself.
+struct OwnStore<'s>(&'s mut TermStore);
+
+impl Terms for OwnStore<'_> {
+    fn store(&self) -> &TermStore {
+        self.0
+    }
+
+    fn intern(&mut self, term: GroundTerm) -> TermId {
+        self.0.intern(term)
+    }
+}
+
+/// Terms built beside a store that other threads read too.
+struct SharedStore<'s> {
+    store: &'s TermStore,
+    new: LocalTerms,
+}
+
+impl<'s> SharedStore<'s> {
+    fn new(store: &'s TermStore) -> Self {
+        SharedStore {
+            store,
+            new: LocalTerms::new(store),
+        }
+    }
+}
+
+impl Terms for SharedStore<'_> {
+    fn store(&self) -> &TermStore {
+        self.store
+    }
+
+    fn intern(&mut self, term: GroundTerm) -> TermId {
+        self.new.intern(self.store, term)
+    }
 }
 
 fn compile_term(term: &Term, vars: &mut FxHashMap<SymbolId, u32>, store: &mut TermStore) -> Pattern {
@@ -406,21 +481,77 @@ fn resolve(store: &TermStore, pattern: &Pattern, binding: &[TermId]) -> Option<O
 }
 
 /// Builds the ground term of a fully bound pattern.
-fn build(store: &mut TermStore, pattern: &Pattern, binding: &[TermId]) -> TermId {
+fn build(terms: &mut impl Terms, pattern: &Pattern, binding: &[TermId]) -> TermId {
     match pattern {
         Pattern::Ground(id) => *id,
         Pattern::Var(v) => binding[*v as usize],
         Pattern::Func(f, args) => {
-            let ids: Box<[TermId]> = args.iter().map(|a| build(store, a, binding)).collect();
-            store.intern(GroundTerm::Compound(*f, ids))
+            let ids: Box<[TermId]> = args.iter().map(|a| build(terms, a, binding)).collect();
+            terms.intern(GroundTerm::Compound(*f, ids))
         }
     }
 }
 
-/// The state of one join: a rule, the window of each literal, and the current binding.
-struct Join<'a> {
-    relations: &'a FxHashMap<SymbolId, Relation>,
-    dynamic: &'a FxHashSet<SymbolId>,
+/// Whether the fully bound `pattern` denotes the ground `term`.
+fn denotes(store: &TermStore, pattern: &Pattern, term: TermId, binding: &[TermId]) -> bool {
+    match pattern {
+        Pattern::Ground(id) => *id == term,
+        Pattern::Var(v) => binding[*v as usize] == term,
+        Pattern::Func(f, args) => match store.term(term) {
+            GroundTerm::Compound(g, targs) if g == f && targs.len() == args.len() => args
+                .iter()
+                .zip(targs.iter())
+                .all(|(p, &t)| denotes(store, p, t, binding)),
+            _ => false,
+        },
+    }
+}
+
+/// Whether two fully bound patterns denote the same ground term (without building either).
+fn same_term(store: &TermStore, a: &Pattern, b: &Pattern, binding: &[TermId]) -> bool {
+    match (a, b) {
+        (Pattern::Func(f, xs), Pattern::Func(g, ys)) => {
+            f == g
+                && xs.len() == ys.len()
+                && xs
+                    .iter()
+                    .zip(ys.iter())
+                    .all(|(x, y)| same_term(store, x, y, binding))
+        }
+        (pattern, Pattern::Ground(t)) | (Pattern::Ground(t), pattern) => denotes(store, pattern, *t, binding),
+        (pattern, Pattern::Var(v)) | (Pattern::Var(v), pattern) => {
+            denotes(store, pattern, binding[*v as usize], binding)
+        }
+    }
+}
+
+/// A composite index a join stopped for: the relation and the argument positions.
+type Wanted = (SymbolId, u64);
+
+/// What one join run beside the store gives: the new terms and instances of each of
+/// its parts, in order, or the composite index it stopped for.
+type SharedResult = Result<Vec<(LocalTerms, Output)>, Wanted>;
+
+/// One join of a round: a rule and the window of each of its positive literals.
+struct JoinSpec<'r> {
+    rule: &'r CompiledRule,
+    windows: Vec<Window>,
+}
+
+/// The next step of a join.
+enum Step<'a> {
+    /// No binding extends the current one (or a composite index is missing).
+    Stop,
+    /// Every positive literal is bound: the binding is an instance.
+    Emit,
+    /// Bind the pending literal at this position to each of the candidates.
+    Bind(usize, Candidates<'a>),
+}
+
+/// The state of one join: a rule, the window of each literal, the current binding,
+/// and what it found so far.
+struct Join<'a, T: Terms> {
+    facts: Facts<'a>,
     rule: &'a CompiledRule,
     windows: &'a [Window],
     record: bool,
@@ -431,14 +562,64 @@ struct Join<'a> {
     pending: Vec<usize>,
     trail: Vec<u32>,
     /// A composite index this join stopped for: the join must be run again once it is built.
-    wanted: Option<(SymbolId, u64)>,
+    wanted: Option<Wanted>,
+    terms: T,
+    out: Output,
 }
 
-impl<'a> Join<'a> {
+impl<'a, T: Terms> Join<'a, T> {
+    fn new(facts: Facts<'a>, spec: &'a JoinSpec, record: bool, terms: T) -> Self {
+        let rule = spec.rule;
+        Join {
+            facts,
+            rule,
+            windows: &spec.windows,
+            record,
+            binding: vec![UNBOUND; rule.vars],
+            matched: vec![UNBOUND; rule.positives.len()],
+            pending: (0..rule.positives.len()).collect(),
+            trail: Vec::new(),
+            wanted: None,
+            terms,
+            out: Output::default(),
+        }
+    }
+
+    /// The first step: checks the filters without variables, then chooses a literal.
+    fn first_step(&mut self) -> Step<'a> {
+        if self.filters_pass(usize::MAX) {
+            self.choose()
+        } else {
+            Step::Stop
+        }
+    }
+
+    /// Runs the join; with `part`, only over that range of the first step's candidates.
+    /// Returns the instances and the new terms they need, or the composite index the
+    /// join stopped for.
+    fn run(mut self, part: Option<Range<usize>>) -> Result<(T, Output), Wanted> {
+        match self.first_step() {
+            Step::Stop => {}
+            Step::Emit => self.emit(),
+            Step::Bind(k, candidates) => {
+                let candidates = match part {
+                    Some(part) => candidates.slice(part),
+                    None => candidates,
+                };
+                self.bind_each(k, candidates);
+            }
+        }
+        match self.wanted {
+            Some(wanted) => Err(wanted),
+            None => Ok((self.terms, self.out)),
+        }
+    }
+
     /// The facts `literal` may match now, restricted to its window (none, with
     /// `wanted` set, when a composite index is missing).
-    fn candidates(&mut self, store: &TermStore, literal: usize) -> Candidates<'a> {
-        let relations: &'a FxHashMap<SymbolId, Relation> = self.relations;
+    fn candidates(&mut self, literal: usize) -> Candidates<'a> {
+        let relations = self.facts.relations;
+        let store = self.terms.store();
         let atom = &self.rule.positives[literal];
         let Some(relation) = relations.get(&atom.relation) else {
             return Candidates::List(&[]);
@@ -466,7 +647,7 @@ impl<'a> Join<'a> {
     }
 
     /// Checks the filters that became fully bound by the bindings on `trail[mark..]`.
-    fn filters_pass(&self, store: &mut TermStore, mark: usize) -> bool {
+    fn filters_pass(&self, mark: usize) -> bool {
         let fresh = self.trail.get(mark..).unwrap_or(&[]);
         self.rule
             .filters
@@ -479,40 +660,46 @@ impl<'a> Join<'a> {
                     vars.iter().any(|v| fresh.contains(v))
                         && vars.iter().all(|&v| self.binding[v as usize] != UNBOUND)
                 };
-                !now_bound || self.passes(store, filter)
+                !now_bound || self.passes(filter)
             })
     }
 
-    fn start(&mut self, store: &mut TermStore, out: &mut Output) {
-        if self.filters_pass(store, usize::MAX) {
-            self.search(store, out);
-        }
-    }
-
-    fn search(&mut self, store: &mut TermStore, out: &mut Output) {
-        // Bind next the pending literal with the fewest candidates.
+    /// Chooses the pending literal with the fewest candidates to bind next.
+    fn choose(&mut self) -> Step<'a> {
         let mut best: Option<(usize, Candidates<'a>)> = None;
         for k in 0..self.pending.len() {
-            let candidates = self.candidates(store, self.pending[k]);
+            let candidates = self.candidates(self.pending[k]);
             let count = candidates.len();
             if count == 0 || self.wanted.is_some() {
-                return;
+                return Step::Stop;
             }
             if best.as_ref().is_none_or(|(_, b)| count < b.len()) {
                 best = Some((k, candidates));
             }
         }
-        let Some((k, candidates)) = best else {
-            self.emit(store, out);
-            return;
-        };
+        match best {
+            Some((k, candidates)) => Step::Bind(k, candidates),
+            None => Step::Emit,
+        }
+    }
+
+    fn search(&mut self) {
+        match self.choose() {
+            Step::Stop => {}
+            Step::Emit => self.emit(),
+            Step::Bind(k, candidates) => self.bind_each(k, candidates),
+        }
+    }
+
+    /// Binds the pending literal at position `k` to each candidate in turn, searching on.
+    fn bind_each(&mut self, k: usize, candidates: Candidates<'a>) {
         let literal = self.pending.swap_remove(k);
-        let relations: &'a FxHashMap<SymbolId, Relation> = self.relations;
+        let relations: &'a FxHashMap<SymbolId, Relation> = self.facts.relations;
         let relation = &relations[&self.rule.positives[literal].relation];
         match candidates {
             Candidates::List(list) => {
                 for &fact in list {
-                    self.bind(store, literal, relation.sentences[fact as usize], out);
+                    self.bind(literal, relation.sentences[fact as usize]);
                     if self.wanted.is_some() {
                         break;
                     }
@@ -520,7 +707,7 @@ impl<'a> Join<'a> {
             }
             Candidates::Range(range) => {
                 for fact in range {
-                    self.bind(store, literal, relation.sentences[fact as usize], out);
+                    self.bind(literal, relation.sentences[fact as usize]);
                     if self.wanted.is_some() {
                         break;
                     }
@@ -532,38 +719,39 @@ impl<'a> Join<'a> {
         self.pending.swap(k, last);
     }
 
-    fn bind(&mut self, store: &mut TermStore, literal: usize, sentence: TermId, out: &mut Output) {
+    fn bind(&mut self, literal: usize, sentence: TermId) {
         let mark = self.trail.len();
         let atom = &self.rule.positives[literal];
         if unify(
-            store,
+            self.terms.store(),
             &atom.sentence,
             sentence,
             &mut self.binding,
             &mut self.trail,
-        ) && self.filters_pass(store, mark)
+        ) && self.filters_pass(mark)
         {
             self.matched[literal] = sentence;
-            self.search(store, out);
+            self.search();
         }
         for v in self.trail.drain(mark..) {
             self.binding[v as usize] = UNBOUND;
         }
     }
 
-    fn passes(&self, store: &mut TermStore, filter: &Filter) -> bool {
+    fn passes(&self, filter: &Filter) -> bool {
+        let Facts { relations, dynamic } = self.facts;
+        let store = self.terms.store();
         match filter {
-            Filter::Distinct(a, b) => build(store, a, &self.binding) != build(store, b, &self.binding),
-            Filter::Equal(a, b) => build(store, a, &self.binding) == build(store, b, &self.binding),
+            Filter::Distinct(a, b) => !same_term(store, a, b, &self.binding),
+            Filter::Equal(a, b) => same_term(store, a, b, &self.binding),
             Filter::Absent(atom) => {
-                if self.dynamic.contains(&atom.relation) {
+                if dynamic.contains(&atom.relation) {
                     // Possibly true: decided per state by the circuit.
                     return true;
                 }
                 match resolve(store, &atom.sentence, &self.binding).expect("safe rules bind negations") {
                     None => true,
-                    Some(id) => !self
-                        .relations
+                    Some(id) => !relations
                         .get(&atom.relation)
                         .is_some_and(|r| r.members.contains_key(&id)),
                 }
@@ -571,11 +759,14 @@ impl<'a> Join<'a> {
         }
     }
 
-    fn emit(&self, store: &mut TermStore, out: &mut Output) {
-        out.heads.push(build(store, &self.rule.head, &self.binding));
+    fn emit(&mut self) {
+        let dynamic = self.facts.dynamic;
+        let out = &mut self.out;
+        out.heads
+            .push(build(&mut self.terms, &self.rule.head, &self.binding));
         if self.record {
             for (atom, &sentence) in self.rule.positives.iter().zip(&self.matched) {
-                if self.dynamic.contains(&atom.relation) {
+                if dynamic.contains(&atom.relation) {
                     out.literals.push(GroundLiteral {
                         atom: sentence,
                         positive: true,
@@ -584,9 +775,9 @@ impl<'a> Join<'a> {
             }
             for filter in &self.rule.filters {
                 if let Filter::Absent(atom) = filter {
-                    if self.dynamic.contains(&atom.relation) {
+                    if dynamic.contains(&atom.relation) {
                         out.literals.push(GroundLiteral {
-                            atom: build(store, &atom.sentence, &self.binding),
+                            atom: build(&mut self.terms, &atom.sentence, &self.binding),
                             positive: false,
                         });
                     }
@@ -610,6 +801,16 @@ impl Candidates<'_> {
             Candidates::Range(range) => range.len(),
         }
     }
+
+    /// The candidates at positions `part` of these.
+    fn slice(self, part: Range<usize>) -> Self {
+        match self {
+            Candidates::List(list) => Candidates::List(&list[part]),
+            Candidates::Range(range) => {
+                Candidates::Range(range.start + part.start as u32..range.start + part.end as u32)
+            }
+        }
+    }
 }
 
 fn window_range(relation: &Relation, window: Window) -> Range<u32> {
@@ -621,42 +822,186 @@ fn window_range(relation: &Relation, window: Window) -> Range<u32> {
     }
 }
 
+/// How much work a round needs to be run on several threads.
+#[derive(Clone, Copy)]
+struct ParallelMin {
+    /// Instances found by the round before.
+    instances: usize,
+    /// For a first round: candidate facts of its joins' first steps, in all.
+    candidates: usize,
+}
+
+/// Below this, handing a round's work to other threads costs more than it saves.
+const PARALLEL_MIN: ParallelMin = ParallelMin {
+    instances: 16_384,
+    candidates: 4096,
+};
+
+/// In a parallel round, the joins' first-step candidates are cut into about this
+/// many parts per thread, so that threads that finish early find work left.
+const PARTS_PER_THREAD: usize = 16;
+
+/// In a parallel round, a join with at least this many first-step candidates per
+/// thread is cut into at least that many parts per thread.
+const PARTS_PER_JOIN: usize = 2;
+
 impl Engine<'_> {
+    fn facts(&self) -> Facts<'_> {
+        Facts {
+            relations: &self.relations,
+            dynamic: self.dynamic,
+        }
+    }
+
     fn window(&self, relation: SymbolId, window: Window) -> Range<u32> {
         self.relations
             .get(&relation)
             .map_or(0..0, |r| window_range(r, window))
     }
 
-    /// Runs one join of `rule` with the given literal windows, appending its instances
-    /// to `out`. A join that finds a composite index missing is undone, and run again
-    /// once the index is built.
-    fn join(&mut self, rule: &CompiledRule, windows: &[Window], record: bool, out: &mut Output) {
-        loop {
-            let marks = (out.heads.len(), out.literals.len());
-            let mut join = Join {
-                relations: &self.relations,
-                dynamic: self.dynamic,
-                rule,
-                windows,
-                record,
-                binding: vec![UNBOUND; rule.vars],
-                matched: vec![UNBOUND; rule.positives.len()],
-                pending: (0..rule.positives.len()).collect(),
-                trail: Vec::new(),
-                wanted: None,
-            };
-            join.start(&mut self.store, out);
-            let Some((relation, mask)) = join.wanted else {
-                return;
-            };
-            out.heads.truncate(marks.0);
-            out.body_ends.truncate(marks.0);
-            out.literals.truncate(marks.1);
-            if let Some(r) = self.relations.get_mut(&relation) {
-                r.add_composite(mask, &self.store);
+    /// Runs the joins of one round and returns their instances, in a fixed order
+    /// whatever the number of threads. `previous` is the number of instances the
+    /// round before found (`None` for the first round).
+    ///
+    /// The joins of a pass read the facts and indexes as they were when the pass
+    /// began, and their new terms are interned join by join, in the order of the
+    /// joins: alone, each join interns them as it goes; in parallel, each part of a
+    /// join builds them beside the store and they are interned after the parts
+    /// before it, which gives the same ids. A join that finds a composite index
+    /// missing is dropped from the pass (with its terms); the indexes are built after
+    /// the pass and the dropped joins run again in another.
+    fn round(&mut self, specs: &[JoinSpec], record: bool, previous: Option<usize>) -> Vec<Output> {
+        let mut outputs = Vec::new();
+        let mut todo: Vec<&JoinSpec> = specs.iter().collect();
+        while !todo.is_empty() {
+            let mut again = Vec::new();
+            let mut wanted = Vec::new();
+            if let Some(results) = self.parallel_pass(&todo, record, previous) {
+                for (spec, result) in todo.iter().zip(results) {
+                    match result {
+                        Ok(parts) => {
+                            for (terms, mut out) in parts {
+                                out.remap(&self.store.absorb(terms));
+                                outputs.push(out);
+                            }
+                        }
+                        Err(want) => {
+                            again.push(*spec);
+                            wanted.push(want);
+                        }
+                    }
+                }
+            } else {
+                let facts = Facts {
+                    relations: &self.relations,
+                    dynamic: self.dynamic,
+                };
+                for spec in &todo {
+                    let mark = self.store.len();
+                    match Join::new(facts, spec, record, OwnStore(&mut self.store)).run(None) {
+                        Ok((_, out)) => outputs.push(out),
+                        Err(want) => {
+                            self.store.truncate(mark);
+                            again.push(*spec);
+                            wanted.push(want);
+                        }
+                    }
+                }
+            }
+            for (relation, mask) in wanted {
+                if let Some(r) = self.relations.get_mut(&relation) {
+                    if !r.composite.contains_key(&mask) {
+                        r.add_composite(mask, &self.store);
+                    }
+                }
+            }
+            todo = again;
+        }
+        outputs
+    }
+
+    /// Runs `joins` on the current rayon pool's threads, each join cut into parts,
+    /// against the facts and terms as they are; `None` when one thread is better
+    /// (there is one thread, or too little work, judged by the round before or, in a
+    /// first round, by the candidates of the joins' first steps).
+    fn parallel_pass(
+        &self,
+        joins: &[&JoinSpec],
+        record: bool,
+        previous: Option<usize>,
+    ) -> Option<Vec<SharedResult>> {
+        let threads = rayon::current_num_threads();
+        if threads == 1 || previous.is_some_and(|n| n < self.parallel_min.instances) {
+            return None;
+        }
+        let facts = self.facts();
+        // Each join's first step, the same in every part of it.
+        let firsts: Vec<Result<usize, Wanted>> = joins
+            .iter()
+            .map(|spec| {
+                let mut join = Join::new(facts, spec, record, SharedStore::new(&self.store));
+                match join.first_step() {
+                    Step::Stop => join.wanted.map_or(Ok(0), Err),
+                    Step::Emit => Ok(1),
+                    Step::Bind(_, candidates) => Ok(candidates.len()),
+                }
+            })
+            .collect();
+        let total: usize = firsts.iter().filter_map(|f| f.as_ref().ok()).sum();
+        if previous.is_none() && total < self.parallel_min.candidates {
+            return None;
+        }
+        let round_part_len = total.div_ceil(threads * PARTS_PER_THREAD);
+        let mut tasks: Vec<(usize, Option<Range<usize>>)> = Vec::new();
+        for (j, first) in firsts.iter().enumerate() {
+            match *first {
+                Ok(count) if count > 1 => {
+                    // The work of a join is often below its first step: cut even a
+                    // join with few first candidates into a part per thread or two.
+                    let part_len = round_part_len
+                        .min(count.div_ceil(PARTS_PER_JOIN * threads))
+                        .max(1);
+                    tasks.extend(
+                        (0..count)
+                            .step_by(part_len)
+                            .map(|lo| (j, Some(lo..(lo + part_len).min(count)))),
+                    )
+                }
+                Ok(1) => tasks.push((j, None)),
+                _ => {}
             }
         }
+        if tasks.len() < 2 {
+            return None;
+        }
+        let mut done = tasks
+            .par_iter()
+            .map(|(j, part)| {
+                let join = Join::new(facts, joins[*j], record, SharedStore::new(&self.store));
+                (*j, join.run(part.clone()).map(|(terms, out)| (terms.new, out)))
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .peekable();
+        let results = firsts
+            .into_iter()
+            .enumerate()
+            .map(|(j, first)| {
+                first?;
+                let mut parts = Vec::new();
+                let mut wanted = None;
+                while let Some((_, result)) = done.next_if(|(task_join, _)| *task_join == j) {
+                    match result {
+                        Ok(part) => parts.push(part),
+                        Err(want) => {
+                            wanted.get_or_insert(want);
+                        }
+                    }
+                }
+                wanted.map_or(Ok(parts), Err)
+            })
+            .collect();
+        Some(results)
     }
 
     /// Adds a derived sentence (and its `true`/`does` alias) to its relation.
@@ -694,9 +1039,9 @@ impl Engine<'_> {
             r.stable = 0;
             r.end = r.len();
         }
-        let mut first = true;
+        let mut previous = None;
         loop {
-            let mut out = Output::default();
+            let mut specs = Vec::new();
             for rule in rules {
                 let windows_base: Vec<Window> = rule
                     .positives
@@ -713,8 +1058,11 @@ impl Engine<'_> {
                     .filter(|&i| growing.contains(&rule.positives[i].relation))
                     .collect();
                 if growing_positions.is_empty() {
-                    if first {
-                        self.join(rule, &windows_base, record.is_some(), &mut out);
+                    if previous.is_none() {
+                        specs.push(JoinSpec {
+                            rule,
+                            windows: windows_base,
+                        });
                     }
                     continue;
                 }
@@ -727,17 +1075,20 @@ impl Engine<'_> {
                         windows[i] = Window::Old;
                     }
                     windows[j] = Window::Delta;
-                    self.join(rule, &windows, record.is_some(), &mut out);
+                    specs.push(JoinSpec { rule, windows });
                 }
             }
-            let mut start = 0;
             let mut any_new = false;
-            for (k, &head) in out.heads.iter().enumerate() {
-                any_new |= self.insert(head, true);
-                if let Some(sink) = record.as_deref_mut() {
-                    let end = out.body_ends[k] as usize;
-                    sink.add(head, &out.literals[start..end])?;
-                    start = end;
+            let mut instances = 0;
+            for out in self.round(&specs, record.is_some(), previous) {
+                instances += out.heads.len();
+                let mut start = 0;
+                for (&head, &end) in out.heads.iter().zip(&out.body_ends) {
+                    any_new |= self.insert(head, true);
+                    if let Some(sink) = record.as_deref_mut() {
+                        sink.add(head, &out.literals[start..end as usize])?;
+                    }
+                    start = end as usize;
                 }
             }
             for relation in growing {
@@ -745,7 +1096,7 @@ impl Engine<'_> {
                 r.stable = r.end;
                 r.end = r.len();
             }
-            first = false;
+            previous = Some(instances);
             if !any_new {
                 return Ok(());
             }
@@ -788,10 +1139,21 @@ pub fn instantiate(
     analysis: &Analysis,
     config: &Config,
 ) -> Result<GroundProgram, GdlError> {
+    instantiate_with(description, rules, analysis, config, PARALLEL_MIN)
+}
+
+fn instantiate_with(
+    description: &Description,
+    rules: &[NormalRule],
+    analysis: &Analysis,
+    config: &Config,
+    parallel_min: ParallelMin,
+) -> Result<GroundProgram, GdlError> {
     let mut engine = Engine {
         store: TermStore::new(),
         relations: FxHashMap::default(),
         dynamic: &analysis.dynamic,
+        parallel_min,
     };
     let compiled: Vec<CompiledRule> = rules.iter().map(|r| compile_rule(r, &mut engine.store)).collect();
 
@@ -840,20 +1202,14 @@ pub fn instantiate(
             .get(&store.functor(atom))
             .is_some_and(|r| r.members.contains_key(&atom))
     };
-    let mut ground_rules: Vec<GroundRule> = sink
-        .rules
-        .into_iter()
-        .map(|rule| GroundRule {
-            head: rule.head,
-            body: rule
-                .body
-                .iter()
-                .copied()
-                .filter(|l| l.positive || holds_somewhere(l.atom, &engine.store))
-                .collect(),
-        })
-        .collect();
-    ground_rules.sort_unstable();
+    let mut ground_rules: Vec<GroundRule> = sink.rules.into_iter().collect();
+    ground_rules.par_iter_mut().for_each(|rule| {
+        let never = |l: &GroundLiteral| !l.positive && !holds_somewhere(l.atom, &engine.store);
+        if rule.body.iter().any(never) {
+            rule.body = rule.body.iter().copied().filter(|l| !never(l)).collect();
+        }
+    });
+    ground_rules.par_sort_unstable();
 
     let mut atoms = Vec::new();
     let mut dynamic_relations: Vec<&SymbolId> = growing.iter().collect();
@@ -890,12 +1246,13 @@ fn roles(description: &Description, store: &mut TermStore) -> Vec<TermId> {
 
 #[cfg(test)]
 mod tests {
-    /// A join on a large relation with two bound arguments goes through a composite
-    /// index (built mid-join, the join then run again) and finds exactly the matches.
-    #[test]
-    fn composite_index_finds_exactly_the_matches() {
+    use super::*;
+
+    /// A game where `legal` joins a large relation `p` with two bound arguments, so
+    /// that the join stops for a composite index and runs again once it is built.
+    fn composite_game() -> Description {
         let mut source = String::from(
-            "(role robot) (r 1) (r 2) (s 3) (<= (legal robot (m ?x ?y ?z)) (r ?x) (s ?y) (p ?x ?y ?z))",
+            "(role robot) (r 1) (r 2) (s 3) (s 4) (<= (legal robot (m ?x ?y ?z)) (r ?x) (s ?y) (p ?x ?y ?z))",
         );
         for x in 0..20 {
             for y in 0..20 {
@@ -904,8 +1261,10 @@ mod tests {
                 }
             }
         }
-        let game = ggpnet_kif::parse(&source).unwrap();
-        let program = crate::ground(&game, &Default::default()).unwrap();
+        ggpnet_kif::parse(&source).unwrap()
+    }
+
+    fn legal(program: &GroundProgram) -> Vec<String> {
         let mut legal: Vec<String> = program
             .atoms
             .iter()
@@ -913,9 +1272,40 @@ mod tests {
             .filter(|a| a.starts_with("(legal"))
             .collect();
         legal.sort();
+        legal
+    }
+
+    /// The join goes through a composite index and finds exactly the matches.
+    #[test]
+    fn composite_index_finds_exactly_the_matches() {
+        let program = crate::ground(&composite_game(), &Default::default()).unwrap();
         let expected: Vec<String> = (1..=2)
-            .flat_map(|x| (0..5).map(move |z| format!("(legal robot (m {x} 3 {z}))")))
+            .flat_map(|x| {
+                (3..=4).flat_map(move |y| (0..5).map(move |z| format!("(legal robot (m {x} {y} {z}))")))
+            })
             .collect();
-        assert_eq!(legal, expected);
+        assert_eq!(legal(&program), expected);
+    }
+
+    /// Every round run in parallel, in parts that stop for the composite index and run
+    /// again, gives the program one thread gives.
+    #[test]
+    fn parallel_rounds_with_composite_indexes_match_one_thread() {
+        let mut description = composite_game();
+        let (rules, analysis) = crate::prepare(&mut description).unwrap();
+        let config = Config::default();
+        let one = instantiate(&description, &rules, &analysis, &config).unwrap();
+        let always = ParallelMin {
+            instances: 0,
+            candidates: 0,
+        };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let two = pool
+            .install(|| instantiate_with(&description, &rules, &analysis, &config, always))
+            .unwrap();
+        assert!(one.terms == two.terms);
+        assert_eq!(one.atoms, two.atoms);
+        assert_eq!(one.rules, two.rules);
+        assert_eq!(legal(&one).len(), 20);
     }
 }

@@ -4,6 +4,7 @@
 
 use ggpnet_kif::{SymbolId, SymbolTable};
 use rustc_hash::FxHashMap;
+use std::collections::hash_map::Entry;
 use std::fmt::Write;
 
 /// A ground term interned in a [`TermStore`].
@@ -34,8 +35,9 @@ pub enum GroundTerm {
     Compound(SymbolId, Box<[TermId]>),
 }
 
-/// Owns every ground term of a game.
-#[derive(Clone, Debug, Default)]
+/// Owns every ground term of a game. Two stores are equal when they hold the same
+/// terms under the same ids.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TermStore {
     terms: Vec<GroundTerm>,
     ids: FxHashMap<GroundTerm, TermId>,
@@ -49,13 +51,22 @@ impl TermStore {
 
     /// The id of `term`, interning it if new.
     pub fn intern(&mut self, term: GroundTerm) -> TermId {
-        if let Some(&id) = self.ids.get(&term) {
-            return id;
+        let next = TermId(u32::try_from(self.terms.len()).expect("fewer than 2^32 ground terms"));
+        match self.ids.entry(term) {
+            Entry::Occupied(entry) => *entry.get(),
+            Entry::Vacant(entry) => {
+                self.terms.push(entry.key().clone());
+                entry.insert(next);
+                next
+            }
         }
-        let id = TermId(u32::try_from(self.terms.len()).expect("fewer than 2^32 ground terms"));
-        self.terms.push(term.clone());
-        self.ids.insert(term, id);
-        id
+    }
+
+    /// Forgets the terms interned after the first `len`.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        for term in self.terms.drain(len..) {
+            self.ids.remove(&term);
+        }
     }
 
     /// The id of `term` if it was interned.
@@ -153,6 +164,80 @@ impl TermStore {
         let mut s = String::new();
         self.write(&mut s, id, symbols);
         s
+    }
+}
+
+/// Terms built while a [`TermStore`] is shared read-only (by the threads of a
+/// grounding round): a term already in the store keeps its id, a new one gets a
+/// provisional id past the store's end, and [`TermStore::absorb`] later interns the
+/// new terms in the order they were made.
+#[derive(Debug)]
+pub(crate) struct LocalTerms {
+    /// The length of the store when these terms were started: provisional ids begin here.
+    base_len: u32,
+    new: TermStore,
+}
+
+impl LocalTerms {
+    /// No new terms yet, over `base`.
+    pub(crate) fn new(base: &TermStore) -> Self {
+        LocalTerms {
+            base_len: base.terms.len() as u32,
+            new: TermStore::new(),
+        }
+    }
+
+    /// The id of `term`: its id in `base` if it is there, else a provisional one.
+    /// `base` must be the store these terms were started over, unchanged since.
+    pub(crate) fn intern(&mut self, base: &TermStore, term: GroundTerm) -> TermId {
+        if let Some(id) = base.get(&term) {
+            return id;
+        }
+        TermId(self.base_len + self.new.intern(term).0)
+    }
+}
+
+/// From the ids [`LocalTerms`] gave to the ids [`TermStore::absorb`] interned them at.
+#[derive(Debug)]
+pub(crate) struct TermMap {
+    base_len: u32,
+    ids: Vec<TermId>,
+}
+
+impl TermMap {
+    /// The final id of `id`.
+    pub(crate) fn get(&self, id: TermId) -> TermId {
+        match id.0.checked_sub(self.base_len) {
+            Some(local) => self.ids[local as usize],
+            None => id,
+        }
+    }
+
+    /// True when no id changes.
+    pub(crate) fn is_identity(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
+impl TermStore {
+    /// Interns the terms of `local`, in the order they were made, and says where each went.
+    /// The store must have been `local`'s base, possibly grown since (by other absorbs).
+    pub(crate) fn absorb(&mut self, local: LocalTerms) -> TermMap {
+        debug_assert!(self.terms.len() >= local.base_len as usize);
+        let mut map = TermMap {
+            base_len: local.base_len,
+            ids: Vec::with_capacity(local.new.terms.len()),
+        };
+        for mut term in local.new.terms {
+            if let GroundTerm::Compound(_, args) = &mut term {
+                for arg in args.iter_mut() {
+                    *arg = map.get(*arg);
+                }
+            }
+            let id = self.intern(term);
+            map.ids.push(id);
+        }
+        map
     }
 }
 
