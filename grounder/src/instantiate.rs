@@ -32,12 +32,17 @@ use std::ops::Range;
 pub struct Config {
     /// Stop with an error when the ground program would hold more rule instances.
     pub max_ground_rules: usize,
+    /// Threads the joins of a big round run on (the ground program is the same for
+    /// any number). One by default: on the project's 2-core machines two threads
+    /// ground no faster (0.6x to 1.15x, docs/INIT.md).
+    pub threads: usize,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Config {
             max_ground_rules: 50_000_000,
+            threads: 1,
         }
     }
 }
@@ -281,6 +286,8 @@ struct Engine<'a> {
     relations: FxHashMap<SymbolId, Relation>,
     dynamic: &'a FxHashSet<SymbolId>,
     parallel_min: ParallelMin,
+    /// Threads a round may run on (the current rayon pool has at least as many).
+    threads: usize,
 }
 
 /// The facts the joins of a round read, shared by the threads that run them.
@@ -930,7 +937,7 @@ impl Engine<'_> {
         record: bool,
         previous: Option<usize>,
     ) -> Option<Vec<SharedResult>> {
-        let threads = rayon::current_num_threads();
+        let threads = self.threads;
         if threads == 1 || previous.is_some_and(|n| n < self.parallel_min.instances) {
             return None;
         }
@@ -1139,7 +1146,26 @@ pub fn instantiate(
     analysis: &Analysis,
     config: &Config,
 ) -> Result<GroundProgram, GdlError> {
-    instantiate_with(description, rules, analysis, config, PARALLEL_MIN)
+    if config.threads <= 1 {
+        return instantiate_with(description, rules, analysis, config, PARALLEL_MIN);
+    }
+    match rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .build()
+    {
+        Ok(pool) => pool.install(|| instantiate_with(description, rules, analysis, config, PARALLEL_MIN)),
+        // Without a pool of its own, grounding runs on the calling thread.
+        Err(_) => instantiate_with(
+            description,
+            rules,
+            analysis,
+            &Config {
+                threads: 1,
+                ..config.clone()
+            },
+            PARALLEL_MIN,
+        ),
+    }
 }
 
 fn instantiate_with(
@@ -1154,6 +1180,7 @@ fn instantiate_with(
         relations: FxHashMap::default(),
         dynamic: &analysis.dynamic,
         parallel_min,
+        threads: config.threads.max(1),
     };
     let compiled: Vec<CompiledRule> = rules.iter().map(|r| compile_rule(r, &mut engine.store)).collect();
 
@@ -1293,11 +1320,14 @@ mod tests {
     fn parallel_rounds_with_composite_indexes_match_one_thread() {
         let mut description = composite_game();
         let (rules, analysis) = crate::prepare(&mut description).unwrap();
-        let config = Config::default();
-        let one = instantiate(&description, &rules, &analysis, &config).unwrap();
+        let one = instantiate(&description, &rules, &analysis, &Config::default()).unwrap();
         let always = ParallelMin {
             instances: 0,
             candidates: 0,
+        };
+        let config = Config {
+            threads: 2,
+            ..Config::default()
         };
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         let two = pool

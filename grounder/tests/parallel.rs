@@ -2,7 +2,7 @@
 //! under the same ids, the same atoms in the same order, the same rules.
 //!
 //! Grounds games of the shared corpus (`$GGPNET_CORPUS`, else `../shared` beside the
-//! repository) on rayon pools of 1, 2 and 3 threads. Without the corpus the test is
+//! repository) on 1, 2 and 3 threads. Without the corpus the test is
 //! skipped with a notice, unless `GGPNET_REQUIRE_CORPUS=1`.
 
 use ggpnet_grounder::GroundProgram;
@@ -22,12 +22,11 @@ fn corpus() -> Option<PathBuf> {
 
 fn ground_on(threads: usize, source: &str) -> GroundProgram {
     let game = ggpnet_kif::parse(source).expect("the game parses");
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("a thread pool")
-        .install(|| ggpnet_grounder::ground(&game, &Default::default()))
-        .expect("the game grounds")
+    let config = ggpnet_grounder::Config {
+        threads,
+        ..Default::default()
+    };
+    ggpnet_grounder::ground(&game, &config).expect("the game grounds")
 }
 
 fn assert_same(name: &str, threads: usize, one: &GroundProgram, many: &GroundProgram) {

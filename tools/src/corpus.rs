@@ -131,7 +131,7 @@ pub(crate) fn run_all<T: Send>(
 
 /// The outcome of one game.
 fn run_game(exe: &Path, game: &ggpnet::corpus::CorpusGame, check: &str, timeout: Duration) -> Value {
-    let mut command = Command::new(exe);
+    let mut command = super::child_command(exe);
     if check == "diff" {
         command.args(["diff", "--json"]).arg(&game.game);
     } else {

@@ -4,7 +4,7 @@
 use super::{game_name, load_game_with, Failure};
 use clap::{Args, ValueEnum};
 use ggpnet::propnet::export::{aiger, cone, dot, json};
-use ggpnet::propnet::{LoadConfig, OptimizeConfig};
+use ggpnet::propnet::OptimizeConfig;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -82,13 +82,10 @@ pub fn run(args: &ExportArgs) -> Result<(), Failure> {
     if !args.cone.is_empty() && args.format != Format::Dot {
         return Err(Failure("error: --cone applies to --format dot only".to_owned()));
     }
-    let config = LoadConfig {
-        optimize: match args.stage {
-            Stage::Raw => OptimizeConfig::none(),
-            Stage::Optimized => super::OPTIMIZE.get().cloned().unwrap_or_default(),
-        },
-        ..LoadConfig::default()
-    };
+    let mut config = super::load_config();
+    if args.stage == Stage::Raw {
+        config.optimize = OptimizeConfig::none();
+    }
     let loaded = load_game_with(path, &config)?;
     let (circuit, layering) = (&loaded.circuit, &loaded.layering);
     let failure = |e: ggpnet::propnet::export::ExportError| Failure(e.to_string());

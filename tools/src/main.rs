@@ -32,10 +32,24 @@ struct Cli {
     /// Optimizer passes off by default to turn on (exclusive-bases).
     #[arg(long, global = true, value_delimiter = ',')]
     with: Vec<String>,
+    /// Threads the grounder may use for big rounds (the result is the same for any number).
+    #[arg(long, global = true, default_value_t = 1)]
+    ground_threads: usize,
 }
 
-/// The optimizer passes of this run (the defaults, plus `--with`, less `--without`).
-static OPTIMIZE: std::sync::OnceLock<ggpnet::propnet::OptimizeConfig> = std::sync::OnceLock::new();
+/// How this run loads games: the optimizer passes (the defaults, plus `--with`, less
+/// `--without`) and the grounder's threads.
+static LOAD: std::sync::OnceLock<LoadConfig> = std::sync::OnceLock::new();
+
+/// The command-line options behind [`LOAD`], for the child processes of `corpus` and `stats --dir`.
+static LOAD_FLAGS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+
+/// A command running this program with this run's load options, for one game.
+fn child_command(exe: &Path) -> std::process::Command {
+    let mut command = std::process::Command::new(exe);
+    command.args(LOAD_FLAGS.get().into_iter().flatten());
+    command
+}
 
 #[derive(Subcommand)]
 enum Command {
@@ -248,13 +262,14 @@ fn load_game_with(path: Option<&Path>, config: &LoadConfig) -> Result<Loaded, Fa
     load(&source, config).map_err(|e| Failure(format!("{name}: {e}")))
 }
 
-/// Loads a game with every optimizer pass but those named by `--without`.
+/// Loads a game as the command line says (`--with`, `--without`, `--ground-threads`).
 fn load_game(path: Option<&Path>) -> Result<Loaded, Failure> {
-    let config = LoadConfig {
-        optimize: OPTIMIZE.get().cloned().unwrap_or_default(),
-        ..Default::default()
-    };
-    load_game_with(path, &config)
+    load_game_with(path, &load_config())
+}
+
+/// The load settings of this run.
+fn load_config() -> LoadConfig {
+    LOAD.get().cloned().unwrap_or_default()
 }
 
 /// The value of the first `key: value` line of a /proc file (None where unavailable).
@@ -616,7 +631,20 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    OPTIMIZE.set(optimize).expect("set once");
+    let mut config = LoadConfig {
+        optimize,
+        ..LoadConfig::default()
+    };
+    config.ground.threads = cli.ground_threads.max(1);
+    LOAD.set(config).expect("set once");
+    let mut flags = Vec::new();
+    for (name, passes) in [("--with", &cli.with), ("--without", &cli.without)] {
+        if !passes.is_empty() {
+            flags.extend([name.to_owned(), passes.join(",")]);
+        }
+    }
+    flags.extend(["--ground-threads".to_owned(), cli.ground_threads.to_string()]);
+    LOAD_FLAGS.set(flags).expect("set once");
     // With no subcommand: `ggpnet mc` on the built-in game, with mc's defaults.
     let command = cli
         .command

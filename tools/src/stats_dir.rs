@@ -8,7 +8,6 @@ use super::{Failure, StatsArgs};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 /// The `.kif` files directly in `dir`, by name.
@@ -28,7 +27,7 @@ fn measure(exe: &Path, game: &Path, timeout: Duration, max_rss: u64) -> Value {
     let name = game
         .file_stem()
         .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-    let mut command = Command::new(exe);
+    let mut command = super::child_command(exe);
     command.args(["stats", "--json"]).arg(game);
     let run = match run_child(command, timeout, Some(max_rss)) {
         Ok(run) => run,
