@@ -129,31 +129,49 @@ impl OptimizeConfig {
 /// How long proving exactly-one groups of bases may take before it is given up.
 const GROUP_PROOF_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Runs the enabled passes until a round changes nothing (at most 8 rounds).
-/// Factoring trades gates for edges and does not always shrink a circuit, so the
-/// circuit is first optimized without it; with it enabled, a copy of that (much
-/// smaller) circuit is then optimized with it, and the one with fewer components
-/// is kept. Exactly-one groups of bases are proved on the circuit optimized
-/// without them, which is small, and then used in further rounds.
+/// Optimizes `circuit` with the enabled passes. Two of them, factoring and the
+/// exclusive-inputs rewrite, trade gates for edges and do not always shrink a
+/// circuit (exclusive-inputs grows breakthrough's by a sixth), so the circuit is
+/// first optimized without either, and then each enabled combination of the two is
+/// tried on a copy of that (much smaller) circuit; the one with the fewest
+/// components is kept, the earlier on a tie. Exactly-one groups of bases are proved
+/// on that first circuit and used in every later round.
 pub fn optimize(circuit: &mut Circuit, config: &OptimizeConfig) {
-    let unfactored = OptimizeConfig {
+    let plain = OptimizeConfig {
         factor: false,
+        exclusive_inputs: false,
         ..config.clone()
     };
-    run_rounds(circuit, &unfactored, &[]);
+    run_rounds(circuit, &plain, &[]);
     let base_groups = if config.exclusive_bases {
         groups::exactly_one_groups(circuit, GROUP_PROOF_BUDGET)
     } else {
         Vec::new()
     };
     if !base_groups.is_empty() {
-        run_rounds(circuit, &unfactored, &base_groups);
+        run_rounds(circuit, &plain, &base_groups);
     }
-    if config.factor {
-        let mut factored = circuit.clone();
-        run_rounds(&mut factored, config, &base_groups);
-        if factored.nodes.len() < circuit.nodes.len() {
-            *circuit = factored;
+    // The first candidate is rewritten in place; the others start from this copy.
+    let start = circuit.clone();
+    let mut first = true;
+    for (exclusive_inputs, factor) in [(true, false), (true, true), (false, false), (false, true)] {
+        if (exclusive_inputs && !config.exclusive_inputs) || (factor && !config.factor) {
+            continue;
+        }
+        let variant = OptimizeConfig {
+            exclusive_inputs,
+            factor,
+            ..config.clone()
+        };
+        if first {
+            run_rounds(circuit, &variant, &base_groups);
+            first = false;
+            continue;
+        }
+        let mut candidate = start.clone();
+        run_rounds(&mut candidate, &variant, &base_groups);
+        if candidate.nodes.len() < circuit.nodes.len() {
+            *circuit = candidate;
         }
     }
 }
