@@ -177,3 +177,52 @@ fn unknown_evaluator_is_refused() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("unknown evaluator 'quantum'"), "{stderr}");
 }
+
+#[test]
+fn optimizer_pass_options_are_checked() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_ggpnet"))
+            .args(args)
+            .output()
+            .expect("ggpnet runs")
+    };
+    for switch in ["--with", "--without"] {
+        let output = run(&[switch, "quantum", "stats"]);
+        assert_eq!(output.status.code(), Some(2), "{switch}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("unknown optimizer pass 'quantum'"), "{stderr}");
+    }
+    // Every pass name is accepted both ways, and a run with more passes is never larger.
+    let components = |args: &[&str]| -> u64 {
+        let output = run(args);
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        json["components"]
+            .as_object()
+            .expect("components")
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum()
+    };
+    let default = components(&["stats", "--json"]);
+    let all = components(&[
+        "--with",
+        "exclusive-bases",
+        "stats",
+        "--json",
+        "--ground-threads",
+        "2",
+    ]);
+    assert!(all <= default, "{all} > {default}");
+    let without_all = components(&[
+        "--without",
+        "constants,collapse,merge,dead,factor,exclusive-inputs,reachable,exclusive-bases",
+        "stats",
+        "--json",
+    ]);
+    assert!(default < without_all, "{default} >= {without_all}");
+}
