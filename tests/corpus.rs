@@ -54,6 +54,10 @@ fn check_corpus(check: &str, expected_file: &str) {
         return;
     };
     let timeout = std::env::var("GGPNET_CORPUS_TIMEOUT").unwrap_or_else(|_| "200".into());
+    // A memory limit makes the games that are too large fail the same way on every
+    // machine (a time limit alone depends on the machine's load), and keeps the two
+    // corpus tests, which run at once, within the machine's memory.
+    let max_mem = std::env::var("GGPNET_CORPUS_MAX_MEM").unwrap_or_else(|_| "6144".into());
     let output = Command::new(env!("CARGO_BIN_EXE_ggpnet"))
         .args([
             "corpus",
@@ -64,6 +68,8 @@ fn check_corpus(check: &str, expected_file: &str) {
             check,
             "--timeout",
             &timeout,
+            "--max-mem",
+            &max_mem,
         ])
         .arg(&corpus)
         .output()

@@ -130,7 +130,13 @@ pub(crate) fn run_all<T: Send>(
 }
 
 /// The outcome of one game.
-fn run_game(exe: &Path, game: &ggpnet::corpus::CorpusGame, check: &str, timeout: Duration) -> Value {
+fn run_game(
+    exe: &Path,
+    game: &ggpnet::corpus::CorpusGame,
+    check: &str,
+    timeout: Duration,
+    max_rss_bytes: Option<u64>,
+) -> Value {
     let mut command = super::child_command(exe);
     if check == "diff" {
         command.args(["diff", "--json"]).arg(&game.game);
@@ -140,11 +146,15 @@ fn run_game(exe: &Path, game: &ggpnet::corpus::CorpusGame, check: &str, timeout:
         };
         command.args(["replay", "--json"]).arg(&game.game).arg(trace);
     }
-    let run = match run_child(command, timeout, None) {
+    let run = match run_child(command, timeout, max_rss_bytes) {
         Ok(run) => run,
         Err(e) => return json!({"game": game.name, "status": "error", "error": e.to_string()}),
     };
     let seconds = run.seconds;
+    if run.stopped == Some(Limit::Memory) {
+        return json!({"game": game.name, "status": "memory", "seconds": seconds,
+                      "error": format!("resident memory above {} MiB", max_rss_bytes.unwrap_or(0) >> 20)});
+    }
     let Some(status) = run.status else {
         return json!({"game": game.name, "status": "timeout", "seconds": seconds,
                       "error": format!("no result within {} s", timeout.as_secs())});
@@ -195,10 +205,11 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
     let timeout = Duration::from_secs(args.timeout);
+    let max_rss_bytes = args.max_mem.map(|mib| mib.saturating_mul(1 << 20));
     let results = run_all(
         games.len(),
         jobs,
-        |i| run_game(&exe, &games[i], &args.check, timeout),
+        |i| run_game(&exe, &games[i], &args.check, timeout, max_rss_bytes),
         |i, value| {
             if !args.json {
                 eprintln!(
@@ -220,6 +231,7 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
         "agree": count("agree"),
         "differ": count("differ"),
         "timeout": count("timeout"),
+        "memory": count("memory"),
         "parse_error": count("parse error"),
         "compile_error": count("compile error"),
         "reference_error": count("reference error"),

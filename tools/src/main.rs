@@ -95,6 +95,9 @@ struct CorpusArgs {
     /// Seconds allowed per game.
     #[arg(long, default_value_t = 120)]
     timeout: u64,
+    /// Resident memory allowed per game, in MiB (default: no limit).
+    #[arg(long)]
+    max_mem: Option<u64>,
     /// Games run at once (default: every core).
     #[arg(long)]
     jobs: Option<usize>,
