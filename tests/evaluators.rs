@@ -2,8 +2,9 @@
 //! query along random playouts, the lanes evaluator makes exactly the scalar
 //! driver's moves on the same random streams, and flat Monte-Carlo with a
 //! playout budget is deterministic for a seed and a thread count. Run on the
-//! built-in game and, when the corpus is present, on tic-tac-toe, breakthrough
-//! and a game whose circuit has cycles.
+//! built-in game and, when the corpus is present, on tic-tac-toe, breakthrough,
+//! a game whose circuit has cycles, and three games whose legality the
+//! differential evaluator keeps through guards (gomoku, hex, speedChess).
 
 use ggpnet::differential::lanes_against_scalar;
 use ggpnet::propnet::eval::EvaluatorKind;
@@ -19,7 +20,14 @@ fn games() -> Vec<(String, Loaded)> {
     let mut sources = vec![("connect_four".to_owned(), ggpnet::DEFAULT_GAME.to_owned())];
     match ggpnet::corpus::locate(Path::new(env!("CARGO_MANIFEST_DIR"))) {
         Some(corpus) => {
-            for name in ["ticTacToe", "breakthrough", "atariGoVariant_7x7"] {
+            for name in [
+                "ticTacToe",
+                "breakthrough",
+                "atariGoVariant_7x7",
+                "gomoku_15x15",
+                "hex",
+                "speedChess",
+            ] {
                 let path = corpus.join("games").join(format!("{name}.kif"));
                 let source =
                     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

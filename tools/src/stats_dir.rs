@@ -103,7 +103,7 @@ fn summary(results: &[Value], timeout: u64, max_mem: u64) -> Value {
     })
 }
 
-const PHASES: [&str; 6] = ["parse", "check", "ground", "build", "optimize", "layer"];
+const PHASES: [&str; 7] = ["parse", "check", "ground", "build", "optimize", "layer", "plan"];
 
 /// One CSV line per game (no field holds a comma except the error, which is quoted).
 fn csv(results: &[Value]) -> String {
@@ -241,7 +241,7 @@ mod tests {
         let text = csv(&results);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3);
-        assert!(lines[1].starts_with("a,ok,1.0000,0.5000,,1.0000,,,,1.0,,,5,"));
+        assert!(lines[1].starts_with("a,ok,1.0000,0.5000,,1.0000,,,,,1.0,,,5,"));
         assert!(lines[2].ends_with(",\"bad \"\"x\"\", y\""));
     }
 }

@@ -4,8 +4,10 @@
 //! the state come before those that depend on moves, so one step evaluates each
 //! gate at most once.
 
+use super::differential::Plan;
 use crate::circuit::{Circuit, NodeKind};
 use crate::layer::Layering;
+use std::sync::{Arc, OnceLock};
 
 /// How a gate combines its inputs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -64,6 +66,10 @@ pub struct CompiledNet {
     pub terminal_slot: u32,
     /// Slot giving each base's next value.
     pub next_slots: Vec<u32>,
+    /// The initial state: bit `b` is base `b`'s initial value.
+    pub initial: Vec<u64>,
+    /// The differential evaluator's plan, made when the first one is.
+    pub(crate) differential_plan: OnceLock<Arc<Plan>>,
 }
 
 impl CompiledNet {
@@ -195,6 +201,14 @@ impl CompiledNet {
             goal_slots: circuit.goals.iter().map(|g| slot[g.node.index()]).collect(),
             terminal_slot: slot[circuit.terminal.index()],
             next_slots: circuit.bases.iter().map(|b| slot[b.next.index()]).collect(),
+            initial: {
+                let mut bits = vec![0u64; circuit.bases.len().div_ceil(64)];
+                for (b, base) in circuit.bases.iter().enumerate() {
+                    bits[b >> 6] |= (base.initial as u64) << (b & 63);
+                }
+                bits
+            },
+            differential_plan: OnceLock::new(),
         }
     }
 

@@ -1,26 +1,33 @@
 //! The differential evaluator: from one state (or joint move) to the next, only the
 //! gates whose inputs changed are re-evaluated. Each acyclic gate keeps a count of
-//! its true inputs, so re-evaluating it costs O(1); changed gates are processed in
-//! slot (topological) order from a bit set of pending slots, so each is evaluated
-//! at most once per load. A cyclic component whose inputs changed is re-evaluated
-//! to its least fixpoint as a whole.
+//! its true inputs, so re-evaluating it costs O(1); a gate whose count crosses its
+//! threshold is marked in a bit set of pending slots, and pending slots are
+//! re-evaluated in slot (topological) order, so each is evaluated at most once per
+//! load. A cyclic component whose inputs changed is re-evaluated to its least
+//! fixpoint as a whole.
 //!
 //! Guards: an input read by many `and`s (whose turn it is, typically, read by every
 //! legal move of a role) would cost a counter update in each of them whenever it
 //! changes. Such an `and` instead counts only its other inputs, and the guard keeps
 //! the list of its `and`s whose other inputs are all true (the only ones its change
-//! can switch), so a change of the guard visits just those.
+//! can switch), so a change of the guard visits just those. A guarded `and` read
+//! only as moves' legality is not even visited: it is *lazy*, its legality bits
+//! are kept per guard while its other inputs are all true, and a legality query
+//! takes them from the guards that are true.
 
+use super::activity::Activity;
 use super::compiled::{CompiledNet, Gate};
 use super::{fixpoint, run_steps, Evaluator};
 use std::sync::Arc;
 
-/// Marks a fan-out target that is the first slot of a cyclic component.
-const CYCLE: u32 = 1 << 31;
 /// No guard, not a guard, not in a list.
 const NONE: u32 = u32::MAX;
-/// Fewest `and`s an input must feed to guard them.
-const GUARD_FANOUT: usize = 24;
+/// Gate evaluations spent measuring how often slots change (see [`Activity`]).
+const ACTIVITY_BUDGET: usize = 20_000_000;
+/// What listing or unlisting a guarded `and` costs, in counter updates.
+const TOGGLE_COST: u64 = 2;
+/// What re-evaluating a changed gate and passing the change on costs, in counter updates.
+const EVALUATION_COST: u64 = 3;
 
 /// Per-gate counter state, eight bytes so that many fit a cache line. Without a
 /// guard the value is `(level >= 0) != inverted`; a guarded `and` counts only its
@@ -30,20 +37,20 @@ struct Counter {
     /// True inputs counted minus the number needed (all for an `and`, one for an
     /// `or` or `not`): the gate's inputs are enough when this is at least 0.
     level: i32,
-    /// [`INVERTED`], [`VALUE`], [`WATCHED`], [`CYCLE_HEAD`], [`GUARDED`].
+    /// [`INVERTED`], [`VALUE`], [`CYCLE_HEAD`], [`GUARDED`], [`LAZY`].
     flags: u8,
 }
 
 /// A `not`: the value is the opposite of `level >= 0`.
 const INVERTED: u8 = 1;
-/// The slot's current value.
+/// The slot's current value (not kept for [`LAZY`] slots).
 const VALUE: u8 = 2;
-/// Some base's next value or some input's legality is this slot's value.
-const WATCHED: u8 = 4;
 /// The first slot of a cyclic component.
-const CYCLE_HEAD: u8 = 8;
+const CYCLE_HEAD: u8 = 4;
 /// A guarded `and` (its guard is in [`Plan::guard_of`]).
-const GUARDED: u8 = 16;
+const GUARDED: u8 = 8;
+/// A guarded `and` read only as legality, whose value is derived when asked.
+const LAZY: u8 = 16;
 
 impl Counter {
     #[inline(always)]
@@ -62,99 +69,176 @@ impl Counter {
     }
 }
 
-/// What every evaluator of one net shares: fan-outs as re-evaluation targets,
-/// guards, and where next values and legality are read.
+/// Effects of a slot's change besides counter updates: the top two bits say
+/// which, the rest is an index.
+const EFFECT_KIND: u32 = 3 << 30;
+/// Re-evaluate the cyclic component whose first slot is the index.
+const CYCLE_EFFECT: u32 = 1 << 30;
+/// Flip bit `index` of the flat legality set.
+const LEGAL_EFFECT: u32 = 2 << 30;
+/// Flip bit `index` of the next state.
+const NEXT_EFFECT: u32 = 3 << 30;
+
+/// What every evaluator of one net shares: fan-outs, effects, guards, and the
+/// layout of the legality sets.
 #[derive(Debug)]
-struct Plan {
-    /// Fan-out of each slot: acyclic gates by slot (guarded `and`s left out of
-    /// their guard's), cyclic components by first slot with [`CYCLE`] set (none
-    /// within its own). `targets[target_offsets[s]..target_offsets[s + 1]]`.
-    target_offsets: Vec<u32>,
+pub(crate) struct Plan {
+    /// Per slot (and one past the last): where its acyclic fan-out starts in
+    /// `targets`, and where its effects start; they end where the next slot's
+    /// fan-out starts. Guarded `and`s are left out of their guard's fan-out.
+    spans: Vec<[u32; 2]>,
     targets: Vec<u32>,
     /// The guard of each slot's `and`, or [`NONE`].
     guard_of: Vec<u32>,
-    /// The index of each guard's ready list, or [`NONE`].
+    /// The index of each guard, or [`NONE`].
     guard_index: Vec<u32>,
-    guards: usize,
-    /// The bases whose next value each slot is: `next_bases[next_offsets[s]..next_offsets[s + 1]]`.
-    next_offsets: Vec<u32>,
-    next_bases: Vec<u32>,
-    /// The (role, position in the role's inputs) whose legality each slot is.
-    legal_offsets: Vec<u32>,
-    legal_of: Vec<(u32, u32)>,
+    /// The slot of each guard.
+    guard_slots: Vec<u32>,
+    /// The legality bits of each lazy slot: `lazy_bits[lazy_offsets[s]..lazy_offsets[s + 1]]`.
+    lazy_offsets: Vec<u32>,
+    lazy_bits: Vec<u32>,
+    /// Role `r`'s legality takes words `role_words[r]..role_words[r + 1]` of the
+    /// flat legality sets, bit `at` for its input at position `at`.
+    role_words: Vec<usize>,
+    /// Per role, the guards (indexes) with lazy `and`s among its legality.
+    role_guards: Vec<Vec<u32>>,
 }
 
 impl Plan {
     fn new(net: &CompiledNet) -> Plan {
-        let fanout = |s: u32| net.outputs(s).len();
-        let mut guard_of = vec![NONE; net.slots];
-        for slot in net.first_gate..net.slots as u32 {
-            let inputs = net.inputs(slot);
-            if net.gates[slot as usize] != Gate::And
-                || inputs.len() < 2
-                || net.cycle_start[slot as usize] != NONE
-            {
-                continue;
-            }
-            let guard = *inputs
-                .iter()
-                .max_by_key(|&&i| (fanout(i), std::cmp::Reverse(i)))
-                .expect("inputs");
-            if fanout(guard) >= GUARD_FANOUT && inputs.iter().filter(|&&i| i == guard).count() == 1 {
-                guard_of[slot as usize] = guard;
-            }
+        let activity = Activity::measure(net, ACTIVITY_BUDGET);
+        let mut role_words = vec![0];
+        for inputs in &net.role_inputs {
+            role_words.push(role_words.last().copied().unwrap_or(0) + inputs.len().div_ceil(64));
         }
-        let mut guard_index = vec![NONE; net.slots];
-        let mut guards = 0;
-        for &g in &guard_of {
-            if g != NONE && guard_index[g as usize] == NONE {
-                guard_index[g as usize] = guards as u32;
-                guards += 1;
+        let mut legal_of: Vec<Vec<u32>> = vec![Vec::new(); net.slots];
+        for (role, inputs) in net.role_inputs.iter().enumerate() {
+            for (at, &m) in inputs.iter().enumerate() {
+                let bit = (role_words[role] * 64 + at) as u32;
+                legal_of[net.legal_slots[m as usize] as usize].push(bit);
             }
-        }
-        let mut target_offsets = Vec::with_capacity(net.slots + 1);
-        let mut targets = Vec::with_capacity(net.fanout.len());
-        target_offsets.push(0);
-        for slot in 0..net.slots as u32 {
-            let own = net.cycle_start[slot as usize];
-            for &out in net.outputs(slot) {
-                match net.cycle_start[out as usize] {
-                    NONE if guard_of[out as usize] == slot => {}
-                    NONE => targets.push(out),
-                    cycle if cycle != own => targets.push(cycle | CYCLE),
-                    _ => {}
-                }
-            }
-            target_offsets.push(targets.len() as u32);
         }
         let mut next_of: Vec<Vec<u32>> = vec![Vec::new(); net.slots];
         for (b, &slot) in net.next_slots.iter().enumerate() {
             next_of[slot as usize].push(b as u32);
         }
-        let mut legal_of: Vec<Vec<(u32, u32)>> = vec![Vec::new(); net.slots];
-        for (role, inputs) in net.role_inputs.iter().enumerate() {
-            for (at, &m) in inputs.iter().enumerate() {
-                legal_of[net.legal_slots[m as usize] as usize].push((role as u32, at as u32));
+        let legal_only: Vec<bool> = (0..net.slots)
+            .map(|s| net.outputs(s as u32).is_empty() && next_of[s].is_empty() && !legal_of[s].is_empty())
+            .collect();
+        let guard_of = choose_guards(net, &activity, &legal_only);
+        let mut guard_index = vec![NONE; net.slots];
+        let mut guard_slots = Vec::new();
+        for &g in &guard_of {
+            if g != NONE && guard_index[g as usize] == NONE {
+                guard_index[g as usize] = guard_slots.len() as u32;
+                guard_slots.push(g);
             }
         }
-        let (next_offsets, next_bases) = flatten(next_of);
-        let (legal_offsets, legal_of) = flatten(legal_of);
+        let lazy: Vec<bool> = (0..net.slots)
+            .map(|s| legal_only[s] && guard_of[s] != NONE)
+            .collect();
+        let mut role_guards = vec![Vec::new(); net.role_inputs.len()];
+        for (role, inputs) in net.role_inputs.iter().enumerate() {
+            for &m in inputs {
+                let s = net.legal_slots[m as usize] as usize;
+                if lazy[s] {
+                    let g = guard_index[guard_of[s] as usize];
+                    if !role_guards[role].contains(&g) {
+                        role_guards[role].push(g);
+                    }
+                }
+            }
+        }
+        let mut spans = Vec::with_capacity(net.slots + 1);
+        let mut targets = Vec::with_capacity(net.fanout.len());
+        let mut lazy_of = vec![Vec::new(); net.slots];
+        assert!(
+            net.slots < 1 << 30,
+            "too many slots for the differential evaluator"
+        );
+        for slot in 0..net.slots as u32 {
+            let s = slot as usize;
+            let own = net.cycle_start[s];
+            let gates_start = targets.len() as u32;
+            let mut cycles = Vec::new();
+            for &out in net.outputs(slot) {
+                match net.cycle_start[out as usize] {
+                    NONE if guard_of[out as usize] == slot => {}
+                    NONE => targets.push(out),
+                    cycle if cycle != own && !cycles.contains(&cycle) => cycles.push(cycle),
+                    _ => {}
+                }
+            }
+            let effects_start = targets.len() as u32;
+            targets.extend(cycles.iter().map(|&c| c | CYCLE_EFFECT));
+            if lazy[s] {
+                lazy_of[s] = std::mem::take(&mut legal_of[s]);
+            }
+            targets.extend(legal_of[s].iter().map(|&bit| bit | LEGAL_EFFECT));
+            targets.extend(next_of[s].iter().map(|&b| b | NEXT_EFFECT));
+            spans.push([gates_start, effects_start]);
+        }
+        spans.push([targets.len() as u32; 2]);
+        let (lazy_offsets, lazy_bits) = flatten(lazy_of);
         Plan {
-            target_offsets,
+            spans,
             targets,
             guard_of,
             guard_index,
-            guards,
-            next_offsets,
-            next_bases,
-            legal_offsets,
-            legal_of,
+            guard_slots,
+            lazy_offsets,
+            lazy_bits,
+            role_words,
+            role_guards,
         }
+    }
+
+    /// Words in one flat legality set.
+    fn legal_words(&self) -> usize {
+        self.role_words.last().copied().unwrap_or(0)
     }
 }
 
+/// The guard of each `and` (or [`NONE`]): the input whose changes, as measured,
+/// cost more counter updates than keeping the `and` in a ready list would. An
+/// `and` read only as legality (`legal_only`) that gets a guard is lazy, which
+/// also saves evaluating it.
+fn choose_guards(net: &CompiledNet, activity: &Activity, legal_only: &[bool]) -> Vec<u32> {
+    let mut guard_of = vec![NONE; net.slots];
+    for slot in net.first_gate..net.slots as u32 {
+        if !Activity::is_measured(net, slot) {
+            continue;
+        }
+        let inputs = net.inputs(slot);
+        let first_edge = net.fanin_offsets[slot as usize] as usize;
+        let flips = |i: u32| u64::from(activity.flips[i as usize]);
+        let updates: u64 = inputs.iter().map(|&i| flips(i)).sum();
+        let unguarded = if legal_only[slot as usize] {
+            updates + EVALUATION_COST * flips(slot)
+        } else {
+            updates
+        };
+        let mut best = (unguarded, NONE);
+        for (k, &guard) in inputs.iter().enumerate() {
+            if inputs.iter().filter(|&&i| i == guard).count() != 1 {
+                continue;
+            }
+            let edge = first_edge + k;
+            let mut guarded = updates - flips(guard) + TOGGLE_COST * u64::from(activity.others_changed[edge]);
+            if !legal_only[slot as usize] {
+                guarded += u64::from(activity.flips_while_others[edge]);
+            }
+            if guarded < best.0 {
+                best = (guarded, guard);
+            }
+        }
+        guard_of[slot as usize] = best.1;
+    }
+    guard_of
+}
+
 /// The value of acyclic gate `slot` from its counter (and guard).
-#[inline]
+#[inline(always)]
 fn derived(plan: &Plan, counters: &[Counter], slot: u32) -> bool {
     let c = counters[slot as usize];
     let full = c.level >= 0;
@@ -162,25 +246,6 @@ fn derived(plan: &Plan, counters: &[Counter], slot: u32) -> bool {
         full && counters[plan.guard_of[slot as usize] as usize].value()
     } else {
         full != c.has(INVERTED)
-    }
-}
-
-/// Adds a guarded `and` to its guard's ready list, or removes it.
-fn toggle_ready(plan: &Plan, ready: &mut [Vec<u32>], ready_at: &mut [u32], and: u32) {
-    let list = &mut ready[plan.guard_index[plan.guard_of[and as usize] as usize] as usize];
-    match ready_at[and as usize] {
-        NONE => {
-            ready_at[and as usize] = list.len() as u32;
-            list.push(and);
-        }
-        at => {
-            let last = list.pop().expect("a listed and");
-            if last != and {
-                list[at as usize] = last;
-                ready_at[last as usize] = at;
-            }
-            ready_at[and as usize] = NONE;
-        }
     }
 }
 
@@ -196,23 +261,68 @@ fn flatten<T: Copy>(lists: Vec<Vec<T>>) -> (Vec<u32>, Vec<T>) {
     (offsets, flat)
 }
 
-/// Slots waiting to be re-evaluated (for a cycle: its first slot), as a bit set.
+/// Slots waiting to be re-evaluated (for a cycle: its first slot), as a bit set
+/// with the range of words that may be non-zero. Every slot marked while
+/// propagating comes after the slot being evaluated, so one upward scan sees
+/// them all.
 #[derive(Clone, Debug)]
 struct Pending {
     words: Vec<u64>,
-    count: usize,
-    /// The lowest word that may be non-zero.
+    /// The lowest word that may be non-zero (`usize::MAX` when none is).
     low: usize,
+    /// The highest word that may be non-zero.
+    high: usize,
 }
 
 impl Pending {
-    #[inline]
+    #[inline(always)]
     fn mark(&mut self, slot: u32) {
-        let (word, bit) = (slot as usize >> 6, 1u64 << (slot & 63));
-        if self.words[word] & bit == 0 {
-            self.words[word] |= bit;
-            self.count += 1;
-            self.low = self.low.min(word);
+        let word = slot as usize >> 6;
+        self.words[word] |= 1u64 << (slot & 63);
+        self.low = self.low.min(word);
+        self.high = self.high.max(word);
+    }
+}
+
+/// Guarded `and`s whose other inputs are all true, per guard: as lists for the
+/// `and`s that are evaluated, as legality bits for the lazy ones.
+#[derive(Clone, Debug)]
+struct Ready {
+    /// Per guard, its evaluated `and`s whose other inputs are all true.
+    lists: Vec<Vec<u32>>,
+    /// Position of each listed `and` in its list, or [`NONE`].
+    at: Vec<u32>,
+    /// Per guard, the flat legality set of its lazy `and`s whose other inputs are all true.
+    legal: Vec<u64>,
+}
+
+impl Ready {
+    /// Guarded `and` `slot`'s other inputs became all true, or stopped being.
+    fn toggle(&mut self, plan: &Plan, counter: Counter, slot: u32) {
+        let guard = plan.guard_index[plan.guard_of[slot as usize] as usize] as usize;
+        if counter.has(LAZY) {
+            let s = slot as usize;
+            let base = guard * plan.legal_words() * 64;
+            for &bit in &plan.lazy_bits[plan.lazy_offsets[s] as usize..plan.lazy_offsets[s + 1] as usize] {
+                let bit = base + bit as usize;
+                self.legal[bit >> 6] ^= 1 << (bit & 63);
+            }
+            return;
+        }
+        let list = &mut self.lists[guard];
+        match self.at[slot as usize] {
+            NONE => {
+                self.at[slot as usize] = list.len() as u32;
+                list.push(slot);
+            }
+            at => {
+                let last = list.pop().expect("a listed and");
+                if last != slot {
+                    list[at as usize] = last;
+                    self.at[last as usize] = at;
+                }
+                self.at[slot as usize] = NONE;
+            }
         }
     }
 }
@@ -223,17 +333,14 @@ pub struct Differential {
     net: Arc<CompiledNet>,
     plan: Arc<Plan>,
     counters: Vec<Counter>,
-    /// Per guard: its `and`s whose other inputs are all true.
-    ready: Vec<Vec<u32>>,
-    /// Position of each guarded `and` in its guard's ready list, or [`NONE`].
-    ready_at: Vec<u32>,
+    ready: Ready,
     pending: Pending,
     /// The bases as last loaded.
     state: Vec<u64>,
     /// The next state, kept up to date as next values change.
     next: Vec<u64>,
-    /// Per role, one bit per input of the role (in `role_inputs` order): legal now.
-    legal: Vec<Vec<u64>>,
+    /// The flat legality set of the slots whose values are kept (see [`Plan::role_words`]).
+    legal: Vec<u64>,
     moves: Vec<u32>,
     values_scratch: Vec<bool>,
 }
@@ -241,89 +348,87 @@ pub struct Differential {
 impl Differential {
     /// An evaluator holding the all-false state and no moves.
     pub fn new(net: Arc<CompiledNet>) -> Differential {
-        let plan = Plan::new(&net);
+        let plan = Differential::plan(&net);
         let mut values = vec![false; net.slots];
         run_steps(&net.steps, &mut values, false, &*net);
+        let legal_words = plan.legal_words();
+        let mut ready = Ready {
+            lists: vec![Vec::new(); plan.guard_slots.len()],
+            at: vec![NONE; net.slots],
+            legal: vec![0; plan.guard_slots.len() * legal_words],
+        };
         let mut next = vec![0u64; net.base_slots.len().div_ceil(64)];
-        for (b, &slot) in net.next_slots.iter().enumerate() {
-            next[b >> 6] |= (values[slot as usize] as u64) << (b & 63);
-        }
-        let legal = net
-            .role_inputs
-            .iter()
-            .map(|inputs| {
-                let mut bits = vec![0u64; inputs.len().div_ceil(64)];
-                for (at, &m) in inputs.iter().enumerate() {
-                    bits[at >> 6] |= (values[net.legal_slots[m as usize] as usize] as u64) << (at & 63);
-                }
-                bits
-            })
-            .collect();
-        let mut ready = vec![Vec::new(); plan.guards];
-        let mut ready_at = vec![NONE; net.slots];
-        let counters = (0..net.slots as u32)
-            .map(|s| {
-                let inputs = net.inputs(s);
-                let guard = plan.guard_of[s as usize];
-                let (threshold, inverted) = match net.gates[s as usize] {
-                    Gate::And if guard != NONE => (inputs.len() as u32 - 1, false),
-                    Gate::And => (inputs.len() as u32, false),
-                    Gate::Or => (1, false),
-                    Gate::Not => (1, true),
-                };
-                let count = inputs
+        let mut legal = vec![0u64; legal_words];
+        let mut counters = Vec::with_capacity(net.slots);
+        for s in 0..net.slots as u32 {
+            let inputs = net.inputs(s);
+            let guard = plan.guard_of[s as usize];
+            let (threshold, inverted) = match net.gates[s as usize] {
+                Gate::And if guard != NONE => (inputs.len() as u32 - 1, false),
+                Gate::And => (inputs.len() as u32, false),
+                Gate::Or => (1, false),
+                Gate::Not => (1, true),
+            };
+            let count = inputs
+                .iter()
+                .filter(|&&i| i != guard && values[i as usize])
+                .count() as u32;
+            let lazy = plan.lazy_offsets[s as usize] != plan.lazy_offsets[s as usize + 1];
+            let flags = [
+                (inverted, INVERTED),
+                (values[s as usize] && !lazy, VALUE),
+                (net.cycle_start[s as usize] == s, CYCLE_HEAD),
+                (guard != NONE, GUARDED),
+                (lazy, LAZY),
+            ];
+            let counter = Counter {
+                level: count as i32 - threshold as i32,
+                flags: flags
                     .iter()
-                    .filter(|&&i| i != guard && values[i as usize])
-                    .count() as u32;
-                if guard != NONE && count >= threshold {
-                    let list = &mut ready[plan.guard_index[guard as usize] as usize];
-                    ready_at[s as usize] = list.len() as u32;
-                    list.push(s);
+                    .filter(|(on, _)| *on)
+                    .fold(0, |f, (_, flag)| f | flag),
+            };
+            if guard != NONE && count >= threshold {
+                ready.toggle(&plan, counter, s);
+            }
+            counters.push(counter);
+            if counter.value() {
+                let [_, effects] = plan.spans[s as usize];
+                for &effect in &plan.targets[effects as usize..plan.spans[s as usize + 1][0] as usize] {
+                    let bit = (effect & !EFFECT_KIND) as usize;
+                    match effect & EFFECT_KIND {
+                        LEGAL_EFFECT => legal[bit >> 6] |= 1 << (bit & 63),
+                        NEXT_EFFECT => next[bit >> 6] |= 1 << (bit & 63),
+                        _ => {}
+                    }
                 }
-                let watched = plan.next_offsets[s as usize] != plan.next_offsets[s as usize + 1]
-                    || plan.legal_offsets[s as usize] != plan.legal_offsets[s as usize + 1];
-                let flags = [
-                    (inverted, INVERTED),
-                    (values[s as usize], VALUE),
-                    (watched, WATCHED),
-                    (net.cycle_start[s as usize] == s, CYCLE_HEAD),
-                    (guard != NONE, GUARDED),
-                ];
-                Counter {
-                    level: count as i32 - threshold as i32,
-                    flags: flags
-                        .iter()
-                        .filter(|(on, _)| *on)
-                        .fold(0, |f, (_, flag)| f | flag),
-                }
-            })
-            .collect();
+            }
+        }
         Differential {
             pending: Pending {
                 words: vec![0; net.slots.div_ceil(64)],
-                count: 0,
                 low: usize::MAX,
+                high: 0,
             },
             state: vec![0; net.base_slots.len().div_ceil(64)],
             moves: Vec::new(),
             values_scratch: Vec::new(),
-            plan: Arc::new(plan),
+            plan,
             net,
             counters,
             ready,
-            ready_at,
             next,
             legal,
         }
     }
 
-    /// The value of acyclic gate `slot` from its counter (and guard).
-    #[inline]
-    fn derived(&self, slot: u32) -> bool {
-        derived(&self.plan, &self.counters, slot)
+    /// The plan shared by the differential evaluators of `net`: made by the
+    /// first call (it measures activity along random playouts), kept in `net`.
+    pub(crate) fn plan(net: &CompiledNet) -> Arc<Plan> {
+        Arc::clone(net.differential_plan.get_or_init(|| Arc::new(Plan::new(net))))
     }
 
-    /// Tells the fan-out of `slot` that its value changed to `now`.
+    /// Tells the fan-out and the effects of `slot` that its value changed to `now`.
     #[inline]
     fn changed(&mut self, slot: u32, now: bool) {
         // Field by field, so the shared plan is read without touching its reference count.
@@ -331,7 +436,6 @@ impl Differential {
             plan,
             counters,
             ready,
-            ready_at,
             pending,
             next,
             legal,
@@ -339,40 +443,38 @@ impl Differential {
         } = self;
         let plan: &Plan = plan;
         let s = slot as usize;
-        if counters[s].has(WATCHED) {
-            for &(role, at) in
-                &plan.legal_of[plan.legal_offsets[s] as usize..plan.legal_offsets[s + 1] as usize]
-            {
-                legal[role as usize][at as usize >> 6] ^= 1 << (at & 63);
-            }
-            for &b in &plan.next_bases[plan.next_offsets[s] as usize..plan.next_offsets[s + 1] as usize] {
-                next[b as usize >> 6] ^= 1 << (b & 63);
+        let [gates, effects] = plan.spans[s];
+        let end = plan.spans[s + 1][0];
+        // A counter crosses its threshold when it reaches 0 going up or -1 going down.
+        let (delta, crossing) = if now { (1, 0) } else { (-1, -1) };
+        for &target in &plan.targets[gates as usize..effects as usize] {
+            let c = &mut counters[target as usize];
+            c.level += delta;
+            if c.level == crossing {
+                let c = *c;
+                if c.has(GUARDED) {
+                    ready.toggle(plan, c, target);
+                    // The guard decides: a false one keeps the `and` false.
+                    if c.has(LAZY) || !counters[plan.guard_of[target as usize] as usize].value() {
+                        continue;
+                    }
+                }
+                pending.mark(target);
             }
         }
-        let delta = if now { 1 } else { -1 };
-        for &target in &plan.targets[plan.target_offsets[s] as usize..plan.target_offsets[s + 1] as usize] {
-            if target & CYCLE != 0 {
-                pending.mark(target & !CYCLE);
-                continue;
-            }
-            let c = &mut counters[target as usize];
-            let was_full = c.level >= 0;
-            c.level += delta;
-            if c.has(GUARDED) && was_full != (c.level >= 0) {
-                toggle_ready(plan, ready, ready_at, target);
-            }
-            // Only a gate whose value would change needs re-evaluation: its later
-            // input changes mark it again if they make it differ.
-            if derived(plan, counters, target) != counters[target as usize].value() {
-                pending.mark(target);
+        for &effect in &plan.targets[effects as usize..end as usize] {
+            let index = effect & !EFFECT_KIND;
+            let bit = 1u64 << (index & 63);
+            match effect & EFFECT_KIND {
+                CYCLE_EFFECT => pending.mark(index),
+                LEGAL_EFFECT => legal[index as usize >> 6] ^= bit,
+                _ => next[index as usize >> 6] ^= bit,
             }
         }
         let guard = plan.guard_index[s];
         if guard != NONE {
-            for &and in &ready[guard as usize] {
-                if counters[and as usize].value() != now {
-                    pending.mark(and);
-                }
+            for &and in &ready.lists[guard as usize] {
+                pending.mark(and);
             }
         }
     }
@@ -388,27 +490,27 @@ impl Differential {
     /// Re-evaluates every pending slot, in slot order.
     fn propagate(&mut self) {
         let mut word = self.pending.low;
-        while self.pending.count > 0 {
+        while word <= self.pending.high {
             let bits = self.pending.words[word];
             if bits == 0 {
                 word += 1;
                 continue;
             }
-            let bit = bits.trailing_zeros();
-            self.pending.words[word] &= !(1u64 << bit);
-            self.pending.count -= 1;
-            let slot = (word as u32) << 6 | bit;
-            if self.counters[slot as usize].has(CYCLE_HEAD) {
+            self.pending.words[word] = bits & (bits - 1);
+            let slot = (word as u32) << 6 | bits.trailing_zeros();
+            let counter = self.counters[slot as usize];
+            if counter.has(CYCLE_HEAD) {
                 self.recompute_cycle(slot);
             } else {
-                let value = self.derived(slot);
-                if value != self.counters[slot as usize].value() {
+                let value = derived(&self.plan, &self.counters, slot);
+                if value != counter.value() {
                     self.counters[slot as usize].set_value(value);
                     self.changed(slot, value);
                 }
             }
         }
         self.pending.low = usize::MAX;
+        self.pending.high = 0;
     }
 
     fn recompute_cycle(&mut self, start: u32) {
@@ -419,7 +521,7 @@ impl Differential {
         // The fixpoint reads the values of the component's inputs and members.
         let mut values = std::mem::take(&mut self.values_scratch);
         values.clear();
-        values.extend(self.counters.iter().map(|c| c.value()));
+        values.extend((0..net.slots as u32).map(|s| self.value(s)));
         fixpoint(&mut values, start, end, false, &*net);
         for slot in start..end {
             let now = values[slot as usize];
@@ -469,14 +571,26 @@ impl Evaluator for Differential {
 
     #[inline]
     fn value(&self, slot: u32) -> bool {
-        self.counters[slot as usize].value()
+        let c = self.counters[slot as usize];
+        if c.has(LAZY) {
+            derived(&self.plan, &self.counters, slot)
+        } else {
+            c.value()
+        }
     }
 
     fn legal_inputs(&self, net: &CompiledNet, role: usize, out: &mut Vec<u32>) {
         out.clear();
+        let plan = &*self.plan;
         let inputs = &net.role_inputs[role];
-        for (w, &word) in self.legal[role].iter().enumerate() {
+        let first = plan.role_words[role];
+        for (w, &word) in self.legal[first..plan.role_words[role + 1]].iter().enumerate() {
             let mut bits = word;
+            for &g in &plan.role_guards[role] {
+                if self.counters[plan.guard_slots[g as usize] as usize].value() {
+                    bits |= self.ready.legal[g as usize * plan.legal_words() + first + w];
+                }
+            }
             while bits != 0 {
                 out.push(inputs[w * 64 + bits.trailing_zeros() as usize]);
                 bits &= bits - 1;
@@ -486,5 +600,67 @@ impl Evaluator for Differential {
 
     fn next_state(&self, _net: &CompiledNet, out: &mut [u64]) {
         out.copy_from_slice(&self.next);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two players take turns filling four cells; the game ends when all are full.
+    const TURNS: &str = "(role a) (role b)
+        (init (control a)) (init (cell 1 e)) (init (cell 2 e)) (init (cell 3 e)) (init (cell 4 e))
+        (<= (legal ?r (mark ?c)) (true (control ?r)) (true (cell ?c e)))
+        (<= (legal a noop) (true (control b)))
+        (<= (legal b noop) (true (control a)))
+        (<= (next (cell ?c ?r)) (does ?r (mark ?c)))
+        (<= (next (cell ?c ?x)) (true (cell ?c ?x)) (not (marked ?c)))
+        (<= (marked ?c) (does ?r (mark ?c)))
+        (<= (next (control a)) (true (control b)))
+        (<= (next (control b)) (true (control a)))
+        (<= open (true (cell ?c e)))
+        (<= terminal (not open))
+        (goal a 50) (goal b 50)";
+
+    #[test]
+    fn the_turn_guards_the_legality_of_marks() {
+        let loaded = crate::load(TURNS, &crate::LoadConfig::default()).unwrap();
+        let net = &loaded.game.net;
+        let activity = Activity::measure(net, 1_000_000);
+        let control = |role: &str| {
+            let fact = format!("(control {role})");
+            let base = loaded
+                .game
+                .facts
+                .iter()
+                .position(|f| *f == fact)
+                .expect("a control base");
+            net.base_slots[base]
+        };
+        // Playouts of four moves: the turn changes in four of every five states
+        // (not on the restart), a cell at most once a playout.
+        let states = activity.transitions / 2;
+        assert!(states >= 8, "{states} states measured");
+        let turns = activity.flips[control("a") as usize];
+        assert!(
+            turns * 5 >= states * 4 - 5,
+            "the turn changed {turns} times in {states} states"
+        );
+        let plan = Plan::new(net);
+        for (m, text) in loaded.game.moves.iter().enumerate() {
+            if text.starts_with("(mark") {
+                let role = loaded.game.roles[loaded.game.move_roles[m]].as_str();
+                let legal = net.legal_slots[m] as usize;
+                assert_eq!(
+                    plan.guard_of[legal],
+                    control(role),
+                    "guard of the legality of {text}"
+                );
+                assert!(
+                    plan.lazy_offsets[legal] < plan.lazy_offsets[legal + 1],
+                    "{text} is lazy"
+                );
+            }
+        }
     }
 }

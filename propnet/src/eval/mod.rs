@@ -2,6 +2,7 @@
 //! evaluate one state at a time behind the [`Evaluator`] interface; [`lanes`]
 //! runs many random playouts at once, one per bit of a word.
 
+mod activity;
 pub mod compiled;
 pub mod differential;
 pub mod lanes;
@@ -103,15 +104,15 @@ impl FromStr for EvaluatorKind {
 pub enum Scalar {
     /// See [`Sweep`].
     Sweep(Sweep),
-    /// See [`Differential`].
-    Differential(Differential),
+    /// See [`Differential`] (boxed: it holds much more than a sweep).
+    Differential(Box<Differential>),
 }
 
 impl Scalar {
     /// A fresh scalar evaluator of `kind` (lanes has no scalar form: it gets a sweep).
     pub fn new(kind: EvaluatorKind, net: Arc<CompiledNet>) -> Scalar {
         match kind {
-            EvaluatorKind::Differential => Scalar::Differential(Differential::new(net)),
+            EvaluatorKind::Differential => Scalar::Differential(Box::new(Differential::new(net))),
             EvaluatorKind::Sweep | EvaluatorKind::Lanes => Scalar::Sweep(Sweep::new(net)),
         }
     }

@@ -1,0 +1,131 @@
+//! How often things change along random playouts: the measurements behind the
+//! differential evaluator's choice of guards. A short run of random playouts
+//! evaluates the whole circuit after every state and every joint move, as the
+//! differential evaluator sees them, and counts per slot how many of these
+//! transitions changed its value, and per input of each `and` how the `and`'s
+//! other inputs behaved around it.
+
+use super::compiled::{CompiledNet, Gate};
+use super::{bit, run_steps};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Value transitions measured along random playouts from the initial state.
+#[derive(Clone, Debug)]
+pub(crate) struct Activity {
+    /// Transitions measured (a new state, or a new joint move, each is one).
+    pub transitions: u32,
+    /// Per slot: transitions that changed its value.
+    pub flips: Vec<u32>,
+    /// Per fan-in edge of an [`Activity::is_measured`] `and` (indexed like
+    /// `net.fanin`): transitions that changed whether the `and`'s other inputs
+    /// were all true.
+    pub others_changed: Vec<u32>,
+    /// Per fan-in edge of a measured `and`: transitions that flipped this input
+    /// while the `and`'s other inputs were all true (before or after).
+    pub flips_while_others: Vec<u32>,
+}
+
+impl Activity {
+    /// Whether the `and`-specific counts of `slot` are measured: an acyclic
+    /// `and` of at least two inputs.
+    pub fn is_measured(net: &CompiledNet, slot: u32) -> bool {
+        slot >= net.first_gate
+            && net.gates[slot as usize] == Gate::And
+            && net.inputs(slot).len() >= 2
+            && net.cycle_start[slot as usize] == u32::MAX
+    }
+
+    /// Measures `net` along random playouts (a fixed seed, so the same net gives
+    /// the same counts) for about `gate_evaluations` gate evaluations, between
+    /// 16 and 400 transitions.
+    pub fn measure(net: &CompiledNet, gate_evaluations: usize) -> Activity {
+        let budget = (gate_evaluations / net.slots.max(1)).clamp(16, 400) as u32;
+        let measured: Vec<u32> = (net.first_gate..net.slots as u32)
+            .filter(|&s| Activity::is_measured(net, s))
+            .collect();
+        let mut activity = Activity {
+            transitions: 0,
+            flips: vec![0; net.slots],
+            others_changed: vec![0; net.fanin.len()],
+            flips_while_others: vec![0; net.fanin.len()],
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x6163_7469_7669_7479);
+        let mut before = vec![false; net.slots];
+        let mut values = vec![false; net.slots];
+        let mut state = net.initial.clone();
+        let mut joint: Vec<u32> = Vec::new();
+        let mut legal = Vec::new();
+        let mut first = true;
+        while activity.transitions < budget {
+            // A new state (with the last joint move still on the inputs).
+            for (b, &slot) in net.base_slots.iter().enumerate() {
+                values[slot as usize] = bit(&state, b);
+            }
+            run_steps(&net.steps, &mut values, false, net);
+            if !first {
+                activity.count(net, &measured, &before, &values);
+            }
+            first = false;
+            before.clone_from(&values);
+            let mut stuck = values[net.terminal_slot as usize];
+            let old_joint = std::mem::take(&mut joint);
+            for inputs in &net.role_inputs {
+                legal.clear();
+                legal.extend(
+                    inputs
+                        .iter()
+                        .filter(|&&m| values[net.legal_slots[m as usize] as usize]),
+                );
+                if legal.is_empty() {
+                    stuck = true;
+                    break;
+                }
+                joint.push(legal[rng.gen_range(0..legal.len())]);
+            }
+            if stuck {
+                state.clone_from(&net.initial);
+                joint = old_joint;
+                continue;
+            }
+            // The new joint move.
+            for &m in &old_joint {
+                values[net.input_slots[m as usize] as usize] = false;
+            }
+            for &m in &joint {
+                values[net.input_slots[m as usize] as usize] = true;
+            }
+            run_steps(&net.steps[net.state_steps..], &mut values, false, net);
+            activity.count(net, &measured, &before, &values);
+            before.clone_from(&values);
+            state.fill(0);
+            for (b, &slot) in net.next_slots.iter().enumerate() {
+                state[b >> 6] |= (values[slot as usize] as u64) << (b & 63);
+            }
+        }
+        activity
+    }
+
+    /// Counts one transition from `before` to `after`.
+    fn count(&mut self, net: &CompiledNet, measured: &[u32], before: &[bool], after: &[bool]) {
+        self.transitions += 1;
+        for (flips, (b, a)) in self.flips.iter_mut().zip(before.iter().zip(after)) {
+            *flips += u32::from(b != a);
+        }
+        for &and in measured {
+            let inputs = net.inputs(and);
+            let full = inputs.len() - 1;
+            let true_before = inputs.iter().filter(|&&i| before[i as usize]).count();
+            let true_after = inputs.iter().filter(|&&i| after[i as usize]).count();
+            let first_edge = net.fanin_offsets[and as usize] as usize;
+            for (k, &i) in inputs.iter().enumerate() {
+                let (b, a) = (before[i as usize], after[i as usize]);
+                let others_before = true_before - usize::from(b) == full;
+                let others_after = true_after - usize::from(a) == full;
+                self.others_changed[first_edge + k] += u32::from(others_before != others_after);
+                self.flips_while_others[first_edge + k] +=
+                    u32::from(b != a && (others_before || others_after));
+            }
+        }
+    }
+}
