@@ -8,7 +8,7 @@
 
 use ggpnet::differential::lanes_against_scalar;
 use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::playout::{monte_carlo, Budget, McConfig};
+use ggpnet::propnet::playout::{draw, monte_carlo, Budget, McConfig};
 use ggpnet::propnet::{load, Loaded, Move, StateMachine};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -90,6 +90,12 @@ fn sweep_and_differential_agree_along_random_playouts() {
                         "{at}: legal moves of role {role}"
                     );
                     assert!(!legal.is_empty(), "{at}: role {role} has no legal move");
+                    // A random legal move is the drawn entry of the legal list, in both.
+                    let expected = legal[draw(&mut rng.clone(), legal.len())];
+                    for machine in [&mut sweep, &mut differential] {
+                        let drawn = machine.random_legal_move(&state, role, &mut rng.clone());
+                        assert_eq!(drawn, Some(expected), "{at}: random legal move of role {role}");
+                    }
                     joint.push(legal[rng.gen_range(0..legal.len())]);
                 }
                 let next = sweep.next_state(&state, &joint).expect("legal joint move");

@@ -5,14 +5,31 @@
 use crate::circuit::Circuit;
 use crate::eval::{CompiledNet, Evaluator, EvaluatorKind, Scalar};
 use crate::layer::Layering;
+use crate::playout::draw;
 use bitvec::vec::BitVec;
+use rand_xoshiro::Xoshiro256PlusPlus;
 use rustc_hash::FxHashMap;
 use std::fmt;
 use std::sync::Arc;
 
 /// A game state: the set of true base propositions.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(PartialEq, Eq, Hash, Debug)]
 pub struct State(pub BitVec<u64>);
+
+impl Clone for State {
+    fn clone(&self) -> State {
+        State(self.0.clone())
+    }
+
+    /// Copies the words in place when the lengths match (no allocation).
+    fn clone_from(&mut self, source: &State) {
+        if self.0.len() == source.0.len() {
+            self.0.as_raw_mut_slice().copy_from_slice(source.0.as_raw_slice());
+        } else {
+            self.0.clone_from(&source.0);
+        }
+    }
+}
 
 /// A move of one role: the index of its input proposition.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -160,7 +177,7 @@ impl StateMachine {
             Some(loaded)
                 if loaded.0.len() == state.0.len() && loaded.0.as_raw_slice() == state.0.as_raw_slice() => {}
             Some(loaded) => {
-                loaded.0.clone_from(&state.0);
+                loaded.clone_from(state);
                 self.eval.load_state(state.0.as_raw_slice());
             }
             None => {
@@ -186,6 +203,23 @@ impl StateMachine {
         out.extend(self.inputs.iter().map(|&m| Move(m)));
     }
 
+    /// A uniformly random legal move of `role` in `state`: [`draw`] over its legal
+    /// moves in input order, as if taken from [`StateMachine::legal_moves`];
+    /// `None` when it has none.
+    pub fn random_legal_move(
+        &mut self,
+        state: &State,
+        role: usize,
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> Option<Move> {
+        self.load(state);
+        let net = &self.game.net;
+        match self.eval.legal_count(net, role) {
+            0 => None,
+            n => self.eval.nth_legal(net, role, draw(rng, n)).map(Move),
+        }
+    }
+
     /// Whether `state` is terminal.
     pub fn is_terminal(&mut self, state: &State) -> bool {
         self.load(state);
@@ -202,6 +236,23 @@ impl StateMachine {
             }
         }
         goals
+    }
+
+    /// Per role, the highest goal value derivable in `state` (0 if none), into `out`.
+    pub fn best_goals_into(&mut self, state: &State, out: &mut Vec<i64>) {
+        self.load(state);
+        out.clear();
+        out.resize(self.game.roles.len(), i64::MIN);
+        for (g, &(role, value)) in self.game.goals.iter().enumerate() {
+            if self.eval.value(self.game.net.goal_slots[g]) {
+                out[role] = out[role].max(value);
+            }
+        }
+        for best in out.iter_mut() {
+            if *best == i64::MIN {
+                *best = 0;
+            }
+        }
     }
 
     /// The state after every role plays its move of `joint` (in role order).

@@ -226,7 +226,7 @@ pub struct Playout {
     state: State,
     next: State,
     joint: Vec<Move>,
-    legal: Vec<Move>,
+    goals: Vec<i64>,
 }
 
 impl Playout {
@@ -237,7 +237,7 @@ impl Playout {
             next: initial.clone(),
             state: initial,
             joint: Vec::new(),
-            legal: Vec::new(),
+            goals: Vec::new(),
         }
     }
 
@@ -264,23 +264,19 @@ impl Playout {
         loop {
             totals.nodes += 1;
             if machine.is_terminal(&self.state) {
-                let goals = machine.goals(&self.state);
-                totals.finish_with(
-                    depth,
-                    goals
-                        .into_iter()
-                        .map(|values| values.into_iter().max().unwrap_or(0)),
-                );
+                machine.best_goals_into(&self.state, &mut self.goals);
+                totals.finish_with(depth, self.goals.iter().copied());
                 return;
             }
             self.joint.clear();
             for role in 0..roles {
-                machine.legal_moves_into(&self.state, role, &mut self.legal);
-                if self.legal.is_empty() {
-                    totals.abandoned += 1;
-                    return;
+                match machine.random_legal_move(&self.state, role, rng) {
+                    Some(m) => self.joint.push(m),
+                    None => {
+                        totals.abandoned += 1;
+                        return;
+                    }
                 }
-                self.joint.push(self.legal[draw(rng, self.legal.len())]);
             }
             on_move(&self.state, &self.joint);
             machine.next_into(&self.joint, &mut self.next);

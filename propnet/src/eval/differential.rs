@@ -25,7 +25,7 @@ const NONE: u32 = u32::MAX;
 /// Gate evaluations spent measuring how often slots change (see [`Activity`]).
 const ACTIVITY_BUDGET: usize = 20_000_000;
 /// What listing or unlisting a guarded `and` costs, in counter updates.
-const TOGGLE_COST: u64 = 2;
+const TOGGLE_COST: u64 = 4;
 /// What re-evaluating a changed gate and passing the change on costs, in counter updates.
 const EVALUATION_COST: u64 = 3;
 
@@ -428,6 +428,26 @@ impl Differential {
         Arc::clone(net.differential_plan.get_or_init(|| Arc::new(Plan::new(net))))
     }
 
+    /// The legality words of `role`: bit `at` of word `w` tells whether its input
+    /// at position `64 w + at` is legal (kept bits, and the ready bits of true guards).
+    #[inline]
+    fn legal_words(&self, role: usize) -> impl Iterator<Item = u64> + '_ {
+        let plan = &*self.plan;
+        let first = plan.role_words[role];
+        self.legal[first..plan.role_words[role + 1]]
+            .iter()
+            .enumerate()
+            .map(move |(w, &word)| {
+                plan.role_guards[role].iter().fold(word, |bits, &g| {
+                    if self.counters[plan.guard_slots[g as usize] as usize].value() {
+                        bits | self.ready.legal[g as usize * plan.legal_words() + first + w]
+                    } else {
+                        bits
+                    }
+                })
+            })
+    }
+
     /// Tells the fan-out and the effects of `slot` that its value changed to `now`.
     #[inline]
     fn changed(&mut self, slot: u32, now: bool) {
@@ -581,21 +601,33 @@ impl Evaluator for Differential {
 
     fn legal_inputs(&self, net: &CompiledNet, role: usize, out: &mut Vec<u32>) {
         out.clear();
-        let plan = &*self.plan;
         let inputs = &net.role_inputs[role];
-        let first = plan.role_words[role];
-        for (w, &word) in self.legal[first..plan.role_words[role + 1]].iter().enumerate() {
-            let mut bits = word;
-            for &g in &plan.role_guards[role] {
-                if self.counters[plan.guard_slots[g as usize] as usize].value() {
-                    bits |= self.ready.legal[g as usize * plan.legal_words() + first + w];
-                }
-            }
+        for (w, mut bits) in self.legal_words(role).enumerate() {
             while bits != 0 {
                 out.push(inputs[w * 64 + bits.trailing_zeros() as usize]);
                 bits &= bits - 1;
             }
         }
+    }
+
+    fn legal_count(&self, _net: &CompiledNet, role: usize) -> usize {
+        self.legal_words(role).map(|w| w.count_ones() as usize).sum()
+    }
+
+    fn nth_legal(&self, net: &CompiledNet, role: usize, k: usize) -> Option<u32> {
+        let mut k = k;
+        for (w, mut bits) in self.legal_words(role).enumerate() {
+            let here = bits.count_ones() as usize;
+            if k >= here {
+                k -= here;
+                continue;
+            }
+            for _ in 0..k {
+                bits &= bits - 1;
+            }
+            return Some(net.role_inputs[role][w * 64 + bits.trailing_zeros() as usize]);
+        }
+        None
     }
 
     fn next_state(&self, _net: &CompiledNet, out: &mut [u64]) {

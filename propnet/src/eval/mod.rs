@@ -38,6 +38,22 @@ pub trait Evaluator {
                 .filter(|&m| self.value(net.legal_slots[m as usize])),
         );
     }
+    /// How many inputs of `role` are legal after the last [`Evaluator::load_state`].
+    fn legal_count(&self, net: &CompiledNet, role: usize) -> usize {
+        net.role_inputs[role]
+            .iter()
+            .filter(|&&m| self.value(net.legal_slots[m as usize]))
+            .count()
+    }
+    /// The legal input of `role` at position `k` (from 0, ascending) after the
+    /// last [`Evaluator::load_state`], if there are more than `k`.
+    fn nth_legal(&self, net: &CompiledNet, role: usize, k: usize) -> Option<u32> {
+        net.role_inputs[role]
+            .iter()
+            .copied()
+            .filter(|&m| self.value(net.legal_slots[m as usize]))
+            .nth(k)
+    }
     /// Writes the next state (bit `b`: base `b`'s next value) after the last
     /// [`Evaluator::load_moves`] into `out`, whose bits past the bases stay zero.
     fn next_state(&self, net: &CompiledNet, out: &mut [u64]) {
@@ -156,6 +172,22 @@ impl Evaluator for Scalar {
         match self {
             Scalar::Sweep(e) => e.legal_inputs(net, role, out),
             Scalar::Differential(e) => e.legal_inputs(net, role, out),
+        }
+    }
+
+    #[inline]
+    fn legal_count(&self, net: &CompiledNet, role: usize) -> usize {
+        match self {
+            Scalar::Sweep(e) => e.legal_count(net, role),
+            Scalar::Differential(e) => e.legal_count(net, role),
+        }
+    }
+
+    #[inline]
+    fn nth_legal(&self, net: &CompiledNet, role: usize, k: usize) -> Option<u32> {
+        match self {
+            Scalar::Sweep(e) => e.nth_legal(net, role, k),
+            Scalar::Differential(e) => e.nth_legal(net, role, k),
         }
     }
 
