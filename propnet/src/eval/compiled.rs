@@ -127,11 +127,41 @@ impl CompiledNet {
                 ordered.push((gates, cyclic, moves));
             }
         }
-        for (gates, _, _) in &ordered {
-            for &g in gates {
-                assign(g);
+        // Within each part, layer by layer; within a layer, by the first slot
+        // read, so that the gates reading a slot sit together.
+        let mut sorted = Vec::with_capacity(ordered.len());
+        let mut rest = ordered;
+        for moves in [false, true] {
+            let (mut part, others): (Vec<_>, Vec<_>) = rest.into_iter().partition(|e| e.2 == moves);
+            rest = others;
+            part.sort_by_key(|e| layering.level[e.0[0]]);
+            let mut start = 0;
+            while start < part.len() {
+                let level = layering.level[part[start].0[0]];
+                let end = start
+                    + part[start..]
+                        .iter()
+                        .take_while(|e| layering.level[e.0[0]] == level)
+                        .count();
+                let first_read = |e: &(Vec<usize>, bool, bool)| {
+                    e.0.iter()
+                        .flat_map(|&g| circuit.nodes[g].inputs.iter())
+                        .map(|i| slot[i.index()])
+                        .min()
+                        .unwrap_or(0)
+                };
+                part[start..end].sort_by_cached_key(first_read);
+                for e in &part[start..end] {
+                    for &g in &e.0 {
+                        slot[g] = next_slot;
+                        next_slot += 1;
+                    }
+                }
+                start = end;
             }
+            sorted.extend(part);
         }
+        let ordered = sorted;
         let slots = first_gate as usize + ordered.iter().map(|(g, _, _)| g.len()).sum::<usize>();
         let mut by_slot = vec![0usize; slots];
         for (id, &s) in slot.iter().enumerate() {
