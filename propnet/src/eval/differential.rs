@@ -24,6 +24,9 @@ use std::sync::Arc;
 const NONE: u32 = u32::MAX;
 /// Gate evaluations spent measuring how often slots change (see [`Activity`]).
 const ACTIVITY_BUDGET: usize = 20_000_000;
+/// Fewest `and`s an input must be the best guard of to guard them, unless
+/// some are lazy (then what they save decides).
+const GUARD_FANOUT: usize = 24;
 /// What listing or unlisting a guarded `and` costs, in counter updates.
 const TOGGLE_COST: u64 = 4;
 /// What re-evaluating a changed gate and passing the change on costs, in counter updates.
@@ -202,39 +205,83 @@ impl Plan {
 /// The guard of each `and` (or [`NONE`]): the input whose changes, as measured,
 /// cost more counter updates than keeping the `and` in a ready list would. An
 /// `and` read only as legality (`legal_only`) that gets a guard is lazy, which
-/// also saves evaluating it.
+/// also saves evaluating it. A guard of lazy `and`s costs every legality query
+/// a pass over the legality words, so such an input guards only if what its
+/// `and`s save pays for that; any other input only if it is the best guard of
+/// at least [`GUARD_FANOUT`] `and`s (fewer measured no faster). The `and`s whose
+/// best guard does not choose again among the inputs that do.
 fn choose_guards(net: &CompiledNet, activity: &Activity, legal_only: &[bool]) -> Vec<u32> {
+    let legal_words: u64 = net
+        .role_inputs
+        .iter()
+        .map(|inputs| inputs.len().div_ceil(64) as u64)
+        .sum();
+    let queries = u64::from(activity.transitions / 2);
+    let measured: Vec<u32> = (net.first_gate..net.slots as u32)
+        .filter(|&s| Activity::is_measured(net, s))
+        .collect();
+    let mut saving = vec![0u64; net.slots];
+    let mut chosen = vec![0usize; net.slots];
+    let mut lazy = vec![false; net.slots];
+    let everything = vec![true; net.slots];
+    for &and in &measured {
+        let (guard, saved) = best_guard(net, activity, legal_only, &everything, and);
+        if guard != NONE {
+            saving[guard as usize] += saved;
+            chosen[guard as usize] += 1;
+            lazy[guard as usize] |= legal_only[and as usize];
+        }
+    }
+    let allowed: Vec<bool> = (0..net.slots)
+        .map(|g| {
+            if lazy[g] {
+                saving[g] > queries * legal_words
+            } else {
+                chosen[g] >= GUARD_FANOUT
+            }
+        })
+        .collect();
     let mut guard_of = vec![NONE; net.slots];
-    for slot in net.first_gate..net.slots as u32 {
-        if !Activity::is_measured(net, slot) {
-            continue;
-        }
-        let inputs = net.inputs(slot);
-        let first_edge = net.fanin_offsets[slot as usize] as usize;
-        let flips = |i: u32| u64::from(activity.flips[i as usize]);
-        let updates: u64 = inputs.iter().map(|&i| flips(i)).sum();
-        let unguarded = if legal_only[slot as usize] {
-            updates + EVALUATION_COST * flips(slot)
-        } else {
-            updates
-        };
-        let mut best = (unguarded, NONE);
-        for (k, &guard) in inputs.iter().enumerate() {
-            if inputs.iter().filter(|&&i| i == guard).count() != 1 {
-                continue;
-            }
-            let edge = first_edge + k;
-            let mut guarded = updates - flips(guard) + TOGGLE_COST * u64::from(activity.others_changed[edge]);
-            if !legal_only[slot as usize] {
-                guarded += u64::from(activity.flips_while_others[edge]);
-            }
-            if guarded < best.0 {
-                best = (guarded, guard);
-            }
-        }
-        guard_of[slot as usize] = best.1;
+    for &and in &measured {
+        guard_of[and as usize] = best_guard(net, activity, legal_only, &allowed, and).0;
     }
     guard_of
+}
+
+/// The cheapest guard of `and` among the `allowed` inputs and what it saves,
+/// in counter updates over the measured transitions, or [`NONE`] if no guard
+/// is cheaper than none.
+fn best_guard(
+    net: &CompiledNet,
+    activity: &Activity,
+    legal_only: &[bool],
+    allowed: &[bool],
+    and: u32,
+) -> (u32, u64) {
+    let inputs = net.inputs(and);
+    let first_edge = net.fanin_offsets[and as usize] as usize;
+    let flips = |i: u32| u64::from(activity.flips[i as usize]);
+    let updates: u64 = inputs.iter().map(|&i| flips(i)).sum();
+    let unguarded = if legal_only[and as usize] {
+        updates + EVALUATION_COST * flips(and)
+    } else {
+        updates
+    };
+    let mut best = (unguarded, NONE);
+    for (k, &guard) in inputs.iter().enumerate() {
+        if !allowed[guard as usize] || inputs.iter().filter(|&&i| i == guard).count() != 1 {
+            continue;
+        }
+        let edge = first_edge + k;
+        let mut guarded = updates - flips(guard) + TOGGLE_COST * u64::from(activity.others_changed[edge]);
+        if !legal_only[and as usize] {
+            guarded += u64::from(activity.flips_while_others[edge]);
+        }
+        if guarded < best.0 {
+            best = (guarded, guard);
+        }
+    }
+    (best.1, unguarded - best.0)
 }
 
 /// The value of acyclic gate `slot` from its counter (and guard).
@@ -639,9 +686,10 @@ impl Evaluator for Differential {
 mod tests {
     use super::*;
 
-    /// Two players take turns filling four cells; the game ends when all are full.
+    /// Two players take turns filling nine cells; the game ends when all are full.
     const TURNS: &str = "(role a) (role b)
         (init (control a)) (init (cell 1 e)) (init (cell 2 e)) (init (cell 3 e)) (init (cell 4 e))
+        (init (cell 5 e)) (init (cell 6 e)) (init (cell 7 e)) (init (cell 8 e)) (init (cell 9 e))
         (<= (legal ?r (mark ?c)) (true (control ?r)) (true (cell ?c e)))
         (<= (legal a noop) (true (control b)))
         (<= (legal b noop) (true (control a)))
@@ -669,7 +717,7 @@ mod tests {
                 .expect("a control base");
             net.base_slots[base]
         };
-        // Playouts of four moves: the turn changes in four of every five states
+        // Playouts of nine moves: the turn changes in nine of every ten states
         // (not on the restart), a cell at most once a playout.
         let states = activity.transitions / 2;
         assert!(states >= 8, "{states} states measured");
