@@ -309,25 +309,38 @@ fn flatten<T: Copy>(lists: Vec<Vec<T>>) -> (Vec<u32>, Vec<T>) {
 }
 
 /// Slots waiting to be re-evaluated (for a cycle: its first slot), as a bit set
-/// with the range of words that may be non-zero. Every slot marked while
-/// propagating comes after the slot being evaluated, so one upward scan sees
-/// them all.
+/// with a summary bit per word that may be non-zero, so that a scan skips 64
+/// empty words at a time. Every slot marked while propagating comes after the
+/// slot being evaluated, so one upward scan sees them all.
 #[derive(Clone, Debug)]
 struct Pending {
     words: Vec<u64>,
-    /// The lowest word that may be non-zero (`usize::MAX` when none is).
-    low: usize,
-    /// The highest word that may be non-zero.
-    high: usize,
+    /// Bit `w % 64` of word `w / 64`: word `w` may be non-zero.
+    summary: Vec<u64>,
 }
 
 impl Pending {
+    fn new(slots: usize) -> Pending {
+        let words = slots.div_ceil(64);
+        Pending {
+            words: vec![0; words],
+            summary: vec![0; words.div_ceil(64)],
+        }
+    }
+
     #[inline(always)]
     fn mark(&mut self, slot: u32) {
         let word = slot as usize >> 6;
         self.words[word] |= 1u64 << (slot & 63);
-        self.low = self.low.min(word);
-        self.high = self.high.max(word);
+        self.summary[word >> 6] |= 1u64 << (word & 63);
+    }
+
+    /// The lowest word at or after summary word `from` that may be non-zero.
+    #[inline(always)]
+    fn next_word(&self, from: usize) -> Option<usize> {
+        (from..self.summary.len())
+            .find(|&at| self.summary[at] != 0)
+            .map(|at| at << 6 | self.summary[at].trailing_zeros() as usize)
     }
 }
 
@@ -452,11 +465,7 @@ impl Differential {
             }
         }
         Differential {
-            pending: Pending {
-                words: vec![0; net.slots.div_ceil(64)],
-                low: usize::MAX,
-                high: 0,
-            },
+            pending: Pending::new(net.slots),
             state: vec![0; net.base_slots.len().div_ceil(64)],
             moves: Vec::new(),
             values_scratch: Vec::new(),
@@ -556,11 +565,18 @@ impl Differential {
 
     /// Re-evaluates every pending slot, in slot order.
     fn propagate(&mut self) {
-        let mut word = self.pending.low;
-        while word <= self.pending.high {
+        let Some(mut word) = self.pending.next_word(0) else {
+            return;
+        };
+        loop {
+            // Re-read each time: evaluating a slot may mark later ones in this word.
             let bits = self.pending.words[word];
             if bits == 0 {
-                word += 1;
+                self.pending.summary[word >> 6] &= !(1u64 << (word & 63));
+                match self.pending.next_word(word >> 6) {
+                    Some(next) => word = next,
+                    None => return,
+                }
                 continue;
             }
             self.pending.words[word] = bits & (bits - 1);
@@ -576,8 +592,6 @@ impl Differential {
                 }
             }
         }
-        self.pending.low = usize::MAX;
-        self.pending.high = 0;
     }
 
     fn recompute_cycle(&mut self, start: u32) {
