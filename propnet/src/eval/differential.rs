@@ -12,8 +12,9 @@
 //! the list of its `and`s whose other inputs are all true (the only ones its change
 //! can switch), so a change of the guard visits just those. A guarded `and` read
 //! only as moves' legality is not even visited: it is *lazy*, its legality bits
-//! are kept per guard while its other inputs are all true, and a legality query
-//! takes them from the guards that are true.
+//! are kept per guard while its other inputs are all true, and they are in the
+//! legality set while the guard is true. Guards are chosen from activity measured
+//! along random playouts ([`Activity`]).
 
 use super::activity::Activity;
 use super::compiled::{CompiledNet, Gate};
@@ -103,8 +104,8 @@ pub(crate) struct Plan {
     /// Role `r`'s legality takes words `role_words[r]..role_words[r + 1]` of the
     /// flat legality sets, bit `at` for its input at position `at`.
     role_words: Vec<usize>,
-    /// Per role, the guards (indexes) with lazy `and`s among its legality.
-    role_guards: Vec<Vec<u32>>,
+    /// Per guard, the words of the flat legality sets its lazy `and`s touch.
+    guard_words: Vec<(usize, usize)>,
 }
 
 impl Plan {
@@ -140,17 +141,16 @@ impl Plan {
         let lazy: Vec<bool> = (0..net.slots)
             .map(|s| legal_only[s] && guard_of[s] != NONE)
             .collect();
-        let mut role_guards = vec![Vec::new(); net.role_inputs.len()];
-        for (role, inputs) in net.role_inputs.iter().enumerate() {
-            for &m in inputs {
-                let s = net.legal_slots[m as usize] as usize;
-                if lazy[s] {
-                    let g = guard_index[guard_of[s] as usize];
-                    if !role_guards[role].contains(&g) {
-                        role_guards[role].push(g);
-                    }
-                }
+        let mut guard_words = vec![(usize::MAX, 0); guard_slots.len()];
+        for s in (0..net.slots).filter(|&s| lazy[s]) {
+            let words = &mut guard_words[guard_index[guard_of[s] as usize] as usize];
+            for &bit in &legal_of[s] {
+                let word = bit as usize >> 6;
+                *words = (words.0.min(word), words.1.max(word + 1));
             }
+        }
+        for words in &mut guard_words {
+            words.0 = words.0.min(words.1);
         }
         let mut spans = Vec::with_capacity(net.slots + 1);
         let mut targets = Vec::with_capacity(net.fanout.len());
@@ -192,7 +192,7 @@ impl Plan {
             lazy_offsets,
             lazy_bits,
             role_words,
-            role_guards,
+            guard_words,
         }
     }
 
@@ -352,20 +352,38 @@ struct Ready {
     lists: Vec<Vec<u32>>,
     /// Position of each listed `and` in its list, or [`NONE`].
     at: Vec<u32>,
-    /// Per guard, the flat legality set of its lazy `and`s whose other inputs are all true.
+    /// Per guard, the flat legality set of its lazy `and`s whose other inputs are
+    /// all true; these sets and the evaluated slots' legality are disjoint.
     legal: Vec<u64>,
 }
 
 impl Ready {
-    /// Guarded `and` `slot`'s other inputs became all true, or stopped being.
-    fn toggle(&mut self, plan: &Plan, counter: Counter, slot: u32) {
+    /// Guard `guard` changed: its lazy `and`s' legality joins `legal` or leaves it.
+    #[inline]
+    fn guard_changed(&self, plan: &Plan, guard: usize, legal: &mut [u64]) {
+        let (first, end) = plan.guard_words[guard];
+        let base = guard * plan.legal_words();
+        for (kept, lazy) in legal[first..end]
+            .iter_mut()
+            .zip(&self.legal[base + first..base + end])
+        {
+            *kept ^= lazy;
+        }
+    }
+
+    /// Guarded `and` `slot`'s other inputs became all true, or stopped being. A
+    /// lazy one's legality bits also flip in `legal` while its guard is true.
+    fn toggle(&mut self, plan: &Plan, counter: Counter, slot: u32, legal: &mut [u64], guard_true: bool) {
         let guard = plan.guard_index[plan.guard_of[slot as usize] as usize] as usize;
         if counter.has(LAZY) {
             let s = slot as usize;
-            let base = guard * plan.legal_words() * 64;
+            let base = guard * plan.legal_words();
             for &bit in &plan.lazy_bits[plan.lazy_offsets[s] as usize..plan.lazy_offsets[s + 1] as usize] {
-                let bit = base + bit as usize;
-                self.legal[bit >> 6] ^= 1 << (bit & 63);
+                let (word, mask) = (bit as usize >> 6, 1u64 << (bit & 63));
+                self.legal[base + word] ^= mask;
+                if guard_true {
+                    legal[word] ^= mask;
+                }
             }
             return;
         }
@@ -399,7 +417,8 @@ pub struct Differential {
     state: Vec<u64>,
     /// The next state, kept up to date as next values change.
     next: Vec<u64>,
-    /// The flat legality set of the slots whose values are kept (see [`Plan::role_words`]).
+    /// The flat legality set (see [`Plan::role_words`]): the evaluated slots'
+    /// legality, and the lazy sets of the guards that are true.
     legal: Vec<u64>,
     moves: Vec<u32>,
     values_scratch: Vec<bool>,
@@ -449,7 +468,7 @@ impl Differential {
                     .fold(0, |f, (_, flag)| f | flag),
             };
             if guard != NONE && count >= threshold {
-                ready.toggle(&plan, counter, s);
+                ready.toggle(&plan, counter, s, &mut legal, false);
             }
             counters.push(counter);
             if counter.value() {
@@ -462,6 +481,11 @@ impl Differential {
                         _ => {}
                     }
                 }
+            }
+        }
+        for (guard, &slot) in plan.guard_slots.iter().enumerate() {
+            if counters[slot as usize].value() {
+                ready.guard_changed(&plan, guard, &mut legal);
             }
         }
         Differential {
@@ -485,23 +509,10 @@ impl Differential {
     }
 
     /// The legality words of `role`: bit `at` of word `w` tells whether its input
-    /// at position `64 w + at` is legal (kept bits, and the ready bits of true guards).
+    /// at position `64 w + at` is legal.
     #[inline]
-    fn legal_words(&self, role: usize) -> impl Iterator<Item = u64> + '_ {
-        let plan = &*self.plan;
-        let first = plan.role_words[role];
-        self.legal[first..plan.role_words[role + 1]]
-            .iter()
-            .enumerate()
-            .map(move |(w, &word)| {
-                plan.role_guards[role].iter().fold(word, |bits, &g| {
-                    if self.counters[plan.guard_slots[g as usize] as usize].value() {
-                        bits | self.ready.legal[g as usize * plan.legal_words() + first + w]
-                    } else {
-                        bits
-                    }
-                })
-            })
+    fn legal_words(&self, role: usize) -> &[u64] {
+        &self.legal[self.plan.role_words[role]..self.plan.role_words[role + 1]]
     }
 
     /// Tells the fan-out and the effects of `slot` that its value changed to `now`.
@@ -529,9 +540,10 @@ impl Differential {
             if c.level == crossing {
                 let c = *c;
                 if c.has(GUARDED) {
-                    ready.toggle(plan, c, target);
+                    let guard_true = counters[plan.guard_of[target as usize] as usize].value();
+                    ready.toggle(plan, c, target, legal, guard_true);
                     // The guard decides: a false one keeps the `and` false.
-                    if c.has(LAZY) || !counters[plan.guard_of[target as usize] as usize].value() {
+                    if c.has(LAZY) || !guard_true {
                         continue;
                     }
                 }
@@ -552,6 +564,7 @@ impl Differential {
             for &and in &ready.lists[guard as usize] {
                 pending.mark(and);
             }
+            ready.guard_changed(plan, guard as usize, legal);
         }
     }
 
@@ -668,7 +681,8 @@ impl Evaluator for Differential {
     fn legal_inputs(&self, net: &CompiledNet, role: usize, out: &mut Vec<u32>) {
         out.clear();
         let inputs = &net.role_inputs[role];
-        for (w, mut bits) in self.legal_words(role).enumerate() {
+        for (w, &word) in self.legal_words(role).iter().enumerate() {
+            let mut bits = word;
             while bits != 0 {
                 out.push(inputs[w * 64 + bits.trailing_zeros() as usize]);
                 bits &= bits - 1;
@@ -677,12 +691,16 @@ impl Evaluator for Differential {
     }
 
     fn legal_count(&self, _net: &CompiledNet, role: usize) -> usize {
-        self.legal_words(role).map(|w| w.count_ones() as usize).sum()
+        self.legal_words(role)
+            .iter()
+            .map(|w| w.count_ones() as usize)
+            .sum()
     }
 
     fn nth_legal(&self, net: &CompiledNet, role: usize, k: usize) -> Option<u32> {
         let mut k = k;
-        for (w, mut bits) in self.legal_words(role).enumerate() {
+        for (w, &word) in self.legal_words(role).iter().enumerate() {
+            let mut bits = word;
             let here = bits.count_ones() as usize;
             if k >= here {
                 k -= here;
