@@ -174,8 +174,15 @@ impl StateMachine {
 
     fn load(&mut self, state: &State) {
         match &mut self.loaded {
+            // Word by word, inline: a call to `memcmp` costs more for a few words.
             Some(loaded)
-                if loaded.0.len() == state.0.len() && loaded.0.as_raw_slice() == state.0.as_raw_slice() => {}
+                if loaded.0.len() == state.0.len()
+                    && loaded
+                        .0
+                        .as_raw_slice()
+                        .iter()
+                        .zip(state.0.as_raw_slice())
+                        .all(|(a, b)| a == b) => {}
             Some(loaded) => {
                 loaded.clone_from(state);
                 self.eval.load_state(state.0.as_raw_slice());
