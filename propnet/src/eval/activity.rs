@@ -15,6 +15,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 pub(crate) struct Activity {
     /// Transitions measured (a new state, or a new joint move, each is one).
     pub transitions: u32,
+    /// The `and`s whose inputs' counts below are measured ([`Activity::is_measured`]).
+    pub measured: Vec<u32>,
     /// Per slot: transitions that changed its value.
     pub flips: Vec<u32>,
     /// Per fan-in edge of an [`Activity::is_measured`] `and` (indexed like
@@ -46,6 +48,7 @@ impl Activity {
             .collect();
         let mut activity = Activity {
             transitions: 0,
+            measured: Vec::new(),
             flips: vec![0; net.slots],
             others_changed: vec![0; net.fanin.len()],
             flips_while_others: vec![0; net.fanin.len()],
@@ -103,6 +106,7 @@ impl Activity {
                 state[b >> 6] |= (values[slot as usize] as u64) << (b & 63);
             }
         }
+        activity.measured = measured;
         activity
     }
 

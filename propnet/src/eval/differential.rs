@@ -129,7 +129,8 @@ impl Plan {
         let legal_only: Vec<bool> = (0..net.slots)
             .map(|s| net.outputs(s as u32).is_empty() && next_of[s].is_empty() && !legal_of[s].is_empty())
             .collect();
-        let guard_of = choose_guards(net, &activity, &legal_only);
+        let legal_words = role_words.last().copied().unwrap_or(0);
+        let guard_of = choose_guards(net, &activity, &legal_only, legal_words);
         let mut guard_index = vec![NONE; net.slots];
         let mut guard_slots = Vec::new();
         for &g in &guard_of {
@@ -210,21 +211,19 @@ impl Plan {
 /// `and`s save pays for that; any other input only if it is the best guard of
 /// at least [`GUARD_FANOUT`] `and`s (fewer measured no faster). The `and`s whose
 /// best guard does not choose again among the inputs that do.
-fn choose_guards(net: &CompiledNet, activity: &Activity, legal_only: &[bool]) -> Vec<u32> {
-    let legal_words: u64 = net
-        .role_inputs
-        .iter()
-        .map(|inputs| inputs.len().div_ceil(64) as u64)
-        .sum();
-    let queries = u64::from(activity.transitions / 2);
-    let measured: Vec<u32> = (net.first_gate..net.slots as u32)
-        .filter(|&s| Activity::is_measured(net, s))
-        .collect();
+fn choose_guards(
+    net: &CompiledNet,
+    activity: &Activity,
+    legal_only: &[bool],
+    legal_words: usize,
+) -> Vec<u32> {
+    let query_cost = u64::from(activity.transitions / 2) * legal_words as u64;
+    let measured = &activity.measured;
     let mut saving = vec![0u64; net.slots];
     let mut chosen = vec![0usize; net.slots];
     let mut lazy = vec![false; net.slots];
     let everything = vec![true; net.slots];
-    for &and in &measured {
+    for &and in measured {
         let (guard, saved) = best_guard(net, activity, legal_only, &everything, and);
         if guard != NONE {
             saving[guard as usize] += saved;
@@ -235,14 +234,14 @@ fn choose_guards(net: &CompiledNet, activity: &Activity, legal_only: &[bool]) ->
     let allowed: Vec<bool> = (0..net.slots)
         .map(|g| {
             if lazy[g] {
-                saving[g] > queries * legal_words
+                saving[g] > query_cost
             } else {
                 chosen[g] >= GUARD_FANOUT
             }
         })
         .collect();
     let mut guard_of = vec![NONE; net.slots];
-    for &and in &measured {
+    for &and in measured {
         guard_of[and as usize] = best_guard(net, activity, legal_only, &allowed, and).0;
     }
     guard_of
