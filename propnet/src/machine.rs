@@ -90,7 +90,9 @@ impl Game {
         for (m, &r) in move_roles.iter().enumerate() {
             role_moves[r].push(Move(m as u32));
         }
-        let initial = State(circuit.bases.iter().map(|b| b.initial).collect());
+        let mut initial = BitVec::from_vec(net.initial.clone());
+        initial.truncate(circuit.bases.len());
+        let initial = State(initial);
         Game {
             net,
             fact_index: facts.iter().enumerate().map(|(i, f)| (f.clone(), i)).collect(),
