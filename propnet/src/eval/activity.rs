@@ -26,6 +26,10 @@ pub(crate) struct Activity {
     /// Per fan-in edge of a measured `and`: transitions that flipped this input
     /// while the `and`'s other inputs were all true (before or after).
     pub flips_while_others: Vec<u32>,
+    /// What returning to the initial state from where a playout ended costs a
+    /// differential evaluation, on average: fan-out edges of the slots that
+    /// change, plus one per slot.
+    pub restart_work: u64,
 }
 
 impl Activity {
@@ -52,7 +56,10 @@ impl Activity {
             flips: vec![0; net.slots],
             others_changed: vec![0; net.fanin.len()],
             flips_while_others: vec![0; net.fanin.len()],
+            restart_work: 0,
         };
+        let (mut restarts, mut restart_work) = (0u64, 0u64);
+        let mut restarting = false;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x6163_7469_7669_7479);
         let mut before = vec![false; net.slots];
         let mut values = vec![false; net.slots];
@@ -68,6 +75,10 @@ impl Activity {
             run_steps(&net.steps, &mut values, false, net);
             if !first {
                 activity.count(net, &measured, &before, &values);
+            }
+            if restarting {
+                restarts += 1;
+                restart_work += work(net, &before, &values);
             }
             first = false;
             before.clone_from(&values);
@@ -86,6 +97,7 @@ impl Activity {
                 }
                 joint.push(legal[rng.gen_range(0..legal.len())]);
             }
+            restarting = stuck;
             if stuck {
                 state.clone_from(&net.initial);
                 joint = old_joint;
@@ -106,6 +118,17 @@ impl Activity {
                 state[b >> 6] |= (values[slot as usize] as u64) << (b & 63);
             }
         }
+        if restarts == 0 {
+            // No playout ended: return from where the measurement stopped.
+            before.clone_from(&values);
+            for (b, &slot) in net.base_slots.iter().enumerate() {
+                values[slot as usize] = bit(&net.initial, b);
+            }
+            run_steps(&net.steps, &mut values, false, net);
+            restarts = 1;
+            restart_work = work(net, &before, &values);
+        }
+        activity.restart_work = restart_work / restarts;
         activity.measured = measured;
         activity
     }
@@ -132,4 +155,13 @@ impl Activity {
             }
         }
     }
+}
+
+/// What a differential evaluation from `before` to `after` costs: the fan-out
+/// edges of the slots that change, plus one per slot.
+fn work(net: &CompiledNet, before: &[bool], after: &[bool]) -> u64 {
+    (0..net.slots as u32)
+        .filter(|&s| before[s as usize] != after[s as usize])
+        .map(|s| net.outputs(s).len() as u64 + 1)
+        .sum()
 }

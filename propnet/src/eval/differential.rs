@@ -106,6 +106,12 @@ pub(crate) struct Plan {
     role_words: Vec<usize>,
     /// Per guard, the words of the flat legality sets its lazy `and`s touch.
     guard_words: Vec<(usize, usize)>,
+    /// Whether returning to the initial state copies a snapshot of its values,
+    /// rather than propagating the change: when the measured propagation
+    /// ([`Activity::restart_work`]) visits more fan-out edges than the
+    /// snapshot has cache lines (on hex and the chess games, propagating is
+    /// the cheaper).
+    restore_initial: bool,
 }
 
 impl Plan {
@@ -184,7 +190,10 @@ impl Plan {
         }
         spans.push([targets.len() as u32; 2]);
         let (lazy_offsets, lazy_bits) = flatten(lazy_of);
+        let snapshot_bytes = net.slots * (size_of::<Counter>() + size_of::<u32>())
+            + guard_slots.len() * legal_words * size_of::<u64>();
         Plan {
+            restore_initial: (snapshot_bytes / 64) < activity.restart_work as usize,
             spans,
             targets,
             guard_of,
@@ -404,22 +413,32 @@ impl Ready {
     }
 }
 
-/// Per-thread evaluation state over a shared [`CompiledNet`].
+/// The values a differential evaluator keeps up to date; what a snapshot copies.
 #[derive(Clone, Debug)]
-pub struct Differential {
-    net: Arc<CompiledNet>,
-    plan: Arc<Plan>,
+struct Values {
     counters: Vec<Counter>,
     ready: Ready,
-    pending: Pending,
-    /// The bases as last loaded.
-    state: Vec<u64>,
     /// The next state, kept up to date as next values change.
     next: Vec<u64>,
     /// The flat legality set (see [`Plan::role_words`]): the evaluated slots'
     /// legality, and the lazy sets of the guards that are true.
     legal: Vec<u64>,
+    /// The inputs set true by the last joint move loaded.
     moves: Vec<u32>,
+}
+
+/// Per-thread evaluation state over a shared [`CompiledNet`].
+#[derive(Clone, Debug)]
+pub struct Differential {
+    net: Arc<CompiledNet>,
+    plan: Arc<Plan>,
+    values: Values,
+    pending: Pending,
+    /// The bases as last loaded.
+    state: Vec<u64>,
+    /// The values in the initial state, once it has been loaded, if
+    /// [`Plan::restore_initial`]: playouts restart there.
+    initial: Option<Box<Values>>,
     values_scratch: Vec<bool>,
 }
 
@@ -490,14 +509,17 @@ impl Differential {
         Differential {
             pending: Pending::new(net.slots),
             state: vec![0; net.base_slots.len().div_ceil(64)],
-            moves: Vec::new(),
+            initial: None,
             values_scratch: Vec::new(),
             plan,
             net,
-            counters,
-            ready,
-            next,
-            legal,
+            values: Values {
+                counters,
+                ready,
+                next,
+                legal,
+                moves: Vec::new(),
+            },
         }
     }
 
@@ -511,7 +533,7 @@ impl Differential {
     /// at position `64 w + at` is legal.
     #[inline]
     fn legal_words(&self, role: usize) -> &[u64] {
-        &self.legal[self.plan.role_words[role]..self.plan.role_words[role + 1]]
+        &self.values.legal[self.plan.role_words[role]..self.plan.role_words[role + 1]]
     }
 
     /// Tells the fan-out and the effects of `slot` that its value changed to `now`.
@@ -520,11 +542,15 @@ impl Differential {
         // Field by field, so the shared plan is read without touching its reference count.
         let Differential {
             plan,
-            counters,
-            ready,
+            values:
+                Values {
+                    counters,
+                    ready,
+                    next,
+                    legal,
+                    ..
+                },
             pending,
-            next,
-            legal,
             ..
         } = self;
         let plan: &Plan = plan;
@@ -567,10 +593,12 @@ impl Differential {
         }
     }
 
+    /// Sets the value of `slot` to `value` and, if that changed it, tells its fan-out.
     #[inline]
-    fn set_source(&mut self, slot: u32, value: bool) {
-        if self.counters[slot as usize].value() != value {
-            self.counters[slot as usize].set_value(value);
+    fn set(&mut self, slot: u32, value: bool) {
+        let counter = &mut self.values.counters[slot as usize];
+        if counter.value() != value {
+            counter.set_value(value);
             self.changed(slot, value);
         }
     }
@@ -593,15 +621,11 @@ impl Differential {
             }
             self.pending.words[word] = bits & (bits - 1);
             let slot = (word as u32) << 6 | bits.trailing_zeros();
-            let counter = self.counters[slot as usize];
-            if counter.has(CYCLE_HEAD) {
+            if self.values.counters[slot as usize].has(CYCLE_HEAD) {
                 self.recompute_cycle(slot);
             } else {
-                let value = derived(&self.plan, &self.counters, slot);
-                if value != counter.value() {
-                    self.counters[slot as usize].set_value(value);
-                    self.changed(slot, value);
-                }
+                let value = derived(&self.plan, &self.values.counters, slot);
+                self.set(slot, value);
             }
         }
     }
@@ -617,24 +641,27 @@ impl Differential {
         values.extend((0..net.slots as u32).map(|s| self.value(s)));
         fixpoint(&mut values, start, end, false, &*net);
         for slot in start..end {
-            let now = values[slot as usize];
-            if self.counters[slot as usize].value() != now {
-                self.counters[slot as usize].set_value(now);
-                self.changed(slot, now);
-            }
+            self.set(slot, values[slot as usize]);
         }
         self.values_scratch = values;
     }
 }
 
 impl Evaluator for Differential {
-    /// Sources turning true are applied before those turning false (here and in
-    /// [`Evaluator::load_moves`]): an `or` that gains one input and loses another
-    /// then never crosses its threshold, where the other order would mark it twice
-    /// for nothing (breakthrough: 30% less time).
+    /// Sources turning true are applied before those turning false: an `or`
+    /// that gains one input and loses another then never crosses its
+    /// threshold, where the other order would mark it twice for nothing
+    /// (breakthrough: 30% less time). The initial state's values may be copied
+    /// from a snapshot of its first load ([`Plan::restore_initial`]).
     fn load_state(&mut self, state: &[u64]) {
         let bases = self.net.base_slots.len();
         let words = self.state.len();
+        let initial = self.plan.restore_initial && state[..words] == self.net.initial[..words];
+        if let (true, Some(snapshot)) = (initial, &self.initial) {
+            self.values.clone_from(snapshot);
+            self.state[..words].copy_from_slice(&state[..words]);
+            return;
+        }
         for turning_true in [true, false] {
             for (word, &new) in state[..words].iter().enumerate() {
                 let changed = self.state[word] ^ new;
@@ -643,35 +670,38 @@ impl Evaluator for Differential {
                     let b = word * 64 + diff.trailing_zeros() as usize;
                     diff &= diff - 1;
                     if b < bases {
-                        self.set_source(self.net.base_slots[b], turning_true);
+                        self.set(self.net.base_slots[b], turning_true);
                     }
                 }
             }
         }
         self.state[..words].copy_from_slice(&state[..words]);
         self.propagate();
+        if initial {
+            self.initial = Some(Box::new(self.values.clone()));
+        }
     }
 
     fn load_moves(&mut self, moves: &[u32]) {
         for &m in moves {
-            self.set_source(self.net.input_slots[m as usize], true);
+            self.set(self.net.input_slots[m as usize], true);
         }
-        for i in 0..self.moves.len() {
-            let m = self.moves[i];
+        for i in 0..self.values.moves.len() {
+            let m = self.values.moves[i];
             if !moves.contains(&m) {
-                self.set_source(self.net.input_slots[m as usize], false);
+                self.set(self.net.input_slots[m as usize], false);
             }
         }
-        self.moves.clear();
-        self.moves.extend_from_slice(moves);
+        self.values.moves.clear();
+        self.values.moves.extend_from_slice(moves);
         self.propagate();
     }
 
     #[inline]
     fn value(&self, slot: u32) -> bool {
-        let c = self.counters[slot as usize];
+        let c = self.values.counters[slot as usize];
         if c.has(LAZY) {
-            derived(&self.plan, &self.counters, slot)
+            derived(&self.plan, &self.values.counters, slot)
         } else {
             c.value()
         }
@@ -714,7 +744,7 @@ impl Evaluator for Differential {
     }
 
     fn next_state(&self, _net: &CompiledNet, out: &mut [u64]) {
-        out.copy_from_slice(&self.next);
+        out.copy_from_slice(&self.values.next);
     }
 }
 
