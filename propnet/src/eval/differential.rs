@@ -28,6 +28,12 @@ const ACTIVITY_BUDGET: usize = 20_000_000;
 /// Fewest `and`s an input must be the best guard of to guard them, unless
 /// some are lazy (then what they save decides).
 const GUARD_FANOUT: usize = 24;
+/// How many times more fan-out edges than cache lines to copy a return to the
+/// initial state must visit for copying to be chosen (measured: copying gains
+/// 13–20% on ticTacToe, connect four and gomoku at 3.5–5.5 times, nothing on
+/// English checkers, speedChess and chess_200 at 1.2–1.9 times, and loses on
+/// hex at 0.5 times).
+const RESTORE_MARGIN: usize = 2;
 /// What listing or unlisting a guarded `and` costs, in counter updates.
 const TOGGLE_COST: u64 = 4;
 /// What re-evaluating a changed gate and passing the change on costs, in counter updates.
@@ -108,9 +114,8 @@ pub(crate) struct Plan {
     guard_words: Vec<(usize, usize)>,
     /// Whether returning to the initial state copies a snapshot of its values,
     /// rather than propagating the change: when the measured propagation
-    /// ([`Activity::restart_work`]) visits more fan-out edges than the
-    /// snapshot has cache lines (on hex and the chess games, propagating is
-    /// the cheaper).
+    /// ([`Activity::restart_work`]) visits [`RESTORE_MARGIN`] times more
+    /// fan-out edges than the snapshot has cache lines.
     restore_initial: bool,
 }
 
@@ -193,7 +198,7 @@ impl Plan {
         let snapshot_bytes = net.slots * (size_of::<Counter>() + size_of::<u32>())
             + guard_slots.len() * legal_words * size_of::<u64>();
         Plan {
-            restore_initial: (snapshot_bytes / 64) < activity.restart_work as usize,
+            restore_initial: RESTORE_MARGIN * (snapshot_bytes / 64) < activity.restart_work as usize,
             spans,
             targets,
             guard_of,
