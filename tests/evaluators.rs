@@ -3,8 +3,9 @@
 //! driver's moves on the same random streams, and flat Monte-Carlo with a
 //! playout budget is deterministic for a seed and a thread count. Run on the
 //! built-in game and, when the corpus is present, on tic-tac-toe, breakthrough,
-//! a game whose circuit has cycles, and three games whose legality the
-//! differential evaluator keeps through guards (gomoku, hex, speedChess).
+//! a game whose circuit has cycles, three games whose legality the
+//! differential evaluator keeps through guards (gomoku, hex, speedChess), and
+//! reversi, whose goals (piece counts) it evaluates only when asked.
 
 use ggpnet::differential::lanes_against_scalar;
 use ggpnet::propnet::eval::EvaluatorKind;
@@ -27,6 +28,7 @@ fn games() -> Vec<(String, Loaded)> {
                 "gomoku_15x15",
                 "hex",
                 "speedChess",
+                "reversi",
             ] {
                 let path = corpus.join("games").join(format!("{name}.kif"));
                 let source =

@@ -238,6 +238,7 @@ impl StateMachine {
     /// Every goal value derivable for each role in `state`, ascending.
     pub fn goals(&mut self, state: &State) -> Vec<Vec<i64>> {
         self.load(state);
+        self.eval.refresh_goals();
         let mut goals = vec![Vec::new(); self.game.roles.len()];
         for (g, &(role, value)) in self.game.goals.iter().enumerate() {
             if self.eval.value(self.game.net.goal_slots[g]) {
@@ -250,6 +251,7 @@ impl StateMachine {
     /// Per role, the highest goal value derivable in `state` (0 if none), into `out`.
     pub fn best_goals_into(&mut self, state: &State, out: &mut Vec<i64>) {
         self.load(state);
+        self.eval.refresh_goals();
         out.clear();
         out.resize(self.game.roles.len(), i64::MIN);
         for (g, &(role, value)) in self.game.goals.iter().enumerate() {

@@ -27,8 +27,8 @@ pub(crate) struct Activity {
     /// while the `and`'s other inputs were all true (before or after).
     pub flips_while_others: Vec<u32>,
     /// What returning to the initial state from where a playout ended costs a
-    /// differential evaluation, on average: fan-out edges of the slots that
-    /// change, plus one per slot.
+    /// differential evaluation, on average: fan-out edges of the kept slots
+    /// that change, plus one per slot.
     pub restart_work: u64,
 }
 
@@ -44,11 +44,13 @@ impl Activity {
 
     /// Measures `net` along random playouts (a fixed seed, so the same net gives
     /// the same counts) for about `gate_evaluations` gate evaluations, between
-    /// 16 and 400 transitions.
-    pub fn measure(net: &CompiledNet, gate_evaluations: usize) -> Activity {
+    /// 16 and 400 transitions, for an evaluator that keeps the slots that are
+    /// `kept` up to date (only those count in [`Activity::measured`] and
+    /// [`Activity::restart_work`]).
+    pub fn measure(net: &CompiledNet, gate_evaluations: usize, kept: &[bool]) -> Activity {
         let budget = (gate_evaluations / net.slots.max(1)).clamp(16, 400) as u32;
         let measured: Vec<u32> = (net.first_gate..net.slots as u32)
-            .filter(|&s| Activity::is_measured(net, s))
+            .filter(|&s| kept[s as usize] && Activity::is_measured(net, s))
             .collect();
         let mut activity = Activity {
             transitions: 0,
@@ -78,7 +80,7 @@ impl Activity {
             }
             if restarting {
                 restarts += 1;
-                restart_work += work(net, &before, &values);
+                restart_work += work(net, kept, &before, &values);
             }
             first = false;
             before.clone_from(&values);
@@ -126,7 +128,7 @@ impl Activity {
             }
             run_steps(&net.steps, &mut values, false, net);
             restarts = 1;
-            restart_work = work(net, &before, &values);
+            restart_work = work(net, kept, &before, &values);
         }
         activity.restart_work = restart_work / restarts;
         activity.measured = measured;
@@ -158,10 +160,10 @@ impl Activity {
 }
 
 /// What a differential evaluation from `before` to `after` costs: the fan-out
-/// edges of the slots that change, plus one per slot.
-fn work(net: &CompiledNet, before: &[bool], after: &[bool]) -> u64 {
+/// edges to `kept` slots of the kept slots that change, plus one per slot.
+fn work(net: &CompiledNet, kept: &[bool], before: &[bool], after: &[bool]) -> u64 {
     (0..net.slots as u32)
-        .filter(|&s| before[s as usize] != after[s as usize])
-        .map(|s| net.outputs(s).len() as u64 + 1)
+        .filter(|&s| kept[s as usize] && before[s as usize] != after[s as usize])
+        .map(|s| net.outputs(s).iter().filter(|&&o| kept[o as usize]).count() as u64 + 1)
         .sum()
 }

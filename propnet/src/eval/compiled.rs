@@ -249,6 +249,26 @@ impl CompiledNet {
         &self.fanin[self.fanin_offsets[s] as usize..self.fanin_offsets[s + 1] as usize]
     }
 
+    /// Per slot, whether it is a gate read only on the way to goals: neither
+    /// terminal, nor any legality, nor any next value depends on it. Goals are
+    /// asked for in terminal states only, so an evaluator may leave these
+    /// gates until then (reversi: the piece counts, 72% of the circuit).
+    pub fn goal_only(&self) -> Vec<bool> {
+        let mut needed = vec![false; self.slots];
+        let mut stack: Vec<u32> = std::iter::once(self.terminal_slot)
+            .chain(self.legal_slots.iter().copied())
+            .chain(self.next_slots.iter().copied())
+            .collect();
+        while let Some(slot) = stack.pop() {
+            if !std::mem::replace(&mut needed[slot as usize], true) {
+                stack.extend(self.inputs(slot));
+            }
+        }
+        (0..self.slots)
+            .map(|s| s >= self.first_gate as usize && !needed[s])
+            .collect()
+    }
+
     /// The fan-out slots of `slot`, ascending.
     #[inline]
     pub fn outputs(&self, slot: u32) -> &[u32] {

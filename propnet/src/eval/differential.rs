@@ -17,7 +17,7 @@
 //! along random playouts ([`Activity`]).
 
 use super::activity::Activity;
-use super::compiled::{CompiledNet, Gate};
+use super::compiled::{CompiledNet, Gate, Step};
 use super::{fixpoint, run_steps, Evaluator};
 use std::sync::Arc;
 
@@ -112,6 +112,12 @@ pub(crate) struct Plan {
     role_words: Vec<usize>,
     /// Per guard, the words of the flat legality sets its lazy `and`s touch.
     guard_words: Vec<(usize, usize)>,
+    /// The kept slots that gates read only on the way to goals
+    /// ([`CompiledNet::goal_only`]) read, ascending.
+    goal_reads: Vec<u32>,
+    /// The evaluation steps of those gates, which are left out of every
+    /// fan-out and evaluated only when goals are asked for.
+    goal_steps: Vec<Step>,
     /// Whether returning to the initial state copies a snapshot of its values,
     /// rather than propagating the change: when the measured propagation
     /// ([`Activity::restart_work`]) visits [`RESTORE_MARGIN`] times more
@@ -121,7 +127,9 @@ pub(crate) struct Plan {
 
 impl Plan {
     fn new(net: &CompiledNet) -> Plan {
-        let activity = Activity::measure(net, ACTIVITY_BUDGET);
+        let goal_only = net.goal_only();
+        let kept: Vec<bool> = goal_only.iter().map(|&g| !g).collect();
+        let activity = Activity::measure(net, ACTIVITY_BUDGET, &kept);
         let mut role_words = vec![0];
         for inputs in &net.role_inputs {
             role_words.push(role_words.last().copied().unwrap_or(0) + inputs.len().div_ceil(64));
@@ -176,7 +184,7 @@ impl Plan {
             let own = net.cycle_start[s];
             let gates_start = targets.len() as u32;
             let mut cycles = Vec::new();
-            for &out in net.outputs(slot) {
+            for &out in net.outputs(slot).iter().filter(|&&o| kept[o as usize]) {
                 match net.cycle_start[out as usize] {
                     NONE if guard_of[out as usize] == slot => {}
                     NONE => targets.push(out),
@@ -195,9 +203,37 @@ impl Plan {
         }
         spans.push([targets.len() as u32; 2]);
         let (lazy_offsets, lazy_bits) = flatten(lazy_of);
+        let mut goal_reads: Vec<u32> = (0..net.slots as u32)
+            .filter(|&s| goal_only[s as usize])
+            .flat_map(|s| net.inputs(s).iter().copied())
+            .filter(|&i| kept[i as usize])
+            .collect();
+        goal_reads.sort_unstable();
+        goal_reads.dedup();
+        let mut goal_steps = Vec::new();
+        for &step in &net.steps {
+            match step {
+                Step::Gates(start, end) => {
+                    let mut slot = start;
+                    while slot < end {
+                        let run = (slot..end)
+                            .find(|&s| goal_only[s as usize] != goal_only[slot as usize])
+                            .unwrap_or(end);
+                        if goal_only[slot as usize] {
+                            goal_steps.push(Step::Gates(slot, run));
+                        }
+                        slot = run;
+                    }
+                }
+                Step::Cycle(start, _) if goal_only[start as usize] => goal_steps.push(step),
+                Step::Cycle(..) => {}
+            }
+        }
         let snapshot_bytes = net.slots * (size_of::<Counter>() + size_of::<u32>())
             + guard_slots.len() * legal_words * size_of::<u64>();
         Plan {
+            goal_reads,
+            goal_steps,
             restore_initial: RESTORE_MARGIN * (snapshot_bytes / 64) < activity.restart_work as usize,
             spans,
             targets,
@@ -441,6 +477,9 @@ pub struct Differential {
     pending: Pending,
     /// The bases as last loaded.
     state: Vec<u64>,
+    /// Whether the gates read only on the way to goals hold the values of the
+    /// state loaded.
+    goals_fresh: bool,
     /// The values in the initial state, once it has been loaded, if
     /// [`Plan::restore_initial`]: playouts restart there.
     initial: Option<Box<Values>>,
@@ -515,6 +554,7 @@ impl Differential {
             pending: Pending::new(net.slots),
             state: vec![0; net.base_slots.len().div_ceil(64)],
             initial: None,
+            goals_fresh: true,
             values_scratch: Vec::new(),
             plan,
             net,
@@ -659,6 +699,7 @@ impl Evaluator for Differential {
     /// (breakthrough: 30% less time). The initial state's values may be copied
     /// from a snapshot of its first load ([`Plan::restore_initial`]).
     fn load_state(&mut self, state: &[u64]) {
+        self.goals_fresh = false;
         let bases = self.net.base_slots.len();
         let words = self.state.len();
         let initial = self.plan.restore_initial && state[..words] == self.net.initial[..words];
@@ -710,6 +751,28 @@ impl Evaluator for Differential {
         } else {
             c.value()
         }
+    }
+
+    /// Evaluates the gates read only on the way to goals, from the kept slots
+    /// they read, unless they are up to date.
+    fn refresh_goals(&mut self) {
+        if self.goals_fresh {
+            return;
+        }
+        let mut values = std::mem::take(&mut self.values_scratch);
+        values.resize(self.net.slots, false);
+        for &slot in &self.plan.goal_reads {
+            values[slot as usize] = self.value(slot);
+        }
+        run_steps(&self.plan.goal_steps, &mut values, false, &*self.net);
+        for &step in &self.plan.goal_steps {
+            let (Step::Gates(start, end) | Step::Cycle(start, end)) = step;
+            for slot in start..end {
+                self.values.counters[slot as usize].set_value(values[slot as usize]);
+            }
+        }
+        self.values_scratch = values;
+        self.goals_fresh = true;
     }
 
     fn legal_inputs(&self, net: &CompiledNet, role: usize, out: &mut Vec<u32>) {
@@ -774,10 +837,65 @@ mod tests {
         (goal a 50) (goal b 50)";
 
     #[test]
+    fn goals_read_only_by_goals_are_evaluated_when_asked() {
+        let game = TURNS.replace(
+            "(goal a 50) (goal b 50)",
+            "(<= (goal a 100) (true (cell 1 a)) (true (cell 2 a))) (<= (goal a 0) (not (true (cell 1 a))))
+             (<= (goal a 0) (not (true (cell 2 a)))) (goal b 50)",
+        );
+        let loaded = crate::load(&game, &crate::LoadConfig::default()).unwrap();
+        let net = &loaded.game.net;
+        let goal_only = net.goal_only();
+        assert!(
+            loaded
+                .game
+                .goals
+                .iter()
+                .zip(&net.goal_slots)
+                .any(|(&(_, value), &slot)| value == 100 && goal_only[slot as usize]),
+            "the goal of 100 is read by nothing else"
+        );
+        assert!(!goal_only[net.terminal_slot as usize]);
+        let plan = Plan::new(net);
+        assert!(!plan.goal_steps.is_empty());
+        for (slot, _) in goal_only.iter().enumerate().filter(|(_, &g)| g) {
+            let (gates, end) = (plan.spans[slot][0], plan.spans[slot + 1][0]);
+            assert_eq!(
+                gates, end,
+                "slot {slot} is read only on the way to goals: no fan-out"
+            );
+        }
+        let mut sweep =
+            crate::StateMachine::with_evaluator(Arc::clone(&loaded.game), crate::eval::EvaluatorKind::Sweep);
+        let mut differential = crate::StateMachine::new(Arc::clone(&loaded.game));
+        // a marks cells 1 and 2 (b marks 9 and 8 between), then the goals are asked for.
+        let mut state = sweep.initial_state();
+        let input = |text: &str, role: usize| {
+            let found = (0..loaded.game.moves.len())
+                .find(|&m| loaded.game.moves[m] == text && loaded.game.move_roles[m] == role);
+            crate::Move(found.expect("a move") as u32)
+        };
+        for (turn, cell) in ["(mark 1)", "(mark 9)", "(mark 2)", "(mark 8)"]
+            .into_iter()
+            .enumerate()
+        {
+            assert_eq!(sweep.goals(&state), differential.goals(&state));
+            let joint = if turn % 2 == 0 {
+                [input(cell, 0), input("noop", 1)]
+            } else {
+                [input("noop", 0), input(cell, 1)]
+            };
+            state = sweep.next_state(&state, &joint).unwrap();
+        }
+        assert_eq!(differential.goals(&state)[0], vec![100]);
+        assert_eq!(sweep.goals(&state), differential.goals(&state));
+    }
+
+    #[test]
     fn the_turn_guards_the_legality_of_marks() {
         let loaded = crate::load(TURNS, &crate::LoadConfig::default()).unwrap();
         let net = &loaded.game.net;
-        let activity = Activity::measure(net, 1_000_000);
+        let activity = Activity::measure(net, 1_000_000, &vec![true; net.slots]);
         let control = |role: &str| {
             let fact = format!("(control {role})");
             let base = loaded

@@ -26,8 +26,12 @@ pub trait Evaluator {
     /// Sets the inputs to `moves` (input indexes) and evaluates the part that
     /// depends on moves. Call after [`Evaluator::load_state`].
     fn load_moves(&mut self, moves: &[u32]);
-    /// The value of a slot after the last load.
+    /// The value of a slot after the last load (of a slot read only on the way
+    /// to goals, after [`Evaluator::refresh_goals`]).
     fn value(&self, slot: u32) -> bool;
+    /// Brings the gates read only on the way to goals ([`CompiledNet::goal_only`])
+    /// up to date, for evaluators that leave them until goals are asked for.
+    fn refresh_goals(&mut self) {}
     /// The legal inputs of `role` after the last [`Evaluator::load_state`], ascending, into `out`.
     fn legal_inputs(&self, net: &CompiledNet, role: usize, out: &mut Vec<u32>) {
         out.clear();
@@ -164,6 +168,13 @@ impl Evaluator for Scalar {
         match self {
             Scalar::Sweep(e) => e.value(slot),
             Scalar::Differential(e) => e.value(slot),
+        }
+    }
+
+    fn refresh_goals(&mut self) {
+        match self {
+            Scalar::Sweep(e) => e.refresh_goals(),
+            Scalar::Differential(e) => e.refresh_goals(),
         }
     }
 
