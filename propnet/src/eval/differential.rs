@@ -18,7 +18,7 @@
 
 use super::activity::Activity;
 use super::compiled::{CompiledNet, Gate, Step};
-use super::{fixpoint, run_steps, Evaluator};
+use super::{fixpoint, legal_count, legal_inputs, nth_legal, role_words, run_steps, Evaluator};
 use std::sync::Arc;
 
 /// No guard, not a guard, not in a list.
@@ -130,10 +130,7 @@ impl Plan {
         let goal_only = net.goal_only();
         let kept: Vec<bool> = goal_only.iter().map(|&g| !g).collect();
         let activity = Activity::measure(net, ACTIVITY_BUDGET, &kept);
-        let mut role_words = vec![0];
-        for inputs in &net.role_inputs {
-            role_words.push(role_words.last().copied().unwrap_or(0) + inputs.len().div_ceil(64));
-        }
+        let role_words = role_words(net);
         let mut legal_of: Vec<Vec<u32>> = vec![Vec::new(); net.slots];
         for (role, inputs) in net.role_inputs.iter().enumerate() {
             for (at, &m) in inputs.iter().enumerate() {
@@ -776,39 +773,15 @@ impl Evaluator for Differential {
     }
 
     fn legal_inputs(&self, net: &CompiledNet, role: usize, out: &mut Vec<u32>) {
-        out.clear();
-        let inputs = &net.role_inputs[role];
-        for (w, &word) in self.legal_words(role).iter().enumerate() {
-            let mut bits = word;
-            while bits != 0 {
-                out.push(inputs[w * 64 + bits.trailing_zeros() as usize]);
-                bits &= bits - 1;
-            }
-        }
+        legal_inputs(self.legal_words(role), &net.role_inputs[role], out);
     }
 
     fn legal_count(&self, _net: &CompiledNet, role: usize) -> usize {
-        self.legal_words(role)
-            .iter()
-            .map(|w| w.count_ones() as usize)
-            .sum()
+        legal_count(self.legal_words(role))
     }
 
     fn nth_legal(&self, net: &CompiledNet, role: usize, k: usize) -> Option<u32> {
-        let mut k = k;
-        for (w, &word) in self.legal_words(role).iter().enumerate() {
-            let mut bits = word;
-            let here = bits.count_ones() as usize;
-            if k >= here {
-                k -= here;
-                continue;
-            }
-            for _ in 0..k {
-                bits &= bits - 1;
-            }
-            return Some(net.role_inputs[role][w * 64 + bits.trailing_zeros() as usize]);
-        }
-        None
+        nth_legal(self.legal_words(role), &net.role_inputs[role], k)
     }
 
     fn next_state(&self, _net: &CompiledNet, out: &mut [u64]) {

@@ -266,6 +266,51 @@ pub(crate) fn fixpoint<V: Copy + PartialEq>(
     }
 }
 
+/// The layout of a packed legality set: role `r`'s legality takes words
+/// `role_words[r]..role_words[r + 1]`, bit `at` for its input at position `at`.
+pub(crate) fn role_words(net: &CompiledNet) -> Vec<usize> {
+    let mut role_words = vec![0];
+    for inputs in &net.role_inputs {
+        role_words.push(role_words.last().copied().unwrap_or(0) + inputs.len().div_ceil(64));
+    }
+    role_words
+}
+
+/// The inputs (of `inputs`, in order) whose bits are set in `words`, into `out`.
+pub(crate) fn legal_inputs(words: &[u64], inputs: &[u32], out: &mut Vec<u32>) {
+    out.clear();
+    for (w, &word) in words.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            out.push(inputs[w * 64 + bits.trailing_zeros() as usize]);
+            bits &= bits - 1;
+        }
+    }
+}
+
+/// How many bits of `words` are set.
+pub(crate) fn legal_count(words: &[u64]) -> usize {
+    words.iter().map(|w| w.count_ones() as usize).sum()
+}
+
+/// The input (of `inputs`) of the `k`-th set bit of `words`, counting from 0.
+pub(crate) fn nth_legal(words: &[u64], inputs: &[u32], k: usize) -> Option<u32> {
+    let mut k = k;
+    for (w, &word) in words.iter().enumerate() {
+        let here = word.count_ones() as usize;
+        if k >= here {
+            k -= here;
+            continue;
+        }
+        let mut bits = word;
+        for _ in 0..k {
+            bits &= bits - 1;
+        }
+        return Some(inputs[w * 64 + bits.trailing_zeros() as usize]);
+    }
+    None
+}
+
 /// Bit `index` of a packed bit set.
 #[inline]
 pub(crate) fn bit(words: &[u64], index: usize) -> bool {

@@ -1,32 +1,224 @@
 //! The sweep evaluator: every gate of the state-only part after each state, every
 //! gate of the move part after each joint move, in layer order, one byte per slot.
+//! The gates are compiled into runs of one kind of operation (two-input `and`s,
+//! `not`s, ...) over gates that do not read each other, so that evaluating them
+//! branches on neither gate kinds nor input values.
 
-use super::compiled::{CompiledNet, Gate};
-use super::{bit, run_steps, Evaluator, GateValue};
+use super::compiled::{CompiledNet, Gate, Step};
+use super::{bit, fixpoint, legal_count, legal_inputs, nth_legal, role_words, Evaluator, GateValue};
 use std::sync::Arc;
+
+/// One run of a [`Program`]: `count` gates of one kind whose operands start at
+/// `at` in [`Program::operands`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Run {
+    /// Operands `out, a, b` per gate: `out = a and b`.
+    And2 { at: u32, count: u32 },
+    /// Operands `out, a, b` per gate: `out = a or b`.
+    Or2 { at: u32, count: u32 },
+    /// Operands `out, a` per gate: `out = not a`.
+    Not { at: u32, count: u32 },
+    /// Operands `out, n, n inputs` per gate: `out` = all inputs (true for none).
+    And { at: u32, count: u32 },
+    /// Operands `out, n, n inputs` per gate: `out` = any input (false for none).
+    Or { at: u32, count: u32 },
+    /// A cyclic component, slots `start..end`, to its least fixpoint.
+    Cycle(u32, u32),
+}
+
+/// A range of evaluation steps compiled into runs.
+#[derive(Clone, Debug, Default)]
+struct Program {
+    runs: Vec<Run>,
+    operands: Vec<u32>,
+}
+
+impl Program {
+    /// Compiles the gates of `steps` that are `taken`: each range of acyclic
+    /// gates is cut into independent sets (no gate reads another of its set),
+    /// and each set into one run per kind of operation.
+    fn new(net: &CompiledNet, steps: &[Step], taken: &[bool]) -> Program {
+        let mut program = Program::default();
+        for &step in steps {
+            match step {
+                Step::Cycle(start, end) if taken[start as usize] => program.runs.push(Run::Cycle(start, end)),
+                Step::Cycle(..) => {}
+                Step::Gates(start, end) => {
+                    let mut set_start = start;
+                    for slot in start..end {
+                        if net.inputs(slot).iter().any(|&i| i >= set_start) {
+                            program.add_set(net, taken, set_start, slot);
+                            set_start = slot;
+                        }
+                    }
+                    program.add_set(net, taken, set_start, end);
+                }
+            }
+        }
+        program
+    }
+
+    /// Adds the runs of the independent gates `start..end` that are `taken`.
+    fn add_set(&mut self, net: &CompiledNet, taken: &[bool], start: u32, end: u32) {
+        /// A kind of run: which gates it takes, how it is made, and whether its
+        /// records give their number of inputs.
+        struct Kind {
+            takes: fn(Gate, usize) -> bool,
+            run: fn(u32, u32) -> Run,
+            counted: bool,
+        }
+        let kinds = [
+            Kind {
+                takes: |gate, inputs| gate == Gate::And && inputs == 2,
+                run: |at, count| Run::And2 { at, count },
+                counted: false,
+            },
+            Kind {
+                takes: |gate, inputs| gate == Gate::Or && inputs == 2,
+                run: |at, count| Run::Or2 { at, count },
+                counted: false,
+            },
+            Kind {
+                takes: |gate, _| gate == Gate::Not,
+                run: |at, count| Run::Not { at, count },
+                counted: false,
+            },
+            Kind {
+                takes: |gate, inputs| gate == Gate::And && inputs != 2,
+                run: |at, count| Run::And { at, count },
+                counted: true,
+            },
+            Kind {
+                takes: |gate, inputs| gate == Gate::Or && inputs != 2,
+                run: |at, count| Run::Or { at, count },
+                counted: true,
+            },
+        ];
+        for kind in kinds {
+            let at = self.operands.len() as u32;
+            let mut count = 0;
+            for slot in (start..end).filter(|&s| taken[s as usize]) {
+                let inputs = net.inputs(slot);
+                if (kind.takes)(net.gates[slot as usize], inputs.len()) {
+                    count += 1;
+                    self.operands.push(slot);
+                    if kind.counted {
+                        self.operands.push(inputs.len() as u32);
+                    }
+                    self.operands.extend(inputs);
+                }
+            }
+            if count > 0 {
+                self.runs.push((kind.run)(at, count));
+            }
+        }
+    }
+
+    /// Evaluates the runs over `values`.
+    fn run(&self, net: &CompiledNet, values: &mut [bool]) {
+        let operands = &self.operands;
+        let records = |at: u32, count: u32, width: usize| {
+            operands[at as usize..at as usize + count as usize * width].chunks_exact(width)
+        };
+        for &run in &self.runs {
+            match run {
+                Run::And2 { at, count } => {
+                    for op in records(at, count, 3) {
+                        values[op[0] as usize] = values[op[1] as usize] & values[op[2] as usize];
+                    }
+                }
+                Run::Or2 { at, count } => {
+                    for op in records(at, count, 3) {
+                        values[op[0] as usize] = values[op[1] as usize] | values[op[2] as usize];
+                    }
+                }
+                Run::Not { at, count } => {
+                    for op in records(at, count, 2) {
+                        values[op[0] as usize] = !values[op[1] as usize];
+                    }
+                }
+                Run::And { at, count } | Run::Or { at, count } => {
+                    let all = matches!(run, Run::And { .. });
+                    let mut k = at as usize;
+                    for _ in 0..count {
+                        let (out, n) = (operands[k] as usize, operands[k + 1] as usize);
+                        let inputs = &operands[k + 2..k + 2 + n];
+                        values[out] = if all {
+                            inputs.iter().fold(true, |v, &i| v & values[i as usize])
+                        } else {
+                            inputs.iter().fold(false, |v, &i| v | values[i as usize])
+                        };
+                        k += 2 + n;
+                    }
+                }
+                Run::Cycle(start, end) => fixpoint(values, start, end, false, net),
+            }
+        }
+    }
+}
+
+/// What every sweep evaluator of one net shares.
+#[derive(Debug)]
+struct Plan {
+    /// The part that depends on the state only, less the gates read only on
+    /// the way to goals ([`CompiledNet::goal_only`]); the part that depends on
+    /// moves; and those gates, evaluated when goals are asked for.
+    state: Program,
+    moves: Program,
+    goals: Program,
+    /// Per role, the legality slots of its inputs, in input order.
+    legal_slots: Vec<Vec<u32>>,
+    /// Role `r`'s legality takes words `role_words[r]..role_words[r + 1]` of the
+    /// legality set, bit `at` for its input at position `at`.
+    role_words: Vec<usize>,
+}
 
 /// Per-thread evaluation state over a shared [`CompiledNet`].
 #[derive(Clone, Debug)]
 pub struct Sweep {
     net: Arc<CompiledNet>,
+    plan: Arc<Plan>,
     values: Vec<bool>,
+    /// The legality of every role's inputs, packed as [`Plan::role_words`] says.
+    legal: Vec<u64>,
     moves: Vec<u32>,
+    /// Whether the gates read only on the way to goals hold the values of the state loaded.
+    goals_fresh: bool,
 }
 
 impl Sweep {
     /// A fresh evaluator (all values false).
     pub fn new(net: Arc<CompiledNet>) -> Sweep {
-        let values = vec![false; net.slots];
+        let goal_only = net.goal_only();
+        let kept: Vec<bool> = goal_only.iter().map(|&g| !g).collect();
+        let (state, moves) = net.steps.split_at(net.state_steps);
+        let role_words = role_words(&net);
+        let plan = Plan {
+            state: Program::new(&net, state, &kept),
+            moves: Program::new(&net, moves, &kept),
+            goals: Program::new(&net, &net.steps, &goal_only),
+            legal_slots: net
+                .role_inputs
+                .iter()
+                .map(|inputs| inputs.iter().map(|&m| net.legal_slots[m as usize]).collect())
+                .collect(),
+            role_words,
+        };
         Sweep {
+            values: vec![false; net.slots],
+            legal: vec![0; plan.role_words.last().copied().unwrap_or(0)],
+            plan: Arc::new(plan),
             net,
-            values,
             moves: Vec::new(),
+            goals_fresh: false,
         }
     }
 
-    fn run(&mut self, first: usize, last: usize) {
-        let net = &*self.net;
-        run_steps(&net.steps[first..last], &mut self.values, false, net);
+    /// The legality words of `role`: bit `at` of word `w` tells whether its input
+    /// at position `64 w + at` is legal.
+    #[inline]
+    fn legal_words(&self, role: usize) -> &[u64] {
+        &self.legal[self.plan.role_words[role]..self.plan.role_words[role + 1]]
     }
 }
 
@@ -35,7 +227,15 @@ impl Evaluator for Sweep {
         for (b, &slot) in self.net.base_slots.iter().enumerate() {
             self.values[slot as usize] = bit(state, b);
         }
-        self.run(0, self.net.state_steps);
+        self.plan.state.run(&self.net, &mut self.values);
+        self.legal.fill(0);
+        for (role, slots) in self.plan.legal_slots.iter().enumerate() {
+            let words = &mut self.legal[self.plan.role_words[role]..];
+            for (at, &slot) in slots.iter().enumerate() {
+                words[at >> 6] |= u64::from(self.values[slot as usize]) << (at & 63);
+            }
+        }
+        self.goals_fresh = false;
     }
 
     fn load_moves(&mut self, moves: &[u32]) {
@@ -47,12 +247,31 @@ impl Evaluator for Sweep {
         }
         self.moves.clear();
         self.moves.extend_from_slice(moves);
-        self.run(self.net.state_steps, self.net.steps.len());
+        self.plan.moves.run(&self.net, &mut self.values);
     }
 
     #[inline]
     fn value(&self, slot: u32) -> bool {
         self.values[slot as usize]
+    }
+
+    fn refresh_goals(&mut self) {
+        if !self.goals_fresh {
+            self.plan.goals.run(&self.net, &mut self.values);
+            self.goals_fresh = true;
+        }
+    }
+
+    fn legal_inputs(&self, net: &CompiledNet, role: usize, out: &mut Vec<u32>) {
+        legal_inputs(self.legal_words(role), &net.role_inputs[role], out);
+    }
+
+    fn legal_count(&self, _net: &CompiledNet, role: usize) -> usize {
+        legal_count(self.legal_words(role))
+    }
+
+    fn nth_legal(&self, net: &CompiledNet, role: usize, k: usize) -> Option<u32> {
+        nth_legal(self.legal_words(role), &net.role_inputs[role], k)
     }
 }
 
