@@ -47,7 +47,7 @@ struct Counter {
     /// True inputs counted minus the number needed (all for an `and`, one for an
     /// `or` or `not`): the gate's inputs are enough when this is at least 0.
     level: i32,
-    /// [`INVERTED`], [`VALUE`], [`CYCLE_HEAD`], [`GUARDED`], [`LAZY`].
+    /// [`INVERTED`], [`VALUE`], [`CYCLE_HEAD`], [`GUARDED`], [`LAZY`], [`GUARD`].
     flags: u8,
 }
 
@@ -61,6 +61,8 @@ const CYCLE_HEAD: u8 = 4;
 const GUARDED: u8 = 8;
 /// A guarded `and` read only as legality, whose value is derived when asked.
 const LAZY: u8 = 16;
+/// A guard (its index is in [`Plan::guard_index`]).
+const GUARD: u8 = 32;
 
 impl Counter {
     #[inline(always)]
@@ -518,6 +520,7 @@ impl Differential {
                 (net.cycle_start[s as usize] == s, CYCLE_HEAD),
                 (guard != NONE, GUARDED),
                 (lazy, LAZY),
+                (plan.guard_index[s as usize] != NONE, GUARD),
             ];
             let counter = Counter {
                 level: count as i32 - threshold as i32,
@@ -626,8 +629,8 @@ impl Differential {
                 _ => next[index as usize >> 6] ^= bit,
             }
         }
-        let guard = plan.guard_index[s];
-        if guard != NONE {
+        if counters[s].has(GUARD) {
+            let guard = plan.guard_index[s];
             for &and in &ready.lists[guard as usize] {
                 pending.mark(and);
             }
