@@ -17,7 +17,8 @@
 //! along random playouts ([`Activity`]).
 
 use super::activity::Activity;
-use super::compiled::{CompiledNet, Gate, Step};
+use super::compiled::{CompiledNet, Gate};
+use super::sweep::Program;
 use super::{fixpoint, legal_count, legal_inputs, nth_legal, role_words, run_steps, Evaluator};
 use std::sync::Arc;
 
@@ -114,12 +115,14 @@ pub(crate) struct Plan {
     role_words: Vec<usize>,
     /// Per guard, the words of the flat legality sets its lazy `and`s touch.
     guard_words: Vec<(usize, usize)>,
-    /// The kept slots that gates read only on the way to goals
-    /// ([`CompiledNet::goal_only`]) read, ascending.
+    /// The gates read only on the way to goals ([`CompiledNet::goal_only`]),
+    /// ascending: they are left out of every fan-out and evaluated only when
+    /// goals are asked for.
+    goal_gates: Vec<u32>,
+    /// Their evaluation.
+    goal_program: Program,
+    /// The kept slots they read, ascending.
     goal_reads: Vec<u32>,
-    /// The evaluation steps of those gates, which are left out of every
-    /// fan-out and evaluated only when goals are asked for.
-    goal_steps: Vec<Step>,
     /// Whether returning to the initial state copies a snapshot of its values,
     /// rather than propagating the change: when the measured propagation
     /// ([`Activity::restart_work`]) visits [`RESTORE_MARGIN`] times more
@@ -209,30 +212,12 @@ impl Plan {
             .collect();
         goal_reads.sort_unstable();
         goal_reads.dedup();
-        let mut goal_steps = Vec::new();
-        for &step in &net.steps {
-            match step {
-                Step::Gates(start, end) => {
-                    let mut slot = start;
-                    while slot < end {
-                        let run = (slot..end)
-                            .find(|&s| goal_only[s as usize] != goal_only[slot as usize])
-                            .unwrap_or(end);
-                        if goal_only[slot as usize] {
-                            goal_steps.push(Step::Gates(slot, run));
-                        }
-                        slot = run;
-                    }
-                }
-                Step::Cycle(start, _) if goal_only[start as usize] => goal_steps.push(step),
-                Step::Cycle(..) => {}
-            }
-        }
         let snapshot_bytes = net.slots * (size_of::<Counter>() + size_of::<u32>())
             + guard_slots.len() * legal_words * size_of::<u64>();
         Plan {
+            goal_gates: (0..net.slots as u32).filter(|&s| goal_only[s as usize]).collect(),
+            goal_program: Program::new(net, &net.steps, &goal_only),
             goal_reads,
-            goal_steps,
             restore_initial: RESTORE_MARGIN * (snapshot_bytes / 64) < activity.restart_work as usize,
             spans,
             targets,
@@ -764,12 +749,9 @@ impl Evaluator for Differential {
         for &slot in &self.plan.goal_reads {
             values[slot as usize] = self.value(slot);
         }
-        run_steps(&self.plan.goal_steps, &mut values, false, &*self.net);
-        for &step in &self.plan.goal_steps {
-            let (Step::Gates(start, end) | Step::Cycle(start, end)) = step;
-            for slot in start..end {
-                self.values.counters[slot as usize].set_value(values[slot as usize]);
-            }
+        self.plan.goal_program.run(&self.net, &mut values);
+        for &slot in &self.plan.goal_gates {
+            self.values.counters[slot as usize].set_value(values[slot as usize]);
         }
         self.values_scratch = values;
         self.goals_fresh = true;
@@ -833,7 +815,7 @@ mod tests {
         );
         assert!(!goal_only[net.terminal_slot as usize]);
         let plan = Plan::new(net);
-        assert!(!plan.goal_steps.is_empty());
+        assert!(!plan.goal_gates.is_empty());
         for (slot, _) in goal_only.iter().enumerate().filter(|(_, &g)| g) {
             let (gates, end) = (plan.spans[slot][0], plan.spans[slot + 1][0]);
             assert_eq!(

@@ -28,7 +28,7 @@ enum Run {
 
 /// A range of evaluation steps compiled into runs.
 #[derive(Clone, Debug, Default)]
-struct Program {
+pub(crate) struct Program {
     runs: Vec<Run>,
     operands: Vec<u32>,
 }
@@ -37,7 +37,7 @@ impl Program {
     /// Compiles the gates of `steps` that are `taken`: each range of acyclic
     /// gates is cut into independent sets (no gate reads another of its set),
     /// and each set into one run per kind of operation.
-    fn new(net: &CompiledNet, steps: &[Step], taken: &[bool]) -> Program {
+    pub(crate) fn new(net: &CompiledNet, steps: &[Step], taken: &[bool]) -> Program {
         let mut program = Program::default();
         for &step in steps {
             match step {
@@ -115,7 +115,7 @@ impl Program {
     }
 
     /// Evaluates the runs over `values`.
-    fn run(&self, net: &CompiledNet, values: &mut [bool]) {
+    pub(crate) fn run(&self, net: &CompiledNet, values: &mut [bool]) {
         let operands = &self.operands;
         let records = |at: u32, count: u32, width: usize| {
             operands[at as usize..at as usize + count as usize * width].chunks_exact(width)
