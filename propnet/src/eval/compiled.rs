@@ -5,6 +5,7 @@
 //! gate at most once.
 
 use super::differential::Plan;
+use super::sweep::Plan as SweepPlan;
 use crate::circuit::{Circuit, NodeKind};
 use crate::layer::Layering;
 use std::sync::{Arc, OnceLock};
@@ -70,6 +71,8 @@ pub struct CompiledNet {
     pub initial: Vec<u64>,
     /// The differential evaluator's plan, made when the first one is.
     pub(crate) differential_plan: OnceLock<Arc<Plan>>,
+    /// The sweep evaluator's compiled runs, made when the first one is.
+    pub(crate) sweep_plan: OnceLock<Arc<SweepPlan>>,
 }
 
 impl CompiledNet {
@@ -239,6 +242,7 @@ impl CompiledNet {
                 bits
             },
             differential_plan: OnceLock::new(),
+            sweep_plan: OnceLock::new(),
         }
     }
 

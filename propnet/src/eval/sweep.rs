@@ -159,7 +159,7 @@ impl Program {
 
 /// What every sweep evaluator of one net shares.
 #[derive(Debug)]
-struct Plan {
+pub(crate) struct Plan {
     /// The part that depends on the state only, less the gates read only on
     /// the way to goals ([`CompiledNet::goal_only`]); the part that depends on
     /// moves; and those gates, evaluated when goals are asked for.
@@ -171,6 +171,26 @@ struct Plan {
     /// Role `r`'s legality takes words `role_words[r]..role_words[r + 1]` of the
     /// legality set, bit `at` for its input at position `at`.
     role_words: Vec<usize>,
+}
+
+impl Plan {
+    /// Compiles the three parts of `net` and lays out its legality set.
+    fn new(net: &CompiledNet) -> Plan {
+        let goal_only = net.goal_only();
+        let kept: Vec<bool> = goal_only.iter().map(|&g| !g).collect();
+        let (state, moves) = net.steps.split_at(net.state_steps);
+        Plan {
+            state: Program::new(net, state, &kept),
+            moves: Program::new(net, moves, &kept),
+            goals: Program::new(net, &net.steps, &goal_only),
+            legal_slots: net
+                .role_inputs
+                .iter()
+                .map(|inputs| inputs.iter().map(|&m| net.legal_slots[m as usize]).collect())
+                .collect(),
+            role_words: role_words(net),
+        }
+    }
 }
 
 /// Per-thread evaluation state over a shared [`CompiledNet`].
@@ -189,25 +209,11 @@ pub struct Sweep {
 impl Sweep {
     /// A fresh evaluator (all values false).
     pub fn new(net: Arc<CompiledNet>) -> Sweep {
-        let goal_only = net.goal_only();
-        let kept: Vec<bool> = goal_only.iter().map(|&g| !g).collect();
-        let (state, moves) = net.steps.split_at(net.state_steps);
-        let role_words = role_words(&net);
-        let plan = Plan {
-            state: Program::new(&net, state, &kept),
-            moves: Program::new(&net, moves, &kept),
-            goals: Program::new(&net, &net.steps, &goal_only),
-            legal_slots: net
-                .role_inputs
-                .iter()
-                .map(|inputs| inputs.iter().map(|&m| net.legal_slots[m as usize]).collect())
-                .collect(),
-            role_words,
-        };
+        let plan = Arc::clone(net.sweep_plan.get_or_init(|| Arc::new(Plan::new(&net))));
         Sweep {
             values: vec![false; net.slots],
             legal: vec![0; plan.role_words.last().copied().unwrap_or(0)],
-            plan: Arc::new(plan),
+            plan,
             net,
             moves: Vec::new(),
             goals_fresh: false,
