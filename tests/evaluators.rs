@@ -5,7 +5,8 @@
 //! built-in game and, when the corpus is present, on tic-tac-toe, breakthrough,
 //! a game whose circuit has cycles, three games whose legality the
 //! differential evaluator keeps through guards (gomoku, hex, speedChess), and
-//! reversi, whose goals (piece counts) it evaluates only when asked.
+//! reversi, whose goals (piece counts) it evaluates only when asked, and
+//! amazons_10x10, whose terminal test reads every legal move.
 
 use ggpnet::differential::lanes_against_scalar;
 use ggpnet::propnet::eval::EvaluatorKind;
@@ -29,6 +30,7 @@ fn games() -> Vec<(String, Loaded)> {
                 "hex",
                 "speedChess",
                 "reversi",
+                "amazons_10x10",
             ] {
                 let path = corpus.join("games").join(format!("{name}.kif"));
                 let source =

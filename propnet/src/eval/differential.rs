@@ -115,6 +115,12 @@ pub(crate) struct Plan {
     role_words: Vec<usize>,
     /// Per guard, the words of the flat legality sets its lazy `and`s touch.
     guard_words: Vec<(usize, usize)>,
+    /// The `or`s of moves' legality ([`legal_ors`]); the `k`-th is true when
+    /// a word of the legality set and its mask in
+    /// `legal_or_masks[legal_or_offsets[k]..legal_or_offsets[k + 1]]` share a bit.
+    legal_or_slots: Vec<u32>,
+    legal_or_offsets: Vec<u32>,
+    legal_or_masks: Vec<(usize, u64)>,
     /// The gates read only on the way to goals ([`CompiledNet::goal_only`]),
     /// ascending: they are left out of every fan-out and evaluated only when
     /// goals are asked for.
@@ -147,10 +153,20 @@ impl Plan {
         for (b, &slot) in net.next_slots.iter().enumerate() {
             next_of[slot as usize].push(b as u32);
         }
-        let legal_only: Vec<bool> = (0..net.slots)
-            .map(|s| net.outputs(s as u32).is_empty() && next_of[s].is_empty() && !legal_of[s].is_empty())
-            .collect();
         let legal_words = role_words.last().copied().unwrap_or(0);
+        let legal_ors = legal_ors(net, &kept, &legal_of);
+        let mut is_legal_or = vec![false; net.slots];
+        for &(or, _) in &legal_ors {
+            is_legal_or[or as usize] = true;
+        }
+        // Slots read by nothing but legality outputs and legal-move `or`s.
+        let legal_only: Vec<bool> = (0..net.slots)
+            .map(|s| {
+                net.outputs(s as u32).iter().all(|&o| is_legal_or[o as usize])
+                    && next_of[s].is_empty()
+                    && !legal_of[s].is_empty()
+            })
+            .collect();
         let guard_of = choose_guards(net, &activity, &legal_only, legal_words);
         let mut guard_index = vec![NONE; net.slots];
         let mut guard_slots = Vec::new();
@@ -186,7 +202,11 @@ impl Plan {
             let own = net.cycle_start[s];
             let gates_start = targets.len() as u32;
             let mut cycles = Vec::new();
-            for &out in net.outputs(slot).iter().filter(|&&o| kept[o as usize]) {
+            for &out in net
+                .outputs(slot)
+                .iter()
+                .filter(|&&o| kept[o as usize] && !is_legal_or[o as usize])
+            {
                 match net.cycle_start[out as usize] {
                     NONE if guard_of[out as usize] == slot => {}
                     NONE => targets.push(out),
@@ -214,7 +234,13 @@ impl Plan {
         goal_reads.dedup();
         let snapshot_bytes = net.slots * (size_of::<Counter>() + size_of::<u32>())
             + guard_slots.len() * legal_words * size_of::<u64>();
+        let legal_or_slots = legal_ors.iter().map(|&(or, _)| or).collect();
+        let (legal_or_offsets, legal_or_masks) =
+            flatten(legal_ors.into_iter().map(|(_, masks)| masks).collect());
         Plan {
+            legal_or_slots,
+            legal_or_offsets,
+            legal_or_masks,
             goal_gates: (0..net.slots as u32).filter(|&s| goal_only[s as usize]).collect(),
             goal_program: Program::new(net, &net.steps, &goal_only),
             goal_reads,
@@ -315,6 +341,47 @@ fn best_guard(
         }
     }
     (best.1, unguarded - best.0)
+}
+
+/// The `or`s whose inputs are all moves' legality slots ("the role has a legal
+/// move", as terminal tests often say) and on which no legality depends, with
+/// the legality words and bits their inputs take. Their value is read from the
+/// legality set once it is up to date, so their inputs do not count into them
+/// and an `and` read by them and as legality can be lazy (amazons: every legal
+/// move is also read by `anyLegalMove`).
+fn legal_ors(net: &CompiledNet, kept: &[bool], legal_of: &[Vec<u32>]) -> Vec<(u32, Vec<(usize, u64)>)> {
+    let mut feeds_legality = vec![false; net.slots];
+    let mut stack: Vec<u32> = net.legal_slots.clone();
+    while let Some(slot) = stack.pop() {
+        if !std::mem::replace(&mut feeds_legality[slot as usize], true) {
+            stack.extend(net.inputs(slot));
+        }
+    }
+    (net.first_gate..net.slots as u32)
+        .filter(|&s| {
+            let inputs = net.inputs(s);
+            kept[s as usize]
+                && net.gates[s as usize] == Gate::Or
+                && net.cycle_start[s as usize] == NONE
+                && !feeds_legality[s as usize]
+                && !inputs.is_empty()
+                && inputs.iter().all(|&i| !legal_of[i as usize].is_empty())
+        })
+        .map(|or| {
+            let mut masks: Vec<(usize, u64)> = Vec::new();
+            for &input in net.inputs(or) {
+                for &bit in &legal_of[input as usize] {
+                    let (word, mask) = (bit as usize >> 6, 1u64 << (bit & 63));
+                    match masks.iter_mut().find(|(w, _)| *w == word) {
+                        Some((_, m)) => *m |= mask,
+                        None => masks.push((word, mask)),
+                    }
+                }
+            }
+            masks.sort_unstable();
+            (or, masks)
+        })
+        .collect()
 }
 
 /// The value of acyclic gate `slot` from its counter (and guard).
@@ -660,6 +727,23 @@ impl Differential {
         }
     }
 
+    /// Sets each `or` of moves' legality ([`legal_ors`]) from the legality set,
+    /// and propagates what changes (nothing its readers reach is legality).
+    fn update_legal_ors(&mut self) {
+        if self.plan.legal_or_slots.is_empty() {
+            return;
+        }
+        let plan = Arc::clone(&self.plan);
+        for (&or, bounds) in plan.legal_or_slots.iter().zip(plan.legal_or_offsets.windows(2)) {
+            let masks = &plan.legal_or_masks[bounds[0] as usize..bounds[1] as usize];
+            let value = masks
+                .iter()
+                .any(|&(word, mask)| self.values.legal[word] & mask != 0);
+            self.set(or, value);
+        }
+        self.propagate();
+    }
+
     fn recompute_cycle(&mut self, start: u32) {
         let net = Arc::clone(&self.net);
         let end = (start..net.slots as u32)
@@ -708,6 +792,7 @@ impl Evaluator for Differential {
         }
         self.state[..words].copy_from_slice(&state[..words]);
         self.propagate();
+        self.update_legal_ors();
         if initial {
             self.initial = Some(Box::new(self.values.clone()));
         }
@@ -847,6 +932,50 @@ mod tests {
         }
         assert_eq!(differential.goals(&state)[0], vec![100]);
         assert_eq!(sweep.goals(&state), differential.goals(&state));
+    }
+
+    #[test]
+    fn an_or_of_legal_moves_is_read_from_the_legality_set() {
+        let game = TURNS.replace(
+            "(<= terminal (not open))",
+            "(<= terminal (not open)) (<= (can_move ?r) (legal ?r (mark ?c))) (<= terminal (true (control a)) (not (can_move a)))",
+        );
+        let loaded = crate::load(&game, &crate::LoadConfig::default()).unwrap();
+        let net = &loaded.game.net;
+        let plan = Plan::new(net);
+        assert!(
+            !plan.legal_or_slots.is_empty(),
+            "can_move is an or of legal moves"
+        );
+        for (m, text) in loaded.game.moves.iter().enumerate() {
+            if text.starts_with("(mark") {
+                let legal = net.legal_slots[m] as usize;
+                assert!(
+                    plan.lazy_offsets[legal] < plan.lazy_offsets[legal + 1],
+                    "{text} is lazy although can_move reads it"
+                );
+            }
+        }
+        let mut sweep =
+            crate::StateMachine::with_evaluator(Arc::clone(&loaded.game), crate::eval::EvaluatorKind::Sweep);
+        let mut differential = crate::StateMachine::new(Arc::clone(&loaded.game));
+        let mut rng = <rand_xoshiro::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(5);
+        for _ in 0..20 {
+            let mut state = sweep.initial_state();
+            while !sweep.is_terminal(&state) {
+                assert!(!differential.is_terminal(&state));
+                let joint: Vec<crate::Move> = (0..2)
+                    .map(|role| sweep.random_legal_move(&state, role, &mut rng).unwrap())
+                    .collect();
+                assert_eq!(
+                    sweep.next_state(&state, &joint),
+                    differential.next_state(&state, &joint)
+                );
+                state = sweep.next_state(&state, &joint).unwrap();
+            }
+            assert!(differential.is_terminal(&state));
+            assert_eq!(sweep.goals(&state), differential.goals(&state));
+        }
     }
 
     #[test]
