@@ -15,6 +15,12 @@
 //! are kept per guard while its other inputs are all true, and they are in the
 //! legality set while the guard is true. Guards are chosen from activity measured
 //! along random playouts ([`Activity`]).
+//!
+//! Two kinds of gates are left out of the fan-outs: those read only on the way
+//! to goals (evaluated when goals are asked for), and `or`s of moves' legality
+//! (read from the legality set after each state, so that the `and`s they read
+//! can be lazy). And where it pays, returning to the initial state copies a
+//! snapshot of its values instead of propagating.
 
 use super::activity::Activity;
 use super::compiled::{CompiledNet, Gate};
@@ -766,7 +772,7 @@ impl Evaluator for Differential {
     /// that gains one input and loses another then never crosses its
     /// threshold, where the other order would mark it twice for nothing
     /// (breakthrough: 30% less time). The initial state's values may be copied
-    /// from a snapshot of its first load ([`Plan::restore_initial`]).
+    /// from a snapshot of its first load (see `Plan::restore_initial`).
     fn load_state(&mut self, state: &[u64]) {
         self.goals_fresh = false;
         let bases = self.net.base_slots.len();
