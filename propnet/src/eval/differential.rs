@@ -14,7 +14,7 @@
 //! only as moves' legality is not even visited: it is *lazy*, its legality bits
 //! are kept per guard while its other inputs are all true, and they are in the
 //! legality set while the guard is true. Guards are chosen from activity measured
-//! along random playouts ([`Activity`]).
+//! along random playouts (`activity.rs`).
 //!
 //! Two kinds of gates are left out of the fan-outs: those read only on the way
 //! to goals (evaluated when goals are asked for), and `or`s of moves' legality
