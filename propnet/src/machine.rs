@@ -223,7 +223,7 @@ impl StateMachine {
     ) -> Option<Move> {
         self.load(state);
         let net = &self.game.net;
-        match self.eval.legal_count(net, role) {
+        match self.eval.legal_count(role) {
             0 => None,
             n => self.eval.nth_legal(net, role, draw(rng, n)).map(Move),
         }

@@ -25,7 +25,7 @@
 use super::activity::Activity;
 use super::compiled::{CompiledNet, Gate};
 use super::sweep::Program;
-use super::{fixpoint, legal_count, legal_inputs, nth_legal, role_words, run_steps, Evaluator};
+use super::{fixpoint, role_words, run_steps, Evaluator};
 use std::sync::Arc;
 
 /// No guard, not a guard, not in a list.
@@ -632,13 +632,6 @@ impl Differential {
         Arc::clone(net.differential_plan.get_or_init(|| Arc::new(Plan::new(net))))
     }
 
-    /// The legality words of `role`: bit `at` of word `w` tells whether its input
-    /// at position `64 w + at` is legal.
-    #[inline]
-    fn legal_words(&self, role: usize) -> &[u64] {
-        &self.values.legal[self.plan.role_words[role]..self.plan.role_words[role + 1]]
-    }
-
     /// Tells the fan-out and the effects of `slot` that its value changed to `now`.
     #[inline]
     fn changed(&mut self, slot: u32, now: bool) {
@@ -768,6 +761,11 @@ impl Differential {
 }
 
 impl Evaluator for Differential {
+    #[inline]
+    fn legal_words(&self, role: usize) -> &[u64] {
+        &self.values.legal[self.plan.role_words[role]..self.plan.role_words[role + 1]]
+    }
+
     /// Sources turning true are applied before those turning false: an `or`
     /// that gains one input and loses another then never crosses its
     /// threshold, where the other order would mark it twice for nothing
@@ -846,18 +844,6 @@ impl Evaluator for Differential {
         }
         self.values_scratch = values;
         self.goals_fresh = true;
-    }
-
-    fn legal_inputs(&self, net: &CompiledNet, role: usize, out: &mut Vec<u32>) {
-        legal_inputs(self.legal_words(role), &net.role_inputs[role], out);
-    }
-
-    fn legal_count(&self, _net: &CompiledNet, role: usize) -> usize {
-        legal_count(self.legal_words(role))
-    }
-
-    fn nth_legal(&self, net: &CompiledNet, role: usize, k: usize) -> Option<u32> {
-        nth_legal(self.legal_words(role), &net.role_inputs[role], k)
     }
 
     fn next_state(&self, _net: &CompiledNet, out: &mut [u64]) {

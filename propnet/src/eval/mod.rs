@@ -32,31 +32,45 @@ pub trait Evaluator {
     /// Brings the gates read only on the way to goals ([`CompiledNet::goal_only`])
     /// up to date, for evaluators that leave them until goals are asked for.
     fn refresh_goals(&mut self) {}
+    /// The legality of `role`'s inputs after the last [`Evaluator::load_state`]:
+    /// bit `at` of word `w` tells whether its input at position `64 w + at` is legal.
+    fn legal_words(&self, role: usize) -> &[u64];
     /// The legal inputs of `role` after the last [`Evaluator::load_state`], ascending, into `out`.
     fn legal_inputs(&self, net: &CompiledNet, role: usize, out: &mut Vec<u32>) {
         out.clear();
-        out.extend(
-            net.role_inputs[role]
-                .iter()
-                .copied()
-                .filter(|&m| self.value(net.legal_slots[m as usize])),
-        );
+        let inputs = &net.role_inputs[role];
+        for (w, &word) in self.legal_words(role).iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                out.push(inputs[w * 64 + bits.trailing_zeros() as usize]);
+                bits &= bits - 1;
+            }
+        }
     }
     /// How many inputs of `role` are legal after the last [`Evaluator::load_state`].
-    fn legal_count(&self, net: &CompiledNet, role: usize) -> usize {
-        net.role_inputs[role]
+    fn legal_count(&self, role: usize) -> usize {
+        self.legal_words(role)
             .iter()
-            .filter(|&&m| self.value(net.legal_slots[m as usize]))
-            .count()
+            .map(|w| w.count_ones() as usize)
+            .sum()
     }
     /// The legal input of `role` at position `k` (from 0, ascending) after the
     /// last [`Evaluator::load_state`], if there are more than `k`.
     fn nth_legal(&self, net: &CompiledNet, role: usize, k: usize) -> Option<u32> {
-        net.role_inputs[role]
-            .iter()
-            .copied()
-            .filter(|&m| self.value(net.legal_slots[m as usize]))
-            .nth(k)
+        let mut k = k;
+        for (w, &word) in self.legal_words(role).iter().enumerate() {
+            let here = word.count_ones() as usize;
+            if k >= here {
+                k -= here;
+                continue;
+            }
+            let mut bits = word;
+            for _ in 0..k {
+                bits &= bits - 1;
+            }
+            return Some(net.role_inputs[role][w * 64 + bits.trailing_zeros() as usize]);
+        }
+        None
     }
     /// Writes the next state (bit `b`: base `b`'s next value) after the last
     /// [`Evaluator::load_moves`] into `out`, whose bits past the bases stay zero.
@@ -179,26 +193,10 @@ impl Evaluator for Scalar {
     }
 
     #[inline]
-    fn legal_inputs(&self, net: &CompiledNet, role: usize, out: &mut Vec<u32>) {
+    fn legal_words(&self, role: usize) -> &[u64] {
         match self {
-            Scalar::Sweep(e) => e.legal_inputs(net, role, out),
-            Scalar::Differential(e) => e.legal_inputs(net, role, out),
-        }
-    }
-
-    #[inline]
-    fn legal_count(&self, net: &CompiledNet, role: usize) -> usize {
-        match self {
-            Scalar::Sweep(e) => e.legal_count(net, role),
-            Scalar::Differential(e) => e.legal_count(net, role),
-        }
-    }
-
-    #[inline]
-    fn nth_legal(&self, net: &CompiledNet, role: usize, k: usize) -> Option<u32> {
-        match self {
-            Scalar::Sweep(e) => e.nth_legal(net, role, k),
-            Scalar::Differential(e) => e.nth_legal(net, role, k),
+            Scalar::Sweep(e) => e.legal_words(role),
+            Scalar::Differential(e) => e.legal_words(role),
         }
     }
 
@@ -274,41 +272,6 @@ pub(crate) fn role_words(net: &CompiledNet) -> Vec<usize> {
         role_words.push(role_words.last().copied().unwrap_or(0) + inputs.len().div_ceil(64));
     }
     role_words
-}
-
-/// The inputs (of `inputs`, in order) whose bits are set in `words`, into `out`.
-pub(crate) fn legal_inputs(words: &[u64], inputs: &[u32], out: &mut Vec<u32>) {
-    out.clear();
-    for (w, &word) in words.iter().enumerate() {
-        let mut bits = word;
-        while bits != 0 {
-            out.push(inputs[w * 64 + bits.trailing_zeros() as usize]);
-            bits &= bits - 1;
-        }
-    }
-}
-
-/// How many bits of `words` are set.
-pub(crate) fn legal_count(words: &[u64]) -> usize {
-    words.iter().map(|w| w.count_ones() as usize).sum()
-}
-
-/// The input (of `inputs`) of the `k`-th set bit of `words`, counting from 0.
-pub(crate) fn nth_legal(words: &[u64], inputs: &[u32], k: usize) -> Option<u32> {
-    let mut k = k;
-    for (w, &word) in words.iter().enumerate() {
-        let here = word.count_ones() as usize;
-        if k >= here {
-            k -= here;
-            continue;
-        }
-        let mut bits = word;
-        for _ in 0..k {
-            bits &= bits - 1;
-        }
-        return Some(inputs[w * 64 + bits.trailing_zeros() as usize]);
-    }
-    None
 }
 
 /// Bit `index` of a packed bit set.

@@ -5,7 +5,7 @@
 //! branches on neither gate kinds nor input values.
 
 use super::compiled::{CompiledNet, Gate, Step};
-use super::{bit, fixpoint, legal_count, legal_inputs, nth_legal, role_words, Evaluator, GateValue};
+use super::{bit, fixpoint, role_words, Evaluator, GateValue};
 use std::sync::Arc;
 
 /// One run of a [`Program`]: `count` gates of one kind whose operands start at
@@ -219,16 +219,14 @@ impl Sweep {
             goals_fresh: false,
         }
     }
+}
 
-    /// The legality words of `role`: bit `at` of word `w` tells whether its input
-    /// at position `64 w + at` is legal.
+impl Evaluator for Sweep {
     #[inline]
     fn legal_words(&self, role: usize) -> &[u64] {
         &self.legal[self.plan.role_words[role]..self.plan.role_words[role + 1]]
     }
-}
 
-impl Evaluator for Sweep {
     fn load_state(&mut self, state: &[u64]) {
         for (b, &slot) in self.net.base_slots.iter().enumerate() {
             self.values[slot as usize] = bit(state, b);
@@ -266,18 +264,6 @@ impl Evaluator for Sweep {
             self.plan.goals.run(&self.net, &mut self.values);
             self.goals_fresh = true;
         }
-    }
-
-    fn legal_inputs(&self, net: &CompiledNet, role: usize, out: &mut Vec<u32>) {
-        legal_inputs(self.legal_words(role), &net.role_inputs[role], out);
-    }
-
-    fn legal_count(&self, _net: &CompiledNet, role: usize) -> usize {
-        legal_count(self.legal_words(role))
-    }
-
-    fn nth_legal(&self, net: &CompiledNet, role: usize, k: usize) -> Option<u32> {
-        nth_legal(self.legal_words(role), &net.role_inputs[role], k)
     }
 }
 
