@@ -5,7 +5,7 @@
 use crate::circuit::Circuit;
 use crate::eval::{CompiledNet, Evaluator, EvaluatorKind, Scalar};
 use crate::layer::Layering;
-use crate::playout::draw;
+use crate::playout::random_input;
 use bitvec::vec::BitVec;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rustc_hash::FxHashMap;
@@ -78,6 +78,24 @@ pub struct Game {
 }
 
 impl Game {
+    /// Per role, the highest goal value derivable in the state `eval` holds (0
+    /// if none), into `out`.
+    pub(crate) fn best_goals(&self, eval: &mut impl Evaluator, out: &mut Vec<i64>) {
+        eval.refresh_goals();
+        out.clear();
+        out.resize(self.roles.len(), i64::MIN);
+        for (g, &(role, value)) in self.goals.iter().enumerate() {
+            if eval.value(self.net.goal_slots[g]) {
+                out[role] = out[role].max(value);
+            }
+        }
+        for best in out.iter_mut() {
+            if *best == i64::MIN {
+                *best = 0;
+            }
+        }
+    }
+
     /// Compiles a layered circuit.
     pub fn new(circuit: &Circuit, layering: &Layering) -> Game {
         let net = Arc::new(CompiledNet::new(circuit, layering));
@@ -174,6 +192,13 @@ impl StateMachine {
         self.game.initial.clone()
     }
 
+    /// The game and the evaluator itself, for drivers that load states and
+    /// moves into it directly; the machine forgets which state it holds.
+    pub(crate) fn game_and_evaluator(&mut self) -> (&Game, &mut Scalar) {
+        self.loaded = None;
+        (&self.game, &mut self.eval)
+    }
+
     fn load(&mut self, state: &State) {
         match &mut self.loaded {
             // Word by word, inline: a call to `memcmp` costs more for a few words.
@@ -222,11 +247,7 @@ impl StateMachine {
         rng: &mut Xoshiro256PlusPlus,
     ) -> Option<Move> {
         self.load(state);
-        let net = &self.game.net;
-        match self.eval.legal_count(role) {
-            0 => None,
-            n => self.eval.nth_legal(net, role, draw(rng, n)).map(Move),
-        }
+        random_input(&self.eval, &self.game.net, role, rng).map(Move)
     }
 
     /// Whether `state` is terminal.
@@ -251,19 +272,7 @@ impl StateMachine {
     /// Per role, the highest goal value derivable in `state` (0 if none), into `out`.
     pub fn best_goals_into(&mut self, state: &State, out: &mut Vec<i64>) {
         self.load(state);
-        self.eval.refresh_goals();
-        out.clear();
-        out.resize(self.game.roles.len(), i64::MIN);
-        for (g, &(role, value)) in self.game.goals.iter().enumerate() {
-            if self.eval.value(self.game.net.goal_slots[g]) {
-                out[role] = out[role].max(value);
-            }
-        }
-        for best in out.iter_mut() {
-            if *best == i64::MIN {
-                *best = 0;
-            }
-        }
+        self.game.best_goals(&mut self.eval, out);
     }
 
     /// The state after every role plays its move of `joint` (in role order).

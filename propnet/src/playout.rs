@@ -2,7 +2,7 @@
 //! evaluator) and perft (exhaustive counts of joint-move paths).
 
 use crate::eval::lanes::{LanePlayouts, LANES};
-use crate::eval::EvaluatorKind;
+use crate::eval::{CompiledNet, Evaluator, EvaluatorKind, Scalar};
 use crate::machine::{Game, Move, State, StateMachine};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -28,6 +28,21 @@ pub fn draw(rng: &mut Xoshiro256PlusPlus, n: usize) -> usize {
         0
     } else {
         rng.gen_range(0..n)
+    }
+}
+
+/// A uniformly random legal input of `role` in the state `eval` holds: [`draw`]
+/// over its legal inputs in input order; `None` when it has none.
+#[inline]
+pub fn random_input(
+    eval: &impl Evaluator,
+    net: &CompiledNet,
+    role: usize,
+    rng: &mut Xoshiro256PlusPlus,
+) -> Option<u32> {
+    match eval.legal_count(role) {
+        0 => None,
+        n => eval.nth_legal(net, role, draw(rng, n)),
     }
 }
 
@@ -226,6 +241,8 @@ pub struct Playout {
     state: State,
     next: State,
     joint: Vec<Move>,
+    /// The joint move as inputs.
+    inputs: Vec<u32>,
     goals: Vec<i64>,
 }
 
@@ -237,6 +254,7 @@ impl Playout {
             next: initial.clone(),
             state: initial,
             joint: Vec::new(),
+            inputs: Vec::new(),
             goals: Vec::new(),
         }
     }
@@ -256,22 +274,44 @@ impl Playout {
         machine: &mut StateMachine,
         rng: &mut Xoshiro256PlusPlus,
         totals: &mut PlayoutTotals,
+        on_move: impl FnMut(&State, &[Move]),
+    ) {
+        // On the evaluator itself, compiled for each kind: no per-query dispatch,
+        // and no check of which state is loaded.
+        match machine.game_and_evaluator() {
+            (game, Scalar::Sweep(eval)) => self.run_on(eval, game, rng, totals, on_move),
+            (game, Scalar::Differential(eval)) => self.run_on(&mut **eval, game, rng, totals, on_move),
+        }
+    }
+
+    #[inline]
+    fn run_on(
+        &mut self,
+        eval: &mut impl Evaluator,
+        game: &Game,
+        rng: &mut Xoshiro256PlusPlus,
+        totals: &mut PlayoutTotals,
         mut on_move: impl FnMut(&State, &[Move]),
     ) {
-        let roles = machine.roles().len();
-        self.state.clone_from(&machine.game().initial);
+        let net = &*game.net;
+        self.state.clone_from(&game.initial);
         let mut depth = 0u64;
         loop {
             totals.nodes += 1;
-            if machine.is_terminal(&self.state) {
-                machine.best_goals_into(&self.state, &mut self.goals);
+            eval.load_state(self.state.0.as_raw_slice());
+            if eval.value(net.terminal_slot) {
+                game.best_goals(eval, &mut self.goals);
                 totals.finish_with(depth, self.goals.iter().copied());
                 return;
             }
             self.joint.clear();
-            for role in 0..roles {
-                match machine.random_legal_move(&self.state, role, rng) {
-                    Some(m) => self.joint.push(m),
+            self.inputs.clear();
+            for role in 0..game.roles.len() {
+                match random_input(eval, net, role, rng) {
+                    Some(m) => {
+                        self.joint.push(Move(m));
+                        self.inputs.push(m);
+                    }
                     None => {
                         totals.abandoned += 1;
                         return;
@@ -279,7 +319,8 @@ impl Playout {
                 }
             }
             on_move(&self.state, &self.joint);
-            machine.next_into(&self.joint, &mut self.next);
+            eval.load_moves(&self.inputs);
+            eval.next_state(net, self.next.0.as_raw_mut_slice());
             std::mem::swap(&mut self.state, &mut self.next);
             depth += 1;
         }

@@ -452,7 +452,7 @@ impl Pending {
 
 /// Guarded `and`s whose other inputs are all true, per guard: as lists for the
 /// `and`s that are evaluated, as legality bits for the lazy ones.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Ready {
     /// Per guard, its evaluated `and`s whose other inputs are all true.
     lists: Vec<Vec<u32>>,
@@ -512,7 +512,7 @@ impl Ready {
 }
 
 /// The values a differential evaluator keeps up to date; what a snapshot copies.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Values {
     counters: Vec<Counter>,
     ready: Ready,
@@ -523,6 +523,44 @@ struct Values {
     legal: Vec<u64>,
     /// The inputs set true by the last joint move loaded.
     moves: Vec<u32>,
+}
+
+/// Cloning copies into the existing vectors (`clone_from` reuses every
+/// allocation): restoring the initial snapshot allocates nothing.
+impl Clone for Ready {
+    fn clone(&self) -> Ready {
+        Ready {
+            lists: self.lists.clone(),
+            at: self.at.clone(),
+            legal: self.legal.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Ready) {
+        self.lists.clone_from(&source.lists);
+        self.at.clone_from(&source.at);
+        self.legal.clone_from(&source.legal);
+    }
+}
+
+impl Clone for Values {
+    fn clone(&self) -> Values {
+        Values {
+            counters: self.counters.clone(),
+            ready: self.ready.clone(),
+            next: self.next.clone(),
+            legal: self.legal.clone(),
+            moves: self.moves.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Values) {
+        self.counters.clone_from(&source.counters);
+        self.ready.clone_from(&source.ready);
+        self.next.clone_from(&source.next);
+        self.legal.clone_from(&source.legal);
+        self.moves.clone_from(&source.moves);
+    }
 }
 
 /// Per-thread evaluation state over a shared [`CompiledNet`].
