@@ -402,6 +402,40 @@ fn derived(plan: &Plan, counters: &[Counter], slot: u32) -> bool {
     }
 }
 
+/// Guarded `and` `target`'s other inputs became all true, or stopped being:
+/// it joins or leaves its guard's ready list (or lazy legality), and is
+/// re-evaluated if its guard is true and it is not lazy.
+#[cold]
+#[inline(never)]
+fn guarded_crossed(
+    plan: &Plan,
+    counters: &[Counter],
+    ready: &mut Ready,
+    legal: &mut [u64],
+    pending: &mut Pending,
+    target: u32,
+) {
+    let c = counters[target as usize];
+    let guard_true = counters[plan.guard_of[target as usize] as usize].value();
+    ready.toggle(plan, c, target, legal, guard_true);
+    // The guard decides: a false one keeps the `and` false.
+    if !c.has(LAZY) && guard_true {
+        pending.mark(target);
+    }
+}
+
+/// Guard `slot` changed: its ready `and`s are re-evaluated, and its lazy
+/// `and`s' legality joins the legality set or leaves it.
+#[cold]
+#[inline(never)]
+fn guard_changed(plan: &Plan, ready: &Ready, legal: &mut [u64], pending: &mut Pending, slot: usize) {
+    let guard = plan.guard_index[slot] as usize;
+    for &and in &ready.lists[guard] {
+        pending.mark(and);
+    }
+    ready.guard_changed(plan, guard, legal);
+}
+
 /// Lists as offsets and one contiguous vector.
 fn flatten<T: Copy>(lists: Vec<Vec<T>>) -> (Vec<u32>, Vec<T>) {
     let mut offsets = Vec::with_capacity(lists.len() + 1);
@@ -670,9 +704,12 @@ impl Differential {
         Arc::clone(net.differential_plan.get_or_init(|| Arc::new(Plan::new(net))))
     }
 
-    /// Tells the fan-out and the effects of `slot` that its value changed to `now`.
-    #[inline]
-    fn changed(&mut self, slot: u32, now: bool) {
+    /// Tells the fan-out and the effects of `slot` (whose counter flags are
+    /// `flags`) that its value changed to `now`. The common case, counters that
+    /// cross no threshold or mark a gate pending, stays in line; guarded `and`s
+    /// and guards are handled out of line.
+    #[inline(always)]
+    fn changed(&mut self, slot: u32, now: bool, flags: u8) {
         // Field by field, so the shared plan is read without touching its reference count.
         let Differential {
             plan,
@@ -697,16 +734,11 @@ impl Differential {
             let c = &mut counters[target as usize];
             c.level += delta;
             if c.level == crossing {
-                let c = *c;
                 if c.has(GUARDED) {
-                    let guard_true = counters[plan.guard_of[target as usize] as usize].value();
-                    ready.toggle(plan, c, target, legal, guard_true);
-                    // The guard decides: a false one keeps the `and` false.
-                    if c.has(LAZY) || !guard_true {
-                        continue;
-                    }
+                    guarded_crossed(plan, counters, ready, legal, pending, target);
+                } else {
+                    pending.mark(target);
                 }
-                pending.mark(target);
             }
         }
         for &effect in &plan.targets[effects as usize..end as usize] {
@@ -718,22 +750,19 @@ impl Differential {
                 _ => next[index as usize >> 6] ^= bit,
             }
         }
-        if counters[s].has(GUARD) {
-            let guard = plan.guard_index[s];
-            for &and in &ready.lists[guard as usize] {
-                pending.mark(and);
-            }
-            ready.guard_changed(plan, guard as usize, legal);
+        if flags & GUARD != 0 {
+            guard_changed(plan, ready, legal, pending, s);
         }
     }
 
     /// Sets the value of `slot` to `value` and, if that changed it, tells its fan-out.
-    #[inline]
+    #[inline(always)]
     fn set(&mut self, slot: u32, value: bool) {
         let counter = &mut self.values.counters[slot as usize];
         if counter.value() != value {
             counter.set_value(value);
-            self.changed(slot, value);
+            let flags = counter.flags;
+            self.changed(slot, value, flags);
         }
     }
 
