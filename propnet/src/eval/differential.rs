@@ -402,38 +402,15 @@ fn derived(plan: &Plan, counters: &[Counter], slot: u32) -> bool {
     }
 }
 
-/// Guarded `and` `target`'s other inputs became all true, or stopped being:
-/// it joins or leaves its guard's ready list (or lazy legality), and is
-/// re-evaluated if its guard is true and it is not lazy.
-#[cold]
-#[inline(never)]
-fn guarded_crossed(
-    plan: &Plan,
-    counters: &[Counter],
-    ready: &mut Ready,
-    legal: &mut [u64],
-    pending: &mut Pending,
-    target: u32,
-) {
-    let c = counters[target as usize];
-    let guard_true = counters[plan.guard_of[target as usize] as usize].value();
-    ready.toggle(plan, c, target, legal, guard_true);
-    // The guard decides: a false one keeps the `and` false.
-    if !c.has(LAZY) && guard_true {
-        pending.mark(target);
+/// The value of `slot`: kept in its counter, or derived for a lazy one.
+#[inline(always)]
+fn slot_value(plan: &Plan, counters: &[Counter], slot: u32) -> bool {
+    let c = counters[slot as usize];
+    if c.has(LAZY) {
+        derived(plan, counters, slot)
+    } else {
+        c.value()
     }
-}
-
-/// Guard `slot` changed: its ready `and`s are re-evaluated, and its lazy
-/// `and`s' legality joins the legality set or leaves it.
-#[cold]
-#[inline(never)]
-fn guard_changed(plan: &Plan, ready: &Ready, legal: &mut [u64], pending: &mut Pending, slot: usize) {
-    let guard = plan.guard_index[slot] as usize;
-    for &and in &ready.lists[guard] {
-        pending.mark(and);
-    }
-    ready.guard_changed(plan, guard, legal);
 }
 
 /// Lists as offsets and one contiguous vector.
@@ -467,7 +444,15 @@ impl Pending {
             summary: vec![0; words.div_ceil(64)],
         }
     }
+}
 
+/// A [`Pending`] set borrowed for one propagation.
+struct PendingSlots<'a> {
+    words: &'a mut [u64],
+    summary: &'a mut [u64],
+}
+
+impl PendingSlots<'_> {
     #[inline(always)]
     fn mark(&mut self, slot: u32) {
         let word = slot as usize >> 6;
@@ -704,14 +689,11 @@ impl Differential {
         Arc::clone(net.differential_plan.get_or_init(|| Arc::new(Plan::new(net))))
     }
 
-    /// Tells the fan-out and the effects of `slot` (whose counter flags are
-    /// `flags`) that its value changed to `now`. The common case, counters that
-    /// cross no threshold or mark a gate pending, stays in line; guarded `and`s
-    /// and guards are handled out of line.
-    #[inline(always)]
-    fn changed(&mut self, slot: u32, now: bool, flags: u8) {
-        // Field by field, so the shared plan is read without touching its reference count.
+    /// The values borrowed as slices for one propagation (through a `Vec` the
+    /// compiler reloads pointer and length after every store).
+    fn propagation(&mut self) -> Propagation<'_> {
         let Differential {
+            net,
             plan,
             values:
                 Values {
@@ -722,22 +704,60 @@ impl Differential {
                     ..
                 },
             pending,
+            values_scratch,
             ..
         } = self;
-        let plan: &Plan = plan;
+        Propagation {
+            net,
+            plan,
+            counters,
+            ready,
+            next,
+            legal,
+            pending: PendingSlots {
+                words: &mut pending.words,
+                summary: &mut pending.summary,
+            },
+            scratch: values_scratch,
+        }
+    }
+}
+
+/// A differential evaluator's values, borrowed for setting slots and
+/// propagating what changes.
+struct Propagation<'a> {
+    net: &'a CompiledNet,
+    plan: &'a Plan,
+    counters: &'a mut [Counter],
+    ready: &'a mut Ready,
+    next: &'a mut [u64],
+    legal: &'a mut [u64],
+    pending: PendingSlots<'a>,
+    /// Room for the values a cyclic component's fixpoint reads.
+    scratch: &'a mut Vec<bool>,
+}
+
+impl Propagation<'_> {
+    /// Tells the fan-out and the effects of `slot` (whose counter flags are
+    /// `flags`) that its value changed to `now`. The common case, counters that
+    /// cross no threshold or mark a gate pending, stays in line; guarded `and`s
+    /// and guards are handled out of line.
+    #[inline(always)]
+    fn changed(&mut self, slot: u32, now: bool, flags: u8) {
+        let plan = self.plan;
         let s = slot as usize;
         let [gates, effects] = plan.spans[s];
         let end = plan.spans[s + 1][0];
         // A counter crosses its threshold when it reaches 0 going up or -1 going down.
         let (delta, crossing) = if now { (1, 0) } else { (-1, -1) };
         for &target in &plan.targets[gates as usize..effects as usize] {
-            let c = &mut counters[target as usize];
+            let c = &mut self.counters[target as usize];
             c.level += delta;
             if c.level == crossing {
                 if c.has(GUARDED) {
-                    guarded_crossed(plan, counters, ready, legal, pending, target);
+                    self.guarded_crossed(target);
                 } else {
-                    pending.mark(target);
+                    self.pending.mark(target);
                 }
             }
         }
@@ -745,20 +765,48 @@ impl Differential {
             let index = effect & !EFFECT_KIND;
             let bit = 1u64 << (index & 63);
             match effect & EFFECT_KIND {
-                CYCLE_EFFECT => pending.mark(index),
-                LEGAL_EFFECT => legal[index as usize >> 6] ^= bit,
-                _ => next[index as usize >> 6] ^= bit,
+                CYCLE_EFFECT => self.pending.mark(index),
+                LEGAL_EFFECT => self.legal[index as usize >> 6] ^= bit,
+                _ => self.next[index as usize >> 6] ^= bit,
             }
         }
         if flags & GUARD != 0 {
-            guard_changed(plan, ready, legal, pending, s);
+            self.guard_changed(s);
         }
+    }
+
+    /// Guarded `and` `target`'s other inputs became all true, or stopped being:
+    /// it joins or leaves its guard's ready list (or lazy legality), and is
+    /// re-evaluated if its guard is true and it is not lazy.
+    #[cold]
+    #[inline(never)]
+    fn guarded_crossed(&mut self, target: u32) {
+        let plan = self.plan;
+        let c = self.counters[target as usize];
+        let guard_true = self.counters[plan.guard_of[target as usize] as usize].value();
+        self.ready.toggle(plan, c, target, self.legal, guard_true);
+        // The guard decides: a false one keeps the `and` false.
+        if !c.has(LAZY) && guard_true {
+            self.pending.mark(target);
+        }
+    }
+
+    /// Guard `slot` changed: its ready `and`s are re-evaluated, and its lazy
+    /// `and`s' legality joins the legality set or leaves it.
+    #[cold]
+    #[inline(never)]
+    fn guard_changed(&mut self, slot: usize) {
+        let guard = self.plan.guard_index[slot] as usize;
+        for &and in &self.ready.lists[guard] {
+            self.pending.mark(and);
+        }
+        self.ready.guard_changed(self.plan, guard, self.legal);
     }
 
     /// Sets the value of `slot` to `value` and, if that changed it, tells its fan-out.
     #[inline(always)]
     fn set(&mut self, slot: u32, value: bool) {
-        let counter = &mut self.values.counters[slot as usize];
+        let counter = &mut self.counters[slot as usize];
         if counter.value() != value {
             counter.set_value(value);
             let flags = counter.flags;
@@ -784,10 +832,10 @@ impl Differential {
             }
             self.pending.words[word] = bits & (bits - 1);
             let slot = (word as u32) << 6 | bits.trailing_zeros();
-            if self.values.counters[slot as usize].has(CYCLE_HEAD) {
+            if self.counters[slot as usize].has(CYCLE_HEAD) {
                 self.recompute_cycle(slot);
             } else {
-                let value = derived(&self.plan, &self.values.counters, slot);
+                let value = derived(self.plan, self.counters, slot);
                 self.set(slot, value);
             }
         }
@@ -796,34 +844,36 @@ impl Differential {
     /// Sets each `or` of moves' legality ([`legal_ors`]) from the legality set,
     /// and propagates what changes (nothing its readers reach is legality).
     fn update_legal_ors(&mut self) {
-        if self.plan.legal_or_slots.is_empty() {
+        let plan = self.plan;
+        if plan.legal_or_slots.is_empty() {
             return;
         }
-        let plan = Arc::clone(&self.plan);
         for (&or, bounds) in plan.legal_or_slots.iter().zip(plan.legal_or_offsets.windows(2)) {
             let masks = &plan.legal_or_masks[bounds[0] as usize..bounds[1] as usize];
-            let value = masks
-                .iter()
-                .any(|&(word, mask)| self.values.legal[word] & mask != 0);
+            let value = masks.iter().any(|&(word, mask)| self.legal[word] & mask != 0);
             self.set(or, value);
         }
         self.propagate();
     }
 
+    /// Re-evaluates the cyclic component whose first slot is `start` to its
+    /// least fixpoint and passes on what changed.
+    #[cold]
+    #[inline(never)]
     fn recompute_cycle(&mut self, start: u32) {
-        let net = Arc::clone(&self.net);
+        let net = self.net;
         let end = (start..net.slots as u32)
             .find(|&s| net.cycle_start[s as usize] != start)
             .unwrap_or(net.slots as u32);
         // The fixpoint reads the values of the component's inputs and members.
-        let mut values = std::mem::take(&mut self.values_scratch);
+        let mut values = std::mem::take(self.scratch);
         values.clear();
-        values.extend((0..net.slots as u32).map(|s| self.value(s)));
-        fixpoint(&mut values, start, end, false, &*net);
+        values.extend((0..net.slots as u32).map(|s| slot_value(self.plan, self.counters, s)));
+        fixpoint(&mut values, start, end, false, net);
         for slot in start..end {
             self.set(slot, values[slot as usize]);
         }
-        self.values_scratch = values;
+        *self.scratch = values;
     }
 }
 
@@ -842,56 +892,59 @@ impl Evaluator for Differential {
         self.goals_fresh = false;
         let bases = self.net.base_slots.len();
         let words = self.state.len();
-        let initial = self.plan.restore_initial && state[..words] == self.net.initial[..words];
+        // Word by word, in line: a call to `memcmp` costs more for a few words.
+        let initial =
+            self.plan.restore_initial && state[..words].iter().zip(&self.net.initial).all(|(a, b)| a == b);
         if let (true, Some(snapshot)) = (initial, &self.initial) {
             self.values.clone_from(snapshot);
             self.state[..words].copy_from_slice(&state[..words]);
             return;
         }
+        let mut loaded = std::mem::take(&mut self.state);
+        let mut propagation = self.propagation();
         for turning_true in [true, false] {
             for (word, &new) in state[..words].iter().enumerate() {
-                let changed = self.state[word] ^ new;
+                let changed = loaded[word] ^ new;
                 let mut diff = changed & if turning_true { new } else { !new };
                 while diff != 0 {
                     let b = word * 64 + diff.trailing_zeros() as usize;
                     diff &= diff - 1;
                     if b < bases {
-                        self.set(self.net.base_slots[b], turning_true);
+                        propagation.set(propagation.net.base_slots[b], turning_true);
                     }
                 }
             }
         }
-        self.state[..words].copy_from_slice(&state[..words]);
-        self.propagate();
-        self.update_legal_ors();
+        propagation.propagate();
+        propagation.update_legal_ors();
+        loaded.copy_from_slice(&state[..words]);
+        self.state = loaded;
         if initial {
             self.initial = Some(Box::new(self.values.clone()));
         }
     }
 
     fn load_moves(&mut self, moves: &[u32]) {
+        let mut loaded = std::mem::take(&mut self.values.moves);
+        let mut propagation = self.propagation();
+        let input_slots = &propagation.net.input_slots;
         for &m in moves {
-            self.set(self.net.input_slots[m as usize], true);
+            propagation.set(input_slots[m as usize], true);
         }
-        for i in 0..self.values.moves.len() {
-            let m = self.values.moves[i];
+        for &m in &loaded {
             if !moves.contains(&m) {
-                self.set(self.net.input_slots[m as usize], false);
+                propagation.set(input_slots[m as usize], false);
             }
         }
-        self.values.moves.clear();
-        self.values.moves.extend_from_slice(moves);
-        self.propagate();
+        propagation.propagate();
+        loaded.clear();
+        loaded.extend_from_slice(moves);
+        self.values.moves = loaded;
     }
 
     #[inline]
     fn value(&self, slot: u32) -> bool {
-        let c = self.values.counters[slot as usize];
-        if c.has(LAZY) {
-            derived(&self.plan, &self.values.counters, slot)
-        } else {
-            c.value()
-        }
+        slot_value(&self.plan, &self.values.counters, slot)
     }
 
     /// Evaluates the gates read only on the way to goals, from the kept slots
