@@ -46,35 +46,48 @@ const TOGGLE_COST: u64 = 4;
 /// What re-evaluating a changed gate and passing the change on costs, in counter updates.
 const EVALUATION_COST: u64 = 3;
 
-/// Per-gate counter state, eight bytes so that many fit a cache line. Without a
-/// guard the value is `(level >= 0) != inverted`; a guarded `and` counts only its
-/// other inputs and is `level >= 0` and its guard.
+/// Per-gate counter state in four bytes, so that many fit a cache line: the
+/// level in the high [`LEVEL_BITS`] bits, flags in the low ones. Without a
+/// guard the value is `(level >= 0) != inverted`; a guarded `and` counts only
+/// its other inputs and is `level >= 0` and its guard.
 #[derive(Clone, Copy, Debug)]
-struct Counter {
-    /// True inputs counted minus the number needed (all for an `and`, one for an
-    /// `or` or `not`): the gate's inputs are enough when this is at least 0.
-    level: i32,
-    /// [`INVERTED`], [`VALUE`], [`CYCLE_HEAD`], [`GUARDED`], [`LAZY`], [`GUARD`].
-    flags: u8,
-}
+struct Counter(u32);
+
+/// Bits of a [`Counter`] below its level, holding its flags.
+const FLAG_BITS: u32 = 6;
+/// Bits of a [`Counter`]'s level: true inputs counted minus the number needed
+/// (all for an `and`, one for an `or` or `not`), at least 0 when the inputs are
+/// enough. Limits the fan-in of a gate to `2^(LEVEL_BITS - 1) - 1`.
+const LEVEL_BITS: u32 = 32 - FLAG_BITS;
 
 /// A `not`: the value is the opposite of `level >= 0`.
-const INVERTED: u8 = 1;
+const INVERTED: u32 = 1;
 /// The slot's current value (not kept for [`LAZY`] slots).
-const VALUE: u8 = 2;
+const VALUE: u32 = 2;
 /// The first slot of a cyclic component.
-const CYCLE_HEAD: u8 = 4;
+const CYCLE_HEAD: u32 = 4;
 /// A guarded `and` (its guard is in [`Plan::guard_of`]).
-const GUARDED: u8 = 8;
+const GUARDED: u32 = 8;
 /// A guarded `and` read only as legality, whose value is derived when asked.
-const LAZY: u8 = 16;
+const LAZY: u32 = 16;
 /// A guard (its index is in [`Plan::guard_index`]).
-const GUARD: u8 = 32;
+const GUARD: u32 = 32;
 
 impl Counter {
+    /// A counter at `level` with `flags`.
+    fn new(level: i32, flags: u32) -> Counter {
+        Counter(((level << FLAG_BITS) as u32) | flags)
+    }
+
+    /// True inputs counted minus the number needed.
     #[inline(always)]
-    fn has(self, flag: u8) -> bool {
-        self.flags & flag != 0
+    fn level(self) -> i32 {
+        self.0 as i32 >> FLAG_BITS
+    }
+
+    #[inline(always)]
+    fn has(self, flag: u32) -> bool {
+        self.0 & flag != 0
     }
 
     #[inline(always)]
@@ -84,7 +97,13 @@ impl Counter {
 
     #[inline(always)]
     fn set_value(&mut self, value: bool) {
-        self.flags = (self.flags & !VALUE) | if value { VALUE } else { 0 };
+        self.0 = (self.0 & !VALUE) | if value { VALUE } else { 0 };
+    }
+
+    /// The flags.
+    #[inline(always)]
+    fn flags(self) -> u32 {
+        self.0 & ((1 << FLAG_BITS) - 1)
     }
 }
 
@@ -202,6 +221,10 @@ impl Plan {
         assert!(
             net.slots < 1 << 30,
             "too many slots for the differential evaluator"
+        );
+        assert!(
+            (0..net.slots as u32).all(|s| net.inputs(s).len() < 1 << (LEVEL_BITS - 1)),
+            "a gate has too many inputs for the differential evaluator"
         );
         for slot in 0..net.slots as u32 {
             let s = slot as usize;
@@ -394,7 +417,7 @@ fn legal_ors(net: &CompiledNet, kept: &[bool], legal_of: &[Vec<u32>]) -> Vec<(u3
 #[inline(always)]
 fn derived(plan: &Plan, counters: &[Counter], slot: u32) -> bool {
     let c = counters[slot as usize];
-    let full = c.level >= 0;
+    let full = c.level() >= 0;
     if c.has(GUARDED) {
         full && counters[plan.guard_of[slot as usize] as usize].value()
     } else {
@@ -637,13 +660,13 @@ impl Differential {
                 (lazy, LAZY),
                 (plan.guard_index[s as usize] != NONE, GUARD),
             ];
-            let counter = Counter {
-                level: count as i32 - threshold as i32,
-                flags: flags
+            let counter = Counter::new(
+                count as i32 - threshold as i32,
+                flags
                     .iter()
                     .filter(|(on, _)| *on)
                     .fold(0, |f, (_, flag)| f | flag),
-            };
+            );
             if guard != NONE && count >= threshold {
                 ready.toggle(&plan, counter, s, &mut legal, false);
             }
@@ -743,17 +766,19 @@ impl Propagation<'_> {
     /// cross no threshold or mark a gate pending, stays in line; guarded `and`s
     /// and guards are handled out of line.
     #[inline(always)]
-    fn changed(&mut self, slot: u32, now: bool, flags: u8) {
+    fn changed(&mut self, slot: u32, now: bool, flags: u32) {
         let plan = self.plan;
         let s = slot as usize;
         let [gates, effects] = plan.spans[s];
         let end = plan.spans[s + 1][0];
         // A counter crosses its threshold when it reaches 0 going up or -1 going down.
         let (delta, crossing) = if now { (1, 0) } else { (-1, -1) };
+        let (delta, crossing) = (Counter::new(delta, 0).0, Counter::new(crossing, 0).0);
         for &target in &plan.targets[gates as usize..effects as usize] {
             let c = &mut self.counters[target as usize];
-            c.level += delta;
-            if c.level == crossing {
+            c.0 = c.0.wrapping_add(delta);
+            // The level is `crossing` when the bits above the flags are its bits.
+            if (c.0 ^ crossing) < 1 << FLAG_BITS {
                 if c.has(GUARDED) {
                     self.guarded_crossed(target);
                 } else {
@@ -809,7 +834,7 @@ impl Propagation<'_> {
         let counter = &mut self.counters[slot as usize];
         if counter.value() != value {
             counter.set_value(value);
-            let flags = counter.flags;
+            let flags = counter.flags();
             self.changed(slot, value, flags);
         }
     }
