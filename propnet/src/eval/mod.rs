@@ -3,6 +3,7 @@
 //! runs many random playouts at once, one per bit of a word.
 
 mod activity;
+mod bits;
 pub mod compiled;
 pub mod differential;
 pub mod lanes;
@@ -49,28 +50,12 @@ pub trait Evaluator {
     }
     /// How many inputs of `role` are legal after the last [`Evaluator::load_state`].
     fn legal_count(&self, role: usize) -> usize {
-        self.legal_words(role)
-            .iter()
-            .map(|w| w.count_ones() as usize)
-            .sum()
+        bits::count(self.legal_words(role))
     }
     /// The legal input of `role` at position `k` (from 0, ascending) after the
     /// last [`Evaluator::load_state`], if there are more than `k`.
     fn nth_legal(&self, net: &CompiledNet, role: usize, k: usize) -> Option<u32> {
-        let mut k = k;
-        for (w, &word) in self.legal_words(role).iter().enumerate() {
-            let here = word.count_ones() as usize;
-            if k >= here {
-                k -= here;
-                continue;
-            }
-            let mut bits = word;
-            for _ in 0..k {
-                bits &= bits - 1;
-            }
-            return Some(net.role_inputs[role][w * 64 + bits.trailing_zeros() as usize]);
-        }
-        None
+        bits::select(self.legal_words(role), k).map(|at| net.role_inputs[role][at])
     }
     /// Writes the next state (bit `b`: base `b`'s next value) after the last
     /// [`Evaluator::load_moves`] into `out`, whose bits past the bases stay zero.
