@@ -712,8 +712,8 @@ impl Differential {
         Arc::clone(net.differential_plan.get_or_init(|| Arc::new(Plan::new(net))))
     }
 
-    /// The values borrowed as slices for one propagation (through a `Vec` the
-    /// compiler reloads pointer and length after every store).
+    /// The values borrowed as slices for one propagation, so that the hot
+    /// loops index slices rather than vectors behind references.
     fn propagation(&mut self) -> Propagation<'_> {
         let Differential {
             net,
