@@ -60,10 +60,7 @@ pub trait Evaluator {
     /// Writes the next state (bit `b`: base `b`'s next value) after the last
     /// [`Evaluator::load_moves`] into `out`, whose bits past the bases stay zero.
     fn next_state(&self, net: &CompiledNet, out: &mut [u64]) {
-        out.fill(0);
-        for (b, &slot) in net.next_slots.iter().enumerate() {
-            out[b >> 6] |= (self.value(slot) as u64) << (b & 63);
-        }
+        pack(out, net.next_slots.len(), |b| self.value(net.next_slots[b]));
     }
 }
 
@@ -257,6 +254,18 @@ pub(crate) fn role_words(net: &CompiledNet) -> Vec<usize> {
         role_words.push(role_words.last().copied().unwrap_or(0) + inputs.len().div_ceil(64));
     }
     role_words
+}
+
+/// Packs `bit(i)` for `i` in `0..n` into `out` (bit `i % 64` of word `i / 64`)
+/// and zeroes the words after. Each word is built in a register and stored
+/// once: or-ing every bit into memory would chain each bit's store to the next
+/// bit's load.
+#[inline]
+pub(crate) fn pack(out: &mut [u64], n: usize, bit: impl Fn(usize) -> bool) {
+    for (w, word) in out.iter_mut().enumerate() {
+        let bits = (w * 64).min(n)..((w + 1) * 64).min(n);
+        *word = bits.fold(0, |acc, i| acc | u64::from(bit(i)) << (i & 63));
+    }
 }
 
 /// Bit `index` of a packed bit set.

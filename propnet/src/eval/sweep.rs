@@ -5,7 +5,7 @@
 //! branches on neither gate kinds nor input values.
 
 use super::compiled::{CompiledNet, Gate, Step};
-use super::{bit, fixpoint, role_words, Evaluator, GateValue};
+use super::{bit, fixpoint, pack, role_words, Evaluator, GateValue};
 use std::sync::Arc;
 
 /// One run of a [`Program`]: `count` gates of one kind whose operands start at
@@ -232,12 +232,9 @@ impl Evaluator for Sweep {
             self.values[slot as usize] = bit(state, b);
         }
         self.plan.state.run(&self.net, &mut self.values);
-        self.legal.fill(0);
         for (role, slots) in self.plan.legal_slots.iter().enumerate() {
-            let words = &mut self.legal[self.plan.role_words[role]..];
-            for (at, &slot) in slots.iter().enumerate() {
-                words[at >> 6] |= u64::from(self.values[slot as usize]) << (at & 63);
-            }
+            let words = &mut self.legal[self.plan.role_words[role]..self.plan.role_words[role + 1]];
+            pack(words, slots.len(), |at| self.values[slots[at] as usize]);
         }
         self.goals_fresh = false;
     }
