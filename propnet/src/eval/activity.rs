@@ -6,7 +6,7 @@
 //! other inputs behaved around it.
 
 use super::compiled::{CompiledNet, Gate};
-use super::{bit, run_steps};
+use super::{bit, pack, run_steps};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -115,10 +115,9 @@ impl Activity {
             run_steps(&net.steps[net.state_steps..], &mut values, false, net);
             activity.count(net, &measured, &before, &values);
             before.clone_from(&values);
-            state.fill(0);
-            for (b, &slot) in net.next_slots.iter().enumerate() {
-                state[b >> 6] |= (values[slot as usize] as u64) << (b & 63);
-            }
+            pack(&mut state, net.next_slots.len(), |b| {
+                values[net.next_slots[b] as usize]
+            });
         }
         if restarts == 0 {
             // No playout ended: return from where the measurement stopped.
