@@ -2,7 +2,8 @@
 //! with the CPU's `popcnt` and `pdep` instructions when it has them: the
 //! portable build counts bits in a dozen instructions per word, and finding the
 //! `k`-th bit of a word by clearing the lowest `k` costs a mispredicted loop
-//! exit when `k` is a random draw.
+//! exit when `k` is a random draw. (AMD processors before Zen 3 have `pdep`
+//! but run it in microcode, slower than that loop; this machine kind is Zen 5.)
 
 /// The number of set bits in `words`.
 #[inline]
