@@ -494,7 +494,7 @@ impl PendingSlots<'_> {
 
 /// Guarded `and`s whose other inputs are all true, per guard: as lists for the
 /// `and`s that are evaluated, as legality bits for the lazy ones.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Ready {
     /// Per guard, its evaluated `and`s whose other inputs are all true.
     lists: Vec<Vec<u32>>,
@@ -554,7 +554,7 @@ impl Ready {
 }
 
 /// The values a differential evaluator keeps up to date; what a snapshot copies.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Values {
     counters: Vec<Counter>,
     ready: Ready,
@@ -567,38 +567,15 @@ struct Values {
     moves: Vec<u32>,
 }
 
-/// Cloning copies into the existing vectors (`clone_from` reuses every
-/// allocation): restoring the initial snapshot allocates nothing.
-impl Clone for Ready {
-    fn clone(&self) -> Ready {
-        Ready {
-            lists: self.lists.clone(),
-            at: self.at.clone(),
-            legal: self.legal.clone(),
-        }
-    }
-
-    fn clone_from(&mut self, source: &Ready) {
-        self.lists.clone_from(&source.lists);
-        self.at.clone_from(&source.at);
-        self.legal.clone_from(&source.legal);
-    }
-}
-
-impl Clone for Values {
-    fn clone(&self) -> Values {
-        Values {
-            counters: self.counters.clone(),
-            ready: self.ready.clone(),
-            next: self.next.clone(),
-            legal: self.legal.clone(),
-            moves: self.moves.clone(),
-        }
-    }
-
-    fn clone_from(&mut self, source: &Values) {
+impl Values {
+    /// Becomes a copy of `source` (the snapshot of the initial state) in the
+    /// vectors it has: no allocation, where the derived `clone_from` would
+    /// build every vector anew.
+    fn restore_from(&mut self, source: &Values) {
         self.counters.clone_from(&source.counters);
-        self.ready.clone_from(&source.ready);
+        self.ready.lists.clone_from(&source.ready.lists);
+        self.ready.at.clone_from(&source.ready.at);
+        self.ready.legal.clone_from(&source.ready.legal);
         self.next.clone_from(&source.next);
         self.legal.clone_from(&source.legal);
         self.moves.clone_from(&source.moves);
@@ -921,7 +898,7 @@ impl Evaluator for Differential {
         let initial =
             self.plan.restore_initial && state[..words].iter().zip(&self.net.initial).all(|(a, b)| a == b);
         if let (true, Some(snapshot)) = (initial, &self.initial) {
-            self.values.clone_from(snapshot);
+            self.values.restore_from(snapshot);
             self.state[..words].copy_from_slice(&state[..words]);
             return;
         }
