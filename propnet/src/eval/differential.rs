@@ -271,7 +271,7 @@ impl Plan {
             legal_or_offsets,
             legal_or_masks,
             goal_gates: (0..net.slots as u32).filter(|&s| goal_only[s as usize]).collect(),
-            goal_program: Program::new(net, &net.steps, &goal_only),
+            goal_program: Program::new(net, &net.steps, &goal_only, Vec::new()),
             goal_reads,
             restore_initial: RESTORE_MARGIN * (snapshot_bytes / 64) < activity.restart_work as usize,
             spans,
@@ -960,7 +960,7 @@ impl Evaluator for Differential {
         for &slot in &self.plan.goal_reads {
             values[slot as usize] = self.value(slot);
         }
-        self.plan.goal_program.run(&self.net, &mut values);
+        self.plan.goal_program.run(&self.net, &mut values, &mut []);
         for &slot in &self.plan.goal_gates {
             self.values.counters[slot as usize].set_value(values[slot as usize]);
         }

@@ -7,6 +7,7 @@ mod bits;
 pub mod compiled;
 pub mod differential;
 pub mod lanes;
+mod native;
 pub mod sweep;
 
 pub use compiled::CompiledNet;

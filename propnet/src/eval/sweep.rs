@@ -2,11 +2,23 @@
 //! gate of the move part after each joint move, in layer order, one byte per slot.
 //! The gates are compiled into runs of one kind of operation (two-input `and`s,
 //! `not`s, ...) over gates that do not read each other, so that evaluating them
-//! branches on neither gate kinds nor input values.
+//! branches on neither gate kinds nor input values, and then, where the
+//! platform allows, into native code ([`super::native`]): one straight line of
+//! loads, `and`s, `or`s and stores per part, which also packs the legality set
+//! (state part) and the next state (move part).
 
 use super::compiled::{CompiledNet, Gate, Step};
-use super::{bit, fixpoint, pack, role_words, Evaluator, GateValue};
-use std::sync::Arc;
+use super::native::{NativeGate, NativeProgram, NativeStep};
+use super::{bit, fixpoint, role_words, Evaluator, GateValue};
+use std::sync::{Arc, OnceLock};
+
+/// Whether sweep programs are compiled to native code where the platform
+/// allows: yes unless the environment sets `GGPNET_NATIVE=off` (to measure the
+/// interpreter).
+fn native_code_enabled() -> bool {
+    static ENABLED: OnceLock<bool> = OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var("GGPNET_NATIVE").map_or(true, |v| v != "off"))
+}
 
 /// One run of a [`Program`]: `count` gates of one kind whose operands start at
 /// `at` in [`Program::operands`].
@@ -26,19 +38,39 @@ enum Run {
     Cycle(u32, u32),
 }
 
-/// A range of evaluation steps compiled into runs.
-#[derive(Clone, Debug, Default)]
+/// A range of evaluation steps compiled into runs, and into native code where
+/// the platform allows ([`NativeProgram`]).
+#[derive(Debug, Default)]
 pub(crate) struct Program {
     runs: Vec<Run>,
     operands: Vec<u32>,
+    /// After the runs, word `w` of the output packs the values of `packed[w]`
+    /// (bit `i` for `packed[w][i]`).
+    packed: Vec<Vec<u32>>,
+    native: Option<NativeProgram>,
 }
 
 impl Program {
     /// Compiles the gates of `steps` that are `taken`: each range of acyclic
     /// gates is cut into independent sets (no gate reads another of its set),
     /// and each set into one run per kind of operation.
-    pub(crate) fn new(net: &CompiledNet, steps: &[Step], taken: &[bool]) -> Program {
-        let mut program = Program::default();
+    /// After them, output word `w` packs the values of `packed[w]` (at most 64
+    /// slots each). Native code is made unless [`native_code_enabled`] says no.
+    pub(crate) fn new(net: &CompiledNet, steps: &[Step], taken: &[bool], packed: Vec<Vec<u32>>) -> Program {
+        let mut program = Program::interpreted(net, steps, taken, packed);
+        if native_code_enabled() {
+            program.native = NativeProgram::compile(net.slots, program.packed.len(), program.native_steps());
+        }
+        program
+    }
+
+    /// The same program, always interpreted.
+    fn interpreted(net: &CompiledNet, steps: &[Step], taken: &[bool], packed: Vec<Vec<u32>>) -> Program {
+        assert!(packed.iter().all(|slots| slots.len() <= 64));
+        let mut program = Program {
+            packed,
+            ..Program::default()
+        };
         for &step in steps {
             match step {
                 Step::Cycle(start, end) if taken[start as usize] => program.runs.push(Run::Cycle(start, end)),
@@ -114,8 +146,59 @@ impl Program {
         }
     }
 
-    /// Evaluates the runs over `values`.
-    pub(crate) fn run(&self, net: &CompiledNet, values: &mut [bool]) {
+    /// The gates and cycles of the runs, in order, for [`NativeProgram::compile`].
+    fn native_steps(&self) -> impl Iterator<Item = NativeStep<'_>> {
+        let operands = &self.operands;
+        let gates = self.runs.iter().flat_map(move |&run| {
+            let fixed = |at: u32, count: u32, width: usize, all: bool, negate: bool| {
+                operands[at as usize..at as usize + count as usize * width]
+                    .chunks_exact(width)
+                    .map(move |op| {
+                        NativeStep::Gate(NativeGate {
+                            out: op[0],
+                            all,
+                            negate,
+                            inputs: &op[1..],
+                        })
+                    })
+            };
+            let steps: Box<dyn Iterator<Item = NativeStep<'_>>> = match run {
+                Run::And2 { at, count } => Box::new(fixed(at, count, 3, true, false)),
+                Run::Or2 { at, count } => Box::new(fixed(at, count, 3, false, false)),
+                Run::Not { at, count } => Box::new(fixed(at, count, 2, true, true)),
+                Run::And { at, count } | Run::Or { at, count } => {
+                    let all = matches!(run, Run::And { .. });
+                    let mut k = at as usize;
+                    Box::new((0..count).map(move |_| {
+                        let (out, n) = (operands[k], operands[k + 1] as usize);
+                        let inputs = &operands[k + 2..k + 2 + n];
+                        k += 2 + n;
+                        NativeStep::Gate(NativeGate {
+                            out,
+                            all,
+                            negate: false,
+                            inputs,
+                        })
+                    }))
+                }
+                Run::Cycle(start, end) => Box::new(std::iter::once(NativeStep::Cycle(start, end))),
+            };
+            steps
+        });
+        let packs = self
+            .packed
+            .iter()
+            .enumerate()
+            .map(|(word, slots)| NativeStep::Pack { word, slots });
+        gates.chain(packs)
+    }
+
+    /// Evaluates the program over `values` and packs its output into `out`
+    /// (one word per packed word).
+    pub(crate) fn run(&self, net: &CompiledNet, values: &mut [bool], out: &mut [u64]) {
+        if let Some(native) = &self.native {
+            return native.run(net, values, out);
+        }
         let operands = &self.operands;
         let records = |at: u32, count: u32, width: usize| {
             operands[at as usize..at as usize + count as usize * width].chunks_exact(width)
@@ -154,6 +237,13 @@ impl Program {
                 Run::Cycle(start, end) => fixpoint(values, start, end, false, net),
             }
         }
+        assert_eq!(out.len(), self.packed.len());
+        for (word, slots) in out.iter_mut().zip(&self.packed) {
+            *word = slots
+                .iter()
+                .enumerate()
+                .fold(0, |acc, (i, &s)| acc | u64::from(values[s as usize]) << i);
+        }
     }
 }
 
@@ -161,13 +251,12 @@ impl Program {
 #[derive(Debug)]
 pub(crate) struct Plan {
     /// The part that depends on the state only, less the gates read only on
-    /// the way to goals ([`CompiledNet::goal_only`]); the part that depends on
-    /// moves; and those gates, evaluated when goals are asked for.
+    /// the way to goals ([`CompiledNet::goal_only`]), packing the legality set;
+    /// the part that depends on moves, packing the next state; and those
+    /// gates, evaluated when goals are asked for.
     state: Program,
     moves: Program,
     goals: Program,
-    /// Per role, the legality slots of its inputs, in input order.
-    legal_slots: Vec<Vec<u32>>,
     /// Role `r`'s legality takes words `role_words[r]..role_words[r + 1]` of the
     /// legality set, bit `at` for its input at position `at`.
     role_words: Vec<usize>,
@@ -179,15 +268,19 @@ impl Plan {
         let goal_only = net.goal_only();
         let kept: Vec<bool> = goal_only.iter().map(|&g| !g).collect();
         let (state, moves) = net.steps.split_at(net.state_steps);
+        let legal_words = net
+            .role_inputs
+            .iter()
+            .flat_map(|inputs| {
+                let slots: Vec<u32> = inputs.iter().map(|&m| net.legal_slots[m as usize]).collect();
+                slots.chunks(64).map(<[u32]>::to_vec).collect::<Vec<_>>()
+            })
+            .collect();
+        let next_words = net.next_slots.chunks(64).map(<[u32]>::to_vec).collect();
         Plan {
-            state: Program::new(net, state, &kept),
-            moves: Program::new(net, moves, &kept),
-            goals: Program::new(net, &net.steps, &goal_only),
-            legal_slots: net
-                .role_inputs
-                .iter()
-                .map(|inputs| inputs.iter().map(|&m| net.legal_slots[m as usize]).collect())
-                .collect(),
+            state: Program::new(net, state, &kept, legal_words),
+            moves: Program::new(net, moves, &kept, next_words),
+            goals: Program::new(net, &net.steps, &goal_only, Vec::new()),
             role_words: role_words(net),
         }
     }
@@ -199,9 +292,13 @@ pub struct Sweep {
     net: Arc<CompiledNet>,
     plan: Arc<Plan>,
     values: Vec<bool>,
+    /// The state whose bases `values` hold.
+    loaded: Vec<u64>,
     /// The legality of every role's inputs, packed as [`Plan::role_words`] says.
     legal: Vec<u64>,
     moves: Vec<u32>,
+    /// The next state after the last joint move.
+    next: Vec<u64>,
     /// Whether the gates read only on the way to goals hold the values of the state loaded.
     goals_fresh: bool,
 }
@@ -212,7 +309,9 @@ impl Sweep {
         let plan = Arc::clone(net.sweep_plan.get_or_init(|| Arc::new(Plan::new(&net))));
         Sweep {
             values: vec![false; net.slots],
+            loaded: vec![0; net.base_slots.len().div_ceil(64)],
             legal: vec![0; plan.role_words.last().copied().unwrap_or(0)],
+            next: vec![0; net.next_slots.len().div_ceil(64)],
             plan,
             net,
             moves: Vec::new(),
@@ -228,14 +327,17 @@ impl Evaluator for Sweep {
     }
 
     fn load_state(&mut self, state: &[u64]) {
-        for (b, &slot) in self.net.base_slots.iter().enumerate() {
-            self.values[slot as usize] = bit(state, b);
+        // Only the bases that differ from the state loaded before.
+        for (w, (loaded, &new)) in self.loaded.iter_mut().zip(state).enumerate() {
+            let mut changed = *loaded ^ new;
+            while changed != 0 {
+                let b = w * 64 + changed.trailing_zeros() as usize;
+                changed &= changed - 1;
+                self.values[self.net.base_slots[b] as usize] = bit(state, b);
+            }
+            *loaded = new;
         }
-        self.plan.state.run(&self.net, &mut self.values);
-        for (role, slots) in self.plan.legal_slots.iter().enumerate() {
-            let words = &mut self.legal[self.plan.role_words[role]..self.plan.role_words[role + 1]];
-            pack(words, slots.len(), |at| self.values[slots[at] as usize]);
-        }
+        self.plan.state.run(&self.net, &mut self.values, &mut self.legal);
         self.goals_fresh = false;
     }
 
@@ -248,7 +350,7 @@ impl Evaluator for Sweep {
         }
         self.moves.clear();
         self.moves.extend_from_slice(moves);
-        self.plan.moves.run(&self.net, &mut self.values);
+        self.plan.moves.run(&self.net, &mut self.values, &mut self.next);
     }
 
     #[inline]
@@ -258,9 +360,15 @@ impl Evaluator for Sweep {
 
     fn refresh_goals(&mut self) {
         if !self.goals_fresh {
-            self.plan.goals.run(&self.net, &mut self.values);
+            self.plan.goals.run(&self.net, &mut self.values, &mut []);
             self.goals_fresh = true;
         }
+    }
+
+    fn next_state(&self, _net: &CompiledNet, out: &mut [u64]) {
+        let (next, rest) = out.split_at_mut(self.next.len());
+        next.copy_from_slice(&self.next);
+        rest.fill(0);
     }
 }
 
@@ -273,6 +381,83 @@ impl GateValue<bool> for CompiledNet {
             Gate::And => inputs.iter().all(|&i| values[i as usize]),
             Gate::Or => inputs.iter().any(|&i| values[i as usize]),
             Gate::Not => !values[inputs[0] as usize],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// A hundred cells in a row marked in turn; connected marked cells form a
+    /// recursive relation (cyclic components), and the circuit has more than
+    /// 256 slots (both displacement sizes of the native code).
+    fn chain_game() -> String {
+        let cells: String = (1..=100).map(|c| format!("(cell {c}) ")).collect();
+        let links: String = (1..100)
+            .map(|c| format!("(link {c} {}) (link {} {c}) ", c + 1, c + 1))
+            .collect();
+        format!(
+            "(role a) (role b) (init (control a)) {cells} {links}
+            (<= (legal ?r (mark ?c)) (true (control ?r)) (cell ?c) (not (true (marked ?c))))
+            (<= (legal a noop) (true (control b)))
+            (<= (legal b noop) (true (control a)))
+            (<= (next (marked ?c)) (does ?r (mark ?c)))
+            (<= (next (marked ?c)) (true (marked ?c)))
+            (<= (next (control a)) (true (control b)))
+            (<= (next (control b)) (true (control a)))
+            (<= (path ?x ?y) (true (marked ?x)) (link ?x ?y) (true (marked ?y)))
+            (<= (path ?x ?z) (path ?x ?y) (link ?y ?z) (true (marked ?z)))
+            (<= open (cell ?c) (not (true (marked ?c))))
+            (<= terminal (path 1 100))
+            (<= terminal (not open))
+            (<= (goal ?r 100) (role ?r) (path 1 100))
+            (<= (goal ?r 0) (role ?r) (not (path 1 100)))"
+        )
+    }
+
+    #[test]
+    fn native_code_computes_what_the_interpreter_computes() {
+        let loaded = crate::load(&chain_game(), &crate::LoadConfig::default()).unwrap();
+        let net = &loaded.game.net;
+        assert!(net.slots > 256, "the circuit must need 32-bit displacements");
+        assert!(
+            net.steps.iter().any(|s| matches!(s, Step::Cycle(..))),
+            "the circuit must have cycles"
+        );
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let everything = vec![true; net.slots];
+        // Words packing every slot, 64 at a time, and a few of arbitrary slots.
+        let all: Vec<u32> = (0..net.slots as u32).collect();
+        let mut packed: Vec<Vec<u32>> = all.chunks(64).map(<[u32]>::to_vec).collect();
+        packed.push((0..64).map(|_| rng.gen_range(0..net.slots as u32)).collect());
+        packed.push(Vec::new());
+        let interpreted = Program::interpreted(net, &net.steps, &everything, packed);
+        let Some(native) =
+            NativeProgram::compile(net.slots, interpreted.packed.len(), interpreted.native_steps())
+        else {
+            assert!(
+                !cfg!(all(target_arch = "x86_64", unix)),
+                "no native code on x86-64 Unix"
+            );
+            return;
+        };
+        let sources: Vec<u32> = net.base_slots.iter().chain(&net.input_slots).copied().collect();
+        for _ in 0..200 {
+            let mut values = vec![false; net.slots];
+            for &s in &sources {
+                values[s as usize] = rng.gen_bool(0.5);
+            }
+            let mut native_values = values.clone();
+            let mut words = vec![0; interpreted.packed.len()];
+            let mut native_words = vec![!0; interpreted.packed.len()];
+            interpreted.run(net, &mut values, &mut words);
+            native.run(net, &mut native_values, &mut native_words);
+            assert_eq!(values, native_values);
+            assert_eq!(words, native_words);
+            assert!(words.iter().any(|&w| w != 0));
         }
     }
 }
