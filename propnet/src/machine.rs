@@ -237,7 +237,7 @@ impl StateMachine {
         out.extend(self.inputs.iter().map(|&m| Move(m)));
     }
 
-    /// A uniformly random legal move of `role` in `state`: [`draw`] over its legal
+    /// A uniformly random legal move of `role` in `state`: [`draw`](crate::playout::draw) over its legal
     /// moves in input order, as if taken from [`StateMachine::legal_moves`];
     /// `None` when it has none.
     pub fn random_legal_move(

@@ -25,8 +25,8 @@ mod stats_dir;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Optimizer passes to turn off (comma-separated: constants, collapse, merge, dead,
-    /// factor, exclusive-inputs, reachable), for ablation studies.
+    /// Optimizer passes to turn off (comma-separated: constants, collapse, merge, negations,
+    /// dead, factor, exclusive-inputs, reachable), for ablation studies.
     #[arg(long, global = true, value_delimiter = ',')]
     without: Vec<String>,
     /// Optimizer passes off by default to turn on (exclusive-bases).

@@ -3,7 +3,7 @@
 //! The gates are compiled into runs of one kind of operation (two-input `and`s,
 //! `not`s, ...) over gates that do not read each other, so that evaluating them
 //! branches on neither gate kinds nor input values, and then, where the
-//! platform allows, into native code ([`super::native`]): one straight line of
+//! platform allows, into native code (the `native` module): one straight line of
 //! loads, `and`s, `or`s and stores per part, which also packs the legality set
 //! (state part) and the next state (move part).
 

@@ -8,6 +8,7 @@ pub mod exclusive;
 pub mod factor;
 pub mod groups;
 pub mod merge;
+pub mod negations;
 pub mod reachable;
 
 use crate::circuit::{Circuit, NodeId};
@@ -21,6 +22,8 @@ pub struct OptimizeConfig {
     pub collapse: bool,
     /// Merging of structurally equal gates.
     pub merge: bool,
+    /// Single-reader negated inputs of a gate gathered under one negation (De Morgan).
+    pub negations: bool,
     /// Removal of nodes that reach no output or transition.
     pub dead: bool,
     /// Factoring of inputs shared by the `and`s of an `or`.
@@ -43,6 +46,7 @@ impl Default for OptimizeConfig {
             constants: true,
             collapse: true,
             merge: true,
+            negations: true,
             dead: true,
             factor: true,
             exclusive_inputs: true,
@@ -59,6 +63,7 @@ impl OptimizeConfig {
             constants: false,
             collapse: false,
             merge: false,
+            negations: false,
             dead: false,
             factor: false,
             exclusive_inputs: false,
@@ -83,10 +88,11 @@ impl OptimizeConfig {
 
 impl OptimizeConfig {
     /// The names of the passes, as [`OptimizeConfig::disable`] takes them.
-    pub const PASSES: [&'static str; 8] = [
+    pub const PASSES: [&'static str; 9] = [
         "constants",
         "collapse",
         "merge",
+        "negations",
         "dead",
         "factor",
         "exclusive-inputs",
@@ -111,6 +117,7 @@ impl OptimizeConfig {
             "constants" => &mut self.constants,
             "collapse" => &mut self.collapse,
             "merge" => &mut self.merge,
+            "negations" => &mut self.negations,
             "dead" => &mut self.dead,
             "factor" => &mut self.factor,
             "exclusive-inputs" => &mut self.exclusive_inputs,
@@ -193,6 +200,9 @@ fn run_rounds(circuit: &mut Circuit, config: &OptimizeConfig, base_groups: &[Vec
         }
         if config.constants {
             changed += constants::fold_constants(circuit);
+        }
+        if config.negations {
+            changed += negations::pull_negations(circuit);
         }
         if config.collapse {
             changed += collapse::collapse(circuit);
