@@ -1,22 +1,32 @@
 //! Native code for the sweep's programs on x86-64 Unix: each gate becomes
 //! straight-line machine code (a byte load of its first input, an `and` or
 //! `or` with each further input, a byte store), so that evaluating a circuit
-//! reads no operand records, checks no bounds and runs no loop. Cyclic
-//! components stay with [`fixpoint`] between native segments. A program ends
+//! reads no operand records, checks no bounds and runs no loop. A gate read
+//! once, by a later gate of the same program, and by nothing else (no output)
+//! is computed in a register where its reader needs it and never stored: the
+//! program evaluates trees of such gates as expressions. Cyclic
+//! components are evaluated by the caller between native segments. A program ends
 //! by packing chosen slots' values into words (legality, next state). Elsewhere,
 //! or when the system refuses executable memory, programs are interpreted.
 //!
 //! The code addresses the values through `rdi`, which points [`BIAS`] bytes
 //! past the first value, so that the first 256 slots take one-byte
-//! displacements, and the packed words through `rsi`; it uses `rax`, `rdx` and
-//! the flags, which the System V calling convention lets a function clobber.
+//! displacements, and the packed words through `rsi`; it uses `rax`, `rcx`,
+//! `rdx`, `r8` to `r11` and the flags, which the System V calling convention
+//! lets a function clobber.
 
-use super::compiled::CompiledNet;
-use super::fixpoint;
 use std::fmt;
 
 /// How far past the first value `rdi` points.
 const BIAS: i64 = 128;
+
+/// The registers an expression is evaluated in, by depth: `rax`, `rcx`, `rdx`,
+/// `r8` to `r11` (numbered as in instruction encodings).
+const REGISTERS: [u8; 7] = [0, 1, 2, 8, 9, 10, 11];
+
+/// The most registers a gate computed in registers may need, so that its
+/// reader, which holds its own value in one more, needs at most all of them.
+const MOST_REGISTERS_INLINED: u8 = REGISTERS.len() as u8 - 1;
 
 /// A gate as native code compiles it: `out` = `not`? of the `and` (`all`) or
 /// `or` of `inputs` (true for an `and` of none, false for an `or` of none).
@@ -37,6 +47,9 @@ pub(crate) struct NativeProgram {
     slots: usize,
     /// The number of words it packs values into.
     words: usize,
+    /// How many gates it computes in registers only.
+    #[cfg(test)]
+    pub(crate) inlined: usize,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -60,11 +73,15 @@ pub(crate) enum NativeStep<'a> {
 
 impl NativeProgram {
     /// Compiles `steps` over values of `slots` slots and `words` output words,
-    /// or `None` where native code is not supported or executable memory is refused.
+    /// or `None` where native code is not supported or executable memory is
+    /// refused. `read_once[s]` says that slot `s` is read by one gate only and
+    /// is no output: the program need not store it if it computes it for that
+    /// gate. Values of such slots are unspecified after a run.
     pub(crate) fn compile<'a>(
         slots: usize,
         words: usize,
         steps: impl IntoIterator<Item = NativeStep<'a>>,
+        read_once: &[bool],
     ) -> Option<NativeProgram> {
         if !cfg!(all(target_arch = "x86_64", unix))
             || slots as i64 - BIAS > i64::from(i32::MAX)
@@ -72,12 +89,17 @@ impl NativeProgram {
         {
             return None;
         }
+        assert_eq!(read_once.len(), slots);
+        let steps: Vec<NativeStep> = steps.into_iter().collect();
+        let inlined = inlined_gates(slots, &steps, read_once);
         let mut assembler = Assembler::default();
-        for step in steps {
-            match step {
+        for step in &steps {
+            match *step {
                 NativeStep::Gate(gate) => {
                     assert!((gate.out as usize) < slots && gate.inputs.iter().all(|&i| (i as usize) < slots));
-                    assembler.gate(gate);
+                    if inlined[gate.out as usize].is_none() {
+                        assembler.root(gate, &inlined);
+                    }
                 }
                 NativeStep::Cycle(start, end) => {
                     assert!(start <= end && end as usize <= slots);
@@ -98,12 +120,20 @@ impl NativeProgram {
             segments: assembler.segments,
             slots,
             words,
+            #[cfg(test)]
+            inlined: inlined.iter().filter(|g| g.is_some()).count(),
         })
     }
 
     /// Evaluates the program over `values` (one per slot of the net it was
-    /// compiled for) and packs its words into `out`.
-    pub(crate) fn run(&self, net: &CompiledNet, values: &mut [bool], out: &mut [u64]) {
+    /// compiled for) and packs its words into `out`; `cycle(values, start, end)`
+    /// evaluates the cyclic component `start..end`.
+    pub(crate) fn run(
+        &self,
+        values: &mut [bool],
+        out: &mut [u64],
+        mut cycle: impl FnMut(&mut [bool], u32, u32),
+    ) {
         assert_eq!(
             values.len(),
             self.slots,
@@ -128,7 +158,7 @@ impl NativeProgram {
                     // flags and returns.
                     unsafe { self.memory.call(offset, base, out.as_mut_ptr()) };
                 }
-                Segment::Cycle(start, end) => fixpoint(values, start, end, false, net),
+                Segment::Cycle(start, end) => cycle(values, start, end),
             }
         }
     }
@@ -143,6 +173,37 @@ impl fmt::Debug for NativeProgram {
     }
 }
 
+/// Which gates of `steps` are computed in registers by their reader (their
+/// definition) rather than stored: those read once, by a gate that comes after
+/// them, and needing at most [`MOST_REGISTERS_INLINED`] registers. A gate holds
+/// its value in the register of its depth; its first input, computed in
+/// registers, takes that same register and the ones after, and each further
+/// input computed in registers the ones after it.
+fn inlined_gates<'a>(
+    slots: usize,
+    steps: &[NativeStep<'a>],
+    read_once: &[bool],
+) -> Vec<Option<NativeGate<'a>>> {
+    let mut inlined: Vec<Option<NativeGate>> = vec![None; slots];
+    // Per gate seen so far, the registers it needs (0: not a gate seen yet).
+    let mut needs = vec![0u8; slots];
+    let mut definitions: Vec<Option<NativeGate>> = vec![None; slots];
+    for step in steps {
+        let NativeStep::Gate(gate) = *step else { continue };
+        let mut need = 1;
+        for (k, &input) in gate.inputs.iter().enumerate() {
+            let i = input as usize;
+            if read_once[i] && (1..=MOST_REGISTERS_INLINED).contains(&needs[i]) {
+                inlined[i] = definitions[i];
+                need = need.max(needs[i] + u8::from(k > 0));
+            }
+        }
+        needs[gate.out as usize] = need;
+        definitions[gate.out as usize] = Some(gate);
+    }
+    inlined
+}
+
 /// Emits x86-64 machine code.
 #[derive(Default)]
 struct Assembler {
@@ -153,27 +214,59 @@ struct Assembler {
 }
 
 impl Assembler {
-    fn gate(&mut self, gate: NativeGate) {
+    /// Computes `gate` and stores its value.
+    fn root(&mut self, gate: NativeGate, inlined: &[Option<NativeGate>]) {
         self.open();
+        self.expression(gate, 0, inlined);
+        // mov [rdi + out], r8
+        self.memory(&[0x88], REGISTERS[0], gate.out);
+    }
+
+    /// Computes `gate` into the register of `depth`, and the inputs it
+    /// computes in registers into that one and the ones after.
+    fn expression(&mut self, gate: NativeGate, depth: usize, inlined: &[Option<NativeGate>]) {
+        let register = REGISTERS[depth];
         let Some((&first, rest)) = gate.inputs.split_first() else {
-            // mov byte [rdi + out], imm8
-            self.memory(&[0xC6], gate.out);
-            self.code.push(u8::from(gate.all != gate.negate));
+            // mov r32, imm32
+            self.rex(false, false, register >= 8);
+            self.code.push(0xB8 + (register & 7));
+            self.code.extend(u32::from(gate.all != gate.negate).to_le_bytes());
             return;
         };
-        // movzx eax, byte [rdi + first]: a full write of eax, so no gate
-        // depends on the one before through the register.
-        self.memory(&[0x0F, 0xB6], first);
+        match inlined[first as usize] {
+            Some(input) => self.expression(input, depth, inlined),
+            // movzx r32, byte [rdi + first]: a full write of the register, so
+            // no gate depends on the one before through it.
+            None => self.memory(&[0x0F, 0xB6], register, first),
+        }
         for &input in rest {
-            // and al, [rdi + input] / or al, [rdi + input]
-            self.memory(&[if gate.all { 0x22 } else { 0x0A }], input);
+            match inlined[input as usize] {
+                Some(definition) => {
+                    self.expression(definition, depth + 1, inlined);
+                    // and r/m32, r32 / or r/m32, r32 (r/m: this register).
+                    let other = REGISTERS[depth + 1];
+                    self.rex(false, other >= 8, register >= 8);
+                    self.code.push(if gate.all { 0x21 } else { 0x09 });
+                    self.code.push(0xC0 | (other & 7) << 3 | (register & 7));
+                }
+                // and r8, [rdi + input] / or r8, [rdi + input]
+                None => self.memory(&[if gate.all { 0x22 } else { 0x0A }], register, input),
+            }
         }
         if gate.negate {
-            // xor al, 1
-            self.code.extend([0x34, 0x01]);
+            // xor r/m32, imm8 (/6) with 1
+            self.rex(false, false, register >= 8);
+            self.code.extend([0x83, 0xF0 | (register & 7), 0x01]);
         }
-        // mov [rdi + out], al
-        self.memory(&[0x88], gate.out);
+    }
+
+    /// Emits a REX prefix if any of its bits is needed: W (64-bit operand),
+    /// R (ModRM reg extension), B (ModRM r/m extension).
+    fn rex(&mut self, w: bool, r: bool, b: bool) {
+        if w || r || b {
+            self.code
+                .push(0x40 | u8::from(w) << 3 | u8::from(r) << 2 | u8::from(b));
+        }
     }
 
     /// Packs the values of `slots` into word `word` of the output.
@@ -182,7 +275,7 @@ impl Assembler {
         // xor edx, edx
         self.code.extend([0x31, 0xD2]);
         for (bit, &slot) in slots.iter().enumerate() {
-            self.memory(&[0x0F, 0xB6], slot);
+            self.memory(&[0x0F, 0xB6], REGISTERS[0], slot);
             if bit > 0 {
                 // shl rax, bit
                 self.code.extend([0x48, 0xC1, 0xE0, bit as u8]);
@@ -210,16 +303,18 @@ impl Assembler {
         }
     }
 
-    /// Emits `opcode` with a memory operand `[rdi + slot - BIAS]` and `al`/`eax` (or `/0`).
-    fn memory(&mut self, opcode: &[u8], slot: u32) {
+    /// Emits `opcode` with register operand `register` (ModRM reg) and memory
+    /// operand `[rdi + slot - BIAS]` (ModRM r/m 111, with an 8- or 32-bit
+    /// displacement); a byte register above 3 is `r8b` to `r15b`.
+    fn memory(&mut self, opcode: &[u8], register: u8, slot: u32) {
+        self.rex(false, register >= 8, false);
         self.code.extend_from_slice(opcode);
+        let reg = (register & 7) << 3;
         let displacement = i64::from(slot) - BIAS;
         match i8::try_from(displacement) {
-            // ModRM: mod 01 (8-bit displacement), reg 000, r/m 111 (rdi).
-            Ok(short) => self.code.extend([0x47, short as u8]),
-            // ModRM: mod 10 (32-bit displacement), reg 000, r/m 111 (rdi).
+            Ok(short) => self.code.extend([0x40 | reg | 7, short as u8]),
             Err(_) => {
-                self.code.push(0x87);
+                self.code.push(0x80 | reg | 7);
                 self.code.extend((displacement as i32).to_le_bytes());
             }
         }
@@ -302,5 +397,135 @@ impl ExecutableMemory {
 
     unsafe fn call(&self, _offset: usize, _values: *mut u8, _words: *mut u64) {
         unreachable!("no native code on this platform")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// Random circuits of 600 slots (past the 8-bit displacements), most gates
+    /// read once so that deep expressions use every register, against a plain
+    /// evaluation.
+    #[test]
+    fn random_circuits_compute_what_a_plain_evaluation_computes() {
+        const SLOTS: usize = 600;
+        const SOURCES: usize = 40;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        let mut deepest = 0;
+        for _ in 0..20 {
+            // Gate `s` reads up to four earlier slots; an unread earlier gate is
+            // preferred, so that most gates are read once.
+            let mut inputs: Vec<Vec<u32>> = vec![Vec::new(); SLOTS];
+            let mut readers = vec![0u32; SLOTS];
+            let mut kinds = vec![(true, false); SLOTS];
+            for s in SOURCES..SLOTS {
+                for _ in 0..rng.gen_range(0..=4) {
+                    let unread: Vec<usize> = (SOURCES.max(s.saturating_sub(30))..s)
+                        .filter(|&i| readers[i] == 0)
+                        .collect();
+                    let input = if !unread.is_empty() && rng.gen_bool(0.8) {
+                        unread[rng.gen_range(0..unread.len())]
+                    } else {
+                        rng.gen_range(0..s)
+                    };
+                    if !inputs[s].contains(&(input as u32)) {
+                        inputs[s].push(input as u32);
+                        readers[input] += 1;
+                    }
+                }
+                kinds[s] = (rng.gen_bool(0.5), rng.gen_bool(0.2));
+            }
+            let outputs: Vec<u32> = (SOURCES as u32..SLOTS as u32)
+                .filter(|&s| readers[s as usize] != 1)
+                .collect();
+            let read_once: Vec<bool> = (0..SLOTS).map(|s| s >= SOURCES && readers[s] == 1).collect();
+            let packed: Vec<&[u32]> = outputs.chunks(64).collect();
+            let gates = (SOURCES..SLOTS).map(|s| {
+                let (all, negate) = kinds[s];
+                NativeStep::Gate(NativeGate {
+                    out: s as u32,
+                    all,
+                    negate,
+                    inputs: &inputs[s],
+                })
+            });
+            let packs = packed
+                .iter()
+                .enumerate()
+                .map(|(word, &slots)| NativeStep::Pack { word, slots });
+            let Some(program) = NativeProgram::compile(SLOTS, packed.len(), gates.chain(packs), &read_once)
+            else {
+                assert!(
+                    !cfg!(all(target_arch = "x86_64", unix)),
+                    "no native code on x86-64 Unix"
+                );
+                return;
+            };
+            let steps: Vec<NativeStep> = (SOURCES..SLOTS)
+                .map(|s| {
+                    let (all, negate) = kinds[s];
+                    NativeStep::Gate(NativeGate {
+                        out: s as u32,
+                        all,
+                        negate,
+                        inputs: &inputs[s],
+                    })
+                })
+                .collect();
+            let inlined = inlined_gates(SLOTS, &steps, &read_once);
+            deepest = deepest.max(
+                (SOURCES..SLOTS)
+                    .map(|s| depth(s, &inputs, &inlined))
+                    .max()
+                    .unwrap_or(0),
+            );
+            for _ in 0..20 {
+                let mut expected = vec![false; SLOTS];
+                for value in &mut expected[..SOURCES] {
+                    *value = rng.gen_bool(0.5);
+                }
+                let mut values = expected.clone();
+                for s in SOURCES..SLOTS {
+                    let (all, negate) = kinds[s];
+                    let read = inputs[s].iter().map(|&i| expected[i as usize]);
+                    let value = if all {
+                        read.fold(true, |a, v| a & v)
+                    } else {
+                        read.fold(false, |a, v| a | v)
+                    };
+                    expected[s] = value != negate;
+                }
+                let mut words = vec![!0; packed.len()];
+                program.run(&mut values, &mut words, |_, _, _| unreachable!("no cycles"));
+                for &s in &outputs {
+                    assert_eq!(values[s as usize], expected[s as usize], "slot {s}");
+                }
+                for (word, slots) in words.iter().zip(&packed) {
+                    let bits = slots
+                        .iter()
+                        .enumerate()
+                        .fold(0, |acc, (i, &s)| acc | u64::from(expected[s as usize]) << i);
+                    assert_eq!(*word, bits);
+                }
+            }
+        }
+        assert!(
+            deepest >= REGISTERS.len(),
+            "expressions never used every register (deepest {deepest})"
+        );
+    }
+
+    /// How many registers gate `slot` takes when stored (computed at depth 0).
+    fn depth(slot: usize, inputs: &[Vec<u32>], inlined: &[Option<NativeGate>]) -> usize {
+        let mut need = 1;
+        for (k, &i) in inputs[slot].iter().enumerate() {
+            if inlined[i as usize].is_some() {
+                need = need.max(depth(i as usize, inputs, inlined) + usize::from(k > 0));
+            }
+        }
+        need
     }
 }

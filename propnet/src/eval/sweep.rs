@@ -59,9 +59,33 @@ impl Program {
     pub(crate) fn new(net: &CompiledNet, steps: &[Step], taken: &[bool], packed: Vec<Vec<u32>>) -> Program {
         let mut program = Program::interpreted(net, steps, taken, packed);
         if native_code_enabled() {
-            program.native = NativeProgram::compile(net.slots, program.packed.len(), program.native_steps());
+            let read_once = program.read_once(net);
+            program.native = NativeProgram::compile(
+                net.slots,
+                program.packed.len(),
+                program.native_steps(),
+                &read_once,
+            );
         }
         program
+    }
+
+    /// Per slot, whether one gate reads it and it is no output (terminal,
+    /// goal, legality, next value or packed here): native code need not store it.
+    fn read_once(&self, net: &CompiledNet) -> Vec<bool> {
+        let mut read_once: Vec<bool> = (0..net.slots)
+            .map(|s| net.fanout_offsets[s + 1] - net.fanout_offsets[s] == 1)
+            .collect();
+        let outputs = [net.terminal_slot]
+            .into_iter()
+            .chain(net.goal_slots.iter().copied());
+        let outputs = outputs
+            .chain(net.legal_slots.iter().copied())
+            .chain(net.next_slots.iter().copied());
+        for slot in outputs.chain(self.packed.iter().flatten().copied()) {
+            read_once[slot as usize] = false;
+        }
+        read_once
     }
 
     /// The same program, always interpreted.
@@ -197,7 +221,9 @@ impl Program {
     /// (one word per packed word).
     pub(crate) fn run(&self, net: &CompiledNet, values: &mut [bool], out: &mut [u64]) {
         if let Some(native) = &self.native {
-            return native.run(net, values, out);
+            return native.run(values, out, |values, start, end| {
+                fixpoint(values, start, end, false, net)
+            });
         }
         let operands = &self.operands;
         let records = |at: u32, count: u32, width: usize| {
@@ -429,15 +455,18 @@ mod tests {
         );
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
         let everything = vec![true; net.slots];
-        // Words packing every slot, 64 at a time, and a few of arbitrary slots.
-        let all: Vec<u32> = (0..net.slots as u32).collect();
-        let mut packed: Vec<Vec<u32>> = all.chunks(64).map(<[u32]>::to_vec).collect();
+        // Words packing the next state, 64 slots at a time, and a few arbitrary slots.
+        let mut packed: Vec<Vec<u32>> = net.next_slots.chunks(64).map(<[u32]>::to_vec).collect();
         packed.push((0..64).map(|_| rng.gen_range(0..net.slots as u32)).collect());
         packed.push(Vec::new());
         let interpreted = Program::interpreted(net, &net.steps, &everything, packed);
-        let Some(native) =
-            NativeProgram::compile(net.slots, interpreted.packed.len(), interpreted.native_steps())
-        else {
+        let read_once = interpreted.read_once(net);
+        let Some(native) = NativeProgram::compile(
+            net.slots,
+            interpreted.packed.len(),
+            interpreted.native_steps(),
+            &read_once,
+        ) else {
             assert!(
                 !cfg!(all(target_arch = "x86_64", unix)),
                 "no native code on x86-64 Unix"
@@ -454,10 +483,16 @@ mod tests {
             let mut words = vec![0; interpreted.packed.len()];
             let mut native_words = vec![!0; interpreted.packed.len()];
             interpreted.run(net, &mut values, &mut words);
-            native.run(net, &mut native_values, &mut native_words);
-            assert_eq!(values, native_values);
+            native.run(&mut native_values, &mut native_words, |values, start, end| {
+                fixpoint(values, start, end, false, &**net)
+            });
+            // Gates read once may be computed in registers only.
+            for slot in (0..net.slots).filter(|&s| !read_once[s]) {
+                assert_eq!(values[slot], native_values[slot], "slot {slot}");
+            }
             assert_eq!(words, native_words);
             assert!(words.iter().any(|&w| w != 0));
         }
+        assert!(native.inlined > 0, "no gate computed in registers");
     }
 }
