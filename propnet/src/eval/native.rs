@@ -272,16 +272,17 @@ impl Assembler {
     /// Packs the values of `slots` into word `word` of the output.
     fn pack(&mut self, word: usize, slots: &[u32]) {
         self.open();
-        // xor edx, edx
-        self.code.extend([0x31, 0xD2]);
-        for (bit, &slot) in slots.iter().enumerate() {
-            self.memory(&[0x0F, 0xB6], REGISTERS[0], slot);
-            if bit > 0 {
-                // shl rax, bit
-                self.code.extend([0x48, 0xC1, 0xE0, bit as u8]);
+        // From the highest bit down, shifting the word left one bit before each.
+        const RDX: u8 = 2;
+        match slots.split_last() {
+            None => self.code.extend([0x31, 0xD2]), // xor edx, edx
+            Some((&last, rest)) => {
+                self.memory(&[0x0F, 0xB6], RDX, last); // movzx edx, byte [rdi + last]
+                for &slot in rest.iter().rev() {
+                    self.code.extend([0x48, 0x01, 0xD2]); // add rdx, rdx
+                    self.memory(&[0x0A], RDX, slot); // or dl, [rdi + slot]
+                }
             }
-            // or rdx, rax
-            self.code.extend([0x48, 0x09, 0xC2]);
         }
         // mov [rsi + 8 word], rdx: REX.W, 89 /r, ModRM reg 010 (rdx), r/m 110 (rsi).
         self.code.extend([0x48, 0x89]);
