@@ -2,7 +2,7 @@
 //! and produced: parse, check, ground, build, optimize, layer.
 
 use crate::circuit::{build, BuildError, Circuit};
-use crate::eval::Differential;
+use crate::eval::{Differential, Sweep};
 use crate::layer::{layer, CycleError, Layering};
 use crate::machine::{Game, StateMachine};
 use crate::optimize::{optimize, OptimizeConfig};
@@ -136,7 +136,10 @@ pub fn load(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
         Ok((layering, game))
     })
     .map_err(LoadError::Cycle)?;
-    timed(phases, "plan", || Differential::plan(&game.net));
+    timed(phases, "plan", || {
+        Differential::plan(&game.net);
+        Sweep::plan(&game.net);
+    });
     report.layers = layering.layers;
     report.sccs = layering.cycles;
     Ok(Loaded {

@@ -6,7 +6,6 @@ use crate::eval::{CompiledNet, Evaluator, EvaluatorKind, Scalar};
 use crate::machine::{Game, Move, State, StateMachine};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rayon::prelude::*;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -163,20 +162,22 @@ pub fn monte_carlo(game: &Arc<Game>, config: &McConfig) -> McReport {
         .num_threads(threads)
         .build()
         .expect("a thread pool");
-    let totals = pool.install(|| {
-        (0..threads)
-            .into_par_iter()
-            .map(|t| {
-                let stop = match config.budget {
-                    Budget::Seconds(s) => Stop::At(start + Duration::from_secs_f64(s)),
-                    Budget::Playouts(n) => {
-                        Stop::After(n / threads as u64 + u64::from((t as u64) < n % threads as u64))
-                    }
-                };
-                run_thread(game, config, t as u64, stop)
-            })
-            .reduce(|| PlayoutTotals::new(game.roles.len()), PlayoutTotals::merge)
-    });
+    // Every worker runs its own loop from the start: with work stealing
+    // (`into_par_iter`), an idle worker could wake to steal its share only
+    // after the other had played out the whole time budget.
+    let totals = pool
+        .broadcast(|context| {
+            let t = context.index();
+            let stop = match config.budget {
+                Budget::Seconds(s) => Stop::At(start + Duration::from_secs_f64(s)),
+                Budget::Playouts(n) => {
+                    Stop::After(n / threads as u64 + u64::from((t as u64) < n % threads as u64))
+                }
+            };
+            run_thread(game, config, t as u64, stop)
+        })
+        .into_iter()
+        .fold(PlayoutTotals::new(game.roles.len()), PlayoutTotals::merge);
     McReport {
         evaluator: config.evaluator,
         threads,

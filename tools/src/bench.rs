@@ -1,5 +1,6 @@
 //! `ggpnet bench`: flat Monte-Carlo with every evaluator on one thread and on
-//! every core, and perft, on the anchor games; a JSON report and a markdown table
+//! every core (median of a few alternating runs), and perft, on the anchor
+//! games; a JSON report and a markdown table
 //! that puts the figures of `anchors/peers.md` and `anchors/published.md` beside
 //! ours, with the ratios.
 
@@ -37,6 +38,11 @@ pub struct BenchArgs {
     /// Seconds of flat Monte-Carlo per evaluator and thread count.
     #[arg(long, default_value_t = 3.0)]
     seconds: f64,
+    /// Runs those seconds are split into, alternating between the thread
+    /// counts; the median run is reported (all runs are in the JSON report), so
+    /// that a passing slowdown of a shared machine moves no figure.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    repeats: u32,
     /// Threads of the parallel runs (default: every core).
     #[arg(long)]
     threads: Option<usize>,
@@ -81,9 +87,10 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
     let published = markdown_tables(&corpus.join("anchors").join("published.md"));
     let mut thread_counts = vec![1, threads];
     thread_counts.dedup();
+    let repeats = args.repeats as usize;
     let mut progress = Progress::new(
         names.len(),
-        names.len() * (evaluators.len() * thread_counts.len() + 2),
+        names.len() * (evaluators.len() * thread_counts.len() * repeats + 2),
     );
     let mut rows = Vec::new();
     let mut all_match = true;
@@ -100,24 +107,35 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
                 row["init_seconds"] = json!(loaded.report.phases.iter().map(|(_, s)| s).sum::<f64>());
                 row["components"] = json!(loaded.report.components.values().sum::<usize>());
                 let mut mc = serde_json::Map::new();
+                let mut mc_runs = serde_json::Map::new();
                 for &kind in &evaluators {
-                    let mut rates = serde_json::Map::new();
-                    for &t in &thread_counts {
-                        progress.show(&stem, &format!("{kind}, {t} thread(s)"));
-                        let config = McConfig {
-                            evaluator: kind,
-                            threads: t,
-                            budget: Budget::Seconds(args.seconds),
-                            seed: 1,
-                        };
-                        rates.insert(
-                            t.to_string(),
-                            json!(monte_carlo(&loaded.game, &config).nodes_per_sec()),
-                        );
+                    let mut runs: Vec<Vec<f64>> = vec![Vec::new(); thread_counts.len()];
+                    for repeat in 0..repeats {
+                        for (&t, samples) in thread_counts.iter().zip(&mut runs) {
+                            progress.show(
+                                &stem,
+                                &format!("{kind}, {t} thread(s), run {}/{repeats}", repeat + 1),
+                            );
+                            let config = McConfig {
+                                evaluator: kind,
+                                threads: t,
+                                budget: Budget::Seconds(args.seconds / repeats as f64),
+                                seed: 1,
+                            };
+                            samples.push(monte_carlo(&loaded.game, &config).nodes_per_sec());
+                        }
                     }
-                    mc.insert(kind.name().to_owned(), Value::Object(rates));
+                    let key = |t: usize| t.to_string();
+                    let rates = thread_counts
+                        .iter()
+                        .zip(&runs)
+                        .map(|(&t, r)| (key(t), json!(median(r))));
+                    mc.insert(kind.name().to_owned(), Value::Object(rates.collect()));
+                    let all = thread_counts.iter().zip(&runs).map(|(&t, r)| (key(t), json!(r)));
+                    mc_runs.insert(kind.name().to_owned(), Value::Object(all.collect()));
                 }
                 row["mc"] = Value::Object(mc);
+                row["mc_runs"] = Value::Object(mc_runs);
                 progress.show(&stem, "perft");
                 if !args.skip_perft {
                     let perft_row = perft_against_trace(&corpus, &stem, &loaded.game);
@@ -135,6 +153,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
         "cores": std::thread::available_parallelism().map_or(1, |n| n.get()),
         "threads": threads,
         "seconds": args.seconds,
+        "repeats": repeats,
         "machine_factor": MACHINE_FACTOR,
         "games": rows,
     });
@@ -154,6 +173,21 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
         print!("{markdown}");
     }
     Ok(all_match)
+}
+
+/// The median of `samples` (the mean of the middle two for an even count).
+fn median(samples: &[f64]) -> f64 {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
 }
 
 fn game_path(corpus: &Path, name: &str) -> PathBuf {
@@ -286,9 +320,11 @@ fn ratio(a: &Value, b: &Value) -> String {
 fn markdown(report: &Value, threads: usize) -> String {
     let games = report["games"].as_array().cloned().unwrap_or_default();
     let mut out = format!(
-        "CPU: {}; {} s per run; anchors from anchors/peers.md, RBG compiler from anchors/published.md x {MACHINE_FACTOR}.\n\n",
+        "CPU: {}; {} s per evaluator and thread count, in {} runs alternating between thread counts, median run reported; \
+         anchors from anchors/peers.md, RBG compiler from anchors/published.md x {MACHINE_FACTOR}.\n\n",
         report["cpu"].as_str().unwrap_or("?"),
-        report["seconds"]
+        report["seconds"],
+        report["repeats"]
     );
     out.push_str("Flat Monte-Carlo, nodes/s, one thread\n\n");
     out.push_str("| game | sweep | differential | lanes | Sironi | ggplib | RBG x1.6 | best scalar / ggplib | best scalar / Sironi | lanes / ggplib | lanes / RBG x1.6 |\n");

@@ -330,9 +330,18 @@ pub struct Sweep {
 }
 
 impl Sweep {
+    /// The plan shared by the sweep evaluators of `net` (its programs, in
+    /// native code where the platform allows): made by the first call, kept in
+    /// `net`. Loading makes it, so that it is not allocated among the mutable
+    /// buffers of a worker thread, whose writes would evict it from the
+    /// caches of the others (false sharing).
+    pub(crate) fn plan(net: &CompiledNet) -> Arc<Plan> {
+        Arc::clone(net.sweep_plan.get_or_init(|| Arc::new(Plan::new(net))))
+    }
+
     /// A fresh evaluator (all values false).
     pub fn new(net: Arc<CompiledNet>) -> Sweep {
-        let plan = Arc::clone(net.sweep_plan.get_or_init(|| Arc::new(Plan::new(&net))));
+        let plan = Sweep::plan(&net);
         Sweep {
             values: vec![false; net.slots],
             loaded: vec![0; net.base_slots.len().div_ceil(64)],
