@@ -272,17 +272,33 @@ impl Assembler {
     /// Packs the values of `slots` into word `word` of the output.
     fn pack(&mut self, word: usize, slots: &[u32]) {
         self.open();
-        // From the highest bit down, shifting the word left one bit before each.
-        const RDX: u8 = 2;
-        match slots.split_last() {
-            None => self.code.extend([0x31, 0xD2]), // xor edx, edx
-            Some((&last, rest)) => {
-                self.memory(&[0x0F, 0xB6], RDX, last); // movzx edx, byte [rdi + last]
-                for &slot in rest.iter().rev() {
-                    self.code.extend([0x48, 0x01, 0xD2]); // add rdx, rdx
-                    self.memory(&[0x0A], RDX, slot); // or dl, [rdi + slot]
-                }
+        // Four independent chains, so that they overlap: accumulator `k`
+        // (rdx, rcx, r8, r9) takes bits `k`, `k + 4`, ... from the highest
+        // down, shifting itself left four bits before each; then rdx |= rcx << 1
+        // | r8 << 2 | r9 << 3.
+        const ACCUMULATORS: [u8; 4] = [2, 1, 8, 9];
+        for &register in &ACCUMULATORS {
+            // xor r32, r32
+            self.rex(false, register >= 8, register >= 8);
+            self.code
+                .extend([0x31, 0xC0 | (register & 7) << 3 | (register & 7)]);
+        }
+        for (bit, &slot) in slots.iter().enumerate().rev() {
+            let register = ACCUMULATORS[bit % 4];
+            if bit + 4 < slots.len() {
+                // shl r64, 4
+                self.rex(true, false, register >= 8);
+                self.code.extend([0xC1, 0xE0 | (register & 7), 4]);
             }
+            // or r8, [rdi + slot]
+            self.memory(&[0x0A], register, slot);
+        }
+        for (shift, &register) in ACCUMULATORS.iter().enumerate().skip(1) {
+            // shl r64, shift; or rdx, r64
+            self.rex(true, false, register >= 8);
+            self.code.extend([0xC1, 0xE0 | (register & 7), shift as u8]);
+            self.rex(true, register >= 8, false);
+            self.code.extend([0x09, 0xC0 | (register & 7) << 3 | 2]);
         }
         // mov [rsi + 8 word], rdx: REX.W, 89 /r, ModRM reg 010 (rdx), r/m 110 (rsi).
         self.code.extend([0x48, 0x89]);
