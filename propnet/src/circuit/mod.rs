@@ -92,6 +92,19 @@ impl Circuit {
         roots
     }
 
+    /// Per node, how many times it is read: as an input of a gate (once per
+    /// occurrence) or as an output or transition ([`Circuit::roots`]).
+    pub fn reader_counts(&self) -> Vec<u32> {
+        let mut readers = vec![0u32; self.nodes.len()];
+        for input in self.nodes.iter().flat_map(|node| &node.inputs) {
+            readers[input.index()] += 1;
+        }
+        for root in self.roots() {
+            readers[root.index()] += 1;
+        }
+        readers
+    }
+
     /// Replaces every reference to a node by `map[node]`, in nodes and views.
     pub fn substitute(&mut self, map: &[NodeId]) {
         for node in &mut self.nodes {

@@ -61,6 +61,7 @@ enum Segment {
 }
 
 /// The steps of a program, in order, as the assembler takes them.
+#[derive(Clone, Copy, Debug)]
 pub(crate) enum NativeStep<'a> {
     Gate(NativeGate<'a>),
     Cycle(u32, u32),
@@ -460,28 +461,7 @@ mod tests {
                 .collect();
             let read_once: Vec<bool> = (0..SLOTS).map(|s| s >= SOURCES && readers[s] == 1).collect();
             let packed: Vec<&[u32]> = outputs.chunks(64).collect();
-            let gates = (SOURCES..SLOTS).map(|s| {
-                let (all, negate) = kinds[s];
-                NativeStep::Gate(NativeGate {
-                    out: s as u32,
-                    all,
-                    negate,
-                    inputs: &inputs[s],
-                })
-            });
-            let packs = packed
-                .iter()
-                .enumerate()
-                .map(|(word, &slots)| NativeStep::Pack { word, slots });
-            let Some(program) = NativeProgram::compile(SLOTS, packed.len(), gates.chain(packs), &read_once)
-            else {
-                assert!(
-                    !cfg!(all(target_arch = "x86_64", unix)),
-                    "no native code on x86-64 Unix"
-                );
-                return;
-            };
-            let steps: Vec<NativeStep> = (SOURCES..SLOTS)
+            let gates: Vec<NativeStep> = (SOURCES..SLOTS)
                 .map(|s| {
                     let (all, negate) = kinds[s];
                     NativeStep::Gate(NativeGate {
@@ -492,7 +472,19 @@ mod tests {
                     })
                 })
                 .collect();
-            let inlined = inlined_gates(SLOTS, &steps, &read_once);
+            let packs = packed
+                .iter()
+                .enumerate()
+                .map(|(word, &slots)| NativeStep::Pack { word, slots });
+            let steps = gates.iter().copied().chain(packs);
+            let Some(program) = NativeProgram::compile(SLOTS, packed.len(), steps, &read_once) else {
+                assert!(
+                    !cfg!(all(target_arch = "x86_64", unix)),
+                    "no native code on x86-64 Unix"
+                );
+                return;
+            };
+            let inlined = inlined_gates(SLOTS, &gates, &read_once);
             deepest = deepest.max(
                 (SOURCES..SLOTS)
                     .map(|s| depth(s, &inputs, &inlined))

@@ -12,15 +12,7 @@ use crate::circuit::{Circuit, NodeId, NodeKind};
 /// the terms that have it and are not taken yet; the new inner `or`s are factored
 /// in turn.
 pub fn factor(circuit: &mut Circuit) -> usize {
-    let mut readers = vec![0u32; circuit.nodes.len()];
-    for node in &circuit.nodes {
-        for input in &node.inputs {
-            readers[input.index()] += 1;
-        }
-    }
-    for root in circuit.roots() {
-        readers[root.index()] += 1;
-    }
+    let mut readers = circuit.reader_counts();
     let mut rewritten = 0;
     let mut work: Vec<NodeId> = (0..circuit.nodes.len())
         .map(NodeId::new)

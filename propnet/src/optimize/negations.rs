@@ -12,15 +12,7 @@ use crate::circuit::{Circuit, NodeId, NodeKind};
 /// they are all its inputs: the gate then collapses into the negation); returns
 /// how many gates were rewritten.
 pub fn pull_negations(circuit: &mut Circuit) -> usize {
-    let mut readers = vec![0u32; circuit.nodes.len()];
-    for node in &circuit.nodes {
-        for input in &node.inputs {
-            readers[input.index()] += 1;
-        }
-    }
-    for root in circuit.roots() {
-        readers[root.index()] += 1;
-    }
+    let mut readers = circuit.reader_counts();
     let mut rewritten = 0;
     for gate in 0..circuit.nodes.len() {
         let dual = match circuit.nodes[gate].kind {
