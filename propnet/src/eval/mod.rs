@@ -28,8 +28,11 @@ pub trait Evaluator {
     /// Sets the inputs to `moves` (input indexes) and evaluates the part that
     /// depends on moves. Call after [`Evaluator::load_state`].
     fn load_moves(&mut self, moves: &[u32]);
-    /// The value of a slot after the last load (of a slot read only on the way
-    /// to goals, after [`Evaluator::refresh_goals`]).
+    /// The value of an output slot (terminal, goal, legality, next value) after
+    /// the last load (of a goal read only on the way to goals, after
+    /// [`Evaluator::refresh_goals`]). Other gates' values are not kept by every
+    /// evaluator: the native sweep computes a gate read once in a register of
+    /// its reader.
     fn value(&self, slot: u32) -> bool;
     /// Brings the gates read only on the way to goals ([`CompiledNet::goal_only`])
     /// up to date, for evaluators that leave them until goals are asked for.
