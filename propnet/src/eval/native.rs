@@ -143,30 +143,20 @@ impl NativeProgram {
             self.words,
             "native program packing into the wrong number of words"
         );
-        // SAFETY (both calls): `compile` emitted, from each code offset, a
-        // function of the System V convention that reads and writes only bytes
-        // at `values + slot` for slots below `self.slots`, which is
-        // `values.len()` (asserted above), and words `out[w]` for `w` below
-        // `self.words`, which is `out.len()`; it stores 0 or 1 in values (valid
-        // `bool`s, as it combines only `bool`s with `and`, `or` and `xor 1`),
-        // clobbers only registers and flags that the convention lets it
-        // clobber, and returns.
-        if let [Segment::Code(offset)] = self.segments[..] {
-            // The common case: no cycles, one segment.
-            unsafe {
-                self.memory
-                    .call(offset, values.as_mut_ptr().cast(), out.as_mut_ptr())
-            };
-            return;
-        }
         for &segment in &self.segments {
             match segment {
-                Segment::Code(offset) => {
-                    unsafe {
-                        self.memory
-                            .call(offset, values.as_mut_ptr().cast(), out.as_mut_ptr())
-                    };
-                }
+                // SAFETY: `compile` emitted, from each code offset, a function
+                // of the System V convention that reads and writes only bytes at
+                // `values + slot` for slots below `self.slots`, which is
+                // `values.len()` (asserted above), and words `out[w]` for `w`
+                // below `self.words`, which is `out.len()`; it stores 0 or 1 in
+                // values (valid `bool`s, as it combines only `bool`s with `and`,
+                // `or` and `xor 1`), clobbers only registers and flags that the
+                // convention lets it clobber, and returns.
+                Segment::Code(offset) => unsafe {
+                    self.memory
+                        .call(offset, values.as_mut_ptr().cast(), out.as_mut_ptr())
+                },
                 Segment::Cycle(start, end) => cycle(values, start, end),
             }
         }

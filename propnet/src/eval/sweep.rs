@@ -42,6 +42,8 @@ enum Run {
 /// the platform allows ([`NativeProgram`]).
 #[derive(Debug, Default)]
 pub(crate) struct Program {
+    /// The runs and their operand records; emptied once native code is made
+    /// from them, as nothing reads them after.
     runs: Vec<Run>,
     operands: Vec<u32>,
     /// After the runs, word `w` of the output packs the values of `packed[w]`
@@ -60,12 +62,17 @@ impl Program {
         let mut program = Program::interpreted(net, steps, taken, packed);
         if native_code_enabled() {
             let read_once = program.read_once(net);
-            program.native = NativeProgram::compile(
+            let native = NativeProgram::compile(
                 net.slots,
                 program.packed.len(),
                 program.native_steps(),
                 &read_once,
             );
+            if native.is_some() {
+                program.runs = Vec::new();
+                program.operands = Vec::new();
+                program.native = native;
+            }
         }
         program
     }
