@@ -1,5 +1,6 @@
 //! How often things change along random playouts: the measurements behind the
-//! differential evaluator's choice of guards. A short run of random playouts
+//! differential evaluator's choice of guards (and the walk that the sweep's
+//! choice of guarded gates measures along too). A short run of random playouts
 //! evaluates the whole circuit after every state and every joint move, as the
 //! differential evaluator sees them, and counts per slot how many of these
 //! transitions changed its value, and per input of each `and` how the `and`'s
@@ -48,7 +49,6 @@ impl Activity {
     /// `kept` up to date (only those count in [`Activity::measured`] and
     /// [`Activity::restart_work`]).
     pub fn measure(net: &CompiledNet, gate_evaluations: usize, kept: &[bool]) -> Activity {
-        let budget = (gate_evaluations / net.slots.max(1)).clamp(16, 400) as u32;
         let measured: Vec<u32> = (net.first_gate..net.slots as u32)
             .filter(|&s| kept[s as usize] && Activity::is_measured(net, s))
             .collect();
@@ -61,73 +61,22 @@ impl Activity {
             restart_work: 0,
         };
         let (mut restarts, mut restart_work) = (0u64, 0u64);
-        let mut restarting = false;
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x6163_7469_7669_7479);
-        let mut before = vec![false; net.slots];
-        let mut values = vec![false; net.slots];
-        let mut state = net.initial.clone();
-        let mut joint: Vec<u32> = Vec::new();
-        let mut legal = Vec::new();
-        let mut first = true;
-        while activity.transitions < budget {
-            // A new state (with the last joint move still on the inputs).
-            for (b, &slot) in net.base_slots.iter().enumerate() {
-                values[slot as usize] = bit(&state, b);
-            }
-            run_steps(&net.steps, &mut values, false, net);
-            if !first {
-                activity.count(net, &measured, &before, &values);
-            }
-            if restarting {
+        let last = random_walk(net, gate_evaluations, |transition, before, after| {
+            activity.count(net, &measured, before, after);
+            if transition == (Transition::State { restart: true }) {
                 restarts += 1;
-                restart_work += work(net, kept, &before, &values);
+                restart_work += work(net, kept, before, after);
             }
-            first = false;
-            before.clone_from(&values);
-            let mut stuck = values[net.terminal_slot as usize];
-            let old_joint = std::mem::take(&mut joint);
-            for inputs in &net.role_inputs {
-                legal.clear();
-                legal.extend(
-                    inputs
-                        .iter()
-                        .filter(|&&m| values[net.legal_slots[m as usize] as usize]),
-                );
-                if legal.is_empty() {
-                    stuck = true;
-                    break;
-                }
-                joint.push(legal[rng.gen_range(0..legal.len())]);
-            }
-            restarting = stuck;
-            if stuck {
-                state.clone_from(&net.initial);
-                joint = old_joint;
-                continue;
-            }
-            // The new joint move.
-            for &m in &old_joint {
-                values[net.input_slots[m as usize] as usize] = false;
-            }
-            for &m in &joint {
-                values[net.input_slots[m as usize] as usize] = true;
-            }
-            run_steps(&net.steps[net.state_steps..], &mut values, false, net);
-            activity.count(net, &measured, &before, &values);
-            before.clone_from(&values);
-            pack(&mut state, net.next_slots.len(), |b| {
-                values[net.next_slots[b] as usize]
-            });
-        }
+        });
         if restarts == 0 {
             // No playout ended: return from where the measurement stopped.
-            before.clone_from(&values);
+            let mut values = last.clone();
             for (b, &slot) in net.base_slots.iter().enumerate() {
                 values[slot as usize] = bit(&net.initial, b);
             }
             run_steps(&net.steps, &mut values, false, net);
             restarts = 1;
-            restart_work = work(net, kept, &before, &values);
+            restart_work = work(net, kept, &last, &values);
         }
         activity.restart_work = restart_work / restarts;
         activity.measured = measured;
@@ -156,6 +105,88 @@ impl Activity {
             }
         }
     }
+}
+
+/// One transition of a [`random_walk`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Transition {
+    /// A new state: the next one, or the initial state again after a playout
+    /// ended (`restart`); the inputs keep the last joint move.
+    State { restart: bool },
+    /// A new joint move in the same state.
+    Moves,
+}
+
+/// Plays random playouts from the initial state (a fixed seed, so the same net
+/// gives the same walk) for about `gate_evaluations` gate evaluations, between
+/// 16 and 400 transitions, evaluating the whole circuit after every new state
+/// and every new joint move, and shows each transition to `observe` with the
+/// values before and after it (the first state, from nothing, is not shown).
+/// Returns the values after the last transition.
+pub(crate) fn random_walk(
+    net: &CompiledNet,
+    gate_evaluations: usize,
+    mut observe: impl FnMut(Transition, &[bool], &[bool]),
+) -> Vec<bool> {
+    let budget = (gate_evaluations / net.slots.max(1)).clamp(16, 400);
+    let mut transitions = 0;
+    let mut restarting = false;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x6163_7469_7669_7479);
+    let mut before = vec![false; net.slots];
+    let mut values = vec![false; net.slots];
+    let mut state = net.initial.clone();
+    let mut joint: Vec<u32> = Vec::new();
+    let mut legal = Vec::new();
+    let mut first = true;
+    while transitions < budget {
+        // A new state (with the last joint move still on the inputs).
+        for (b, &slot) in net.base_slots.iter().enumerate() {
+            values[slot as usize] = bit(&state, b);
+        }
+        run_steps(&net.steps, &mut values, false, net);
+        if !first {
+            observe(Transition::State { restart: restarting }, &before, &values);
+            transitions += 1;
+        }
+        first = false;
+        before.clone_from(&values);
+        let mut stuck = values[net.terminal_slot as usize];
+        let old_joint = std::mem::take(&mut joint);
+        for inputs in &net.role_inputs {
+            legal.clear();
+            legal.extend(
+                inputs
+                    .iter()
+                    .filter(|&&m| values[net.legal_slots[m as usize] as usize]),
+            );
+            if legal.is_empty() {
+                stuck = true;
+                break;
+            }
+            joint.push(legal[rng.gen_range(0..legal.len())]);
+        }
+        restarting = stuck;
+        if stuck {
+            state.clone_from(&net.initial);
+            joint = old_joint;
+            continue;
+        }
+        // The new joint move.
+        for &m in &old_joint {
+            values[net.input_slots[m as usize] as usize] = false;
+        }
+        for &m in &joint {
+            values[net.input_slots[m as usize] as usize] = true;
+        }
+        run_steps(&net.steps[net.state_steps..], &mut values, false, net);
+        observe(Transition::Moves, &before, &values);
+        transitions += 1;
+        before.clone_from(&values);
+        pack(&mut state, net.next_slots.len(), |b| {
+            values[net.next_slots[b] as usize]
+        });
+    }
+    values
 }
 
 /// What a differential evaluation from `before` to `after` costs: the fan-out

@@ -8,6 +8,7 @@ pub mod compiled;
 pub mod differential;
 pub mod lanes;
 mod native;
+mod skipping;
 pub mod sweep;
 
 pub use compiled::CompiledNet;

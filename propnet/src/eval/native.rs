@@ -9,6 +9,12 @@
 //! by packing chosen slots' values into words (legality, next state). Elsewhere,
 //! or when the system refuses executable memory, programs are interpreted.
 //!
+//! A stored gate whose expression reads many values may be guarded by a flag, a
+//! byte past the net's slots: the code evaluates it only when the flag is set,
+//! and clears it. The caller sets the flag whenever a base or input the gate
+//! depends on changes (and before the first run), so that a gate skipped still
+//! holds the value its inputs give.
+//!
 //! The code addresses the values through `rdi`, always with 32-bit
 //! displacements (measured faster on this project's machine than the shorter
 //! 8-bit form for the first slots: connect four 19% less CPU time, tic-tac-toe
@@ -17,6 +23,10 @@
 //! lets a function clobber.
 
 use std::fmt;
+
+/// The code of a guarded gate starts `cmp byte [rdi + flag], 0; je skip; mov
+/// byte [rdi + flag], 0`: 20 bytes, 3 instructions.
+const GUARD_BYTES: usize = 20;
 
 /// The registers an expression is evaluated in, by depth: `rax`, `rcx`, `rdx`,
 /// `r8` to `r11` (numbered as in instruction encodings).
@@ -41,8 +51,10 @@ pub(crate) struct NativeGate<'a> {
 pub(crate) struct NativeProgram {
     memory: ExecutableMemory,
     segments: Vec<Segment>,
-    /// The number of slots the code addresses values for.
+    /// The number of slots the code addresses values for (flags included).
     slots: usize,
+    /// The guarded gates: the flag of `guarded[k]` is slot `first_flag + k`.
+    pub(crate) guarded: Vec<u32>,
     /// The number of words it packs values into.
     words: usize,
     /// How many gates it computes in registers only.
@@ -76,14 +88,21 @@ impl NativeProgram {
     /// refused. `read_once[s]` says that slot `s` is read by one gate only and
     /// is no output: the program need not store it if it computes it for that
     /// gate. Values of such slots are unspecified after a run.
+    /// `guard(gate)` says whether to guard a stored gate; flags take slots
+    /// from `first_flag` (at least `slots`) on, in the order of
+    /// [`NativeProgram::guarded`].
     pub(crate) fn compile<'a>(
         slots: usize,
         words: usize,
         steps: impl IntoIterator<Item = NativeStep<'a>>,
         read_once: &[bool],
+        first_flag: usize,
+        mut guard: impl FnMut(u32) -> bool,
     ) -> Option<NativeProgram> {
+        assert!(first_flag >= slots, "flags among the slots");
+        // Flags are at most one per gate, so all slots are below `first_flag + slots`.
         if !cfg!(all(target_arch = "x86_64", unix))
-            || slots > i32::MAX as usize
+            || first_flag + slots > i32::MAX as usize
             || words * 8 > i32::MAX as usize
         {
             return None;
@@ -92,12 +111,17 @@ impl NativeProgram {
         let steps: Vec<NativeStep> = steps.into_iter().collect();
         let inlined = inlined_gates(slots, &steps, read_once);
         let mut assembler = Assembler::default();
+        let mut guarded = Vec::new();
         for step in &steps {
             match *step {
                 NativeStep::Gate(gate) => {
                     assert!((gate.out as usize) < slots && gate.inputs.iter().all(|&i| (i as usize) < slots));
                     if inlined[gate.out as usize].is_none() {
-                        assembler.root(gate, &inlined);
+                        let flag = guard(gate.out).then(|| {
+                            guarded.push(gate.out);
+                            (first_flag + guarded.len() - 1) as u32
+                        });
+                        assembler.root(gate, &inlined, flag);
                     }
                 }
                 NativeStep::Cycle(start, end) => {
@@ -117,11 +141,36 @@ impl NativeProgram {
         Some(NativeProgram {
             memory: ExecutableMemory::new(&assembler.code)?,
             segments: assembler.segments,
-            slots,
+            slots: if guarded.is_empty() {
+                slots
+            } else {
+                first_flag + guarded.len()
+            },
+            guarded,
             words,
             #[cfg(test)]
             inlined: inlined.iter().filter(|g| g.is_some()).count(),
         })
+    }
+
+    /// The gates that code compiled from `steps` stores (see [`NativeProgram::compile`]),
+    /// each with how many values its expression reads from memory.
+    pub(crate) fn stored_gates<'a>(
+        slots: usize,
+        steps: impl IntoIterator<Item = NativeStep<'a>>,
+        read_once: &[bool],
+    ) -> Vec<(u32, usize)> {
+        let steps: Vec<NativeStep> = steps.into_iter().collect();
+        let inlined = inlined_gates(slots, &steps, read_once);
+        steps
+            .iter()
+            .filter_map(|step| match *step {
+                NativeStep::Gate(gate) if inlined[gate.out as usize].is_none() => {
+                    Some((gate.out, operands(gate, &inlined)))
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     /// Evaluates the program over `values` (one per slot of the net it was
@@ -133,9 +182,8 @@ impl NativeProgram {
         out: &mut [u64],
         mut cycle: impl FnMut(&mut [bool], u32, u32),
     ) {
-        assert_eq!(
-            values.len(),
-            self.slots,
+        assert!(
+            values.len() >= self.slots,
             "native program run over values of another net"
         );
         assert_eq!(
@@ -147,7 +195,7 @@ impl NativeProgram {
             match segment {
                 // SAFETY: `compile` emitted, from each code offset, a function
                 // of the System V convention that reads and writes only bytes at
-                // `values + slot` for slots below `self.slots`, which is
+                // `values + slot` for slots below `self.slots`, at most
                 // `values.len()` (asserted above), and words `out[w]` for `w`
                 // below `self.words`, which is `out.len()`; it stores 0 or 1 in
                 // values (valid `bool`s, as it combines only `bool`s with `and`,
@@ -203,6 +251,15 @@ fn inlined_gates<'a>(
     inlined
 }
 
+/// How many values the expression of `gate` reads from memory, the inputs it
+/// computes in registers included.
+fn operands(gate: NativeGate, inlined: &[Option<NativeGate>]) -> usize {
+    gate.inputs
+        .iter()
+        .map(|&i| inlined[i as usize].map_or(1, |definition| operands(definition, inlined)))
+        .sum()
+}
+
 /// Emits x86-64 machine code.
 #[derive(Default)]
 struct Assembler {
@@ -213,12 +270,30 @@ struct Assembler {
 }
 
 impl Assembler {
-    /// Computes `gate` and stores its value.
-    fn root(&mut self, gate: NativeGate, inlined: &[Option<NativeGate>]) {
+    /// Computes `gate` and stores its value; with a `flag`, only if the flag
+    /// is set, clearing it.
+    fn root(&mut self, gate: NativeGate, inlined: &[Option<NativeGate>], flag: Option<u32>) {
         self.open();
+        let start = self.code.len();
+        if let Some(flag) = flag {
+            // cmp byte [rdi + flag], 0 (80 /7 ib); je rel32 (patched below);
+            // mov byte [rdi + flag], 0 (C6 /0 ib)
+            self.code.extend([0x80, 0xBF]);
+            self.code.extend(flag.to_le_bytes());
+            self.code.extend([0x00, 0x0F, 0x84, 0, 0, 0, 0, 0xC6, 0x87]);
+            self.code.extend(flag.to_le_bytes());
+            self.code.push(0x00);
+            debug_assert_eq!(self.code.len() - start, GUARD_BYTES);
+        }
         self.expression(gate, 0, inlined);
         // mov [rdi + out], r8
         self.memory(&[0x88], REGISTERS[0], gate.out);
+        if flag.is_some() {
+            // The jump skips from its end (13 bytes in) to here.
+            let jump_end = start + 13;
+            let distance = u32::try_from(self.code.len() - jump_end).expect("a gate's code under 2 GiB");
+            self.code[jump_end - 4..jump_end].copy_from_slice(&distance.to_le_bytes());
+        }
     }
 
     /// Computes `gate` into the register of `depth`, and the inputs it
@@ -461,7 +536,9 @@ mod tests {
                 .enumerate()
                 .map(|(word, &slots)| NativeStep::Pack { word, slots });
             let steps = gates.iter().copied().chain(packs);
-            let Some(program) = NativeProgram::compile(SLOTS, packed.len(), steps, &read_once) else {
+            let Some(program) =
+                NativeProgram::compile(SLOTS, packed.len(), steps, &read_once, SLOTS, |_| false)
+            else {
                 assert!(
                     !cfg!(all(target_arch = "x86_64", unix)),
                     "no native code on x86-64 Unix"
@@ -509,6 +586,98 @@ mod tests {
             deepest >= REGISTERS.len(),
             "expressions never used every register (deepest {deepest})"
         );
+    }
+
+    /// Guarded gates are evaluated when their flag is set (clearing it) and
+    /// skipped, keeping their value, when it is not.
+    #[test]
+    fn guarded_gates_run_only_when_flagged() {
+        const SLOTS: u32 = 40;
+        const SOURCES: u32 = 8;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        // Gate `s` is the `and` or `or` of up to three earlier slots.
+        let inputs: Vec<Vec<u32>> = (0..SLOTS)
+            .map(|s| {
+                if s < SOURCES {
+                    return Vec::new();
+                }
+                let mut read: Vec<u32> = (0..rng.gen_range(1..=3)).map(|_| rng.gen_range(0..s)).collect();
+                read.dedup();
+                read
+            })
+            .collect();
+        let all: Vec<bool> = (0..SLOTS).map(|s| s % 2 == 0).collect();
+        let gates: Vec<NativeStep> = (SOURCES..SLOTS)
+            .map(|s| {
+                NativeStep::Gate(NativeGate {
+                    out: s,
+                    all: all[s as usize],
+                    negate: false,
+                    inputs: &inputs[s as usize],
+                })
+            })
+            .collect();
+        // Every third gate guarded; nothing computed in registers.
+        let guarded = |gate: u32| gate % 3 == 0;
+        let Some(program) = NativeProgram::compile(
+            SLOTS as usize,
+            0,
+            gates,
+            &[false; SLOTS as usize],
+            SLOTS as usize,
+            guarded,
+        ) else {
+            assert!(
+                !cfg!(all(target_arch = "x86_64", unix)),
+                "no native code on x86-64 Unix"
+            );
+            return;
+        };
+        let flags = program.guarded.len();
+        assert_eq!(
+            program.guarded,
+            (SOURCES..SLOTS).filter(|&g| guarded(g)).collect::<Vec<_>>()
+        );
+        let flag_of = |gate: u32| SLOTS as usize + program.guarded.iter().position(|&g| g == gate).unwrap();
+        // What the code must do: each gate in order from the values so far,
+        // except the guarded ones whose flag is clear.
+        let model = |values: &mut [bool], skipped: &dyn Fn(u32) -> bool| {
+            for s in (SOURCES..SLOTS).filter(|&s| !skipped(s)) {
+                let read = inputs[s as usize].iter().map(|&i| values[i as usize]);
+                values[s as usize] = if all[s as usize] {
+                    read.fold(true, |a, v| a & v)
+                } else {
+                    read.fold(false, |a, v| a | v)
+                };
+            }
+        };
+        let mut values = vec![false; SLOTS as usize + flags];
+        let mut stale_kept = 0;
+        for round in 0..50 {
+            for s in 0..SOURCES as usize {
+                values[s] = rng.gen_bool(0.5);
+            }
+            // Some flags set, and every guarded gate's value made wrong.
+            let mut right = values[..SLOTS as usize].to_vec();
+            model(&mut right, &|_| false);
+            let set: Vec<bool> = (0..flags).map(|_| round == 0 || rng.gen_bool(0.5)).collect();
+            for (k, &gate) in program.guarded.iter().enumerate() {
+                values[SLOTS as usize + k] = set[k];
+                values[gate as usize] = !right[gate as usize];
+            }
+            let mut expected = values[..SLOTS as usize].to_vec();
+            model(&mut expected, &|s| {
+                guarded(s) && !set[flag_of(s) - SLOTS as usize]
+            });
+            program.run(&mut values, &mut [], |_, _, _| unreachable!("no cycles"));
+            assert_eq!(values[..SLOTS as usize], expected[..], "round {round}");
+            assert!(values[SLOTS as usize..].iter().all(|&f| !f), "flags left set");
+            stale_kept += (SOURCES..SLOTS)
+                .filter(|&s| values[s as usize] != right[s as usize])
+                .count();
+            values[..SLOTS as usize].copy_from_slice(&right);
+        }
+        assert!(stale_kept > 0, "no gate was ever skipped");
     }
 
     /// How many registers gate `slot` takes when stored (computed at depth 0).

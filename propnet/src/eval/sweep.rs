@@ -5,11 +5,15 @@
 //! branches on neither gate kinds nor input values, and then, where the
 //! platform allows, into native code (the `native` module): one straight line of
 //! loads, `and`s, `or`s and stores per part, which also packs the legality set
-//! (state part) and the next state (move part).
+//! (state part) and the next state (move part). There, gates whose expression
+//! reads many values and whose bases and inputs seldom change are guarded:
+//! skipped while none of them changed (the `skipping` module chooses them).
 
 use super::compiled::{CompiledNet, Gate, Step};
 use super::native::{NativeGate, NativeProgram, NativeStep};
+use super::skipping::{self, Candidate, Marks};
 use super::{bit, fixpoint, role_words, Evaluator, GateValue};
+use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 /// Whether sweep programs are compiled to native code where the platform
@@ -53,28 +57,53 @@ pub(crate) struct Program {
 }
 
 impl Program {
-    /// Compiles the gates of `steps` that are `taken`: each range of acyclic
-    /// gates is cut into independent sets (no gate reads another of its set),
-    /// and each set into one run per kind of operation.
-    /// After them, output word `w` packs the values of `packed[w]` (at most 64
-    /// slots each). Native code is made unless [`native_code_enabled`] says no.
+    /// Compiles the gates of `steps` that are `taken` (see
+    /// [`Program::interpreted`]) into native code unless
+    /// [`native_code_enabled`] says no, guarding no gate.
     pub(crate) fn new(net: &CompiledNet, steps: &[Step], taken: &[bool], packed: Vec<Vec<u32>>) -> Program {
         let mut program = Program::interpreted(net, steps, taken, packed);
+        program.compile(net, net.slots, |_| false);
+        program
+    }
+
+    /// Makes native code of the program unless [`native_code_enabled`] says
+    /// no; `guard` chooses the gates to guard, whose flags take slots from
+    /// `first_flag` on (see [`NativeProgram::compile`]).
+    fn compile(&mut self, net: &CompiledNet, first_flag: usize, guard: impl FnMut(u32) -> bool) {
         if native_code_enabled() {
-            let read_once = program.read_once(net);
+            let read_once = self.read_once(net);
             let native = NativeProgram::compile(
                 net.slots,
-                program.packed.len(),
-                program.native_steps(),
+                self.packed.len(),
+                self.native_steps(),
                 &read_once,
+                first_flag,
+                guard,
             );
             if native.is_some() {
-                program.runs = Vec::new();
-                program.operands = Vec::new();
-                program.native = native;
+                self.runs = Vec::new();
+                self.operands = Vec::new();
+                self.native = native;
             }
         }
-        program
+    }
+
+    /// The gates that native code would guard if asked, as
+    /// [`skipping::choose`] takes them.
+    fn candidates(&self, net: &CompiledNet, moves: bool) -> Vec<Candidate> {
+        NativeProgram::stored_gates(net.slots, self.native_steps(), &self.read_once(net))
+            .into_iter()
+            .map(|(gate, operands)| Candidate {
+                gate,
+                operands,
+                moves,
+            })
+            .collect()
+    }
+
+    /// The gates its native code guards, in the order of their flags.
+    fn guarded(&self) -> &[u32] {
+        self.native.as_ref().map_or(&[], |native| &native.guarded)
     }
 
     /// Per slot, whether one gate reads it and it is no output (terminal,
@@ -95,7 +124,11 @@ impl Program {
         read_once
     }
 
-    /// The same program, always interpreted.
+    /// Compiles the gates of `steps` that are `taken`, to be interpreted: each
+    /// range of acyclic gates is cut into independent sets (no gate reads
+    /// another of its set), and each set into one run per kind of operation.
+    /// After them, output word `w` packs the values of `packed[w]` (at most 64
+    /// slots each).
     fn interpreted(net: &CompiledNet, steps: &[Step], taken: &[bool], packed: Vec<Vec<u32>>) -> Program {
         assert!(packed.iter().all(|slots| slots.len() <= 64));
         let mut program = Program {
@@ -293,6 +326,11 @@ pub(crate) struct Plan {
     /// Role `r`'s legality takes words `role_words[r]..role_words[r + 1]` of the
     /// legality set, bit `at` for its input at position `at`.
     role_words: Vec<usize>,
+    /// The flags of the gates that native code guards, set when a source they
+    /// depend on changes; they take the slots after the net's.
+    marks: Marks,
+    /// The net's slots and the flags.
+    value_slots: usize,
 }
 
 impl Plan {
@@ -310,11 +348,31 @@ impl Plan {
             })
             .collect();
         let next_words = net.next_slots.chunks(64).map(<[u32]>::to_vec).collect();
+        let mut state = Program::interpreted(net, state, &kept, legal_words);
+        let mut moves = Program::interpreted(net, moves, &kept, next_words);
+        let supports = if native_code_enabled() {
+            let mut candidates = state.candidates(net, false);
+            candidates.extend(moves.candidates(net, true));
+            skipping::choose(net, &candidates)
+        } else {
+            HashMap::new()
+        };
+        state.compile(net, net.slots, |gate| supports.contains_key(&gate));
+        let state_flags = state.guarded().len();
+        moves.compile(net, net.slots + state_flags, |gate| supports.contains_key(&gate));
+        let guarded: Vec<u32> = state.guarded().iter().chain(moves.guarded()).copied().collect();
+        let flags = guarded
+            .iter()
+            .enumerate()
+            .map(|(k, gate)| ((net.slots + k) as u32, supports[gate].as_slice()));
         Plan {
-            state: Program::new(net, state, &kept, legal_words),
-            moves: Program::new(net, moves, &kept, next_words),
+            state,
+            moves,
+            // Goals are evaluated in terminal states only: never guarded.
             goals: Program::new(net, &net.steps, &goal_only, Vec::new()),
             role_words: role_words(net),
+            marks: Marks::new(net, flags),
+            value_slots: net.slots + guarded.len(),
         }
     }
 }
@@ -349,8 +407,11 @@ impl Sweep {
     /// A fresh evaluator (all values false).
     pub fn new(net: Arc<CompiledNet>) -> Sweep {
         let plan = Sweep::plan(&net);
+        // Every flag set: no gate has been evaluated yet.
+        let mut values = vec![true; plan.value_slots];
+        values[..net.slots].fill(false);
         Sweep {
-            values: vec![false; net.slots],
+            values,
             loaded: vec![0; net.base_slots.len().div_ceil(64)],
             legal: vec![0; plan.role_words.last().copied().unwrap_or(0)],
             next: vec![0; net.next_slots.len().div_ceil(64)],
@@ -375,7 +436,11 @@ impl Evaluator for Sweep {
             while changed != 0 {
                 let b = w * 64 + changed.trailing_zeros() as usize;
                 changed &= changed - 1;
-                self.values[self.net.base_slots[b] as usize] = bit(state, b);
+                let slot = self.net.base_slots[b];
+                self.values[slot as usize] = bit(state, b);
+                for &flag in self.plan.marks.of(slot) {
+                    self.values[flag as usize] = true;
+                }
             }
             *loaded = new;
         }
@@ -384,11 +449,17 @@ impl Evaluator for Sweep {
     }
 
     fn load_moves(&mut self, moves: &[u32]) {
-        for &m in &self.moves {
-            self.values[self.net.input_slots[m as usize] as usize] = false;
-        }
-        for &m in moves {
-            self.values[self.net.input_slots[m as usize] as usize] = true;
+        for (played, &m) in self
+            .moves
+            .iter()
+            .map(|m| (false, m))
+            .chain(moves.iter().map(|m| (true, m)))
+        {
+            let slot = self.net.input_slots[m as usize];
+            self.values[slot as usize] = played;
+            for &flag in self.plan.marks.of(slot) {
+                self.values[flag as usize] = true;
+            }
         }
         self.moves.clear();
         self.moves.extend_from_slice(moves);
@@ -481,6 +552,8 @@ mod tests {
             interpreted.packed.len(),
             interpreted.native_steps(),
             &read_once,
+            net.slots,
+            |_| false,
         ) else {
             assert!(
                 !cfg!(all(target_arch = "x86_64", unix)),
