@@ -19,7 +19,7 @@ const MIN_GUARDED_OPERANDS: usize = 16;
 const MAX_SUPPORT_WALK: usize = 1 << 14;
 
 /// Gate evaluations spent measuring the candidates (see [`random_walk`]).
-const MEASURE_BUDGET: usize = 20_000_000;
+const MEASURE_BUDGET: usize = 10_000_000;
 
 /// Costs in instructions, against one value read: testing the flag and
 /// clearing it, setting it once, and a mispredicted jump (about 20 cycles at
