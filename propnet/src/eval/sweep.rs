@@ -12,7 +12,7 @@
 use super::compiled::{CompiledNet, Gate, Step};
 use super::native::{NativeGate, NativeProgram, NativeStep};
 use super::skipping::{self, Candidate, Marks};
-use super::{bit, fixpoint, role_words, Evaluator, GateValue};
+use super::{fixpoint, role_words, Evaluator, GateValue};
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
@@ -430,40 +430,33 @@ impl Evaluator for Sweep {
     }
 
     fn load_state(&mut self, state: &[u64]) {
+        let (net, plan, values) = (&*self.net, &*self.plan, &mut self.values);
         // Only the bases that differ from the state loaded before.
         for (w, (loaded, &new)) in self.loaded.iter_mut().zip(state).enumerate() {
             let mut changed = *loaded ^ new;
             while changed != 0 {
-                let b = w * 64 + changed.trailing_zeros() as usize;
+                let at = changed.trailing_zeros();
                 changed &= changed - 1;
-                let slot = self.net.base_slots[b];
-                self.values[slot as usize] = bit(state, b);
-                for &flag in self.plan.marks.of(slot) {
-                    self.values[flag as usize] = true;
-                }
+                let slot = net.base_slots[w * 64 + at as usize];
+                set_source(values, &plan.marks, slot, new >> at & 1 != 0);
             }
             *loaded = new;
         }
-        self.plan.state.run(&self.net, &mut self.values, &mut self.legal);
+        plan.state.run(net, values, &mut self.legal);
         self.goals_fresh = false;
     }
 
     fn load_moves(&mut self, moves: &[u32]) {
-        for (played, &m) in self
-            .moves
-            .iter()
-            .map(|m| (false, m))
-            .chain(moves.iter().map(|m| (true, m)))
-        {
-            let slot = self.net.input_slots[m as usize];
-            self.values[slot as usize] = played;
-            for &flag in self.plan.marks.of(slot) {
-                self.values[flag as usize] = true;
-            }
+        let (net, plan, values) = (&*self.net, &*self.plan, &mut self.values);
+        for &m in &self.moves {
+            set_source(values, &plan.marks, net.input_slots[m as usize], false);
+        }
+        for &m in moves {
+            set_source(values, &plan.marks, net.input_slots[m as usize], true);
         }
         self.moves.clear();
         self.moves.extend_from_slice(moves);
-        self.plan.moves.run(&self.net, &mut self.values, &mut self.next);
+        plan.moves.run(net, values, &mut self.next);
     }
 
     #[inline]
@@ -483,6 +476,16 @@ impl Evaluator for Sweep {
         for (o, &n) in out.iter_mut().zip(self.next.iter().chain(std::iter::repeat(&0))) {
             *o = n;
         }
+    }
+}
+
+/// Sets base or input `slot` to `value`, and the flags of the guarded gates
+/// that depend on it.
+#[inline]
+fn set_source(values: &mut [bool], marks: &Marks, slot: u32, value: bool) {
+    values[slot as usize] = value;
+    for &flag in marks.of(slot) {
+        values[flag as usize] = true;
     }
 }
 
