@@ -9,12 +9,12 @@
 //! by packing chosen slots' values into words (legality, next state). Elsewhere,
 //! or when the system refuses executable memory, programs are interpreted.
 //!
-//! A stored gate whose expression reads many values may be guarded by a flag, a
-//! byte past the net's slots: the code evaluates it only when the flag is set,
-//! and clears it. The caller sets the flag whenever a base or input the gate
-//! depends on changes (and before the first run), so that a gate skipped still
-//! holds the value its inputs give.
-//!
+//! Consecutive stored gates may form a guarded block with a flag, a byte past
+//! the net's slots: the code evaluates the block only when the flag is set,
+//! and clears it. The caller sets the flag whenever a base or input that a
+//! gate of the block depends on changes (and before the first run), so that
+//! gates skipped still hold the values their inputs give.
+
 //! The code addresses the values through `rdi`, always with 32-bit
 //! displacements (measured faster on this project's machine than the shorter
 //! 8-bit form for the first slots: connect four 19% less CPU time, tic-tac-toe
@@ -24,9 +24,10 @@
 
 use std::fmt;
 
-/// The code of a guarded gate starts `cmp byte [rdi + flag], 0; je skip; mov
-/// byte [rdi + flag], 0`: 20 bytes, 3 instructions.
+/// The code of a guarded block starts `cmp byte [rdi + flag], 0; je end; mov
+/// byte [rdi + flag], 0`: 20 bytes, the jump's displacement ending at byte 13.
 const GUARD_BYTES: usize = 20;
+const GUARD_JUMP_END: usize = 13;
 
 /// The registers an expression is evaluated in, by depth: `rax`, `rcx`, `rdx`,
 /// `r8` to `r11` (numbered as in instruction encodings).
@@ -53,7 +54,8 @@ pub(crate) struct NativeProgram {
     segments: Vec<Segment>,
     /// The number of slots the code addresses values for (flags included).
     slots: usize,
-    /// The guarded gates: the flag of `guarded[k]` is slot `first_flag + k`.
+    /// The guarded blocks: flag `first_flag + k` guards the gates of block
+    /// `guarded[k]` (a block cut by a cyclic component has a flag per piece).
     pub(crate) guarded: Vec<u32>,
     /// The number of words it packs values into.
     words: usize,
@@ -88,7 +90,8 @@ impl NativeProgram {
     /// refused. `read_once[s]` says that slot `s` is read by one gate only and
     /// is no output: the program need not store it if it computes it for that
     /// gate. Values of such slots are unspecified after a run.
-    /// `guard(gate)` says whether to guard a stored gate; flags take slots
+    /// `block(gate)` gives the guarded block of a stored gate, if any:
+    /// consecutive stored gates of one block share a flag. Flags take slots
     /// from `first_flag` (at least `slots`) on, in the order of
     /// [`NativeProgram::guarded`].
     pub(crate) fn compile<'a>(
@@ -97,7 +100,7 @@ impl NativeProgram {
         steps: impl IntoIterator<Item = NativeStep<'a>>,
         read_once: &[bool],
         first_flag: usize,
-        mut guard: impl FnMut(u32) -> bool,
+        mut block: impl FnMut(u32) -> Option<u32>,
     ) -> Option<NativeProgram> {
         assert!(first_flag >= slots, "flags among the slots");
         // Flags are at most one per gate, so all slots are below `first_flag + slots`.
@@ -117,11 +120,15 @@ impl NativeProgram {
                 NativeStep::Gate(gate) => {
                     assert!((gate.out as usize) < slots && gate.inputs.iter().all(|&i| (i as usize) < slots));
                     if inlined[gate.out as usize].is_none() {
-                        let flag = guard(gate.out).then(|| {
-                            guarded.push(gate.out);
-                            (first_flag + guarded.len() - 1) as u32
-                        });
-                        assembler.root(gate, &inlined, flag);
+                        let block = block(gate.out);
+                        if block != assembler.block.map(|(block, _)| block) {
+                            assembler.close_block();
+                            if let Some(block) = block {
+                                assembler.open_block(block, (first_flag + guarded.len()) as u32);
+                                guarded.push(block);
+                            }
+                        }
+                        assembler.root(gate, &inlined);
                     }
                 }
                 NativeStep::Cycle(start, end) => {
@@ -267,31 +274,39 @@ struct Assembler {
     segments: Vec<Segment>,
     /// Whether a code segment is open (its `ret` not yet emitted).
     open: bool,
+    /// The guarded block open, and where its jump's displacement ends.
+    block: Option<(u32, usize)>,
 }
 
 impl Assembler {
-    /// Computes `gate` and stores its value; with a `flag`, only if the flag
-    /// is set, clearing it.
-    fn root(&mut self, gate: NativeGate, inlined: &[Option<NativeGate>], flag: Option<u32>) {
+    /// Computes `gate` and stores its value.
+    fn root(&mut self, gate: NativeGate, inlined: &[Option<NativeGate>]) {
         self.open();
-        let start = self.code.len();
-        if let Some(flag) = flag {
-            // cmp byte [rdi + flag], 0 (80 /7 ib); je rel32 (patched below);
-            // mov byte [rdi + flag], 0 (C6 /0 ib)
-            self.code.extend([0x80, 0xBF]);
-            self.code.extend(flag.to_le_bytes());
-            self.code.extend([0x00, 0x0F, 0x84, 0, 0, 0, 0, 0xC6, 0x87]);
-            self.code.extend(flag.to_le_bytes());
-            self.code.push(0x00);
-            debug_assert_eq!(self.code.len() - start, GUARD_BYTES);
-        }
         self.expression(gate, 0, inlined);
         // mov [rdi + out], r8
         self.memory(&[0x88], REGISTERS[0], gate.out);
-        if flag.is_some() {
-            // The jump skips from its end (13 bytes in) to here.
-            let jump_end = start + 13;
-            let distance = u32::try_from(self.code.len() - jump_end).expect("a gate's code under 2 GiB");
+    }
+
+    /// Starts guarded block `block`: the code up to [`Assembler::close_block`]
+    /// runs only if `flag` is set, and clears it.
+    fn open_block(&mut self, block: u32, flag: u32) {
+        self.open();
+        let start = self.code.len();
+        // cmp byte [rdi + flag], 0 (80 /7 ib); je rel32 (patched when the
+        // block closes); mov byte [rdi + flag], 0 (C6 /0 ib)
+        self.code.extend([0x80, 0xBF]);
+        self.code.extend(flag.to_le_bytes());
+        self.code.extend([0x00, 0x0F, 0x84, 0, 0, 0, 0, 0xC6, 0x87]);
+        self.code.extend(flag.to_le_bytes());
+        self.code.push(0x00);
+        debug_assert_eq!(self.code.len() - start, GUARD_BYTES);
+        self.block = Some((block, start + GUARD_JUMP_END));
+    }
+
+    /// Ends the open guarded block, if any: its jump lands here.
+    fn close_block(&mut self) {
+        if let Some((_, jump_end)) = self.block.take() {
+            let distance = u32::try_from(self.code.len() - jump_end).expect("a block's code under 2 GiB");
             self.code[jump_end - 4..jump_end].copy_from_slice(&distance.to_le_bytes());
         }
     }
@@ -345,6 +360,7 @@ impl Assembler {
 
     /// Packs the values of `slots` into word `word` of the output.
     fn pack(&mut self, word: usize, slots: &[u32]) {
+        self.close_block();
         self.open();
         // Four independent chains, so that they overlap: accumulator `k`
         // (rdx, rcx, r8, r9) takes bits `k`, `k + 4`, ... from the highest
@@ -399,6 +415,7 @@ impl Assembler {
 
     /// Ends the open code segment, if any, with `ret`.
     fn close(&mut self) {
+        self.close_block();
         if self.open {
             self.code.push(0xC3);
             self.open = false;
@@ -537,7 +554,7 @@ mod tests {
                 .map(|(word, &slots)| NativeStep::Pack { word, slots });
             let steps = gates.iter().copied().chain(packs);
             let Some(program) =
-                NativeProgram::compile(SLOTS, packed.len(), steps, &read_once, SLOTS, |_| false)
+                NativeProgram::compile(SLOTS, packed.len(), steps, &read_once, SLOTS, |_| None)
             else {
                 assert!(
                     !cfg!(all(target_arch = "x86_64", unix)),
@@ -588,10 +605,10 @@ mod tests {
         );
     }
 
-    /// Guarded gates are evaluated when their flag is set (clearing it) and
-    /// skipped, keeping their value, when it is not.
+    /// Guarded blocks are evaluated when their flag is set (clearing it) and
+    /// skipped, keeping their gates' values, when it is not.
     #[test]
-    fn guarded_gates_run_only_when_flagged() {
+    fn guarded_blocks_run_only_when_flagged() {
         const SLOTS: u32 = 40;
         const SOURCES: u32 = 8;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
@@ -617,15 +634,16 @@ mod tests {
                 })
             })
             .collect();
-        // Every third gate guarded; nothing computed in registers.
-        let guarded = |gate: u32| gate % 3 == 0;
+        // Blocks of up to four consecutive gates, some gates unguarded; nothing
+        // computed in registers.
+        let block = |gate: u32| (gate % 7 < 4).then_some(gate / 7);
         let Some(program) = NativeProgram::compile(
             SLOTS as usize,
             0,
             gates,
             &[false; SLOTS as usize],
             SLOTS as usize,
-            guarded,
+            block,
         ) else {
             assert!(
                 !cfg!(all(target_arch = "x86_64", unix)),
@@ -634,11 +652,17 @@ mod tests {
             return;
         };
         let flags = program.guarded.len();
-        assert_eq!(
-            program.guarded,
-            (SOURCES..SLOTS).filter(|&g| guarded(g)).collect::<Vec<_>>()
-        );
-        let flag_of = |gate: u32| SLOTS as usize + program.guarded.iter().position(|&g| g == gate).unwrap();
+        let mut blocks: Vec<u32> = (SOURCES..SLOTS).filter_map(block).collect();
+        blocks.dedup();
+        assert_eq!(program.guarded, blocks);
+        let flag_of = |gate: u32| {
+            let k = program
+                .guarded
+                .iter()
+                .position(|&b| Some(b) == block(gate))
+                .unwrap();
+            SLOTS as usize + k
+        };
         // What the code must do: each gate in order from the values so far,
         // except the guarded ones whose flag is clear.
         let model = |values: &mut [bool], skipped: &dyn Fn(u32) -> bool| {
@@ -661,13 +685,15 @@ mod tests {
             let mut right = values[..SLOTS as usize].to_vec();
             model(&mut right, &|_| false);
             let set: Vec<bool> = (0..flags).map(|_| round == 0 || rng.gen_bool(0.5)).collect();
-            for (k, &gate) in program.guarded.iter().enumerate() {
-                values[SLOTS as usize + k] = set[k];
+            for (k, &flag) in set.iter().enumerate() {
+                values[SLOTS as usize + k] = flag;
+            }
+            for gate in (SOURCES..SLOTS).filter(|&g| block(g).is_some()) {
                 values[gate as usize] = !right[gate as usize];
             }
             let mut expected = values[..SLOTS as usize].to_vec();
             model(&mut expected, &|s| {
-                guarded(s) && !set[flag_of(s) - SLOTS as usize]
+                block(s).is_some() && !set[flag_of(s) - SLOTS as usize]
             });
             program.run(&mut values, &mut [], |_, _, _| unreachable!("no cycles"));
             assert_eq!(values[..SLOTS as usize], expected[..], "round {round}");

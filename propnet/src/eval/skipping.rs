@@ -1,24 +1,26 @@
 //! Which gates the sweep's native code skips while nothing they depend on
-//! changes. A guarded gate is evaluated only when its flag is set; the flag is
-//! set whenever a base or input of its support (the sources it depends on)
-//! changes, and cleared when the gate is evaluated. Guarding pays for a gate
-//! whose expression reads many values and whose support seldom changes: a
-//! random walk measures, per candidate, how often its flag would be found set
-//! and how many marks it would take, and keeps the candidates whose expected
-//! saving exceeds the test, the marks and the mispredicted jumps.
+//! changes. Consecutive stored gates form a guarded block, evaluated only when
+//! its flag is set; the flag is set whenever a base or input of the block's
+//! support (the sources its gates depend on) changes, and cleared when the
+//! block is evaluated. A random walk measures, per source, the runs of each
+//! part whose flags it would set. A block's expected cost is the values its
+//! gates read times how often its flag is set, plus the test, the marks and
+//! the mispredicted jumps; the code is cut into blocks and unguarded gates
+//! at the least expected cost.
 
 use super::activity::{random_walk, Transition};
 use super::compiled::CompiledNet;
 use std::collections::HashMap;
 
-/// The fewest values a stored gate's expression must read to be a candidate.
-const MIN_GUARDED_OPERANDS: usize = 16;
-
 /// The most slots walked to find one gate's support; a gate that depends on
 /// more is not guarded.
 const MAX_SUPPORT_WALK: usize = 1 << 14;
 
-/// Gate evaluations spent measuring the candidates (see [`random_walk`]).
+/// The most gates in a block, and the most sources (counted per gate).
+const MAX_BLOCK_GATES: usize = 256;
+const MAX_BLOCK_SOURCES: usize = 8192;
+
+/// Gate evaluations spent measuring how often sources change (see [`random_walk`]).
 const MEASURE_BUDGET: usize = 10_000_000;
 
 /// Costs in instructions, against one value read: testing the flag and
@@ -28,7 +30,7 @@ const TEST_COST: f64 = 3.0;
 const MARK_COST: f64 = 6.0;
 const MISPREDICT_COST: f64 = 50.0;
 
-/// A stored gate that native code could guard.
+/// A stored gate that native code could guard, in code order.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Candidate {
     pub gate: u32,
@@ -39,59 +41,201 @@ pub(crate) struct Candidate {
     pub moves: bool,
 }
 
-/// The candidates worth guarding, each with its support (source slots).
-pub(crate) fn choose(net: &CompiledNet, candidates: &[Candidate]) -> HashMap<u32, Vec<u32>> {
+/// The guarded blocks chosen.
+#[derive(Debug, Default)]
+pub(crate) struct Blocks {
+    /// The block of each guarded gate.
+    pub of_gate: HashMap<u32, u32>,
+    /// The support of each block (source slots).
+    pub supports: Vec<Vec<u32>>,
+}
+
+/// Groups `candidates` (the stored gates of the state part, then of the move
+/// part, each in code order) into guarded blocks where that pays: per part,
+/// the cuts of the code into unguarded gates and blocks of consecutive gates
+/// with the least expected cost (dynamic programming over blocks of at most
+/// [`MAX_BLOCK_GATES`] gates depending on [`MAX_BLOCK_SOURCES`] sources).
+pub(crate) fn choose(net: &CompiledNet, candidates: &[Candidate]) -> Blocks {
+    let changes = Changes::measure(net);
     let mut walker = SupportWalker::new(net);
-    let measured: Vec<(Candidate, Vec<u32>)> = candidates
-        .iter()
-        .filter(|c| c.operands >= MIN_GUARDED_OPERANDS)
-        .filter_map(|&c| Some((c, walker.support(c.gate)?)))
-        .collect();
-    if measured.is_empty() {
-        return HashMap::new();
-    }
-    // Marks of the candidates' indices.
-    let per_source = Marks::new(
-        net,
-        measured
+    let mut blocks = Blocks::default();
+    for part in 0..2 {
+        let gates: Vec<&Candidate> = candidates
             .iter()
-            .enumerate()
-            .map(|(k, (_, support))| (k as u32, support.as_slice())),
-    );
-    // Per candidate: whether its flag is set, runs that found it set, marks.
-    let mut pending = vec![true; measured.len()];
-    let mut found_set = vec![0u32; measured.len()];
-    let mut marked = vec![0u32; measured.len()];
-    let mut runs = [0u32; 2];
-    random_walk(net, MEASURE_BUDGET, |transition, before, after| {
-        for source in 0..net.first_gate as usize {
-            if before[source] != after[source] {
-                for &k in per_source.of(source as u32) {
-                    pending[k as usize] = true;
-                    marked[k as usize] += 1;
+            .filter(|c| usize::from(c.moves) == part)
+            .collect();
+        if changes.runs[part] == 0 || gates.is_empty() {
+            continue;
+        }
+        let supports: Vec<Option<Vec<u32>>> = gates.iter().map(|c| walker.support(c.gate)).collect();
+        // Per gate, the runs that would find its flag set.
+        let sets: Vec<Vec<u64>> = supports
+            .iter()
+            .map(|support| {
+                let mut set = vec![0; changes.words[part]];
+                for &source in support.iter().flatten() {
+                    for (set, &runs) in set.iter_mut().zip(changes.runs_of(part, source)) {
+                        *set |= runs;
+                    }
+                }
+                set
+            })
+            .collect();
+        // best[j]: the least cost of the first j gates; start[j]: where the
+        // block ending at gate j - 1 starts in that cut (None: unguarded).
+        let mut best = vec![0.0; gates.len() + 1];
+        let mut start: Vec<Option<usize>> = vec![None; gates.len() + 1];
+        let mut seen = vec![usize::MAX; net.first_gate as usize];
+        let mut union = vec![0u64; changes.words[part]];
+        for end in 1..=gates.len() {
+            best[end] = best[end - 1] + gates[end - 1].operands as f64;
+            union.fill(0);
+            let (mut operands, mut marks, mut sources) = (0, 0u64, 0);
+            for first in (end.saturating_sub(MAX_BLOCK_GATES)..end).rev() {
+                let Some(support) = &supports[first] else { break };
+                sources += support.len();
+                if sources > MAX_BLOCK_SOURCES {
+                    break;
+                }
+                operands += gates[first].operands;
+                for &source in support {
+                    if std::mem::replace(&mut seen[source as usize], end) != end {
+                        marks += u64::from(changes.count[source as usize]);
+                    }
+                }
+                for (union, &set) in union.iter_mut().zip(&sets[first]) {
+                    *union |= set;
+                }
+                let cost = best[first] + changes.guarded_cost(part, &union, operands, marks);
+                if cost < best[end] {
+                    best[end] = cost;
+                    start[end] = Some(first);
                 }
             }
         }
-        let moves = transition == Transition::Moves;
-        runs[usize::from(moves)] += 1;
-        for (k, (candidate, _)) in measured.iter().enumerate() {
-            if candidate.moves == moves && std::mem::take(&mut pending[k]) {
-                found_set[k] += 1;
-            }
+        let mut end = gates.len();
+        while end > 0 {
+            let Some(first) = start[end] else {
+                end -= 1;
+                continue;
+            };
+            let block = blocks.supports.len() as u32;
+            let mut support: Vec<u32> = (first..end)
+                .flat_map(|g| supports[g].iter().flatten().copied())
+                .collect();
+            support.sort_unstable();
+            support.dedup();
+            blocks.supports.push(support);
+            blocks
+                .of_gate
+                .extend(gates[first..end].iter().map(|c| (c.gate, block)));
+            end = first;
         }
-    });
-    measured
-        .into_iter()
-        .enumerate()
-        .filter(|(k, (candidate, _))| {
-            let runs = f64::from(runs[usize::from(candidate.moves)].max(1));
-            let set = f64::from(found_set[*k]) / runs;
-            let marks = f64::from(marked[*k]) / runs;
-            let saving = candidate.operands as f64 * (1.0 - set);
-            saving > TEST_COST + MARK_COST * marks + MISPREDICT_COST * set.min(1.0 - set)
-        })
-        .map(|(_, (candidate, support))| (candidate.gate, support))
-        .collect()
+    }
+    blocks
+}
+
+/// How sources change along a random walk: per part (0: state, 1: moves),
+/// the runs of that part after which a source's flags would be set.
+struct Changes {
+    /// Runs of each part, and words of each part's bit sets.
+    runs: [u32; 2],
+    words: [usize; 2],
+    /// Per source, the bit sets of the state part's runs, then the move part's.
+    sets: Vec<u64>,
+    /// Per source, the transitions that changed it.
+    count: Vec<u32>,
+}
+
+impl Changes {
+    fn measure(net: &CompiledNet) -> Changes {
+        let sources = net.first_gate as usize;
+        // Changed sources per transition, and per part the run each transition ends.
+        let mut transitions: Vec<(Transition, Vec<u32>)> = Vec::new();
+        random_walk(net, MEASURE_BUDGET, |transition, before, after| {
+            let changed = (0..sources as u32).filter(|&s| before[s as usize] != after[s as usize]);
+            transitions.push((transition, changed.collect()));
+        });
+        let runs = [
+            transitions
+                .iter()
+                .filter(|(t, _)| *t != Transition::Moves)
+                .count() as u32,
+            transitions
+                .iter()
+                .filter(|(t, _)| *t == Transition::Moves)
+                .count() as u32,
+        ];
+        let words = runs.map(|r| (r as usize).div_ceil(64));
+        let mut changes = Changes {
+            runs,
+            words,
+            sets: vec![0; sources * (words[0] + words[1])],
+            count: vec![0; sources],
+        };
+        // Sources changed since the move part last ran.
+        let mut pending: Vec<u32> = Vec::new();
+        let mut done = [0usize; 2];
+        for (transition, changed) in transitions {
+            for &source in &changed {
+                changes.count[source as usize] += 1;
+            }
+            pending.extend(&changed);
+            let part = usize::from(transition == Transition::Moves);
+            let setting = if part == 0 {
+                changed
+            } else {
+                std::mem::take(&mut pending)
+            };
+            let run = done[part];
+            for source in setting {
+                let offset = changes.offset(part, source) + run / 64;
+                changes.sets[offset] |= 1 << (run % 64);
+            }
+            done[part] += 1;
+        }
+        changes
+    }
+
+    /// Expected instructions per run of `part` of a guarded block whose flag
+    /// the runs in `set` find set, whose gates read `operands` values and
+    /// whose sources change `marks` times over the walk.
+    fn guarded_cost(&self, part: usize, set: &[u64], operands: usize, marks: u64) -> f64 {
+        let runs = f64::from(self.runs[part]);
+        let set = f64::from(set.iter().map(|w| w.count_ones()).sum::<u32>()) / runs;
+        TEST_COST
+            + MARK_COST * marks as f64 / runs
+            + MISPREDICT_COST * set.min(1.0 - set)
+            + set * operands as f64
+    }
+
+    fn offset(&self, part: usize, source: u32) -> usize {
+        source as usize * (self.words[0] + self.words[1]) + if part == 0 { 0 } else { self.words[0] }
+    }
+
+    /// The runs of `part` after which a change of `source` set its flags.
+    fn runs_of(&self, part: usize, source: u32) -> &[u64] {
+        let offset = self.offset(part, source);
+        &self.sets[offset..offset + self.words[part]]
+    }
+}
+
+/// Per slot, the highest source slot it depends on (itself for a source): a
+/// key that puts gates next to others depending on the same sources, so that
+/// blocks of them can form. Inputs come after bases, so gates reading the
+/// same move come together (measured better than the lowest source, which
+/// groups by the first base, on connect four, English checkers and speedChess).
+pub(crate) fn highest_sources(net: &CompiledNet) -> Vec<u32> {
+    let mut highest: Vec<u32> = (0..net.slots as u32).collect();
+    for slot in net.first_gate..net.slots as u32 {
+        highest[slot as usize] = net
+            .inputs(slot)
+            .iter()
+            .map(|&i| highest[i as usize])
+            .max()
+            .unwrap_or(slot);
+    }
+    highest
 }
 
 /// Finds supports by walking fan-ins, marking the slots each walk reached.

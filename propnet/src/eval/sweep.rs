@@ -5,15 +5,14 @@
 //! branches on neither gate kinds nor input values, and then, where the
 //! platform allows, into native code (the `native` module): one straight line of
 //! loads, `and`s, `or`s and stores per part, which also packs the legality set
-//! (state part) and the next state (move part). There, gates whose expression
-//! reads many values and whose bases and inputs seldom change are guarded:
-//! skipped while none of them changed (the `skipping` module chooses them).
+//! (state part) and the next state (move part). There, blocks of gates whose
+//! bases and inputs seldom change are guarded: skipped while none of those
+//! changed (the `skipping` module chooses them).
 
 use super::compiled::{CompiledNet, Gate, Step};
 use super::native::{NativeGate, NativeProgram, NativeStep};
-use super::skipping::{self, Candidate, Marks};
+use super::skipping::{self, Blocks, Candidate, Marks};
 use super::{fixpoint, role_words, Evaluator, GateValue};
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 /// Whether sweep programs are compiled to native code where the platform
@@ -50,6 +49,8 @@ pub(crate) struct Program {
     /// from them, as nothing reads them after.
     runs: Vec<Run>,
     operands: Vec<u32>,
+    /// The index in `runs` where each independent set's runs begin.
+    sets: Vec<usize>,
     /// After the runs, word `w` of the output packs the values of `packed[w]`
     /// (bit `i` for `packed[w][i]`).
     packed: Vec<Vec<u32>>,
@@ -62,36 +63,44 @@ impl Program {
     /// [`native_code_enabled`] says no, guarding no gate.
     pub(crate) fn new(net: &CompiledNet, steps: &[Step], taken: &[bool], packed: Vec<Vec<u32>>) -> Program {
         let mut program = Program::interpreted(net, steps, taken, packed);
-        program.compile(net, net.slots, |_| false);
+        program.compile(net, net.slots, |_| None, None);
         program
     }
 
     /// Makes native code of the program unless [`native_code_enabled`] says
-    /// no; `guard` chooses the gates to guard, whose flags take slots from
-    /// `first_flag` on (see [`NativeProgram::compile`]).
-    fn compile(&mut self, net: &CompiledNet, first_flag: usize, guard: impl FnMut(u32) -> bool) {
+    /// no; `block` gives the guarded block of each stored gate, whose flags
+    /// take slots from `first_flag` on (see [`NativeProgram::compile`]), and
+    /// `key` the order of gates in each independent set (see [`Program::native_steps`]).
+    fn compile(
+        &mut self,
+        net: &CompiledNet,
+        first_flag: usize,
+        block: impl FnMut(u32) -> Option<u32>,
+        key: Option<&[u32]>,
+    ) {
         if native_code_enabled() {
             let read_once = self.read_once(net);
             let native = NativeProgram::compile(
                 net.slots,
                 self.packed.len(),
-                self.native_steps(),
+                self.native_steps(key),
                 &read_once,
                 first_flag,
-                guard,
+                block,
             );
             if native.is_some() {
                 self.runs = Vec::new();
                 self.operands = Vec::new();
+                self.sets = Vec::new();
                 self.native = native;
             }
         }
     }
 
-    /// The gates that native code would guard if asked, as
+    /// The gates that native code stores, which it could guard, as
     /// [`skipping::choose`] takes them.
-    fn candidates(&self, net: &CompiledNet, moves: bool) -> Vec<Candidate> {
-        NativeProgram::stored_gates(net.slots, self.native_steps(), &self.read_once(net))
+    fn candidates(&self, net: &CompiledNet, moves: bool, key: &[u32]) -> Vec<Candidate> {
+        NativeProgram::stored_gates(net.slots, self.native_steps(Some(key)), &self.read_once(net))
             .into_iter()
             .map(|(gate, operands)| Candidate {
                 gate,
@@ -101,7 +110,7 @@ impl Program {
             .collect()
     }
 
-    /// The gates its native code guards, in the order of their flags.
+    /// The blocks its native code guards, in the order of their flags.
     fn guarded(&self) -> &[u32] {
         self.native.as_ref().map_or(&[], |native| &native.guarded)
     }
@@ -156,6 +165,7 @@ impl Program {
 
     /// Adds the runs of the independent gates `start..end` that are `taken`.
     fn add_set(&mut self, net: &CompiledNet, taken: &[bool], start: u32, end: u32) {
+        self.sets.push(self.runs.len());
         /// A kind of run: which gates it takes, how it is made, and whether its
         /// records give their number of inputs.
         struct Kind {
@@ -210,51 +220,78 @@ impl Program {
         }
     }
 
-    /// The gates and cycles of the runs, in order, for [`NativeProgram::compile`].
-    fn native_steps(&self) -> impl Iterator<Item = NativeStep<'_>> {
+    /// The gates and cycles of the runs, then the packing, for
+    /// [`NativeProgram::compile`]: the gates of each independent set in the
+    /// order of `key` if given (native code need not group them by kind).
+    fn native_steps(&self, key: Option<&[u32]>) -> Vec<NativeStep<'_>> {
+        let mut steps = Vec::new();
+        // Where the steps of the current independent set begin.
+        let mut set_begins = 0;
+        let mut sets = self.sets.iter().peekable();
+        let order = |steps: &mut Vec<NativeStep>, begins: usize| {
+            if let Some(key) = key {
+                steps[begins..].sort_by_key(|step| match step {
+                    NativeStep::Gate(gate) => key[gate.out as usize],
+                    _ => 0,
+                });
+            }
+        };
+        for (r, &run) in self.runs.iter().enumerate() {
+            if sets.next_if_eq(&&r).is_some() || matches!(run, Run::Cycle(..)) {
+                order(&mut steps, set_begins);
+                set_begins = steps.len();
+            }
+            self.extend_steps(run, &mut steps);
+            if matches!(run, Run::Cycle(..)) {
+                set_begins = steps.len();
+            }
+        }
+        order(&mut steps, set_begins);
+        steps.extend(
+            self.packed
+                .iter()
+                .enumerate()
+                .map(|(word, slots)| NativeStep::Pack { word, slots }),
+        );
+        steps
+    }
+
+    /// Appends the gates (or the cycle) of `run` to `steps`.
+    fn extend_steps<'a>(&'a self, run: Run, steps: &mut Vec<NativeStep<'a>>) {
         let operands = &self.operands;
-        let gates = self.runs.iter().flat_map(move |&run| {
-            let fixed = |at: u32, count: u32, width: usize, all: bool, negate: bool| {
-                operands[at as usize..at as usize + count as usize * width]
-                    .chunks_exact(width)
-                    .map(move |op| {
-                        NativeStep::Gate(NativeGate {
-                            out: op[0],
-                            all,
-                            negate,
-                            inputs: &op[1..],
-                        })
+        let fixed = |at: u32, count: u32, width: usize, all: bool, negate: bool| {
+            operands[at as usize..at as usize + count as usize * width]
+                .chunks_exact(width)
+                .map(move |op| {
+                    NativeStep::Gate(NativeGate {
+                        out: op[0],
+                        all,
+                        negate,
+                        inputs: &op[1..],
                     })
-            };
-            let steps: Box<dyn Iterator<Item = NativeStep<'_>>> = match run {
-                Run::And2 { at, count } => Box::new(fixed(at, count, 3, true, false)),
-                Run::Or2 { at, count } => Box::new(fixed(at, count, 3, false, false)),
-                Run::Not { at, count } => Box::new(fixed(at, count, 2, true, true)),
-                Run::And { at, count } | Run::Or { at, count } => {
-                    let all = matches!(run, Run::And { .. });
-                    let mut k = at as usize;
-                    Box::new((0..count).map(move |_| {
-                        let (out, n) = (operands[k], operands[k + 1] as usize);
-                        let inputs = &operands[k + 2..k + 2 + n];
-                        k += 2 + n;
-                        NativeStep::Gate(NativeGate {
-                            out,
-                            all,
-                            negate: false,
-                            inputs,
-                        })
-                    }))
+                })
+        };
+        match run {
+            Run::And2 { at, count } => steps.extend(fixed(at, count, 3, true, false)),
+            Run::Or2 { at, count } => steps.extend(fixed(at, count, 3, false, false)),
+            Run::Not { at, count } => steps.extend(fixed(at, count, 2, true, true)),
+            Run::And { at, count } | Run::Or { at, count } => {
+                let all = matches!(run, Run::And { .. });
+                let mut k = at as usize;
+                for _ in 0..count {
+                    let (out, n) = (operands[k], operands[k + 1] as usize);
+                    let inputs = &operands[k + 2..k + 2 + n];
+                    k += 2 + n;
+                    steps.push(NativeStep::Gate(NativeGate {
+                        out,
+                        all,
+                        negate: false,
+                        inputs,
+                    }));
                 }
-                Run::Cycle(start, end) => Box::new(std::iter::once(NativeStep::Cycle(start, end))),
-            };
-            steps
-        });
-        let packs = self
-            .packed
-            .iter()
-            .enumerate()
-            .map(|(word, slots)| NativeStep::Pack { word, slots });
-        gates.chain(packs)
+            }
+            Run::Cycle(start, end) => steps.push(NativeStep::Cycle(start, end)),
+        }
     }
 
     /// Evaluates the program over `values` and packs its output into `out`
@@ -326,7 +363,7 @@ pub(crate) struct Plan {
     /// Role `r`'s legality takes words `role_words[r]..role_words[r + 1]` of the
     /// legality set, bit `at` for its input at position `at`.
     role_words: Vec<usize>,
-    /// The flags of the gates that native code guards, set when a source they
+    /// The flags of the blocks that native code guards, set when a source they
     /// depend on changes; they take the slots after the net's.
     marks: Marks,
     /// The net's slots and the flags.
@@ -350,21 +387,23 @@ impl Plan {
         let next_words = net.next_slots.chunks(64).map(<[u32]>::to_vec).collect();
         let mut state = Program::interpreted(net, state, &kept, legal_words);
         let mut moves = Program::interpreted(net, moves, &kept, next_words);
-        let supports = if native_code_enabled() {
-            let mut candidates = state.candidates(net, false);
-            candidates.extend(moves.candidates(net, true));
+        let key = skipping::highest_sources(net);
+        let blocks = if native_code_enabled() {
+            let mut candidates = state.candidates(net, false, &key);
+            candidates.extend(moves.candidates(net, true, &key));
             skipping::choose(net, &candidates)
         } else {
-            HashMap::new()
+            Blocks::default()
         };
-        state.compile(net, net.slots, |gate| supports.contains_key(&gate));
+        let block_of = |gate: u32| blocks.of_gate.get(&gate).copied();
+        state.compile(net, net.slots, block_of, Some(&key));
         let state_flags = state.guarded().len();
-        moves.compile(net, net.slots + state_flags, |gate| supports.contains_key(&gate));
+        moves.compile(net, net.slots + state_flags, block_of, Some(&key));
         let guarded: Vec<u32> = state.guarded().iter().chain(moves.guarded()).copied().collect();
         let flags = guarded
             .iter()
             .enumerate()
-            .map(|(k, gate)| ((net.slots + k) as u32, supports[gate].as_slice()));
+            .map(|(k, &block)| ((net.slots + k) as u32, blocks.supports[block as usize].as_slice()));
         Plan {
             state,
             moves,
@@ -479,7 +518,7 @@ impl Evaluator for Sweep {
     }
 }
 
-/// Sets base or input `slot` to `value`, and the flags of the guarded gates
+/// Sets base or input `slot` to `value`, and the flags of the guarded blocks
 /// that depend on it.
 #[inline]
 fn set_source(values: &mut [bool], marks: &Marks, slot: u32, value: bool) {
@@ -553,10 +592,10 @@ mod tests {
         let Some(native) = NativeProgram::compile(
             net.slots,
             interpreted.packed.len(),
-            interpreted.native_steps(),
+            interpreted.native_steps(None),
             &read_once,
             net.slots,
-            |_| false,
+            |_| None,
         ) else {
             assert!(
                 !cfg!(all(target_arch = "x86_64", unix)),
