@@ -220,22 +220,22 @@ impl Changes {
     }
 }
 
-/// Per slot, the highest source slot it depends on (itself for a source): a
+/// Per slot, the lowest source slot it depends on (itself for a source): a
 /// key that puts gates next to others depending on the same sources, so that
-/// blocks of them can form. Inputs come after bases, so gates reading the
-/// same move come together (measured better than the lowest source, which
-/// groups by the first base, on connect four, English checkers and speedChess).
-pub(crate) fn highest_sources(net: &CompiledNet) -> Vec<u32> {
-    let mut highest: Vec<u32> = (0..net.slots as u32).collect();
+/// blocks of them can form. (The highest source, which groups gates by the
+/// move they read, formed more blocks but ran slower: connect four 6.2M nodes
+/// per second against 8.4M, with fewer instructions.)
+pub(crate) fn lowest_sources(net: &CompiledNet) -> Vec<u32> {
+    let mut lowest: Vec<u32> = (0..net.slots as u32).collect();
     for slot in net.first_gate..net.slots as u32 {
-        highest[slot as usize] = net
+        lowest[slot as usize] = net
             .inputs(slot)
             .iter()
-            .map(|&i| highest[i as usize])
-            .max()
+            .map(|&i| lowest[i as usize])
+            .min()
             .unwrap_or(slot);
     }
-    highest
+    lowest
 }
 
 /// Finds supports by walking fan-ins, marking the slots each walk reached.

@@ -387,7 +387,7 @@ impl Plan {
         let next_words = net.next_slots.chunks(64).map(<[u32]>::to_vec).collect();
         let mut state = Program::interpreted(net, state, &kept, legal_words);
         let mut moves = Program::interpreted(net, moves, &kept, next_words);
-        let key = skipping::highest_sources(net);
+        let key = skipping::lowest_sources(net);
         let blocks = if native_code_enabled() {
             let mut candidates = state.candidates(net, false, &key);
             candidates.extend(moves.candidates(net, true, &key));
