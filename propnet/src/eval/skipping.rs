@@ -288,7 +288,7 @@ pub(crate) struct Marks {
 }
 
 impl Marks {
-    /// The marks of `flags`: each flag slot with the support of its gate.
+    /// The marks of `flags`: each flag slot with the support of its block.
     pub(crate) fn new<'a>(net: &CompiledNet, flags: impl IntoIterator<Item = (u32, &'a [u32])>) -> Marks {
         let mut per_source: Vec<Vec<u32>> = vec![Vec::new(); net.first_gate as usize];
         for (flag, support) in flags {
