@@ -306,7 +306,7 @@ impl Assembler {
     /// Ends the open guarded block, if any: its jump lands here.
     fn close_block(&mut self) {
         if let Some((_, jump_end)) = self.block.take() {
-            let distance = u32::try_from(self.code.len() - jump_end).expect("a block's code under 2 GiB");
+            let distance = i32::try_from(self.code.len() - jump_end).expect("a block's code under 2 GiB");
             self.code[jump_end - 4..jump_end].copy_from_slice(&distance.to_le_bytes());
         }
     }
