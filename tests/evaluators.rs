@@ -29,6 +29,7 @@ fn games() -> Vec<(String, Loaded)> {
                 "gomoku_15x15",
                 "hex",
                 "speedChess",
+                "englishDraughts",
                 "reversi",
                 "amazons_10x10",
             ] {

@@ -273,6 +273,16 @@ impl CompiledNet {
             .collect()
     }
 
+    /// Per slot, whether it is a gate of the part that depends on moves.
+    pub fn in_move_part(&self) -> Vec<bool> {
+        let mut in_moves = vec![false; self.slots];
+        for &step in &self.steps[self.state_steps..] {
+            let (Step::Gates(start, end) | Step::Cycle(start, end)) = step;
+            in_moves[start as usize..end as usize].fill(true);
+        }
+        in_moves
+    }
+
     /// The fan-out slots of `slot`, ascending.
     #[inline]
     pub fn outputs(&self, slot: u32) -> &[u32] {

@@ -5,6 +5,7 @@
 mod activity;
 mod bits;
 pub mod compiled;
+mod conditions;
 pub mod differential;
 pub mod lanes;
 mod native;

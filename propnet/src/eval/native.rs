@@ -13,7 +13,10 @@
 //! the net's slots: the code evaluates the block only when the flag is set,
 //! and clears it. The caller sets the flag whenever a base or input that a
 //! gate of the block depends on changes (and before the first run), so that
-//! gates skipped still hold the values their inputs give.
+//! gates skipped still hold the values their inputs give. Consecutive stored
+//! gates may also share a condition: a slot computed before them, whose value
+//! `skip_when` makes the code jump over them (their values do not matter then;
+//! see the `conditions` module).
 
 //! The code addresses the values through `rdi`, always with 32-bit
 //! displacements (measured faster on this project's machine than the shorter
@@ -22,10 +25,13 @@
 //! `rdx`, `r8` to `r11` and the flags, which the System V calling convention
 //! lets a function clobber.
 
+use super::conditions::Condition;
 use std::fmt;
 
 /// The code of a guarded block starts `cmp byte [rdi + flag], 0; je end; mov
-/// byte [rdi + flag], 0`: 20 bytes, the jump's displacement ending at byte 13.
+/// byte [rdi + flag], 0`: 20 bytes, the jump's displacement ending at byte 13
+/// (as in gates under a condition, which start `cmp byte [rdi + slot],
+/// skip_when; je end`).
 const GUARD_BYTES: usize = 20;
 const GUARD_JUMP_END: usize = 13;
 
@@ -72,6 +78,15 @@ enum Segment {
     Cycle(u32, u32),
 }
 
+/// What a stored gate's code is guarded by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Guard {
+    /// The flag of a guarded block (the block's number).
+    Block(u32),
+    /// A condition under which the gate is skipped.
+    Condition(Condition),
+}
+
 /// The steps of a program, in order, as the assembler takes them.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum NativeStep<'a> {
@@ -90,17 +105,18 @@ impl NativeProgram {
     /// refused. `read_once[s]` says that slot `s` is read by one gate only and
     /// is no output: the program need not store it if it computes it for that
     /// gate. Values of such slots are unspecified after a run.
-    /// `block(gate)` gives the guarded block of a stored gate, if any:
-    /// consecutive stored gates of one block share a flag. Flags take slots
-    /// from `first_flag` (at least `slots`) on, in the order of
-    /// [`NativeProgram::guarded`].
+    /// `guard(gate)` gives what guards a stored gate, if anything:
+    /// consecutive stored gates of one block share a flag, and consecutive
+    /// gates under one condition are skipped together (the condition's slot
+    /// must be computed before them). Flags take slots from `first_flag` (at
+    /// least `slots`) on, in the order of [`NativeProgram::guarded`].
     pub(crate) fn compile<'a>(
         slots: usize,
         words: usize,
         steps: impl IntoIterator<Item = NativeStep<'a>>,
         read_once: &[bool],
         first_flag: usize,
-        mut block: impl FnMut(u32) -> Option<u32>,
+        mut guard: impl FnMut(u32) -> Option<Guard>,
     ) -> Option<NativeProgram> {
         assert!(first_flag >= slots, "flags among the slots");
         // Flags are at most one per gate, so all slots are below `first_flag + slots`.
@@ -120,12 +136,19 @@ impl NativeProgram {
                 NativeStep::Gate(gate) => {
                     assert!((gate.out as usize) < slots && gate.inputs.iter().all(|&i| (i as usize) < slots));
                     if inlined[gate.out as usize].is_none() {
-                        let block = block(gate.out);
-                        if block != assembler.block.map(|(block, _)| block) {
-                            assembler.close_block();
-                            if let Some(block) = block {
-                                assembler.open_block(block, (first_flag + guarded.len()) as u32);
-                                guarded.push(block);
+                        let guard = guard(gate.out);
+                        if guard != assembler.guard.map(|(guard, _)| guard) {
+                            assembler.close_guard();
+                            match guard {
+                                Some(Guard::Block(block)) => {
+                                    assembler.open_block(block, (first_flag + guarded.len()) as u32);
+                                    guarded.push(block);
+                                }
+                                Some(Guard::Condition(condition)) => {
+                                    assert!((condition.slot as usize) < slots);
+                                    assembler.open_condition(condition);
+                                }
+                                None => {}
                             }
                         }
                         assembler.root(gate, &inlined);
@@ -274,8 +297,8 @@ struct Assembler {
     segments: Vec<Segment>,
     /// Whether a code segment is open (its `ret` not yet emitted).
     open: bool,
-    /// The guarded block open, and where its jump's displacement ends.
-    block: Option<(u32, usize)>,
+    /// The guard open, and where its jump's displacement ends.
+    guard: Option<(Guard, usize)>,
 }
 
 impl Assembler {
@@ -287,7 +310,7 @@ impl Assembler {
         self.memory(&[0x88], REGISTERS[0], gate.out);
     }
 
-    /// Starts guarded block `block`: the code up to [`Assembler::close_block`]
+    /// Starts guarded block `block`: the code up to [`Assembler::close_guard`]
     /// runs only if `flag` is set, and clears it.
     fn open_block(&mut self, block: u32, flag: u32) {
         self.open();
@@ -300,12 +323,27 @@ impl Assembler {
         self.code.extend(flag.to_le_bytes());
         self.code.push(0x00);
         debug_assert_eq!(self.code.len() - start, GUARD_BYTES);
-        self.block = Some((block, start + GUARD_JUMP_END));
+        self.guard = Some((Guard::Block(block), start + GUARD_JUMP_END));
     }
 
-    /// Ends the open guarded block, if any: its jump lands here.
-    fn close_block(&mut self) {
-        if let Some((_, jump_end)) = self.block.take() {
+    /// Starts code that runs only if `condition`'s slot does not hold its
+    /// `skip_when` value, up to [`Assembler::close_guard`].
+    fn open_condition(&mut self, condition: Condition) {
+        self.open();
+        let start = self.code.len();
+        // cmp byte [rdi + slot], skip_when (80 /7 ib); je rel32 (patched when
+        // the guard closes)
+        self.code.extend([0x80, 0xBF]);
+        self.code.extend(condition.slot.to_le_bytes());
+        self.code
+            .extend([u8::from(condition.skip_when), 0x0F, 0x84, 0, 0, 0, 0]);
+        debug_assert_eq!(self.code.len() - start, GUARD_JUMP_END);
+        self.guard = Some((Guard::Condition(condition), start + GUARD_JUMP_END));
+    }
+
+    /// Ends the open guard, if any: its jump lands here.
+    fn close_guard(&mut self) {
+        if let Some((_, jump_end)) = self.guard.take() {
             let distance = i32::try_from(self.code.len() - jump_end).expect("a block's code under 2 GiB");
             self.code[jump_end - 4..jump_end].copy_from_slice(&distance.to_le_bytes());
         }
@@ -360,7 +398,7 @@ impl Assembler {
 
     /// Packs the values of `slots` into word `word` of the output.
     fn pack(&mut self, word: usize, slots: &[u32]) {
-        self.close_block();
+        self.close_guard();
         self.open();
         // Four independent chains, so that they overlap: accumulator `k`
         // (rdx, rcx, r8, r9) takes bits `k`, `k + 4`, ... from the highest
@@ -415,7 +453,7 @@ impl Assembler {
 
     /// Ends the open code segment, if any, with `ret`.
     fn close(&mut self) {
-        self.close_block();
+        self.close_guard();
         if self.open {
             self.code.push(0xC3);
             self.open = false;
@@ -606,10 +644,12 @@ mod tests {
     }
 
     /// Guarded blocks are evaluated when their flag is set (clearing it) and
-    /// skipped, keeping their gates' values, when it is not.
+    /// skipped, keeping their gates' values, when it is not; gates under a
+    /// condition are skipped, keeping their values, when its slot holds the
+    /// value that skips them.
     #[test]
-    fn guarded_blocks_run_only_when_flagged() {
-        const SLOTS: u32 = 40;
+    fn guarded_gates_run_only_when_flagged_or_needed() {
+        const SLOTS: u32 = 60;
         const SOURCES: u32 = 8;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
         // Gate `s` is the `and` or `or` of up to three earlier slots.
@@ -634,16 +674,28 @@ mod tests {
                 })
             })
             .collect();
-        // Blocks of up to four consecutive gates, some gates unguarded; nothing
-        // computed in registers.
-        let block = |gate: u32| (gate % 7 < 4).then_some(gate / 7);
+        // In each group of seven consecutive gates, a block of four, two gates
+        // under a condition on the slot before the group, one unguarded;
+        // nothing computed in registers.
+        let guard = |gate: u32| match gate % 7 {
+            0..=3 => Some(Guard::Block(gate / 7)),
+            4 | 5 => Some(Guard::Condition(Condition {
+                slot: gate / 7 * 7 - 1,
+                skip_when: gate / 7 % 2 == 0,
+            })),
+            _ => None,
+        };
+        let block = |gate: u32| match guard(gate) {
+            Some(Guard::Block(block)) => Some(block),
+            _ => None,
+        };
         let Some(program) = NativeProgram::compile(
             SLOTS as usize,
             0,
             gates,
             &[false; SLOTS as usize],
             SLOTS as usize,
-            block,
+            guard,
         ) else {
             assert!(
                 !cfg!(all(target_arch = "x86_64", unix)),
@@ -664,9 +716,12 @@ mod tests {
             SLOTS as usize + k
         };
         // What the code must do: each gate in order from the values so far,
-        // except the guarded ones whose flag is clear.
-        let model = |values: &mut [bool], skipped: &dyn Fn(u32) -> bool| {
-            for s in (SOURCES..SLOTS).filter(|&s| !skipped(s)) {
+        // except those `skipped` given the values so far.
+        let model = |values: &mut [bool], skipped: &mut dyn FnMut(u32, &[bool]) -> bool| {
+            for s in SOURCES..SLOTS {
+                if skipped(s, values) {
+                    continue;
+                }
                 let read = inputs[s as usize].iter().map(|&i| values[i as usize]);
                 values[s as usize] = if all[s as usize] {
                     read.fold(true, |a, v| a & v)
@@ -676,24 +731,31 @@ mod tests {
             }
         };
         let mut values = vec![false; SLOTS as usize + flags];
-        let mut stale_kept = 0;
+        let (mut stale_kept, mut conditions_skipping, mut conditions_running) = (0, 0, 0);
         for round in 0..50 {
             for s in 0..SOURCES as usize {
                 values[s] = rng.gen_bool(0.5);
             }
             // Some flags set, and every guarded gate's value made wrong.
             let mut right = values[..SLOTS as usize].to_vec();
-            model(&mut right, &|_| false);
+            model(&mut right, &mut |_, _| false);
             let set: Vec<bool> = (0..flags).map(|_| round == 0 || rng.gen_bool(0.5)).collect();
             for (k, &flag) in set.iter().enumerate() {
                 values[SLOTS as usize + k] = flag;
             }
-            for gate in (SOURCES..SLOTS).filter(|&g| block(g).is_some()) {
+            for gate in (SOURCES..SLOTS).filter(|&g| guard(g).is_some()) {
                 values[gate as usize] = !right[gate as usize];
             }
             let mut expected = values[..SLOTS as usize].to_vec();
-            model(&mut expected, &|s| {
-                block(s).is_some() && !set[flag_of(s) - SLOTS as usize]
+            model(&mut expected, &mut |s, so_far| match guard(s) {
+                Some(Guard::Block(_)) => !set[flag_of(s) - SLOTS as usize],
+                Some(Guard::Condition(c)) => {
+                    let skipped = so_far[c.slot as usize] == c.skip_when;
+                    conditions_skipping += usize::from(skipped);
+                    conditions_running += usize::from(!skipped);
+                    skipped
+                }
+                None => false,
             });
             program.run(&mut values, &mut [], |_, _, _| unreachable!("no cycles"));
             assert_eq!(values[..SLOTS as usize], expected[..], "round {round}");
@@ -704,6 +766,10 @@ mod tests {
             values[..SLOTS as usize].copy_from_slice(&right);
         }
         assert!(stale_kept > 0, "no gate was ever skipped");
+        assert!(
+            conditions_skipping > 0 && conditions_running > 0,
+            "conditions never skipped or never ran"
+        );
     }
 
     /// How many registers gate `slot` takes when stored (computed at depth 0).

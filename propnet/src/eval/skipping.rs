@@ -26,9 +26,9 @@ const MEASURE_BUDGET: usize = 10_000_000;
 /// Costs in instructions, against one value read: testing the flag and
 /// clearing it, setting it once, and a mispredicted jump (about 20 cycles at
 /// 2.5 instructions per cycle).
-const TEST_COST: f64 = 3.0;
+pub(crate) const TEST_COST: f64 = 3.0;
 const MARK_COST: f64 = 6.0;
-const MISPREDICT_COST: f64 = 50.0;
+pub(crate) const MISPREDICT_COST: f64 = 50.0;
 
 /// A stored gate that native code could guard, in code order.
 #[derive(Clone, Copy, Debug)]

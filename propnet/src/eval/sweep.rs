@@ -10,9 +10,11 @@
 //! changed (the `skipping` module chooses them).
 
 use super::compiled::{CompiledNet, Gate, Step};
-use super::native::{NativeGate, NativeProgram, NativeStep};
+use super::conditions::{self, Condition};
+use super::native::{Guard, NativeGate, NativeProgram, NativeStep};
 use super::skipping::{self, Blocks, Candidate, Marks};
 use super::{fixpoint, role_words, Evaluator, GateValue};
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
 /// Whether sweep programs are compiled to native code where the platform
@@ -55,6 +57,9 @@ pub(crate) struct Program {
     /// (bit `i` for `packed[w][i]`).
     packed: Vec<Vec<u32>>,
     native: Option<NativeProgram>,
+    /// Per slot, the condition under which native code skips the gate (see
+    /// the `conditions` module), or empty: none is used.
+    conditions: Vec<Option<Condition>>,
 }
 
 impl Program {
@@ -67,6 +72,55 @@ impl Program {
         program
     }
 
+    /// Lets native code skip gates under the `conditions` (one per slot)
+    /// that pay: those whose gates' values read, times how often the
+    /// condition holds its skip value (`rates`, for this part), outweigh a
+    /// test and the mispredicted jumps (as in [`skipping`]) per run of
+    /// consecutive gates under it. None if the program has cycles (they fix
+    /// the gates' order) or ordering each gate after its condition's slot
+    /// would be cyclic.
+    fn use_conditions(
+        &mut self,
+        net: &CompiledNet,
+        conditions: &[Option<Condition>],
+        rates: impl Fn(Condition) -> f64,
+    ) {
+        if self.runs.iter().any(|run| matches!(run, Run::Cycle(..))) {
+            return;
+        }
+        let Some(ordered) = ordered_by_conditions(&self.native_steps(None), conditions, None) else {
+            return;
+        };
+        // Per condition: the values its gates read, and the runs of consecutive gates.
+        let mut reads: HashMap<Condition, (usize, usize)> = HashMap::new();
+        let mut last = None;
+        for (gate, operands) in NativeProgram::stored_gates(net.slots, ordered, &self.read_once(net)) {
+            let condition = conditions[gate as usize];
+            if let Some(condition) = condition {
+                let (values, runs) = reads.entry(condition).or_default();
+                *values += operands;
+                *runs += usize::from(last != Some(condition));
+            }
+            last = condition;
+        }
+        let pays: HashSet<Condition> = reads
+            .into_iter()
+            .filter(|&(condition, (values, runs))| {
+                let rate = rates(condition);
+                let mispredicted = rate.min(1.0 - rate);
+                rate * values as f64
+                    > runs as f64 * (skipping::TEST_COST + skipping::MISPREDICT_COST * mispredicted)
+            })
+            .map(|(condition, _)| condition)
+            .collect();
+        if !pays.is_empty() {
+            self.conditions = conditions
+                .iter()
+                .map(|c| c.filter(|c| pays.contains(c)))
+                .collect();
+        }
+    }
+
     /// Makes native code of the program unless [`native_code_enabled`] says
     /// no; `block` gives the guarded block of each stored gate, whose flags
     /// take slots from `first_flag` on (see [`NativeProgram::compile`]), and
@@ -75,7 +129,7 @@ impl Program {
         &mut self,
         net: &CompiledNet,
         first_flag: usize,
-        block: impl FnMut(u32) -> Option<u32>,
+        mut block: impl FnMut(u32) -> Option<u32>,
         key: Option<&[u32]>,
     ) {
         if native_code_enabled() {
@@ -86,22 +140,27 @@ impl Program {
                 self.native_steps(key),
                 &read_once,
                 first_flag,
-                block,
+                |gate| match self.conditions.get(gate as usize).copied().flatten() {
+                    Some(condition) => Some(Guard::Condition(condition)),
+                    None => block(gate).map(Guard::Block),
+                },
             );
             if native.is_some() {
                 self.runs = Vec::new();
                 self.operands = Vec::new();
                 self.sets = Vec::new();
+                self.conditions = Vec::new();
                 self.native = native;
             }
         }
     }
 
-    /// The gates that native code stores, which it could guard, as
-    /// [`skipping::choose`] takes them.
+    /// The gates that native code stores without a condition, which it
+    /// could guard with a flag, as [`skipping::choose`] takes them.
     fn candidates(&self, net: &CompiledNet, moves: bool, key: &[u32]) -> Vec<Candidate> {
         NativeProgram::stored_gates(net.slots, self.native_steps(Some(key)), &self.read_once(net))
             .into_iter()
+            .filter(|&(gate, _)| self.conditions.get(gate as usize).is_none_or(Option::is_none))
             .map(|(gate, operands)| Candidate {
                 gate,
                 operands,
@@ -222,7 +281,8 @@ impl Program {
 
     /// The gates and cycles of the runs, then the packing, for
     /// [`NativeProgram::compile`]: the gates of each independent set in the
-    /// order of `key` if given (native code need not group them by kind).
+    /// order of `key` if given (native code need not group them by kind), or
+    /// if conditions are used, as [`ordered_by_conditions`] orders them.
     fn native_steps(&self, key: Option<&[u32]>) -> Vec<NativeStep<'_>> {
         let mut steps = Vec::new();
         // Where the steps of the current independent set begin.
@@ -247,6 +307,9 @@ impl Program {
             }
         }
         order(&mut steps, set_begins);
+        if !self.conditions.is_empty() {
+            steps = ordered_by_conditions(&steps, &self.conditions, key).expect("checked by use_conditions");
+        }
         steps.extend(
             self.packed
                 .iter()
@@ -350,6 +413,101 @@ impl Program {
     }
 }
 
+/// The gates `steps` (of a program without cycles) ordered so that each comes
+/// after its inputs and after the slot of its condition: level by level (the
+/// longest chain of such dependencies within the program), and in each level
+/// the gates without a condition first, then the gates of each condition
+/// together, each group in the order of `key` if given. `None` if conditions
+/// make the dependencies cyclic.
+fn ordered_by_conditions<'a>(
+    steps: &[NativeStep<'a>],
+    conditions: &[Option<Condition>],
+    key: Option<&[u32]>,
+) -> Option<Vec<NativeStep<'a>>> {
+    let gates: Vec<NativeGate> = steps
+        .iter()
+        .filter_map(|step| match *step {
+            NativeStep::Gate(gate) => Some(gate),
+            _ => None,
+        })
+        .collect();
+    let mut position = vec![u32::MAX; conditions.len()];
+    for (k, gate) in gates.iter().enumerate() {
+        position[gate.out as usize] = k as u32;
+    }
+    // Kahn's algorithm: a gate's level is one more than its dependencies'.
+    let dependencies = |gate: &NativeGate| {
+        let condition = conditions[gate.out as usize].map(|c| c.slot);
+        gate.inputs
+            .iter()
+            .copied()
+            .chain(condition)
+            .filter(|&slot| position[slot as usize] != u32::MAX)
+            .map(|slot| position[slot as usize] as usize)
+            .collect::<Vec<usize>>()
+    };
+    let mut waiting = vec![0usize; gates.len()];
+    let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); gates.len()];
+    for (k, gate) in gates.iter().enumerate() {
+        for d in dependencies(gate) {
+            waiting[k] += 1;
+            dependents[d].push(k);
+        }
+    }
+    let mut level = vec![0u32; gates.len()];
+    let mut ready: Vec<usize> = (0..gates.len()).filter(|&k| waiting[k] == 0).collect();
+    let mut done = 0;
+    while let Some(k) = ready.pop() {
+        done += 1;
+        for &d in &dependents[k] {
+            level[d] = level[d].max(level[k] + 1);
+            waiting[d] -= 1;
+            if waiting[d] == 0 {
+                ready.push(d);
+            }
+        }
+    }
+    if done < gates.len() {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..gates.len()).collect();
+    order.sort_by_key(|&k| {
+        let out = gates[k].out as usize;
+        (level[k], conditions[out], key.map_or(0, |key| key[out]))
+    });
+    Some(order.into_iter().map(|k| NativeStep::Gate(gates[k])).collect())
+}
+
+/// The conditions under which the sweep's native code skips gates (see the
+/// `conditions` module): for the acyclic gates it evaluates that are no
+/// outputs, on slots it stores (not `read_once`, not read only on the way to
+/// goals: `kept`). A gate of the state part may only depend on a base
+/// or a gate of the state part, as the inputs still hold the last joint move
+/// when it runs; a gate of the move part on any of them.
+fn skipped_conditions(net: &CompiledNet, kept: &[bool], read_once: &[bool]) -> Vec<Option<Condition>> {
+    let mut output = vec![false; net.slots];
+    let outputs = [net.terminal_slot]
+        .into_iter()
+        .chain(net.goal_slots.iter().copied());
+    for slot in outputs
+        .chain(net.legal_slots.iter().copied())
+        .chain(net.next_slots.iter().copied())
+    {
+        output[slot as usize] = true;
+    }
+    let in_moves = net.in_move_part();
+    let inputs = net.input_slots.iter().copied().min().unwrap_or(net.first_gate);
+    let eligible: Vec<bool> = (0..net.slots)
+        .map(|s| s >= net.first_gate as usize && kept[s] && !output[s] && net.cycle_start[s] == u32::MAX)
+        .collect();
+    conditions::conditions(net, &eligible, |gate, slot| {
+        let is_input = (inputs..net.first_gate).contains(&slot);
+        kept[slot as usize]
+            && !read_once[slot as usize]
+            && (in_moves[gate as usize] || !(in_moves[slot as usize] || is_input))
+    })
+}
+
 /// What every sweep evaluator of one net shares.
 #[derive(Debug)]
 pub(crate) struct Plan {
@@ -388,6 +546,18 @@ impl Plan {
         let mut state = Program::interpreted(net, state, &kept, legal_words);
         let mut moves = Program::interpreted(net, moves, &kept, next_words);
         let key = skipping::lowest_sources(net);
+        if native_code_enabled() {
+            let conditions = skipped_conditions(net, &kept, &state.read_once(net));
+            let in_moves = net.in_move_part();
+            let mut used: Vec<(Condition, bool)> = (0..net.slots)
+                .filter_map(|s| conditions[s].map(|c| (c, in_moves[s])))
+                .collect();
+            used.sort_unstable();
+            used.dedup();
+            let rates = conditions::skip_rates(net, &used);
+            state.use_conditions(net, &conditions, |c| rates[&(c, false)]);
+            moves.use_conditions(net, &conditions, |c| rates[&(c, true)]);
+        }
         let blocks = if native_code_enabled() {
             let mut candidates = state.candidates(net, false, &key);
             candidates.extend(moves.candidates(net, true, &key));

@@ -1,0 +1,239 @@
+//! When a gate's value does not matter: a gate whose every reader is an `and`
+//! that also reads some slot `c`, or a gate that does not matter while `c` is
+//! false either, cannot change any output while `c` is false, so the sweep may
+//! skip it then; likewise with `or`s and `c` true. In turn-taking games, the
+//! move generation of the role not to move is often read only through `and`s
+//! with "it is my turn" (English checkers: a fifth of the state part).
+//!
+//! A gate skipped holds a stale value; a reader that has no condition reads it
+//! only together with `c`, which decides that reader's value. So `c` itself
+//! must always be right: a condition's slot never has a condition.
+
+use super::activity::{random_walk, Transition};
+use super::compiled::{CompiledNet, Gate};
+use std::collections::HashMap;
+
+/// A literal under which a gate's value does not matter: while `slot` holds
+/// `skip_when`, the gate may hold any value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct Condition {
+    pub slot: u32,
+    pub skip_when: bool,
+}
+
+/// Per slot, a condition under which its value does not matter, or `None`.
+/// Only `eligible` gates get one (acyclic, evaluated by the sweep, no
+/// outputs), and only a condition on a slot that does not depend on the gate,
+/// that has no condition itself, and that `usable(gate, slot)` allows (a slot
+/// evaluated before the gate whenever it is). A gate whose readers allow
+/// several conditions takes one that a reader has, so that gates that do not
+/// matter together are skipped together.
+pub(crate) fn conditions(
+    net: &CompiledNet,
+    eligible: &[bool],
+    usable: impl Fn(u32, u32) -> bool,
+) -> Vec<Option<Condition>> {
+    let mut condition: Vec<Option<Condition>> = vec![None; net.slots];
+    // Slots chosen as conditions before their own turn came (readers come
+    // after the slots they read, and are decided first): they get none.
+    let mut is_condition = vec![false; net.slots];
+    let mut ancestors = Ancestors::new(net);
+    for gate in (net.first_gate..net.slots as u32).rev() {
+        if !eligible[gate as usize] || is_condition[gate as usize] {
+            continue;
+        }
+        let mut candidates: Option<Vec<Condition>> = None;
+        for &reader in net.outputs(gate) {
+            // The literals that decide this reader whatever `gate` holds, and
+            // the reader's own condition.
+            let mut deciding: Vec<Condition> = match net.gates[reader as usize] {
+                Gate::Not => Vec::new(),
+                kind => net
+                    .inputs(reader)
+                    .iter()
+                    .filter(|&&i| i != gate)
+                    .map(|&slot| Condition {
+                        slot,
+                        skip_when: kind == Gate::Or,
+                    })
+                    .collect(),
+            };
+            deciding.extend(condition[reader as usize]);
+            let kept = match candidates.take() {
+                None => deciding,
+                Some(mut so_far) => {
+                    so_far.retain(|c| deciding.contains(c));
+                    so_far
+                }
+            };
+            let none_left = kept.is_empty();
+            candidates = Some(kept);
+            if none_left {
+                break;
+            }
+        }
+        let Some(mut candidates) = candidates else {
+            continue;
+        };
+        candidates.retain(|c| {
+            condition[c.slot as usize].is_none()
+                && usable(gate, c.slot)
+                && !ancestors.depends_on(c.slot, gate)
+        });
+        let shared = net
+            .outputs(gate)
+            .iter()
+            .filter_map(|&r| condition[r as usize])
+            .find(|c| candidates.contains(c));
+        let chosen = shared.or_else(|| candidates.iter().min().copied());
+        if let Some(c) = chosen {
+            is_condition[c.slot as usize] = true;
+        }
+        condition[gate as usize] = chosen;
+    }
+    condition
+}
+
+/// Whether one slot depends on another: a walk up the fan-in that skips the
+/// slots that come before the one looked for (slots are in topological order,
+/// and a cyclic component lies wholly before or after an acyclic gate).
+struct Ancestors<'a> {
+    net: &'a CompiledNet,
+    /// Per slot, the last walk that visited it.
+    seen: Vec<u32>,
+    walks: u32,
+}
+
+impl<'a> Ancestors<'a> {
+    fn new(net: &'a CompiledNet) -> Ancestors<'a> {
+        Ancestors {
+            net,
+            seen: vec![0; net.slots],
+            walks: 0,
+        }
+    }
+
+    /// Whether `slot` depends on the acyclic gate `on`.
+    fn depends_on(&mut self, slot: u32, on: u32) -> bool {
+        self.walks += 1;
+        let mut stack = vec![slot];
+        while let Some(s) = stack.pop() {
+            if s == on {
+                return true;
+            }
+            for &i in self.net.inputs(s) {
+                if i >= on && std::mem::replace(&mut self.seen[i as usize], self.walks) != self.walks {
+                    stack.push(i);
+                }
+            }
+        }
+        false
+    }
+}
+
+/// Gate evaluations spent measuring how often conditions hold their skip
+/// values (see [`random_walk`]).
+const MEASURE_BUDGET: usize = 10_000_000;
+
+/// How often each of the `used` conditions holds its skip value when the
+/// part that evaluates its gates runs (`true`: the move part, after each
+/// joint move; `false`: the state part, after each state), measured along a
+/// random walk.
+pub(crate) fn skip_rates(net: &CompiledNet, used: &[(Condition, bool)]) -> HashMap<(Condition, bool), f64> {
+    let mut skipped = vec![0u32; used.len()];
+    let mut runs = [0u32; 2];
+    random_walk(net, MEASURE_BUDGET, |transition, _, after| {
+        let moves = transition == Transition::Moves;
+        runs[usize::from(moves)] += 1;
+        for (count, (condition, _)) in skipped.iter_mut().zip(used).filter(|(_, (_, m))| *m == moves) {
+            *count += u32::from(after[condition.slot as usize] == condition.skip_when);
+        }
+    });
+    used.iter()
+        .zip(skipped)
+        .map(|(&(condition, moves), count)| {
+            let rate = f64::from(count) / f64::from(runs[usize::from(moves)].max(1));
+            ((condition, moves), rate)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two players take turns marking an empty cell next to one of theirs; the
+    /// player to move with no such cell is stuck, which ends the game.
+    const NEIGHBOURS: &str = "(role a) (role b)
+        (init (control a)) (init (cell 1 a)) (init (cell 2 e)) (init (cell 3 e))
+        (init (cell 4 e)) (init (cell 5 b))
+        (next_to 1 2) (next_to 2 3) (next_to 3 4) (next_to 4 5)
+        (<= (adjacent ?c ?d) (next_to ?c ?d)) (<= (adjacent ?c ?d) (next_to ?d ?c))
+        (<= (can_mark ?r ?c) (true (cell ?c e)) (adjacent ?c ?d) (true (cell ?d ?r)))
+        (<= (legal ?r (mark ?c)) (true (control ?r)) (can_mark ?r ?c))
+        (<= (legal a noop) (true (control b)))
+        (<= (legal b noop) (true (control a)))
+        (<= (any_mark ?r) (can_mark ?r ?c))
+        (<= (stuck ?r) (true (control ?r)) (not (any_mark ?r)))
+        (<= terminal (stuck ?r))
+        (<= (next (cell ?c ?r)) (does ?r (mark ?c)))
+        (<= (next (cell ?c ?x)) (true (cell ?c ?x)) (not (marked ?c)))
+        (<= (marked ?c) (does ?r (mark ?c)))
+        (<= (next (control a)) (true (control b)))
+        (<= (next (control b)) (true (control a)))
+        (<= (goal ?r 0) (stuck ?r))
+        (<= (goal ?r 100) (role ?r) (not (stuck ?r)))";
+
+    #[test]
+    fn the_move_generation_of_the_role_not_to_move_does_not_matter() {
+        let loaded = crate::load(NEIGHBOURS, &crate::LoadConfig::default()).unwrap();
+        let (net, game) = (&loaded.game.net, &loaded.game);
+        let control = |role: &str| {
+            let base = game.facts.iter().position(|f| *f == format!("(control {role})"));
+            net.base_slots[base.expect("a control base")]
+        };
+        let outputs: Vec<u32> = [net.terminal_slot]
+            .into_iter()
+            .chain(net.goal_slots.iter().copied())
+            .chain(net.legal_slots.iter().copied())
+            .chain(net.next_slots.iter().copied())
+            .collect();
+        let eligible: Vec<bool> = (0..net.slots as u32)
+            .map(|s| s >= net.first_gate && !outputs.contains(&s) && net.cycle_start[s as usize] == u32::MAX)
+            .collect();
+        let condition = conditions(net, &eligible, |_, _| true);
+        for role in ["a", "b"] {
+            let turn = Condition {
+                slot: control(role),
+                skip_when: false,
+            };
+            assert!(
+                condition.iter().filter(|&&c| c == Some(turn)).count() >= 2,
+                "the cells {role} can mark do not depend on its turn: {condition:?}"
+            );
+        }
+        // Each condition is right: every reader of the gate is decided by it,
+        // or has it too; its slot has none and does not depend on the gate.
+        let mut ancestors = Ancestors::new(net);
+        for (gate, c) in condition
+            .iter()
+            .enumerate()
+            .filter_map(|(g, c)| c.map(|c| (g as u32, c)))
+        {
+            assert!(eligible[gate as usize]);
+            assert_eq!(
+                condition[c.slot as usize], None,
+                "the condition of {gate} has one"
+            );
+            assert!(!ancestors.depends_on(c.slot, gate));
+            for &reader in net.outputs(gate) {
+                let decides = net.inputs(reader).contains(&c.slot)
+                    && net.gates[reader as usize] == if c.skip_when { Gate::Or } else { Gate::And };
+                assert!(
+                    decides || condition[reader as usize] == Some(c),
+                    "reader {reader} of {gate} is not decided by {c:?}"
+                );
+            }
+        }
+    }
+}
