@@ -310,3 +310,53 @@ fn transpose(slots: usize, offsets: &[u32], fanin: &[u32]) -> (Vec<u32>, Vec<u32
     }
     (fanout_offsets, fanout)
 }
+
+/// What a [`FaninWalk`] does at a slot it reaches.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Visit {
+    /// Go on up the slot's fan-in.
+    Up,
+    /// Not up the slot's fan-in.
+    Skip,
+    /// End the walk.
+    Stop,
+}
+
+/// Walks up the fan-ins of a net, reaching each slot at most once per walk:
+/// slots are stamped with the number of the walk that reached them, so a
+/// walk costs what it reaches, not the size of the net.
+pub(crate) struct FaninWalk<'a> {
+    net: &'a CompiledNet,
+    /// Per slot, the last walk that reached it (walks are numbered from 1).
+    reached: Vec<u32>,
+    walks: u32,
+}
+
+impl<'a> FaninWalk<'a> {
+    /// Walks over `net`.
+    pub(crate) fn new(net: &'a CompiledNet) -> FaninWalk<'a> {
+        FaninWalk {
+            net,
+            reached: vec![0; net.slots],
+            walks: 0,
+        }
+    }
+
+    /// Walks from `from` (reached first) up the fan-ins, depth first, doing at
+    /// each slot what `visit` says; false if `visit` stopped the walk.
+    pub(crate) fn walk(&mut self, from: u32, mut visit: impl FnMut(u32) -> Visit) -> bool {
+        self.walks += 1;
+        let mut stack = vec![from];
+        while let Some(slot) = stack.pop() {
+            if std::mem::replace(&mut self.reached[slot as usize], self.walks) == self.walks {
+                continue;
+            }
+            match visit(slot) {
+                Visit::Up => stack.extend(self.net.inputs(slot)),
+                Visit::Skip => {}
+                Visit::Stop => return false,
+            }
+        }
+        true
+    }
+}

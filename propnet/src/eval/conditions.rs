@@ -10,7 +10,7 @@
 //! must always be right: a condition's slot never has a condition.
 
 use super::activity::{random_walk, Transition};
-use super::compiled::{CompiledNet, Gate};
+use super::compiled::{CompiledNet, FaninWalk, Gate, Visit};
 use std::collections::HashMap;
 
 /// A literal under which a gate's value does not matter: while `slot` holds
@@ -37,7 +37,7 @@ pub(crate) fn conditions(
     // Slots chosen as conditions before their own turn came (readers come
     // after the slots they read, and are decided first): they get none.
     let mut is_condition = vec![false; net.slots];
-    let mut ancestors = Ancestors::new(net);
+    let mut walk = FaninWalk::new(net);
     for gate in (net.first_gate..net.slots as u32).rev() {
         if !eligible[gate as usize] || is_condition[gate as usize] {
             continue;
@@ -78,7 +78,7 @@ pub(crate) fn conditions(
         candidates.retain(|c| {
             condition[c.slot as usize].is_none()
                 && usable(gate, c.slot)
-                && !ancestors.depends_on(c.slot, gate)
+                && !depends_on(&mut walk, c.slot, gate)
         });
         let shared = net
             .outputs(gate)
@@ -94,41 +94,15 @@ pub(crate) fn conditions(
     condition
 }
 
-/// Whether one slot depends on another: a walk up the fan-in that skips the
-/// slots that come before the one looked for (slots are in topological order,
+/// Whether `slot` depends on the acyclic gate `on`: a walk up the fan-in
+/// that does not go past slots before `on` (slots are in topological order,
 /// and a cyclic component lies wholly before or after an acyclic gate).
-struct Ancestors<'a> {
-    net: &'a CompiledNet,
-    /// Per slot, the last walk that visited it.
-    seen: Vec<u32>,
-    walks: u32,
-}
-
-impl<'a> Ancestors<'a> {
-    fn new(net: &'a CompiledNet) -> Ancestors<'a> {
-        Ancestors {
-            net,
-            seen: vec![0; net.slots],
-            walks: 0,
-        }
-    }
-
-    /// Whether `slot` depends on the acyclic gate `on`.
-    fn depends_on(&mut self, slot: u32, on: u32) -> bool {
-        self.walks += 1;
-        let mut stack = vec![slot];
-        while let Some(s) = stack.pop() {
-            if s == on {
-                return true;
-            }
-            for &i in self.net.inputs(s) {
-                if i >= on && std::mem::replace(&mut self.seen[i as usize], self.walks) != self.walks {
-                    stack.push(i);
-                }
-            }
-        }
-        false
-    }
+fn depends_on(walk: &mut FaninWalk, slot: u32, on: u32) -> bool {
+    !walk.walk(slot, |s| match s.cmp(&on) {
+        std::cmp::Ordering::Equal => Visit::Stop,
+        std::cmp::Ordering::Less => Visit::Skip,
+        std::cmp::Ordering::Greater => Visit::Up,
+    })
 }
 
 /// Gate evaluations spent measuring how often conditions hold their skip
@@ -214,7 +188,7 @@ mod tests {
         }
         // Each condition is right: every reader of the gate is decided by it,
         // or has it too; its slot has none and does not depend on the gate.
-        let mut ancestors = Ancestors::new(net);
+        let mut walk = FaninWalk::new(net);
         for (gate, c) in condition
             .iter()
             .enumerate()
@@ -225,7 +199,7 @@ mod tests {
                 condition[c.slot as usize], None,
                 "the condition of {gate} has one"
             );
-            assert!(!ancestors.depends_on(c.slot, gate));
+            assert!(!depends_on(&mut walk, c.slot, gate));
             for &reader in net.outputs(gate) {
                 let decides = net.inputs(reader).contains(&c.slot)
                     && net.gates[reader as usize] == if c.skip_when { Gate::Or } else { Gate::And };

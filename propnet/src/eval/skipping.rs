@@ -9,7 +9,7 @@
 //! at the least expected cost.
 
 use super::activity::{random_walk, Transition};
-use super::compiled::CompiledNet;
+use super::compiled::{CompiledNet, FaninWalk, Visit};
 use std::collections::HashMap;
 
 /// The most slots walked to find one gate's support; a gate that depends on
@@ -238,44 +238,37 @@ pub(crate) fn lowest_sources(net: &CompiledNet) -> Vec<u32> {
     lowest
 }
 
-/// Finds supports by walking fan-ins, marking the slots each walk reached.
+/// Finds supports by walking fan-ins.
 struct SupportWalker<'a> {
     net: &'a CompiledNet,
-    /// Per slot, the last walk that reached it (walks are numbered from 1).
-    reached: Vec<u32>,
-    walks: u32,
+    walk: FaninWalk<'a>,
 }
 
 impl<'a> SupportWalker<'a> {
     fn new(net: &'a CompiledNet) -> SupportWalker<'a> {
         SupportWalker {
             net,
-            reached: vec![0; net.slots],
-            walks: 0,
+            walk: FaninWalk::new(net),
         }
     }
 
     /// The sources `gate` depends on, or `None` past [`MAX_SUPPORT_WALK`] slots.
     fn support(&mut self, gate: u32) -> Option<Vec<u32>> {
-        self.walks += 1;
         let mut sources = Vec::new();
-        let mut stack = vec![gate];
         let mut walked = 0;
-        while let Some(slot) = stack.pop() {
-            if std::mem::replace(&mut self.reached[slot as usize], self.walks) == self.walks {
-                continue;
-            }
+        let first_gate = self.net.first_gate;
+        let whole = self.walk.walk(gate, |slot| {
             walked += 1;
             if walked > MAX_SUPPORT_WALK {
-                return None;
-            }
-            if slot < self.net.first_gate {
+                Visit::Stop
+            } else if slot < first_gate {
                 sources.push(slot);
+                Visit::Skip
             } else {
-                stack.extend(self.net.inputs(slot));
+                Visit::Up
             }
-        }
-        Some(sources)
+        });
+        whole.then_some(sources)
     }
 }
 
