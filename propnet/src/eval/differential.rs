@@ -258,7 +258,14 @@ impl Plan {
             spans.push([gates_start, effects_start]);
         }
         spans.push([targets.len() as u32; 2]);
-        // The propagation indexes counters and pending slots by these unchecked.
+        // The propagation slices the targets by the spans, and indexes counters
+        // and pending slots by the targets, unchecked.
+        assert!(
+            spans.len() == net.slots + 1
+                && spans.windows(2).all(|w| w[0][0] <= w[0][1] && w[0][1] <= w[1][0])
+                && spans[net.slots][0] as usize == targets.len(),
+            "fan-out spans out of order"
+        );
         assert!(
             spans.windows(2).all(|w| {
                 let [gates, effects] = w[0];
@@ -788,12 +795,16 @@ impl Propagation<'_> {
     fn changed(&mut self, slot: u32, now: bool, flags: u32) {
         let plan = self.plan;
         let s = slot as usize;
-        let [gates, effects] = plan.spans[s];
-        let end = plan.spans[s + 1][0];
+        debug_assert!(s + 1 < plan.spans.len());
+        // SAFETY: there is a span per slot and one past the last.
+        let ([gates, effects], end) =
+            unsafe { (*plan.spans.get_unchecked(s), plan.spans.get_unchecked(s + 1)[0]) };
         // A counter crosses its threshold when it reaches 0 going up or -1 going down.
         let (delta, crossing) = if now { (1, 0) } else { (-1, -1) };
         let (delta, crossing) = (Counter::new(delta, 0).0, Counter::new(crossing, 0).0);
-        let targets = &plan.targets[gates as usize..effects as usize];
+        debug_assert!(gates <= effects && effects <= end && end as usize <= plan.targets.len());
+        // SAFETY: spans ascend and end within the targets (`Plan::new`).
+        let targets = unsafe { plan.targets.get_unchecked(gates as usize..effects as usize) };
         if targets.len() >= BRANCHLESS_FANOUT {
             self.tell_many(gates as usize, effects as usize, delta, crossing);
         } else {
@@ -811,7 +822,8 @@ impl Propagation<'_> {
                 }
             }
         }
-        for &effect in &plan.targets[effects as usize..end as usize] {
+        // SAFETY: as for `targets`.
+        for &effect in unsafe { plan.targets.get_unchecked(effects as usize..end as usize) } {
             let index = effect & !EFFECT_KIND;
             let bit = 1u64 << (index & 63);
             match effect & EFFECT_KIND {
@@ -909,7 +921,18 @@ impl Propagation<'_> {
             }
             self.pending.words[word] = bits & (bits - 1);
             let slot = (word as u32) << 6 | bits.trailing_zeros();
-            if self.counters[slot as usize].has(CYCLE_HEAD) {
+            debug_assert!((slot as usize) < self.counters.len());
+            // SAFETY: only slots of the net are marked, and there is a counter per slot.
+            let counter = unsafe { self.counters.get_unchecked_mut(slot as usize) };
+            let c = *counter;
+            if c.0 & (CYCLE_HEAD | GUARDED) == 0 {
+                // The common case, read from the one counter.
+                let value = (c.level() >= 0) != c.has(INVERTED);
+                if c.value() != value {
+                    counter.set_value(value);
+                    self.changed(slot, value, c.flags());
+                }
+            } else if c.has(CYCLE_HEAD) {
                 self.recompute_cycle(slot);
             } else {
                 let value = derived(self.plan, self.counters, slot);
