@@ -9,7 +9,7 @@
 //! only together with `c`, which decides that reader's value. So `c` itself
 //! must always be right: a condition's slot never has a condition.
 
-use super::activity::{random_walk, Transition};
+use super::activity::Transition;
 use super::compiled::{CompiledNet, FaninWalk, Gate, Visit};
 use std::collections::HashMap;
 
@@ -105,31 +105,51 @@ fn depends_on(walk: &mut FaninWalk, slot: u32, on: u32) -> bool {
     })
 }
 
-/// Gate evaluations spent measuring how often conditions hold their skip
-/// values (see [`random_walk`]).
-const MEASURE_BUDGET: usize = 10_000_000;
+/// How often each of the conditions used holds its skip value when the part
+/// that evaluates its gates runs (`true`: the move part, after each joint
+/// move; `false`: the state part, after each state), counted along a random
+/// walk (the one [`super::skipping::Changes::measure`] takes).
+pub(crate) struct SkipCounts {
+    used: Vec<(Condition, bool)>,
+    skipped: Vec<u32>,
+    runs: [u32; 2],
+}
 
-/// How often each of the `used` conditions holds its skip value when the
-/// part that evaluates its gates runs (`true`: the move part, after each
-/// joint move; `false`: the state part, after each state), measured along a
-/// random walk.
-pub(crate) fn skip_rates(net: &CompiledNet, used: &[(Condition, bool)]) -> HashMap<(Condition, bool), f64> {
-    let mut skipped = vec![0u32; used.len()];
-    let mut runs = [0u32; 2];
-    random_walk(net, MEASURE_BUDGET, |transition, _, after| {
+impl SkipCounts {
+    /// Counts for the `used` conditions, none seen yet.
+    pub(crate) fn new(used: Vec<(Condition, bool)>) -> SkipCounts {
+        SkipCounts {
+            skipped: vec![0; used.len()],
+            used,
+            runs: [0; 2],
+        }
+    }
+
+    /// Counts one transition of the walk, with the values `after` it.
+    pub(crate) fn observe(&mut self, transition: Transition, after: &[bool]) {
         let moves = transition == Transition::Moves;
-        runs[usize::from(moves)] += 1;
-        for (count, (condition, _)) in skipped.iter_mut().zip(used).filter(|(_, (_, m))| *m == moves) {
+        self.runs[usize::from(moves)] += 1;
+        for (count, (condition, _)) in self
+            .skipped
+            .iter_mut()
+            .zip(&self.used)
+            .filter(|(_, (_, m))| *m == moves)
+        {
             *count += u32::from(after[condition.slot as usize] == condition.skip_when);
         }
-    });
-    used.iter()
-        .zip(skipped)
-        .map(|(&(condition, moves), count)| {
-            let rate = f64::from(count) / f64::from(runs[usize::from(moves)].max(1));
-            ((condition, moves), rate)
-        })
-        .collect()
+    }
+
+    /// The share of its part's runs in which each condition held its skip value.
+    pub(crate) fn rates(&self) -> HashMap<(Condition, bool), f64> {
+        self.used
+            .iter()
+            .zip(&self.skipped)
+            .map(|(&(condition, moves), &count)| {
+                let rate = f64::from(count) / f64::from(self.runs[usize::from(moves)].max(1));
+                ((condition, moves), rate)
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]

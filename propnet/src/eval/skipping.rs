@@ -55,8 +55,7 @@ pub(crate) struct Blocks {
 /// the cuts of the code into unguarded gates and blocks of consecutive gates
 /// with the least expected cost (dynamic programming over blocks of at most
 /// [`MAX_BLOCK_GATES`] gates depending on [`MAX_BLOCK_SOURCES`] sources).
-pub(crate) fn choose(net: &CompiledNet, candidates: &[Candidate]) -> Blocks {
-    let changes = Changes::measure(net);
+pub(crate) fn choose(net: &CompiledNet, candidates: &[Candidate], changes: &Changes) -> Blocks {
     let mut walker = SupportWalker::new(net);
     let mut blocks = Blocks::default();
     for part in 0..2 {
@@ -137,7 +136,7 @@ pub(crate) fn choose(net: &CompiledNet, candidates: &[Candidate]) -> Blocks {
 
 /// How sources change along a random walk: per part (0: state, 1: moves),
 /// the runs of that part after which a source's flags would be set.
-struct Changes {
+pub(crate) struct Changes {
     /// Runs of each part, and words of each part's bit sets.
     runs: [u32; 2],
     words: [usize; 2],
@@ -148,11 +147,14 @@ struct Changes {
 }
 
 impl Changes {
-    fn measure(net: &CompiledNet) -> Changes {
+    /// Measures along a random walk, showing each transition and the values
+    /// after it to `observe` too (one walk serves every measurement at load).
+    pub(crate) fn measure(net: &CompiledNet, mut observe: impl FnMut(Transition, &[bool])) -> Changes {
         let sources = net.first_gate as usize;
         // Changed sources per transition, and per part the run each transition ends.
         let mut transitions: Vec<(Transition, Vec<u32>)> = Vec::new();
         random_walk(net, MEASURE_BUDGET, |transition, before, after| {
+            observe(transition, after);
             let changed = (0..sources as u32).filter(|&s| before[s as usize] != after[s as usize]);
             transitions.push((transition, changed.collect()));
         });

@@ -10,7 +10,7 @@
 //! changed (the `skipping` module chooses them).
 
 use super::compiled::{CompiledNet, Gate, Step};
-use super::conditions::{self, Condition};
+use super::conditions::{self, Condition, SkipCounts};
 use super::native::{Guard, NativeGate, NativeProgram, NativeStep};
 use super::skipping::{self, Blocks, Candidate, Marks};
 use super::{fixpoint, role_words, Evaluator, GateValue};
@@ -546,7 +546,7 @@ impl Plan {
         let mut state = Program::interpreted(net, state, &kept, legal_words);
         let mut moves = Program::interpreted(net, moves, &kept, next_words);
         let key = skipping::lowest_sources(net);
-        if native_code_enabled() {
+        let blocks = if native_code_enabled() {
             let conditions = skipped_conditions(net, &kept, &state.read_once(net));
             let in_moves = net.in_move_part();
             let mut used: Vec<(Condition, bool)> = (0..net.slots)
@@ -554,14 +554,16 @@ impl Plan {
                 .collect();
             used.sort_unstable();
             used.dedup();
-            let rates = conditions::skip_rates(net, &used);
+            // One random walk measures both the conditions and the sources.
+            let mut counts = SkipCounts::new(used);
+            let changes =
+                skipping::Changes::measure(net, |transition, after| counts.observe(transition, after));
+            let rates = counts.rates();
             state.use_conditions(net, &conditions, |c| rates[&(c, false)]);
             moves.use_conditions(net, &conditions, |c| rates[&(c, true)]);
-        }
-        let blocks = if native_code_enabled() {
             let mut candidates = state.candidates(net, false, &key);
             candidates.extend(moves.candidates(net, true, &key));
-            skipping::choose(net, &candidates)
+            skipping::choose(net, &candidates, &changes)
         } else {
             Blocks::default()
         };
