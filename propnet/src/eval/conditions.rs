@@ -22,17 +22,32 @@ pub(crate) struct Condition {
 }
 
 /// Per slot, a condition under which its value does not matter, or `None`.
-/// Only `eligible` gates get one (acyclic, evaluated by the sweep, no
-/// outputs), and only a condition on a slot that does not depend on the gate,
-/// that has no condition itself, and that `usable(gate, slot)` allows (a slot
-/// evaluated before the gate whenever it is). A gate whose readers allow
-/// several conditions takes one that a reader has, so that gates that do not
-/// matter together are skipped together.
+/// Only `eligible` gates get one (acyclic, evaluated by the sweep), and only
+/// a condition on a slot that does not depend on the gate, that has no
+/// condition itself, and that `usable(gate, slot)` allows (a slot evaluated
+/// before the gate whenever it is). A gate whose readers allow several
+/// conditions takes one that a reader has, so that gates that do not matter
+/// together are skipped together.
+///
+/// An eligible `output` (whose value always matters) gets a condition only
+/// if the condition *forces* it: an `and` reading the slot, skipped while it
+/// is false, is false then; an `or` reading it, skipped while it is true, is
+/// true. Whoever skips it must store that value, `skip_when` (see
+/// [`forced`]). Of the literals that force it, it takes the one that forces
+/// the most outputs (whose turn it is, rather than one move's own test).
 pub(crate) fn conditions(
     net: &CompiledNet,
     eligible: &[bool],
+    output: &[bool],
     usable: impl Fn(u32, u32) -> bool,
 ) -> Vec<Option<Condition>> {
+    // Per slot, how many eligible outputs it could force.
+    let mut forces = vec![0u32; net.slots];
+    for gate in (net.first_gate..net.slots as u32).filter(|&g| eligible[g as usize] && output[g as usize]) {
+        for literal in forcing(net, gate) {
+            forces[literal.slot as usize] += 1;
+        }
+    }
     let mut condition: Vec<Option<Condition>> = vec![None; net.slots];
     // Slots chosen as conditions before their own turn came (readers come
     // after the slots they read, and are decided first): they get none.
@@ -43,7 +58,10 @@ pub(crate) fn conditions(
             continue;
         }
         let mut candidates: Option<Vec<Condition>> = None;
-        for &reader in net.outputs(gate) {
+        if output[gate as usize] {
+            candidates = Some(forcing(net, gate).collect());
+        }
+        for &reader in net.outputs(gate).iter().filter(|_| !output[gate as usize]) {
             // The literals that decide this reader whatever `gate` holds, and
             // the reader's own condition.
             let mut deciding: Vec<Condition> = match net.gates[reader as usize] {
@@ -85,13 +103,40 @@ pub(crate) fn conditions(
             .iter()
             .filter_map(|&r| condition[r as usize])
             .find(|c| candidates.contains(c));
-        let chosen = shared.or_else(|| candidates.iter().min().copied());
+        let chosen = shared.or_else(|| {
+            candidates
+                .iter()
+                .min_by_key(|c| (std::cmp::Reverse(forces[c.slot as usize]), **c))
+                .copied()
+        });
         if let Some(c) = chosen {
             is_condition[c.slot as usize] = true;
         }
         condition[gate as usize] = chosen;
     }
     condition
+}
+
+/// The literals that force `gate` (see [`conditions`]): each input of an
+/// `and` with `skip_when` false, of an `or` with `skip_when` true.
+fn forcing(net: &CompiledNet, gate: u32) -> impl Iterator<Item = Condition> + '_ {
+    let skip_when = match net.gates[gate as usize] {
+        Gate::And => Some(false),
+        Gate::Or => Some(true),
+        Gate::Not => None,
+    };
+    skip_when.into_iter().flat_map(move |skip_when| {
+        net.inputs(gate)
+            .iter()
+            .map(move |&slot| Condition { slot, skip_when })
+    })
+}
+
+/// Whether `condition` forces `gate`: skipped under it, the gate must hold
+/// `condition.skip_when`.
+#[cfg(test)]
+fn forced(net: &CompiledNet, gate: u32, condition: Condition) -> bool {
+    forcing(net, gate).any(|c| c == condition)
 }
 
 /// Whether `slot` depends on the acyclic gate `on`: a walk up the fan-in
@@ -195,7 +240,7 @@ mod tests {
         let eligible: Vec<bool> = (0..net.slots as u32)
             .map(|s| s >= net.first_gate && !outputs.contains(&s) && net.cycle_start[s as usize] == u32::MAX)
             .collect();
-        let condition = conditions(net, &eligible, |_, _| true);
+        let condition = conditions(net, &eligible, &vec![false; net.slots], |_, _| true);
         for role in ["a", "b"] {
             let turn = Condition {
                 slot: control(role),
@@ -229,5 +274,45 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn legality_outputs_are_forced_by_the_turn() {
+        let loaded = crate::load(NEIGHBOURS, &crate::LoadConfig::default()).unwrap();
+        let (net, game) = (&loaded.game.net, &loaded.game);
+        let mut output = vec![false; net.slots];
+        for &slot in &net.legal_slots {
+            output[slot as usize] = true;
+        }
+        let eligible: Vec<bool> = (0..net.slots as u32)
+            .map(|s| s >= net.first_gate && net.cycle_start[s as usize] == u32::MAX)
+            .collect();
+        let condition = conditions(net, &eligible, &output, |_, _| true);
+        let mut forced_marks = 0;
+        for (m, text) in game.moves.iter().enumerate() {
+            let legal = net.legal_slots[m];
+            if legal < net.first_gate {
+                continue;
+            }
+            let Some(c) = condition[legal as usize] else {
+                continue;
+            };
+            // An output only ever gets a condition that forces it.
+            assert!(forced(net, legal, c), "{text}: {c:?} does not force it");
+            if text.starts_with("(mark") {
+                let role = &game.roles[game.move_roles[m]];
+                let base = game.facts.iter().position(|f| *f == format!("(control {role})"));
+                assert_eq!(
+                    c,
+                    Condition {
+                        slot: net.base_slots[base.expect("a control base")],
+                        skip_when: false
+                    },
+                    "{text} is forced by its role's turn"
+                );
+                forced_marks += 1;
+            }
+        }
+        assert!(forced_marks >= 4, "{forced_marks} marks forced by the turn");
     }
 }

@@ -108,8 +108,11 @@ impl NativeProgram {
     /// `guard(gate)` gives what guards a stored gate, if anything:
     /// consecutive stored gates of one block share a flag, and consecutive
     /// gates under one condition are skipped together (the condition's slot
-    /// must be computed before them). Flags take slots from `first_flag` (at
-    /// least `slots`) on, in the order of [`NativeProgram::guarded`].
+    /// must be computed before them). A gate under a condition that
+    /// `forced(gate)` says forces it is not computed but set to the
+    /// condition's `skip_when` when skipped. Flags take slots from
+    /// `first_flag` (at least `slots`) on, in the order of
+    /// [`NativeProgram::guarded`].
     pub(crate) fn compile<'a>(
         slots: usize,
         words: usize,
@@ -117,6 +120,7 @@ impl NativeProgram {
         read_once: &[bool],
         first_flag: usize,
         mut guard: impl FnMut(u32) -> Option<Guard>,
+        forced: impl Fn(u32) -> bool,
     ) -> Option<NativeProgram> {
         assert!(first_flag >= slots, "flags among the slots");
         // Flags are at most one per gate, so all slots are below `first_flag + slots`.
@@ -152,6 +156,9 @@ impl NativeProgram {
                             }
                         }
                         assembler.root(gate, &inlined);
+                        if let (Some(Guard::Condition(condition)), true) = (guard, forced(gate.out)) {
+                            assembler.forced.push((gate.out, condition.skip_when));
+                        }
                     }
                 }
                 NativeStep::Cycle(start, end) => {
@@ -163,7 +170,21 @@ impl NativeProgram {
                     assert!(
                         word < words && packed.len() <= 64 && packed.iter().all(|&i| (i as usize) < slots)
                     );
-                    assembler.pack(word, packed);
+                    // The bits of gates forced by a condition, per condition.
+                    let mut groups: Vec<(Condition, Vec<(u32, u32)>)> = Vec::new();
+                    let mut rest = Vec::new();
+                    for (bit, &slot) in packed.iter().enumerate() {
+                        match guard(slot) {
+                            Some(Guard::Condition(condition)) if forced(slot) => {
+                                match groups.iter_mut().find(|(c, _)| *c == condition) {
+                                    Some((_, bits)) => bits.push((bit as u32, slot)),
+                                    None => groups.push((condition, vec![(bit as u32, slot)])),
+                                }
+                            }
+                            _ => rest.push((bit as u32, slot)),
+                        }
+                    }
+                    assembler.pack(word, &rest, &groups);
                 }
             }
         }
@@ -299,6 +320,9 @@ struct Assembler {
     open: bool,
     /// The guard open, and where its jump's displacement ends.
     guard: Option<(Guard, usize)>,
+    /// The gates under the open condition that it forces, with the value
+    /// they take when skipped.
+    forced: Vec<(u32, bool)>,
 }
 
 impl Assembler {
@@ -341,12 +365,35 @@ impl Assembler {
         self.guard = Some((Guard::Condition(condition), start + GUARD_JUMP_END));
     }
 
-    /// Ends the open guard, if any: its jump lands here.
+    /// Ends the open guard, if any: its jump lands here, or, if it forces
+    /// gates, on code that stores their values, which the code evaluating
+    /// them jumps over.
     fn close_guard(&mut self) {
         if let Some((_, jump_end)) = self.guard.take() {
-            let distance = i32::try_from(self.code.len() - jump_end).expect("a block's code under 2 GiB");
-            self.code[jump_end - 4..jump_end].copy_from_slice(&distance.to_le_bytes());
+            let mut over = None;
+            if !self.forced.is_empty() {
+                // jmp rel32, patched below
+                self.code.extend([0xE9, 0, 0, 0, 0]);
+                over = Some(self.code.len());
+            }
+            self.patch(jump_end);
+            for (slot, value) in std::mem::take(&mut self.forced) {
+                // mov byte [rdi + slot], value (C6 /0 ib)
+                self.code.extend([0xC6, 0x87]);
+                self.code.extend(slot.to_le_bytes());
+                self.code.push(u8::from(value));
+            }
+            if let Some(over) = over {
+                self.patch(over);
+            }
         }
+    }
+
+    /// Sets the 32-bit displacement of the jump that ends at `jump_end` so
+    /// that it lands here.
+    fn patch(&mut self, jump_end: usize) {
+        let distance = i32::try_from(self.code.len() - jump_end).expect("a block's code under 2 GiB");
+        self.code[jump_end - 4..jump_end].copy_from_slice(&distance.to_le_bytes());
     }
 
     /// Computes `gate` into the register of `depth`, and the inputs it
@@ -396,41 +443,85 @@ impl Assembler {
         }
     }
 
-    /// Packs the values of `slots` into word `word` of the output.
-    fn pack(&mut self, word: usize, slots: &[u32]) {
+    /// Packs word `word` of the output: bit `b` for each `(b, slot)` of
+    /// `rest` and of the `groups`, whose gates a condition forces. While a
+    /// group's condition holds its skip value, its bits are that value
+    /// without being read.
+    fn pack(&mut self, word: usize, rest: &[(u32, u32)], groups: &[(Condition, Vec<(u32, u32)>)]) {
         self.close_guard();
         self.open();
-        // Four independent chains, so that they overlap: accumulator `k`
-        // (rdx, rcx, r8, r9) takes bits `k`, `k + 4`, ... from the highest
-        // down, shifting itself left four bits before each; then rdx |= rcx << 1
-        // | r8 << 2 | r9 << 3.
-        const ACCUMULATORS: [u8; 4] = [2, 1, 8, 9];
-        for &register in &ACCUMULATORS {
-            // xor r32, r32
-            self.rex(false, register >= 8, register >= 8);
+        self.pack_bits(rest);
+        for (condition, bits) in groups {
+            // mov r10, rdx; cmp byte [rdi + slot], skip_when; je skipped
+            self.code.extend([0x49, 0x89, 0xD2, 0x80, 0xBF]);
+            self.code.extend(condition.slot.to_le_bytes());
             self.code
-                .extend([0x31, 0xC0 | (register & 7) << 3 | (register & 7)]);
-        }
-        for (bit, &slot) in slots.iter().enumerate().rev() {
-            let register = ACCUMULATORS[bit % 4];
-            if bit + 4 < slots.len() {
-                // shl r64, 4
-                self.rex(true, false, register >= 8);
-                self.code.extend([0xC1, 0xE0 | (register & 7), 4]);
+                .extend([u8::from(condition.skip_when), 0x0F, 0x84, 0, 0, 0, 0]);
+            let skipped = self.code.len();
+            self.pack_bits(bits);
+            // or rdx, r10; jmp done
+            self.code.extend([0x4C, 0x09, 0xD2, 0xE9, 0, 0, 0, 0]);
+            let done = self.code.len();
+            self.patch(skipped);
+            // mov rdx, r10
+            self.code.extend([0x4C, 0x89, 0xD2]);
+            if condition.skip_when {
+                // mov r11, mask; or rdx, r11
+                let mask = bits.iter().fold(0u64, |m, &(bit, _)| m | 1 << bit);
+                self.code.extend([0x49, 0xBB]);
+                self.code.extend(mask.to_le_bytes());
+                self.code.extend([0x4C, 0x09, 0xDA]);
             }
-            // or r8, [rdi + slot]
-            self.memory(&[0x0A], register, slot);
-        }
-        for (shift, &register) in ACCUMULATORS.iter().enumerate().skip(1) {
-            // shl r64, shift; or rdx, r64
-            self.rex(true, false, register >= 8);
-            self.code.extend([0xC1, 0xE0 | (register & 7), shift as u8]);
-            self.rex(true, register >= 8, false);
-            self.code.extend([0x09, 0xC0 | (register & 7) << 3 | 2]);
+            self.patch(done);
         }
         // mov [rsi + 8 word], rdx: REX.W, 89 /r, ModRM mod 10, reg 010 (rdx), r/m 110 (rsi).
         self.code.extend([0x48, 0x89, 0x96]);
         self.code.extend((word as u32 * 8).to_le_bytes());
+    }
+
+    /// Packs into `rdx` bit `b` (the value of `slot`) for each `(b, slot)` of
+    /// `bits` (distinct bits); clobbers `rcx`, `r8` and `r9`. Four independent
+    /// chains, so that they overlap: accumulator `k` (rdx, rcx, r8, r9) takes
+    /// every fourth of the bits from the highest down, shifting itself left
+    /// by the distance to the next; then it is shifted to its lowest bit and
+    /// joined into rdx.
+    fn pack_bits(&mut self, bits: &[(u32, u32)]) {
+        const ACCUMULATORS: [u8; 4] = [2, 1, 8, 9];
+        let mut descending = bits.to_vec();
+        descending.sort_unstable_by(|a, b| b.cmp(a));
+        for (k, &register) in ACCUMULATORS.iter().enumerate() {
+            if k > 0 && k >= descending.len() {
+                break;
+            }
+            // xor r32, r32
+            self.rex(false, register >= 8, register >= 8);
+            self.code
+                .extend([0x31, 0xC0 | (register & 7) << 3 | (register & 7)]);
+            let mut last = None;
+            for &(bit, slot) in descending.iter().skip(k).step_by(ACCUMULATORS.len()) {
+                if let Some(higher) = last {
+                    self.shift_left(register, higher - bit);
+                }
+                // or r8, [rdi + slot]
+                self.memory(&[0x0A], register, slot);
+                last = Some(bit);
+            }
+            if let Some(lowest) = last.filter(|&lowest| lowest > 0) {
+                self.shift_left(register, lowest);
+            }
+            if k > 0 {
+                // or rdx, r64
+                self.rex(true, register >= 8, false);
+                self.code.extend([0x09, 0xC0 | (register & 7) << 3 | 2]);
+            }
+        }
+    }
+
+    /// shl r64, `by` (1 to 63).
+    fn shift_left(&mut self, register: u8, by: u32) {
+        debug_assert!((1..64).contains(&by));
+        self.rex(true, false, register >= 8);
+        self.code.extend([0xC1, 0xE0 | (register & 7), by as u8]);
     }
 
     /// Opens a code segment unless one is open.
@@ -592,7 +683,7 @@ mod tests {
                 .map(|(word, &slots)| NativeStep::Pack { word, slots });
             let steps = gates.iter().copied().chain(packs);
             let Some(program) =
-                NativeProgram::compile(SLOTS, packed.len(), steps, &read_once, SLOTS, |_| None)
+                NativeProgram::compile(SLOTS, packed.len(), steps, &read_once, SLOTS, |_| None, |_| false)
             else {
                 assert!(
                     !cfg!(all(target_arch = "x86_64", unix)),
@@ -645,8 +736,9 @@ mod tests {
 
     /// Guarded blocks are evaluated when their flag is set (clearing it) and
     /// skipped, keeping their gates' values, when it is not; gates under a
-    /// condition are skipped, keeping their values, when its slot holds the
-    /// value that skips them.
+    /// condition are skipped, keeping their values (or taking the condition's
+    /// value, if it forces them), when its slot holds the value that skips
+    /// them.
     #[test]
     fn guarded_gates_run_only_when_flagged_or_needed() {
         const SLOTS: u32 = 60;
@@ -685,17 +777,27 @@ mod tests {
             })),
             _ => None,
         };
+        // The second gate under each condition is forced: skipped, it takes
+        // the condition's `skip_when`.
+        let forced = |gate: u32| gate % 7 == 5;
         let block = |gate: u32| match guard(gate) {
             Some(Guard::Block(block)) => Some(block),
             _ => None,
         };
+        // One word packs every gate, the forced ones by their conditions.
+        let packed: Vec<u32> = (SOURCES..SLOTS).collect();
+        let steps = gates.into_iter().chain([NativeStep::Pack {
+            word: 0,
+            slots: &packed,
+        }]);
         let Some(program) = NativeProgram::compile(
             SLOTS as usize,
-            0,
-            gates,
+            1,
+            steps,
             &[false; SLOTS as usize],
             SLOTS as usize,
             guard,
+            forced,
         ) else {
             assert!(
                 !cfg!(all(target_arch = "x86_64", unix)),
@@ -720,6 +822,9 @@ mod tests {
         let model = |values: &mut [bool], skipped: &mut dyn FnMut(u32, &[bool]) -> bool| {
             for s in SOURCES..SLOTS {
                 if skipped(s, values) {
+                    if let (Some(Guard::Condition(c)), true) = (guard(s), forced(s)) {
+                        values[s as usize] = c.skip_when;
+                    }
                     continue;
                 }
                 let read = inputs[s as usize].iter().map(|&i| values[i as usize]);
@@ -757,8 +862,14 @@ mod tests {
                 }
                 None => false,
             });
-            program.run(&mut values, &mut [], |_, _, _| unreachable!("no cycles"));
+            let mut word = [!0];
+            program.run(&mut values, &mut word, |_, _, _| unreachable!("no cycles"));
             assert_eq!(values[..SLOTS as usize], expected[..], "round {round}");
+            let bits = packed
+                .iter()
+                .enumerate()
+                .fold(0, |acc, (i, &s)| acc | u64::from(expected[s as usize]) << i);
+            assert_eq!(word[0], bits, "round {round}: packed word");
             assert!(values[SLOTS as usize..].iter().all(|&f| !f), "flags left set");
             stale_kept += (SOURCES..SLOTS)
                 .filter(|&s| values[s as usize] != right[s as usize])

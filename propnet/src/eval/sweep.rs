@@ -60,6 +60,9 @@ pub(crate) struct Program {
     /// Per slot, the condition under which native code skips the gate (see
     /// the `conditions` module), or empty: none is used.
     conditions: Vec<Option<Condition>>,
+    /// Per slot, whether its condition forces it (an output: skipped, it
+    /// takes the condition's `skip_when`), or empty.
+    forced: Vec<bool>,
 }
 
 impl Program {
@@ -72,8 +75,9 @@ impl Program {
         program
     }
 
-    /// Lets native code skip gates under the `conditions` (one per slot)
-    /// that pay: those whose gates' values read, times how often the
+    /// Lets native code skip gates under the `conditions` (one per slot;
+    /// those of `output`s force them) that pay: those whose gates' values
+    /// read (less the store of a forced gate's value), times how often the
     /// condition holds its skip value (`rates`, for this part), outweigh a
     /// test and the mispredicted jumps (as in [`skipping`]) per run of
     /// consecutive gates under it. None if the program has cycles (they fix
@@ -83,6 +87,7 @@ impl Program {
         &mut self,
         net: &CompiledNet,
         conditions: &[Option<Condition>],
+        output: &[bool],
         rates: impl Fn(Condition) -> f64,
     ) {
         if self.runs.iter().any(|run| matches!(run, Run::Cycle(..))) {
@@ -98,7 +103,7 @@ impl Program {
             let condition = conditions[gate as usize];
             if let Some(condition) = condition {
                 let (values, runs) = reads.entry(condition).or_default();
-                *values += operands;
+                *values += operands - usize::from(output[gate as usize]).min(operands);
                 *runs += usize::from(last != Some(condition));
             }
             last = condition;
@@ -117,6 +122,12 @@ impl Program {
             self.conditions = conditions
                 .iter()
                 .map(|c| c.filter(|c| pays.contains(c)))
+                .collect();
+            self.forced = self
+                .conditions
+                .iter()
+                .zip(output)
+                .map(|(c, &output)| output && c.is_some())
                 .collect();
         }
     }
@@ -144,12 +155,14 @@ impl Program {
                     Some(condition) => Some(Guard::Condition(condition)),
                     None => block(gate).map(Guard::Block),
                 },
+                |gate| self.forced.get(gate as usize).copied().unwrap_or(false),
             );
             if native.is_some() {
                 self.runs = Vec::new();
                 self.operands = Vec::new();
                 self.sets = Vec::new();
                 self.conditions = Vec::new();
+                self.forced = Vec::new();
                 self.native = native;
             }
         }
@@ -479,33 +492,43 @@ fn ordered_by_conditions<'a>(
 }
 
 /// The conditions under which the sweep's native code skips gates (see the
-/// `conditions` module): for the acyclic gates it evaluates that are no
-/// outputs, on slots it stores (not `read_once`, not read only on the way to
-/// goals: `kept`). A gate of the state part may only depend on a base
+/// `conditions` module): for the acyclic gates it evaluates (not read only
+/// on the way to goals: `kept`), outputs only where the condition forces
+/// them, on slots it stores (not `read_once`). A gate of the state part may only depend on a base
 /// or a gate of the state part, as the inputs still hold the last joint move
 /// when it runs; a gate of the move part on any of them.
-fn skipped_conditions(net: &CompiledNet, kept: &[bool], read_once: &[bool]) -> Vec<Option<Condition>> {
-    let mut output = vec![false; net.slots];
-    let outputs = [net.terminal_slot]
-        .into_iter()
-        .chain(net.goal_slots.iter().copied());
-    for slot in outputs
-        .chain(net.legal_slots.iter().copied())
-        .chain(net.next_slots.iter().copied())
-    {
-        output[slot as usize] = true;
-    }
+fn skipped_conditions(
+    net: &CompiledNet,
+    kept: &[bool],
+    read_once: &[bool],
+    output: &[bool],
+) -> Vec<Option<Condition>> {
     let in_moves = net.in_move_part();
     let inputs = net.input_slots.iter().copied().min().unwrap_or(net.first_gate);
     let eligible: Vec<bool> = (0..net.slots)
-        .map(|s| s >= net.first_gate as usize && kept[s] && !output[s] && net.cycle_start[s] == u32::MAX)
+        .map(|s| s >= net.first_gate as usize && kept[s] && net.cycle_start[s] == u32::MAX)
         .collect();
-    conditions::conditions(net, &eligible, |gate, slot| {
+    conditions::conditions(net, &eligible, output, |gate, slot| {
         let is_input = (inputs..net.first_gate).contains(&slot);
         kept[slot as usize]
             && !read_once[slot as usize]
             && (in_moves[gate as usize] || !(in_moves[slot as usize] || is_input))
     })
+}
+
+/// Per slot, whether it is an output: terminal, a goal, a move's legality
+/// or a base's next value.
+fn outputs(net: &CompiledNet) -> Vec<bool> {
+    let mut output = vec![false; net.slots];
+    let outputs = [net.terminal_slot]
+        .into_iter()
+        .chain(net.goal_slots.iter().copied())
+        .chain(net.legal_slots.iter().copied())
+        .chain(net.next_slots.iter().copied());
+    for slot in outputs {
+        output[slot as usize] = true;
+    }
+    output
 }
 
 /// What every sweep evaluator of one net shares.
@@ -547,7 +570,8 @@ impl Plan {
         let mut moves = Program::interpreted(net, moves, &kept, next_words);
         let key = skipping::lowest_sources(net);
         let blocks = if native_code_enabled() {
-            let conditions = skipped_conditions(net, &kept, &state.read_once(net));
+            let output = outputs(net);
+            let conditions = skipped_conditions(net, &kept, &state.read_once(net), &output);
             let in_moves = net.in_move_part();
             let mut used: Vec<(Condition, bool)> = (0..net.slots)
                 .filter_map(|s| conditions[s].map(|c| (c, in_moves[s])))
@@ -559,8 +583,8 @@ impl Plan {
             let changes =
                 skipping::Changes::measure(net, |transition, after| counts.observe(transition, after));
             let rates = counts.rates();
-            state.use_conditions(net, &conditions, |c| rates[&(c, false)]);
-            moves.use_conditions(net, &conditions, |c| rates[&(c, true)]);
+            state.use_conditions(net, &conditions, &output, |c| rates[&(c, false)]);
+            moves.use_conditions(net, &conditions, &output, |c| rates[&(c, true)]);
             let mut candidates = state.candidates(net, false, &key);
             candidates.extend(moves.candidates(net, true, &key));
             skipping::choose(net, &candidates, &changes)
@@ -768,6 +792,7 @@ mod tests {
             &read_once,
             net.slots,
             |_| None,
+            |_| false,
         ) else {
             assert!(
                 !cfg!(all(target_arch = "x86_64", unix)),
