@@ -6,6 +6,7 @@ mod activity;
 mod bits;
 pub mod compiled;
 mod conditions;
+mod decoded;
 pub mod differential;
 pub mod lanes;
 mod native;

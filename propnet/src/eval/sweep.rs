@@ -11,6 +11,7 @@
 
 use super::compiled::{CompiledNet, Gate, Step};
 use super::conditions::{self, Condition, SkipCounts};
+use super::decoded::DecodedMoves;
 use super::native::{Guard, NativeGate, NativeProgram, NativeStep};
 use super::skipping::{self, Blocks, Candidate, Marks};
 use super::{fixpoint, role_words, Evaluator, GateValue};
@@ -558,67 +559,6 @@ pub(crate) struct Plan {
     decoded: DecodedMoves,
 }
 
-/// The `or`s whose inputs are all moves (`does`): the move part does not
-/// evaluate them; loading a joint move clears those of the moves it replaces
-/// and sets those of its own, a few stores where evaluating them read every
-/// input (English checkers: 168 such `or`s of 660 inputs, as "a piece left
-/// or entered this cell").
-#[derive(Debug)]
-struct DecodedMoves {
-    /// Per move (input index), its `or`s: `ors[offsets[m]..offsets[m + 1]]`.
-    offsets: Vec<u32>,
-    ors: Vec<u32>,
-    /// Per slot, whether it is one of them.
-    decoded: Vec<bool>,
-}
-
-impl DecodedMoves {
-    /// The acyclic `or`s of `net` that are `kept` and read moves only.
-    fn new(net: &CompiledNet, kept: &[bool]) -> DecodedMoves {
-        let mut move_of = vec![u32::MAX; net.slots];
-        for (m, &slot) in net.input_slots.iter().enumerate() {
-            move_of[slot as usize] = m as u32;
-        }
-        let mut of_move: Vec<Vec<u32>> = vec![Vec::new(); net.input_slots.len()];
-        let mut decoded = vec![false; net.slots];
-        for gate in net.first_gate..net.slots as u32 {
-            let inputs = net.inputs(gate);
-            if net.gates[gate as usize] == Gate::Or
-                && kept[gate as usize]
-                && net.cycle_start[gate as usize] == u32::MAX
-                && !inputs.is_empty()
-                && inputs.iter().all(|&i| move_of[i as usize] != u32::MAX)
-            {
-                decoded[gate as usize] = true;
-                for &i in inputs {
-                    of_move[move_of[i as usize] as usize].push(gate);
-                }
-            }
-        }
-        let mut offsets = vec![0];
-        let mut ors = Vec::new();
-        for list in of_move {
-            ors.extend(list);
-            offsets.push(ors.len() as u32);
-        }
-        DecodedMoves {
-            offsets,
-            ors,
-            decoded,
-        }
-    }
-
-    fn is_decoded(&self, slot: u32) -> bool {
-        self.decoded[slot as usize]
-    }
-
-    /// The `or`s that read move `m`.
-    #[inline]
-    fn of(&self, m: u32) -> &[u32] {
-        &self.ors[self.offsets[m as usize] as usize..self.offsets[m as usize + 1] as usize]
-    }
-}
-
 impl Plan {
     /// Compiles the three parts of `net` and lays out its legality set.
     fn new(net: &CompiledNet) -> Plan {
@@ -758,16 +698,12 @@ impl Evaluator for Sweep {
         let (net, plan, values) = (&*self.net, &*self.plan, &mut self.values);
         for &m in &self.moves {
             set_source(values, &plan.marks, net.input_slots[m as usize], false);
-            for &or in plan.decoded.of(m) {
-                values[or as usize] = false;
-            }
         }
         for &m in moves {
             set_source(values, &plan.marks, net.input_slots[m as usize], true);
-            for &or in plan.decoded.of(m) {
-                values[or as usize] = true;
-            }
         }
+        plan.decoded
+            .load(&self.moves, moves, |or, value| values[or as usize] = value);
         self.moves.clear();
         self.moves.extend_from_slice(moves);
         plan.moves.run(net, values, &mut self.next);
@@ -867,7 +803,7 @@ mod tests {
             (goal a 50) (goal b 50)";
         let loaded = crate::load(game, &crate::LoadConfig::default()).unwrap();
         let plan = Sweep::plan(&loaded.game.net);
-        assert!(!plan.decoded.ors.is_empty(), "no or of moves decoded");
+        assert!(plan.decoded.count() > 0, "no or of moves decoded");
         let mut sweep =
             crate::StateMachine::with_evaluator(Arc::clone(&loaded.game), super::super::EvaluatorKind::Sweep);
         let mut differential = crate::StateMachine::new(Arc::clone(&loaded.game));
