@@ -27,13 +27,16 @@ pub fn remove_dead(circuit: &mut Circuit) -> usize {
             kept += 1;
         }
     }
+    // Renumbering is no replacement: the labels move with their nodes below,
+    // not as `substitute` passes a replaced node's label on.
+    let labels = std::mem::take(&mut circuit.labels);
     circuit.substitute(&map);
     let mut index = 0;
     circuit.nodes.retain(|_| {
         index += 1;
         live[index - 1]
     });
-    circuit.labels = std::mem::take(&mut circuit.labels)
+    circuit.labels = labels
         .into_iter()
         .filter(|(id, _)| live[id.index()])
         .map(|(id, term)| (map[id.index()], term))
@@ -59,5 +62,22 @@ mod tests {
         assert_eq!(c.nodes[c.terminal.index()].kind, NodeKind::Not);
         assert!(matches!(c.nodes[0].kind, NodeKind::Base(0)));
         let _ = unused;
+    }
+
+    #[test]
+    fn labels_stay_with_their_nodes() {
+        let (mut c, [b, ..]) = tiny();
+        let label = c.bases[0].fact;
+        let _unused = c.add(NodeKind::Not, vec![b]);
+        let used = c.add(NodeKind::Not, vec![b]);
+        c.labels.insert(used, label);
+        c.terminal = used;
+        remove_dead(&mut c);
+        assert_eq!(c.labels.len(), 1, "one label: {:?}", c.labels);
+        assert_eq!(
+            c.labels.get(&c.terminal),
+            Some(&label),
+            "the label moved with its node"
+        );
     }
 }
