@@ -67,22 +67,25 @@ impl DecodedMoves {
     }
 
     /// The `or`s that read move `m`.
-    #[inline]
+    #[inline(always)]
     fn of(&self, m: u32) -> &[u32] {
         &self.ors[self.offsets[m as usize] as usize..self.offsets[m as usize + 1] as usize]
     }
 
-    /// Sets the `or`s as the moves `new` replace the moves `old`:
-    /// `set(or, false)` for each `or` of an old move, then `set(or, true)`
-    /// for each `or` of a new move, so that an `or` of both ends true.
-    #[inline]
-    pub(crate) fn load(&self, old: &[u32], new: &[u32], mut set: impl FnMut(u32, bool)) {
-        for (moves, value) in [(old, false), (new, true)] {
-            for &m in moves {
-                for &or in self.of(m) {
-                    set(or, value);
-                }
-            }
+    /// Sets the `or`s of move `m` in `values` (one per slot of the net) to
+    /// `played`. Loading a joint move clears those of the moves it replaces,
+    /// then sets those of its own, so that an `or` of both ends true.
+    #[inline(always)]
+    pub(crate) fn set(&self, m: u32, played: bool, values: &mut [bool]) {
+        if self.ors.is_empty() {
+            return;
+        }
+        assert!(values.len() >= self.decoded.len(), "values of another net");
+        for &or in self.of(m) {
+            debug_assert!((or as usize) < values.len());
+            // SAFETY: `or` is a slot of the net (`new` took it from its
+            // gates), and `values` has one per slot (asserted).
+            unsafe { *values.get_unchecked_mut(or as usize) = played };
         }
     }
 }

@@ -698,12 +698,12 @@ impl Evaluator for Sweep {
         let (net, plan, values) = (&*self.net, &*self.plan, &mut self.values);
         for &m in &self.moves {
             set_source(values, &plan.marks, net.input_slots[m as usize], false);
+            plan.decoded.set(m, false, values);
         }
         for &m in moves {
             set_source(values, &plan.marks, net.input_slots[m as usize], true);
+            plan.decoded.set(m, true, values);
         }
-        plan.decoded
-            .load(&self.moves, moves, |or, value| values[or as usize] = value);
         self.moves.clear();
         self.moves.extend_from_slice(moves);
         plan.moves.run(net, values, &mut self.next);
