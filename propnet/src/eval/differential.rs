@@ -1073,23 +1073,8 @@ impl Evaluator for Differential {
 
 #[cfg(test)]
 mod tests {
+    use super::super::TURNS;
     use super::*;
-
-    /// Two players take turns filling nine cells; the game ends when all are full.
-    const TURNS: &str = "(role a) (role b)
-        (init (control a)) (init (cell 1 e)) (init (cell 2 e)) (init (cell 3 e)) (init (cell 4 e))
-        (init (cell 5 e)) (init (cell 6 e)) (init (cell 7 e)) (init (cell 8 e)) (init (cell 9 e))
-        (<= (legal ?r (mark ?c)) (true (control ?r)) (true (cell ?c e)))
-        (<= (legal a noop) (true (control b)))
-        (<= (legal b noop) (true (control a)))
-        (<= (next (cell ?c ?r)) (does ?r (mark ?c)))
-        (<= (next (cell ?c ?x)) (true (cell ?c ?x)) (not (marked ?c)))
-        (<= (marked ?c) (does ?r (mark ?c)))
-        (<= (next (control a)) (true (control b)))
-        (<= (next (control b)) (true (control a)))
-        (<= open (true (cell ?c e)))
-        (<= terminal (not open))
-        (goal a 50) (goal b 50)";
 
     #[test]
     fn goals_read_only_by_goals_are_evaluated_when_asked() {

@@ -280,3 +280,21 @@ pub(crate) fn pack(out: &mut [u64], n: usize, bit: impl Fn(usize) -> bool) {
 pub(crate) fn bit(words: &[u64], index: usize) -> bool {
     (words[index >> 6] >> (index & 63)) & 1 != 0
 }
+
+/// A test game: two players take turns filling nine cells; the game ends
+/// when all are full. `marked` is an `or` of moves only.
+#[cfg(test)]
+pub(crate) const TURNS: &str = "(role a) (role b)
+    (init (control a)) (init (cell 1 e)) (init (cell 2 e)) (init (cell 3 e)) (init (cell 4 e))
+    (init (cell 5 e)) (init (cell 6 e)) (init (cell 7 e)) (init (cell 8 e)) (init (cell 9 e))
+    (<= (legal ?r (mark ?c)) (true (control ?r)) (true (cell ?c e)))
+    (<= (legal a noop) (true (control b)))
+    (<= (legal b noop) (true (control a)))
+    (<= (next (cell ?c ?r)) (does ?r (mark ?c)))
+    (<= (next (cell ?c ?x)) (true (cell ?c ?x)) (not (marked ?c)))
+    (<= (marked ?c) (does ?r (mark ?c)))
+    (<= (next (control a)) (true (control b)))
+    (<= (next (control b)) (true (control a)))
+    (<= open (true (cell ?c e)))
+    (<= terminal (not open))
+    (goal a 50) (goal b 50)";

@@ -785,23 +785,12 @@ mod tests {
     }
 
     /// `marked` is an `or` of moves only: loading a joint move sets it, and
-    /// the sweep makes the transitions that the differential evaluator makes.
+    /// the sweep makes the transitions that the differential evaluator makes
+    /// (the move part's first independent set then holds `marked` alone, and
+    /// none of its gates is taken).
     #[test]
     fn ors_of_moves_are_set_as_moves_load() {
-        let game = "(role a) (role b)
-            (init (control a)) (init (cell 1 e)) (init (cell 2 e)) (init (cell 3 e)) (init (cell 4 e))
-            (<= (legal ?r (mark ?c)) (true (control ?r)) (true (cell ?c e)))
-            (<= (legal a noop) (true (control b)))
-            (<= (legal b noop) (true (control a)))
-            (<= (next (cell ?c ?r)) (does ?r (mark ?c)))
-            (<= (next (cell ?c ?x)) (true (cell ?c ?x)) (not (marked ?c)))
-            (<= (marked ?c) (does ?r (mark ?c)))
-            (<= (next (control a)) (true (control b)))
-            (<= (next (control b)) (true (control a)))
-            (<= open (true (cell ?c e)))
-            (<= terminal (not open))
-            (goal a 50) (goal b 50)";
-        let loaded = crate::load(game, &crate::LoadConfig::default()).unwrap();
+        let loaded = crate::load(super::super::TURNS, &crate::LoadConfig::default()).unwrap();
         let plan = Sweep::plan(&loaded.game.net);
         assert!(plan.decoded.count() > 0, "no or of moves decoded");
         let mut sweep =
