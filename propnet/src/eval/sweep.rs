@@ -104,7 +104,7 @@ impl Program {
             let condition = conditions[gate as usize];
             if let Some(condition) = condition {
                 let (values, runs) = reads.entry(condition).or_default();
-                *values += operands - usize::from(output[gate as usize]).min(operands);
+                *values += operands.saturating_sub(usize::from(output[gate as usize]));
                 *runs += usize::from(last != Some(condition));
             }
             last = condition;
@@ -191,16 +191,12 @@ impl Program {
     /// Per slot, whether one gate reads it and it is no output (terminal,
     /// goal, legality, next value or packed here): native code need not store it.
     fn read_once(&self, net: &CompiledNet) -> Vec<bool> {
-        let mut read_once: Vec<bool> = (0..net.slots)
-            .map(|s| net.fanout_offsets[s + 1] - net.fanout_offsets[s] == 1)
+        let mut read_once: Vec<bool> = outputs(net)
+            .iter()
+            .enumerate()
+            .map(|(s, &output)| !output && net.fanout_offsets[s + 1] - net.fanout_offsets[s] == 1)
             .collect();
-        let outputs = [net.terminal_slot]
-            .into_iter()
-            .chain(net.goal_slots.iter().copied());
-        let outputs = outputs
-            .chain(net.legal_slots.iter().copied())
-            .chain(net.next_slots.iter().copied());
-        for slot in outputs.chain(self.packed.iter().flatten().copied()) {
+        for &slot in self.packed.iter().flatten() {
             read_once[slot as usize] = false;
         }
         read_once
