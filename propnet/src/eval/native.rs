@@ -18,26 +18,38 @@
 //! `skip_when` makes the code jump over them (their values do not matter then;
 //! see the `conditions` module).
 
-//! The code addresses the values through `rdi`, always with 32-bit
-//! displacements (measured faster on this project's machine than the shorter
-//! 8-bit form for the first slots: connect four 19% less CPU time, tic-tac-toe
-//! 5%), and the packed words through `rsi`; it uses `rax`, `rcx`,
-//! `rdx`, `r8` to `r11` and the flags, which the System V calling convention
-//! lets a function clobber.
+//! The code addresses the values through base registers, each pointing into
+//! a window of 256 value bytes that it reaches with one-byte displacements:
+//! `rdi` and up to eight more, set on entry (those the System V calling
+//! convention makes a function preserve are saved and restored), at the
+//! windows that the program's operands fall in most; a value outside every
+//! window is addressed from `rdi` with a 32-bit displacement. The short form
+//! makes an instruction three bytes shorter, and code bytes are what bounds
+//! this code's speed on this project's machine kinds: one byte more per
+//! value operand made English checkers' sweep 19% slower, and the programs
+//! of bigger games exceed the instruction caches. The packed words are
+//! addressed through `rsi`; expressions use `rax`, `rcx`, `rdx`, `r8`, `r9`.
 
 use super::conditions::Condition;
 use std::fmt;
 
-/// The code of a guarded block starts `cmp byte [rdi + flag], 0; je end; mov
-/// byte [rdi + flag], 0`: 20 bytes, the jump's displacement ending at byte 13
-/// (as in gates under a condition, which start `cmp byte [rdi + slot],
-/// skip_when; je end`).
-const GUARD_BYTES: usize = 20;
-const GUARD_JUMP_END: usize = 13;
-
 /// The registers an expression is evaluated in, by depth: `rax`, `rcx`, `rdx`,
-/// `r8` to `r11` (numbered as in instruction encodings).
-const REGISTERS: [u8; 7] = [0, 1, 2, 8, 9, 10, 11];
+/// `r8`, `r9` (numbered as in instruction encodings).
+const REGISTERS: [u8; 5] = [0, 1, 2, 8, 9];
+
+/// `rdi`: the values on entry, then the first window's base.
+const RDI: u8 = 7;
+
+/// The registers that may point into windows of the values, in the order
+/// they are given out (the windows with the most operands first): `rdi`,
+/// then `rbx` and `rbp`, which need no REX prefix, then `r10`, `r11`, `r13`
+/// to `r15`, and `r12`, whose addressing takes an extra byte.
+const WINDOW_REGISTERS: [u8; 9] = [RDI, 3, 5, 10, 11, 13, 14, 15, 12];
+
+/// The fewest operands a window other than `rdi`'s must hold to take a
+/// register: its setting up (a `lea`, and a `push` and `pop` for a register
+/// the convention preserves) costs about what a few short operands save.
+const FEWEST_WINDOW_OPERANDS: u32 = 4;
 
 /// The most registers a gate computed in registers may need, so that its
 /// reader, which holds its own value in one more, needs at most all of them.
@@ -68,6 +80,9 @@ pub(crate) struct NativeProgram {
     /// How many gates it computes in registers only.
     #[cfg(test)]
     pub(crate) inlined: usize,
+    /// How many windows of the values its code addresses.
+    #[cfg(test)]
+    windows: usize,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -133,62 +148,11 @@ impl NativeProgram {
         assert_eq!(read_once.len(), slots);
         let steps: Vec<NativeStep> = steps.into_iter().collect();
         let inlined = inlined_gates(slots, &steps, read_once);
-        let mut assembler = Assembler::default();
-        let mut guarded = Vec::new();
-        for step in &steps {
-            match *step {
-                NativeStep::Gate(gate) => {
-                    assert!((gate.out as usize) < slots && gate.inputs.iter().all(|&i| (i as usize) < slots));
-                    if inlined[gate.out as usize].is_none() {
-                        let guard = guard(gate.out);
-                        if guard != assembler.guard.map(|(guard, _)| guard) {
-                            assembler.close_guard();
-                            match guard {
-                                Some(Guard::Block(block)) => {
-                                    assembler.open_block(block, (first_flag + guarded.len()) as u32);
-                                    guarded.push(block);
-                                }
-                                Some(Guard::Condition(condition)) => {
-                                    assert!((condition.slot as usize) < slots);
-                                    assembler.open_condition(condition);
-                                }
-                                None => {}
-                            }
-                        }
-                        assembler.root(gate, &inlined);
-                        if let (Some(Guard::Condition(condition)), true) = (guard, forced(gate.out)) {
-                            assembler.forced.push((gate.out, condition.skip_when));
-                        }
-                    }
-                }
-                NativeStep::Cycle(start, end) => {
-                    assert!(start <= end && end as usize <= slots);
-                    assembler.close();
-                    assembler.segments.push(Segment::Cycle(start, end));
-                }
-                NativeStep::Pack { word, slots: packed } => {
-                    assert!(
-                        word < words && packed.len() <= 64 && packed.iter().all(|&i| (i as usize) < slots)
-                    );
-                    // The bits of gates forced by a condition, per condition.
-                    let mut groups: Vec<(Condition, Vec<(u32, u32)>)> = Vec::new();
-                    let mut rest = Vec::new();
-                    for (bit, &slot) in packed.iter().enumerate() {
-                        match guard(slot) {
-                            Some(Guard::Condition(condition)) if forced(slot) => {
-                                match groups.iter_mut().find(|(c, _)| *c == condition) {
-                                    Some((_, bits)) => bits.push((bit as u32, slot)),
-                                    None => groups.push((condition, vec![(bit as u32, slot)])),
-                                }
-                            }
-                            _ => rest.push((bit as u32, slot)),
-                        }
-                    }
-                    assembler.pack(word, &rest, &groups);
-                }
-            }
-        }
-        assembler.close();
+        // A first pass counts the operands per slot, to choose the windows.
+        let mut draft = Assembler::new(vec![(RDI, 0)]);
+        draft.assemble(&steps, &inlined, (slots, words), first_flag, &mut guard, &forced);
+        let mut assembler = Assembler::new(choose_windows(&draft.operands));
+        let guarded = assembler.assemble(&steps, &inlined, (slots, words), first_flag, &mut guard, &forced);
         Some(NativeProgram {
             memory: ExecutableMemory::new(&assembler.code)?,
             segments: assembler.segments,
@@ -201,6 +165,8 @@ impl NativeProgram {
             words,
             #[cfg(test)]
             inlined: inlined.iter().filter(|g| g.is_some()).count(),
+            #[cfg(test)]
+            windows: assembler.windows.len(),
         })
     }
 
@@ -312,7 +278,6 @@ fn operands(gate: NativeGate, inlined: &[Option<NativeGate>]) -> usize {
 }
 
 /// Emits x86-64 machine code.
-#[derive(Default)]
 struct Assembler {
     code: Vec<u8>,
     segments: Vec<Segment>,
@@ -323,46 +288,126 @@ struct Assembler {
     /// The gates under the open condition that it forces, with the value
     /// they take when skipped.
     forced: Vec<(u32, bool)>,
+    /// The base registers and the slot each points at, `rdi`'s first.
+    windows: Vec<(u8, u32)>,
+    /// Per slot, how many operands address it (grown as needed).
+    operands: Vec<u32>,
 }
 
 impl Assembler {
+    /// An assembler addressing values through `windows` (see [`Assembler::windows`]).
+    fn new(windows: Vec<(u8, u32)>) -> Assembler {
+        debug_assert_eq!(windows.first().map(|w| w.0), Some(RDI));
+        Assembler {
+            code: Vec::new(),
+            segments: Vec::new(),
+            open: false,
+            guard: None,
+            forced: Vec::new(),
+            windows,
+            operands: Vec::new(),
+        }
+    }
+
+    /// Emits the code of `steps` (see [`NativeProgram::compile`]) over
+    /// `slots` values and `words` output words; returns the guarded blocks,
+    /// in the order of their flags.
+    fn assemble(
+        &mut self,
+        steps: &[NativeStep],
+        inlined: &[Option<NativeGate>],
+        (slots, words): (usize, usize),
+        first_flag: usize,
+        guard: &mut impl FnMut(u32) -> Option<Guard>,
+        forced: &impl Fn(u32) -> bool,
+    ) -> Vec<u32> {
+        let mut guarded = Vec::new();
+        for step in steps {
+            match *step {
+                NativeStep::Gate(gate) => {
+                    assert!((gate.out as usize) < slots && gate.inputs.iter().all(|&i| (i as usize) < slots));
+                    if inlined[gate.out as usize].is_none() {
+                        let guard = guard(gate.out);
+                        if guard != self.guard.map(|(guard, _)| guard) {
+                            self.close_guard();
+                            match guard {
+                                Some(Guard::Block(block)) => {
+                                    self.open_block(block, (first_flag + guarded.len()) as u32);
+                                    guarded.push(block);
+                                }
+                                Some(Guard::Condition(condition)) => {
+                                    assert!((condition.slot as usize) < slots);
+                                    self.open_condition(condition);
+                                }
+                                None => {}
+                            }
+                        }
+                        self.root(gate, inlined);
+                        if let (Some(Guard::Condition(condition)), true) = (guard, forced(gate.out)) {
+                            self.forced.push((gate.out, condition.skip_when));
+                        }
+                    }
+                }
+                NativeStep::Cycle(start, end) => {
+                    assert!(start <= end && end as usize <= slots);
+                    self.close();
+                    self.segments.push(Segment::Cycle(start, end));
+                }
+                NativeStep::Pack { word, slots: packed } => {
+                    assert!(
+                        word < words && packed.len() <= 64 && packed.iter().all(|&i| (i as usize) < slots)
+                    );
+                    // The bits of gates forced by a condition, per condition.
+                    let mut groups: Vec<(Condition, Vec<(u32, u32)>)> = Vec::new();
+                    let mut rest = Vec::new();
+                    for (bit, &slot) in packed.iter().enumerate() {
+                        match guard(slot) {
+                            Some(Guard::Condition(condition)) if forced(slot) => {
+                                match groups.iter_mut().find(|(c, _)| *c == condition) {
+                                    Some((_, bits)) => bits.push((bit as u32, slot)),
+                                    None => groups.push((condition, vec![(bit as u32, slot)])),
+                                }
+                            }
+                            _ => rest.push((bit as u32, slot)),
+                        }
+                    }
+                    self.pack(word, &rest, &groups);
+                }
+            }
+        }
+        self.close();
+        guarded
+    }
+
     /// Computes `gate` and stores its value.
     fn root(&mut self, gate: NativeGate, inlined: &[Option<NativeGate>]) {
         self.open();
         self.expression(gate, 0, inlined);
-        // mov [rdi + out], r8
-        self.memory(&[0x88], REGISTERS[0], gate.out);
+        // mov [out], al
+        self.memory(&[0x88], REGISTERS[0], gate.out, None);
     }
 
     /// Starts guarded block `block`: the code up to [`Assembler::close_guard`]
     /// runs only if `flag` is set, and clears it.
     fn open_block(&mut self, block: u32, flag: u32) {
         self.open();
-        let start = self.code.len();
-        // cmp byte [rdi + flag], 0 (80 /7 ib); je rel32 (patched when the
-        // block closes); mov byte [rdi + flag], 0 (C6 /0 ib)
-        self.code.extend([0x80, 0xBF]);
-        self.code.extend(flag.to_le_bytes());
-        self.code.extend([0x00, 0x0F, 0x84, 0, 0, 0, 0, 0xC6, 0x87]);
-        self.code.extend(flag.to_le_bytes());
-        self.code.push(0x00);
-        debug_assert_eq!(self.code.len() - start, GUARD_BYTES);
-        self.guard = Some((Guard::Block(block), start + GUARD_JUMP_END));
+        // cmp byte [flag], 0 (80 /7 ib); je rel32 (patched when the block
+        // closes); mov byte [flag], 0 (C6 /0 ib)
+        self.memory(&[0x80], 7, flag, Some(0));
+        self.code.extend([0x0F, 0x84, 0, 0, 0, 0]);
+        self.guard = Some((Guard::Block(block), self.code.len()));
+        self.memory(&[0xC6], 0, flag, Some(0));
     }
 
     /// Starts code that runs only if `condition`'s slot does not hold its
     /// `skip_when` value, up to [`Assembler::close_guard`].
     fn open_condition(&mut self, condition: Condition) {
         self.open();
-        let start = self.code.len();
-        // cmp byte [rdi + slot], skip_when (80 /7 ib); je rel32 (patched when
-        // the guard closes)
-        self.code.extend([0x80, 0xBF]);
-        self.code.extend(condition.slot.to_le_bytes());
-        self.code
-            .extend([u8::from(condition.skip_when), 0x0F, 0x84, 0, 0, 0, 0]);
-        debug_assert_eq!(self.code.len() - start, GUARD_JUMP_END);
-        self.guard = Some((Guard::Condition(condition), start + GUARD_JUMP_END));
+        // cmp byte [slot], skip_when (80 /7 ib); je rel32 (patched when the
+        // guard closes)
+        self.memory(&[0x80], 7, condition.slot, Some(u8::from(condition.skip_when)));
+        self.code.extend([0x0F, 0x84, 0, 0, 0, 0]);
+        self.guard = Some((Guard::Condition(condition), self.code.len()));
     }
 
     /// Ends the open guard, if any: its jump lands here, or, if it forces
@@ -378,10 +423,8 @@ impl Assembler {
             }
             self.patch(jump_end);
             for (slot, value) in std::mem::take(&mut self.forced) {
-                // mov byte [rdi + slot], value (C6 /0 ib)
-                self.code.extend([0xC6, 0x87]);
-                self.code.extend(slot.to_le_bytes());
-                self.code.push(u8::from(value));
+                // mov byte [slot], value (C6 /0 ib)
+                self.memory(&[0xC6], 0, slot, Some(u8::from(value)));
             }
             if let Some(over) = over {
                 self.patch(over);
@@ -409,9 +452,9 @@ impl Assembler {
         };
         match inlined[first as usize] {
             Some(input) => self.expression(input, depth, inlined),
-            // movzx r32, byte [rdi + first]: a full write of the register, so
+            // movzx r32, byte [first]: a full write of the register, so
             // no gate depends on the one before through it.
-            None => self.memory(&[0x0F, 0xB6], register, first),
+            None => self.memory(&[0x0F, 0xB6], register, first, None),
         }
         for &input in rest {
             match inlined[input as usize] {
@@ -423,8 +466,8 @@ impl Assembler {
                     self.code.push(if gate.all { 0x21 } else { 0x09 });
                     self.code.push(0xC0 | (other & 7) << 3 | (register & 7));
                 }
-                // and r8, [rdi + input] / or r8, [rdi + input]
-                None => self.memory(&[if gate.all { 0x22 } else { 0x0A }], register, input),
+                // and r8, [input] / or r8, [input]
+                None => self.memory(&[if gate.all { 0x22 } else { 0x0A }], register, input, None),
             }
         }
         if gate.negate {
@@ -452,25 +495,24 @@ impl Assembler {
         self.open();
         self.pack_bits(rest);
         for (condition, bits) in groups {
-            // mov r10, rdx; cmp byte [rdi + slot], skip_when; je skipped
-            self.code.extend([0x49, 0x89, 0xD2, 0x80, 0xBF]);
-            self.code.extend(condition.slot.to_le_bytes());
-            self.code
-                .extend([u8::from(condition.skip_when), 0x0F, 0x84, 0, 0, 0, 0]);
+            // mov rax, rdx; cmp byte [slot], skip_when; je skipped
+            self.code.extend([0x48, 0x89, 0xD0]);
+            self.memory(&[0x80], 7, condition.slot, Some(u8::from(condition.skip_when)));
+            self.code.extend([0x0F, 0x84, 0, 0, 0, 0]);
             let skipped = self.code.len();
             self.pack_bits(bits);
-            // or rdx, r10; jmp done
-            self.code.extend([0x4C, 0x09, 0xD2, 0xE9, 0, 0, 0, 0]);
+            // or rdx, rax; jmp done
+            self.code.extend([0x48, 0x09, 0xC2, 0xE9, 0, 0, 0, 0]);
             let done = self.code.len();
             self.patch(skipped);
-            // mov rdx, r10
-            self.code.extend([0x4C, 0x89, 0xD2]);
+            // mov rdx, rax
+            self.code.extend([0x48, 0x89, 0xC2]);
             if condition.skip_when {
-                // mov r11, mask; or rdx, r11
+                // mov rcx, mask; or rdx, rcx
                 let mask = bits.iter().fold(0u64, |m, &(bit, _)| m | 1 << bit);
-                self.code.extend([0x49, 0xBB]);
+                self.code.extend([0x48, 0xB9]);
                 self.code.extend(mask.to_le_bytes());
-                self.code.extend([0x4C, 0x09, 0xDA]);
+                self.code.extend([0x48, 0x09, 0xCA]);
             }
             self.patch(done);
         }
@@ -502,8 +544,8 @@ impl Assembler {
                 if let Some(higher) = last {
                     self.shift_left(register, higher - bit);
                 }
-                // or r8, [rdi + slot]
-                self.memory(&[0x0A], register, slot);
+                // or r8, [slot]
+                self.memory(&[0x0A], register, slot, None);
                 last = Some(bit);
             }
             if let Some(lowest) = last.filter(|&lowest| lowest > 0) {
@@ -524,32 +566,118 @@ impl Assembler {
         self.code.extend([0xC1, 0xE0 | (register & 7), by as u8]);
     }
 
-    /// Opens a code segment unless one is open.
+    /// Opens a code segment unless one is open: saves the window registers
+    /// the convention preserves and points each at its window.
     fn open(&mut self) {
         if !self.open {
             self.segments.push(Segment::Code(self.code.len()));
             self.open = true;
+            for (register, _) in self.windows.clone() {
+                if preserved(register) {
+                    // push r64
+                    self.rex(false, false, register >= 8);
+                    self.code.push(0x50 + (register & 7));
+                }
+            }
+            // rdi last, as the others are set from the values' address.
+            for (register, at) in self.windows.clone().into_iter().rev() {
+                // lea r64, [rdi + base]
+                self.rex(true, register >= 8, false);
+                self.code.extend([0x8D, 0x80 | (register & 7) << 3 | RDI]);
+                self.code.extend(window_base(at).to_le_bytes());
+            }
         }
     }
 
-    /// Emits `opcode` with register operand `register` (ModRM reg) and memory
-    /// operand `[rdi + slot]` (ModRM mod 10, r/m 111: 32-bit displacement); a
-    /// byte register above 3 is `r8b` to `r15b`.
-    fn memory(&mut self, opcode: &[u8], register: u8, slot: u32) {
-        self.rex(false, register >= 8, false);
+    /// Emits `opcode` with register (or opcode extension) `register` in
+    /// ModRM's reg field and the memory operand of `slot`, then the
+    /// immediate byte `immediate` if any: through the first window that
+    /// holds `slot` with a one-byte displacement, else through `rdi` with a
+    /// 32-bit one. A byte register above 3 is `r8b` to `r15b`.
+    fn memory(&mut self, opcode: &[u8], register: u8, slot: u32, immediate: Option<u8>) {
+        let index = slot as usize;
+        if self.operands.len() <= index {
+            self.operands.resize(index + 1, 0);
+        }
+        self.operands[index] += 1;
+        let short = self.windows.iter().find_map(|&(base, at)| {
+            i8::try_from(i64::from(slot) - i64::from(window_base(at)))
+                .ok()
+                .map(|d| (base, d))
+        });
+        let base = short.map_or(RDI, |(base, _)| base);
+        self.rex(false, register >= 8, base >= 8);
         self.code.extend_from_slice(opcode);
-        self.code.push(0x80 | (register & 7) << 3 | 7);
-        self.code.extend(slot.to_le_bytes());
+        let mode = if short.is_some() { 0x40 } else { 0x80 };
+        self.code.push(mode | (register & 7) << 3 | (base & 7));
+        if base & 7 == 4 {
+            // SIB: base only (r12)
+            self.code.push(0x24);
+        }
+        match short {
+            Some((_, displacement)) => self.code.push(displacement as u8),
+            None => {
+                let displacement = i64::from(slot) - i64::from(window_base(self.windows[0].1));
+                let displacement = i32::try_from(displacement).expect("slots within 2 GiB");
+                self.code.extend(displacement.to_le_bytes());
+            }
+        }
+        self.code.extend(immediate);
     }
 
-    /// Ends the open code segment, if any, with `ret`.
+    /// Ends the open code segment, if any: restores the registers saved
+    /// and returns.
     fn close(&mut self) {
         self.close_guard();
         if self.open {
+            for (register, _) in self.windows.clone().into_iter().rev() {
+                if preserved(register) {
+                    // pop r64
+                    self.rex(false, false, register >= 8);
+                    self.code.push(0x58 + (register & 7));
+                }
+            }
             self.code.push(0xC3);
             self.open = false;
         }
     }
+}
+
+/// Whether the System V convention makes a function preserve `register`.
+fn preserved(register: u8) -> bool {
+    matches!(register, 3 | 5 | 12..=15)
+}
+
+/// Where a window's register points: 128 bytes past the window's first
+/// slot `at`, so that one-byte displacements reach its 256 slots.
+fn window_base(at: u32) -> u32 {
+    at + 128
+}
+
+/// The windows of 256 slots that hold the most of `operands` (per slot,
+/// how many operands address it), greedily, each with its register; `rdi`'s
+/// first (the slots from 0 if no operands). A window other than the first
+/// must hold [`FEWEST_WINDOW_OPERANDS`] operands not in an earlier one.
+fn choose_windows(operands: &[u32]) -> Vec<(u8, u32)> {
+    let mut left = operands.to_vec();
+    let mut windows = Vec::new();
+    for &register in &WINDOW_REGISTERS {
+        // The window start with the most operands left: a sliding sum.
+        let mut sum: u64 = left.iter().take(256).map(|&n| u64::from(n)).sum();
+        let (mut best, mut best_sum) = (0, sum);
+        for start in 1..left.len().saturating_sub(255) {
+            sum = sum + u64::from(left[start + 255]) - u64::from(left[start - 1]);
+            if sum > best_sum {
+                (best, best_sum) = (start, sum);
+            }
+        }
+        if !windows.is_empty() && best_sum < u64::from(FEWEST_WINDOW_OPERANDS) {
+            break;
+        }
+        left[best..(best + 256).min(operands.len())].fill(0);
+        windows.push((register, best as u32));
+    }
+    windows
 }
 
 /// Machine code in memory mapped readable and executable (never writable and
@@ -634,17 +762,30 @@ mod tests {
     /// evaluation.
     #[test]
     fn random_circuits_compute_what_a_plain_evaluation_computes() {
-        const SLOTS: usize = 600;
+        // Small circuits fit the windows; in big ones, some operands are
+        // in none and every window register is used.
+        for (slots, rounds, windows) in [(600, 20, 1..=8), (6000, 3, 9..=9)] {
+            random_circuits_against_a_plain_evaluation(slots, rounds, windows);
+        }
+    }
+
+    /// `rounds` random circuits of `slots` slots, each compiled to code
+    /// using a number of `windows`.
+    fn random_circuits_against_a_plain_evaluation(
+        slots: usize,
+        rounds: usize,
+        windows: std::ops::RangeInclusive<usize>,
+    ) {
         const SOURCES: usize = 40;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
         let mut deepest = 0;
-        for _ in 0..20 {
+        for _ in 0..rounds {
             // Gate `s` reads up to four earlier slots; an unread earlier gate is
             // preferred, so that most gates are read once.
-            let mut inputs: Vec<Vec<u32>> = vec![Vec::new(); SLOTS];
-            let mut readers = vec![0u32; SLOTS];
-            let mut kinds = vec![(true, false); SLOTS];
-            for s in SOURCES..SLOTS {
+            let mut inputs: Vec<Vec<u32>> = vec![Vec::new(); slots];
+            let mut readers = vec![0u32; slots];
+            let mut kinds = vec![(true, false); slots];
+            for s in SOURCES..slots {
                 for _ in 0..rng.gen_range(0..=4) {
                     let unread: Vec<usize> = (SOURCES.max(s.saturating_sub(30))..s)
                         .filter(|&i| readers[i] == 0)
@@ -661,12 +802,12 @@ mod tests {
                 }
                 kinds[s] = (rng.gen_bool(0.5), rng.gen_bool(0.2));
             }
-            let outputs: Vec<u32> = (SOURCES as u32..SLOTS as u32)
+            let outputs: Vec<u32> = (SOURCES as u32..slots as u32)
                 .filter(|&s| readers[s as usize] != 1)
                 .collect();
-            let read_once: Vec<bool> = (0..SLOTS).map(|s| s >= SOURCES && readers[s] == 1).collect();
+            let read_once: Vec<bool> = (0..slots).map(|s| s >= SOURCES && readers[s] == 1).collect();
             let packed: Vec<&[u32]> = outputs.chunks(64).collect();
-            let gates: Vec<NativeStep> = (SOURCES..SLOTS)
+            let gates: Vec<NativeStep> = (SOURCES..slots)
                 .map(|s| {
                     let (all, negate) = kinds[s];
                     NativeStep::Gate(NativeGate {
@@ -683,7 +824,7 @@ mod tests {
                 .map(|(word, &slots)| NativeStep::Pack { word, slots });
             let steps = gates.iter().copied().chain(packs);
             let Some(program) =
-                NativeProgram::compile(SLOTS, packed.len(), steps, &read_once, SLOTS, |_| None, |_| false)
+                NativeProgram::compile(slots, packed.len(), steps, &read_once, slots, |_| None, |_| false)
             else {
                 assert!(
                     !cfg!(all(target_arch = "x86_64", unix)),
@@ -691,20 +832,25 @@ mod tests {
                 );
                 return;
             };
-            let inlined = inlined_gates(SLOTS, &gates, &read_once);
+            assert!(
+                windows.contains(&program.windows),
+                "{} windows for {slots} slots",
+                program.windows
+            );
+            let inlined = inlined_gates(slots, &gates, &read_once);
             deepest = deepest.max(
-                (SOURCES..SLOTS)
+                (SOURCES..slots)
                     .map(|s| depth(s, &inputs, &inlined))
                     .max()
                     .unwrap_or(0),
             );
             for _ in 0..20 {
-                let mut expected = vec![false; SLOTS];
+                let mut expected = vec![false; slots];
                 for value in &mut expected[..SOURCES] {
                     *value = rng.gen_bool(0.5);
                 }
                 let mut values = expected.clone();
-                for s in SOURCES..SLOTS {
+                for s in SOURCES..slots {
                     let (all, negate) = kinds[s];
                     let read = inputs[s].iter().map(|&i| expected[i as usize]);
                     let value = if all {
@@ -881,6 +1027,19 @@ mod tests {
             conditions_skipping > 0 && conditions_running > 0,
             "conditions never skipped or never ran"
         );
+    }
+
+    /// Windows go to the slots with the most operands, the most to `rdi`; a
+    /// few operands out of the way take no register.
+    #[test]
+    fn windows_cover_the_most_operands() {
+        let mut operands = vec![0; 5000];
+        operands[1000..1256].fill(1); // 256 operands
+        operands[3000..3100].fill(3); // 300, the most
+        operands[4990] = 2; // fewer than a window needs
+        operands[10] = 2;
+        assert_eq!(choose_windows(&operands), vec![(RDI, 2844), (3, 1000)]);
+        assert_eq!(choose_windows(&[]), vec![(RDI, 0)]);
     }
 
     /// How many registers gate `slot` takes when stored (computed at depth 0).
