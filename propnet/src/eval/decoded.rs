@@ -1,17 +1,18 @@
 //! `or`s of moves only (`does` inputs, as "a piece left or entered this
 //! cell"): the sweep evaluator does not evaluate them but sets them as a
-//! joint move loads: those of the moves it replaces become false, then those
-//! of the moves it plays true. A few stores where evaluating them reads every
+//! joint move loads (see `skipping::Marks`): those of the moves it replaces
+//! become false, then those of the moves it plays true. A few stores where evaluating them reads every
 //! input (English checkers: 168 such `or`s over 660 inputs; breakthrough's
 //! move part, where they are most of the work, takes a fifth of the
 //! instructions it took).
 
 use super::compiled::{CompiledNet, Gate};
 
-/// The `or`s of moves only of a net, by move.
+/// The `or`s of moves only of a net, by input slot.
 #[derive(Debug)]
 pub(crate) struct DecodedMoves {
-    /// Per move (input index), its `or`s: `ors[offsets[m]..offsets[m + 1]]`.
+    /// Per source slot (base or input), the `or`s reading it:
+    /// `ors[offsets[s]..offsets[s + 1]]` (none for a base).
     offsets: Vec<u32>,
     ors: Vec<u32>,
     /// Per slot, whether it is one of them.
@@ -21,11 +22,11 @@ pub(crate) struct DecodedMoves {
 impl DecodedMoves {
     /// The acyclic `or`s of `net` that are `kept` and read moves only.
     pub(crate) fn new(net: &CompiledNet, kept: &[bool]) -> DecodedMoves {
-        let mut move_of = vec![u32::MAX; net.slots];
-        for (m, &slot) in net.input_slots.iter().enumerate() {
-            move_of[slot as usize] = m as u32;
+        let mut is_input = vec![false; net.first_gate as usize];
+        for &slot in &net.input_slots {
+            is_input[slot as usize] = true;
         }
-        let mut of_move: Vec<Vec<u32>> = vec![Vec::new(); net.input_slots.len()];
+        let mut of_input: Vec<Vec<u32>> = vec![Vec::new(); net.first_gate as usize];
         let mut decoded = vec![false; net.slots];
         for gate in net.first_gate..net.slots as u32 {
             let inputs = net.inputs(gate);
@@ -33,17 +34,17 @@ impl DecodedMoves {
                 && kept[gate as usize]
                 && net.cycle_start[gate as usize] == u32::MAX
                 && !inputs.is_empty()
-                && inputs.iter().all(|&i| move_of[i as usize] != u32::MAX)
+                && inputs.iter().all(|&i| is_input.get(i as usize) == Some(&true))
             {
                 decoded[gate as usize] = true;
                 for &i in inputs {
-                    of_move[move_of[i as usize] as usize].push(gate);
+                    of_input[i as usize].push(gate);
                 }
             }
         }
         let mut offsets = vec![0];
         let mut ors = Vec::new();
-        for mut list in of_move {
+        for mut list in of_input {
             list.dedup();
             ors.extend(list);
             offsets.push(ors.len() as u32);
@@ -66,26 +67,9 @@ impl DecodedMoves {
         self.decoded.iter().filter(|&&d| d).count()
     }
 
-    /// The `or`s that read move `m`.
-    #[inline(always)]
-    fn of(&self, m: u32) -> &[u32] {
-        &self.ors[self.offsets[m as usize] as usize..self.offsets[m as usize + 1] as usize]
-    }
-
-    /// Sets the `or`s of move `m` in `values` (one per slot of the net) to
-    /// `played`. Loading a joint move clears those of the moves it replaces,
-    /// then sets those of its own, so that an `or` of both ends true.
-    #[inline(always)]
-    pub(crate) fn set(&self, m: u32, played: bool, values: &mut [bool]) {
-        if self.ors.is_empty() {
-            return;
-        }
-        assert!(values.len() >= self.decoded.len(), "values of another net");
-        for &or in self.of(m) {
-            debug_assert!((or as usize) < values.len());
-            // SAFETY: `or` is a slot of the net (`new` took it from its
-            // gates), and `values` has one per slot (asserted).
-            unsafe { *values.get_unchecked_mut(or as usize) = played };
-        }
+    /// The `or`s that read the input at `slot` (none for a base): they take
+    /// its value as a joint move loads, those of the moves it replaces first.
+    pub(crate) fn of(&self, slot: u32) -> &[u32] {
+        &self.ors[self.offsets[slot as usize] as usize..self.offsets[slot as usize + 1] as usize]
     }
 }

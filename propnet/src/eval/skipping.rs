@@ -274,37 +274,75 @@ impl<'a> SupportWalker<'a> {
     }
 }
 
-/// Which flags each base and input sets when it changes.
+/// What each base and input stores when it changes: its own value, the
+/// values of the `or`s of moves it is read by (see the `decoded` module),
+/// and the flags of the guarded blocks that depend on it, which it sets.
 #[derive(Debug)]
 pub(crate) struct Marks {
-    /// The flags of source slot `s`: `flags[offsets[s]..offsets[s + 1]]`.
-    offsets: Vec<u32>,
-    flags: Vec<u32>,
+    /// Per source slot `s`, where its stores start in `stores` and where its
+    /// flags start; its stores end where those of `s + 1` start (a last
+    /// entry closes them).
+    starts: Vec<(u32, u32)>,
+    /// The slots that take each source's value, then the flags it sets.
+    stores: Vec<u32>,
+    /// One past the highest slot stored.
+    extent: usize,
 }
 
 impl Marks {
-    /// The marks of `flags`: each flag slot with the support of its block.
-    pub(crate) fn new<'a>(net: &CompiledNet, flags: impl IntoIterator<Item = (u32, &'a [u32])>) -> Marks {
-        let mut per_source: Vec<Vec<u32>> = vec![Vec::new(); net.first_gate as usize];
+    /// The stores of each source: itself, `copies(source)` (slots that take
+    /// its value), and the `flags` of blocks (each flag slot with the support
+    /// of its block) that depend on it.
+    pub(crate) fn new<'a>(
+        net: &CompiledNet,
+        copies: impl Fn(u32) -> &'a [u32],
+        flags: impl IntoIterator<Item = (u32, &'a [u32])>,
+    ) -> Marks {
+        let mut flags_of: Vec<Vec<u32>> = vec![Vec::new(); net.first_gate as usize];
         for (flag, support) in flags {
             for &source in support {
-                per_source[source as usize].push(flag);
+                flags_of[source as usize].push(flag);
             }
         }
         let mut marks = Marks {
-            offsets: vec![0],
-            flags: Vec::new(),
+            starts: Vec::new(),
+            stores: Vec::new(),
+            extent: 0,
         };
-        for flags in per_source {
-            marks.flags.extend(flags);
-            marks.offsets.push(marks.flags.len() as u32);
+        for (source, flags) in (0..net.first_gate).zip(flags_of) {
+            let start = marks.stores.len() as u32;
+            marks.stores.push(source);
+            marks.stores.extend_from_slice(copies(source));
+            marks.starts.push((start, marks.stores.len() as u32));
+            marks.stores.extend(flags);
         }
+        marks
+            .starts
+            .push((marks.stores.len() as u32, marks.stores.len() as u32));
+        marks.extent = marks.stores.iter().map(|&s| s as usize + 1).max().unwrap_or(0);
         marks
     }
 
-    /// The flags that a change of source `slot` sets.
-    #[inline]
-    pub(crate) fn of(&self, slot: u32) -> &[u32] {
-        &self.flags[self.offsets[slot as usize] as usize..self.offsets[slot as usize + 1] as usize]
+    /// Sets source `slot` to `value` in `values`, the slots that take its
+    /// value with it, and its flags.
+    #[inline(always)]
+    pub(crate) fn set(&self, values: &mut [bool], slot: u32, value: bool) {
+        assert!(
+            values.len() >= self.extent && (slot as usize) + 1 < self.starts.len(),
+            "values or source of another net"
+        );
+        // SAFETY: `slot + 1` indexes `starts` (asserted); the ranges it gives
+        // are within `stores` and every store names a slot below `extent`
+        // (see `new`), within `values` (asserted).
+        unsafe {
+            let (start, flags) = *self.starts.get_unchecked(slot as usize);
+            let end = self.starts.get_unchecked(slot as usize + 1).0;
+            for &store in self.stores.get_unchecked(start as usize..flags as usize) {
+                *values.get_unchecked_mut(store as usize) = value;
+            }
+            for &flag in self.stores.get_unchecked(flags as usize..end as usize) {
+                *values.get_unchecked_mut(flag as usize) = true;
+            }
+        }
     }
 }

@@ -546,13 +546,13 @@ pub(crate) struct Plan {
     /// Role `r`'s legality takes words `role_words[r]..role_words[r + 1]` of the
     /// legality set, bit `at` for its input at position `at`.
     role_words: Vec<usize>,
-    /// The flags of the blocks that native code guards, set when a source they
-    /// depend on changes; they take the slots after the net's.
+    /// What a change of a base or input stores: its value, the `or`s of
+    /// moves (set as joint moves load rather than evaluated), and the flags
+    /// of the blocks that native code guards (they take the slots after the
+    /// net's).
     marks: Marks,
     /// The net's slots and the flags.
     value_slots: usize,
-    /// The `or`s of moves, set as joint moves load rather than evaluated.
-    decoded: DecodedMoves,
 }
 
 impl Plan {
@@ -609,13 +609,12 @@ impl Plan {
             .enumerate()
             .map(|(k, &block)| ((net.slots + k) as u32, blocks.supports[block as usize].as_slice()));
         Plan {
-            decoded,
             state,
             moves,
             // Goals are evaluated in terminal states only: never guarded.
             goals: Program::new(net, &net.steps, &goal_only, Vec::new()),
             role_words: role_words(net),
-            marks: Marks::new(net, flags),
+            marks: Marks::new(net, |source| decoded.of(source), flags),
             value_slots: net.slots + guarded.len(),
         }
     }
@@ -682,7 +681,7 @@ impl Evaluator for Sweep {
                 let at = changed.trailing_zeros();
                 changed &= changed - 1;
                 let slot = net.base_slots[w * 64 + at as usize];
-                set_source(values, &plan.marks, slot, new >> at & 1 != 0);
+                plan.marks.set(values, slot, new >> at & 1 != 0);
             }
             *loaded = new;
         }
@@ -693,12 +692,10 @@ impl Evaluator for Sweep {
     fn load_moves(&mut self, moves: &[u32]) {
         let (net, plan, values) = (&*self.net, &*self.plan, &mut self.values);
         for &m in &self.moves {
-            set_source(values, &plan.marks, net.input_slots[m as usize], false);
-            plan.decoded.set(m, false, values);
+            plan.marks.set(values, net.input_slots[m as usize], false);
         }
         for &m in moves {
-            set_source(values, &plan.marks, net.input_slots[m as usize], true);
-            plan.decoded.set(m, true, values);
+            plan.marks.set(values, net.input_slots[m as usize], true);
         }
         self.moves.clear();
         self.moves.extend_from_slice(moves);
@@ -722,16 +719,6 @@ impl Evaluator for Sweep {
         for (o, &n) in out.iter_mut().zip(self.next.iter().chain(std::iter::repeat(&0))) {
             *o = n;
         }
-    }
-}
-
-/// Sets base or input `slot` to `value`, and the flags of the guarded blocks
-/// that depend on it.
-#[inline]
-fn set_source(values: &mut [bool], marks: &Marks, slot: u32, value: bool) {
-    values[slot as usize] = value;
-    for &flag in marks.of(slot) {
-        values[flag as usize] = true;
     }
 }
 
@@ -787,8 +774,12 @@ mod tests {
     #[test]
     fn ors_of_moves_are_set_as_moves_load() {
         let loaded = crate::load(super::super::TURNS, &crate::LoadConfig::default()).unwrap();
-        let plan = Sweep::plan(&loaded.game.net);
-        assert!(plan.decoded.count() > 0, "no or of moves decoded");
+        let net = &loaded.game.net;
+        let kept: Vec<bool> = net.goal_only().iter().map(|&g| !g).collect();
+        assert!(
+            DecodedMoves::new(net, &kept).count() > 0,
+            "no or of moves decoded"
+        );
         let mut sweep =
             crate::StateMachine::with_evaluator(Arc::clone(&loaded.game), super::super::EvaluatorKind::Sweep);
         let mut differential = crate::StateMachine::new(Arc::clone(&loaded.game));
