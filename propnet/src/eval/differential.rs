@@ -24,7 +24,8 @@
 
 use super::activity::Activity;
 use super::compiled::{CompiledNet, Gate};
-use super::sweep::Program;
+use super::native::Layout;
+use super::sweep::{in_place, Program};
 use super::{fixpoint, role_words, run_steps, Evaluator};
 use std::sync::Arc;
 
@@ -299,7 +300,17 @@ impl Plan {
             legal_or_offsets,
             legal_or_masks,
             goal_gates: (0..net.slots as u32).filter(|&s| goal_only[s as usize]).collect(),
-            goal_program: Program::new(net, &net.steps, &goal_only, Vec::new()),
+            goal_program: Program::new(
+                net,
+                &net.steps,
+                &goal_only,
+                Vec::new(),
+                Layout {
+                    located: &in_place(net),
+                    pack_area: net.slots,
+                    first_flag: net.slots,
+                },
+            ),
             goal_reads,
             restore_initial: RESTORE_MARGIN * (snapshot_bytes / 64) < activity.restart_work as usize,
             spans,

@@ -6,8 +6,11 @@
 //! is computed in a register where its reader needs it and never stored: the
 //! program evaluates trees of such gates as expressions. Cyclic
 //! components are evaluated by the caller between native segments. A program ends
-//! by packing chosen slots' values into words (legality, next state). Elsewhere,
-//! or when the system refuses executable memory, programs are interpreted.
+//! by packing chosen slots' values into words (legality, next state), each
+//! word from 64 consecutive bytes, 16 at a time: the caller may place the
+//! values of gates that bits take in those bytes (see [`Layout`]), and the
+//! code copies the others there first. Elsewhere, or when the system refuses
+//! executable memory, programs are interpreted.
 //!
 //! Consecutive stored gates may form a guarded block with a flag, a byte past
 //! the net's slots: the code evaluates the block only when the flag is set,
@@ -65,12 +68,26 @@ pub(crate) struct NativeGate<'a> {
     pub inputs: &'a [u32],
 }
 
+/// Where a program's values live: each slot's byte, the bytes the packed
+/// words are read from, then the flags.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Layout<'a> {
+    /// Per slot, the byte that holds its value: its own, or one of the pack
+    /// area's.
+    pub located: &'a [u32],
+    /// Word `w` of the output packs the 64 bytes from `pack_area + 64 w`
+    /// (past the slots).
+    pub pack_area: usize,
+    /// Flags take bytes from here on (past the pack area).
+    pub first_flag: usize,
+}
+
 /// A program compiled to native code: segments of straight-line code, and the
 /// cyclic components evaluated between them.
 pub(crate) struct NativeProgram {
     memory: ExecutableMemory,
     segments: Vec<Segment>,
-    /// The number of slots the code addresses values for (flags included).
+    /// The number of bytes the code addresses values in (flags included).
     slots: usize,
     /// The guarded blocks: flag `first_flag + k` guards the gates of block
     /// `guarded[k]` (a block cut by a cyclic component has a flag per piece).
@@ -115,9 +132,9 @@ pub(crate) enum NativeStep<'a> {
 }
 
 impl NativeProgram {
-    /// Compiles `steps` over values of `slots` slots and `words` output words,
-    /// or `None` where native code is not supported or executable memory is
-    /// refused. `read_once[s]` says that slot `s` is read by one gate only and
+    /// Compiles `steps` over values laid out as `layout` says and `words`
+    /// output words, or `None` where native code is not supported or
+    /// executable memory is refused. `read_once[s]` says that slot `s` is read by one gate only and
     /// is no output: the program need not store it if it computes it for that
     /// gate. Values of such slots are unspecified after a run.
     /// `guard(gate)` gives what guards a stored gate, if anything:
@@ -125,22 +142,28 @@ impl NativeProgram {
     /// gates under one condition are skipped together (the condition's slot
     /// must be computed before them). A gate under a condition that
     /// `forced(gate)` says forces it is not computed but set to the
-    /// condition's `skip_when` when skipped. Flags take slots from
-    /// `first_flag` (at least `slots`) on, in the order of
-    /// [`NativeProgram::guarded`].
+    /// condition's `skip_when` when skipped. Flags take the bytes from
+    /// `layout.first_flag` on, in the order of [`NativeProgram::guarded`].
     pub(crate) fn compile<'a>(
-        slots: usize,
+        layout: Layout,
         words: usize,
         steps: impl IntoIterator<Item = NativeStep<'a>>,
         read_once: &[bool],
-        first_flag: usize,
         mut guard: impl FnMut(u32) -> Option<Guard>,
         forced: impl Fn(u32) -> bool,
     ) -> Option<NativeProgram> {
-        assert!(first_flag >= slots, "flags among the slots");
-        // Flags are at most one per gate, so all slots are below `first_flag + slots`.
+        let slots = layout.located.len();
+        assert!(
+            layout.pack_area >= slots && layout.first_flag >= layout.pack_area + 64 * words,
+            "pack area or flags among the slots"
+        );
+        assert!(
+            layout.located.iter().all(|&at| (at as usize) < layout.first_flag),
+            "a value among the flags"
+        );
+        // Flags are at most one per gate, so all bytes are below `first_flag + slots`.
         if !cfg!(all(target_arch = "x86_64", unix))
-            || first_flag + slots > i32::MAX as usize
+            || layout.first_flag + slots > i32::MAX as usize
             || words * 8 > i32::MAX as usize
         {
             return None;
@@ -148,19 +171,15 @@ impl NativeProgram {
         assert_eq!(read_once.len(), slots);
         let steps: Vec<NativeStep> = steps.into_iter().collect();
         let inlined = inlined_gates(slots, &steps, read_once);
-        // A first pass counts the operands per slot, to choose the windows.
-        let mut draft = Assembler::new(vec![(RDI, 0)]);
-        draft.assemble(&steps, &inlined, (slots, words), first_flag, &mut guard, &forced);
-        let mut assembler = Assembler::new(choose_windows(&draft.operands));
-        let guarded = assembler.assemble(&steps, &inlined, (slots, words), first_flag, &mut guard, &forced);
+        // A first pass counts the operands per byte, to choose the windows.
+        let mut draft = Assembler::new(layout, vec![(RDI, 0)]);
+        draft.assemble(&steps, &inlined, words, &mut guard, &forced);
+        let mut assembler = Assembler::new(layout, choose_windows(&draft.operands));
+        let guarded = assembler.assemble(&steps, &inlined, words, &mut guard, &forced);
         Some(NativeProgram {
             memory: ExecutableMemory::new(&assembler.code)?,
             segments: assembler.segments,
-            slots: if guarded.is_empty() {
-                slots
-            } else {
-                first_flag + guarded.len()
-            },
+            slots: layout.first_flag + guarded.len(),
             guarded,
             words,
             #[cfg(test)]
@@ -212,7 +231,7 @@ impl NativeProgram {
             match segment {
                 // SAFETY: `compile` emitted, from each code offset, a function
                 // of the System V convention that reads and writes only bytes at
-                // `values + slot` for slots below `self.slots`, at most
+                // `values + byte` for bytes below `self.slots`, at most
                 // `values.len()` (asserted above), and words `out[w]` for `w`
                 // below `self.words`, which is `out.len()`; it stores 0 or 1 in
                 // values (valid `bool`s, as it combines only `bool`s with `and`,
@@ -278,7 +297,9 @@ fn operands(gate: NativeGate, inlined: &[Option<NativeGate>]) -> usize {
 }
 
 /// Emits x86-64 machine code.
-struct Assembler {
+struct Assembler<'a> {
+    /// Where the values live.
+    layout: Layout<'a>,
     code: Vec<u8>,
     segments: Vec<Segment>,
     /// Whether a code segment is open (its `ret` not yet emitted).
@@ -290,15 +311,17 @@ struct Assembler {
     forced: Vec<(u32, bool)>,
     /// The base registers and the slot each points at, `rdi`'s first.
     windows: Vec<(u8, u32)>,
-    /// Per slot, how many operands address it (grown as needed).
+    /// Per byte of the values, how many operands address it (grown as needed).
     operands: Vec<u32>,
 }
 
-impl Assembler {
-    /// An assembler addressing values through `windows` (see [`Assembler::windows`]).
-    fn new(windows: Vec<(u8, u32)>) -> Assembler {
+impl<'a> Assembler<'a> {
+    /// An assembler addressing values laid out as `layout` says through
+    /// `windows` (see [`Assembler::windows`]).
+    fn new(layout: Layout<'a>, windows: Vec<(u8, u32)>) -> Assembler<'a> {
         debug_assert_eq!(windows.first().map(|w| w.0), Some(RDI));
         Assembler {
+            layout,
             code: Vec::new(),
             segments: Vec::new(),
             open: false,
@@ -309,18 +332,18 @@ impl Assembler {
         }
     }
 
-    /// Emits the code of `steps` (see [`NativeProgram::compile`]) over
-    /// `slots` values and `words` output words; returns the guarded blocks,
-    /// in the order of their flags.
+    /// Emits the code of `steps` (see [`NativeProgram::compile`]) packing
+    /// `words` output words; returns the guarded blocks, in the order of
+    /// their flags.
     fn assemble(
         &mut self,
         steps: &[NativeStep],
         inlined: &[Option<NativeGate>],
-        (slots, words): (usize, usize),
-        first_flag: usize,
+        words: usize,
         guard: &mut impl FnMut(u32) -> Option<Guard>,
         forced: &impl Fn(u32) -> bool,
     ) -> Vec<u32> {
+        let slots = self.layout.located.len();
         let mut guarded = Vec::new();
         for step in steps {
             match *step {
@@ -332,7 +355,7 @@ impl Assembler {
                             self.close_guard();
                             match guard {
                                 Some(Guard::Block(block)) => {
-                                    self.open_block(block, (first_flag + guarded.len()) as u32);
+                                    self.open_block(block, (self.layout.first_flag + guarded.len()) as u32);
                                     guarded.push(block);
                                 }
                                 Some(Guard::Condition(condition)) => {
@@ -357,21 +380,7 @@ impl Assembler {
                     assert!(
                         word < words && packed.len() <= 64 && packed.iter().all(|&i| (i as usize) < slots)
                     );
-                    // The bits of gates forced by a condition, per condition.
-                    let mut groups: Vec<(Condition, Vec<(u32, u32)>)> = Vec::new();
-                    let mut rest = Vec::new();
-                    for (bit, &slot) in packed.iter().enumerate() {
-                        match guard(slot) {
-                            Some(Guard::Condition(condition)) if forced(slot) => {
-                                match groups.iter_mut().find(|(c, _)| *c == condition) {
-                                    Some((_, bits)) => bits.push((bit as u32, slot)),
-                                    None => groups.push((condition, vec![(bit as u32, slot)])),
-                                }
-                            }
-                            _ => rest.push((bit as u32, slot)),
-                        }
-                    }
-                    self.pack(word, &rest, &groups);
+                    self.pack(word, packed);
                 }
             }
         }
@@ -384,7 +393,7 @@ impl Assembler {
         self.open();
         self.expression(gate, 0, inlined);
         // mov [out], al
-        self.memory(&[0x88], REGISTERS[0], gate.out, None);
+        self.memory(&[0x88], REGISTERS[0], self.at(gate.out), None);
     }
 
     /// Starts guarded block `block`: the code up to [`Assembler::close_guard`]
@@ -405,7 +414,12 @@ impl Assembler {
         self.open();
         // cmp byte [slot], skip_when (80 /7 ib); je rel32 (patched when the
         // guard closes)
-        self.memory(&[0x80], 7, condition.slot, Some(u8::from(condition.skip_when)));
+        self.memory(
+            &[0x80],
+            7,
+            self.at(condition.slot),
+            Some(u8::from(condition.skip_when)),
+        );
         self.code.extend([0x0F, 0x84, 0, 0, 0, 0]);
         self.guard = Some((Guard::Condition(condition), self.code.len()));
     }
@@ -424,7 +438,7 @@ impl Assembler {
             self.patch(jump_end);
             for (slot, value) in std::mem::take(&mut self.forced) {
                 // mov byte [slot], value (C6 /0 ib)
-                self.memory(&[0xC6], 0, slot, Some(u8::from(value)));
+                self.memory(&[0xC6], 0, self.at(slot), Some(u8::from(value)));
             }
             if let Some(over) = over {
                 self.patch(over);
@@ -454,7 +468,7 @@ impl Assembler {
             Some(input) => self.expression(input, depth, inlined),
             // movzx r32, byte [first]: a full write of the register, so
             // no gate depends on the one before through it.
-            None => self.memory(&[0x0F, 0xB6], register, first, None),
+            None => self.memory(&[0x0F, 0xB6], register, self.at(first), None),
         }
         for &input in rest {
             match inlined[input as usize] {
@@ -467,7 +481,12 @@ impl Assembler {
                     self.code.push(0xC0 | (other & 7) << 3 | (register & 7));
                 }
                 // and r8, [input] / or r8, [input]
-                None => self.memory(&[if gate.all { 0x22 } else { 0x0A }], register, input, None),
+                None => self.memory(
+                    &[if gate.all { 0x22 } else { 0x0A }],
+                    register,
+                    self.at(input),
+                    None,
+                ),
             }
         }
         if gate.negate {
@@ -486,84 +505,59 @@ impl Assembler {
         }
     }
 
-    /// Packs word `word` of the output: bit `b` for each `(b, slot)` of
-    /// `rest` and of the `groups`, whose gates a condition forces. While a
-    /// group's condition holds its skip value, its bits are that value
-    /// without being read.
-    fn pack(&mut self, word: usize, rest: &[(u32, u32)], groups: &[(Condition, Vec<(u32, u32)>)]) {
+    /// Packs word `word` of the output, bit `i` the value of `slots[i]`: the
+    /// values not yet in the word's bytes of the pack area are copied there,
+    /// then the bytes are read 16 at a time (SSE2, which every x86-64 CPU
+    /// has): shifted so that each value is its byte's top bit, gathered as
+    /// a mask, and the masks joined.
+    fn pack(&mut self, word: usize, slots: &[u32]) {
         self.close_guard();
         self.open();
-        self.pack_bits(rest);
-        for (condition, bits) in groups {
-            // mov rax, rdx; cmp byte [slot], skip_when; je skipped
-            self.code.extend([0x48, 0x89, 0xD0]);
-            self.memory(&[0x80], 7, condition.slot, Some(u8::from(condition.skip_when)));
-            self.code.extend([0x0F, 0x84, 0, 0, 0, 0]);
-            let skipped = self.code.len();
-            self.pack_bits(bits);
-            // or rdx, rax; jmp done
-            self.code.extend([0x48, 0x09, 0xC2, 0xE9, 0, 0, 0, 0]);
-            let done = self.code.len();
-            self.patch(skipped);
-            // mov rdx, rax
-            self.code.extend([0x48, 0x89, 0xC2]);
-            if condition.skip_when {
-                // mov rcx, mask; or rdx, rcx
-                let mask = bits.iter().fold(0u64, |m, &(bit, _)| m | 1 << bit);
-                self.code.extend([0x48, 0xB9]);
-                self.code.extend(mask.to_le_bytes());
-                self.code.extend([0x48, 0x09, 0xCA]);
+        let area = self.layout.pack_area + 64 * word;
+        for (bit, &slot) in slots.iter().enumerate() {
+            let (from, to) = (self.layout.located[slot as usize], (area + bit) as u32);
+            if from != to {
+                // movzx eax, byte [from]; mov [to], al
+                self.memory(&[0x0F, 0xB6], 0, from, None);
+                self.memory(&[0x88], 0, to, None);
             }
-            self.patch(done);
         }
-        // mov [rsi + 8 word], rdx: REX.W, 89 /r, ModRM mod 10, reg 010 (rdx), r/m 110 (rsi).
-        self.code.extend([0x48, 0x89, 0x96]);
-        self.code.extend((word as u32 * 8).to_le_bytes());
-    }
-
-    /// Packs into `rdx` bit `b` (the value of `slot`) for each `(b, slot)` of
-    /// `bits` (distinct bits); clobbers `rcx`, `r8` and `r9`. Four independent
-    /// chains, so that they overlap: accumulator `k` (rdx, rcx, r8, r9) takes
-    /// every fourth of the bits from the highest down, shifting itself left
-    /// by the distance to the next; then it is shifted to its lowest bit and
-    /// joined into rdx.
-    fn pack_bits(&mut self, bits: &[(u32, u32)]) {
-        const ACCUMULATORS: [u8; 4] = [2, 1, 8, 9];
-        let mut descending = bits.to_vec();
-        descending.sort_unstable_by(|a, b| b.cmp(a));
-        for (k, &register) in ACCUMULATORS.iter().enumerate() {
-            if k > 0 && k >= descending.len() {
-                break;
-            }
-            // xor r32, r32
-            self.rex(false, register >= 8, register >= 8);
+        // Chunk `c` of 16 bytes in xmm `c`, its mask in eax, ecx, edx, r8d.
+        const MASKS: [u8; 4] = [0, 1, 2, 8];
+        let chunks = slots.len().div_ceil(16);
+        for chunk in 0..chunks {
+            // movdqu xmm, [area + 16 chunk]
+            self.memory(&[0xF3, 0x0F, 0x6F], chunk as u8, (area + 16 * chunk) as u32, None);
+        }
+        for chunk in 0..chunks as u8 {
+            // psllw xmm, 7 (66 0F 71 /6 ib)
+            self.code.extend([0x66, 0x0F, 0x71, 0xF0 | chunk, 7]);
+        }
+        for (chunk, &mask) in MASKS.iter().enumerate().take(chunks) {
+            // pmovmskb r32, xmm (66 0F D7 /r)
+            self.code.push(0x66);
+            self.rex(false, mask >= 8, false);
             self.code
-                .extend([0x31, 0xC0 | (register & 7) << 3 | (register & 7)]);
-            let mut last = None;
-            for &(bit, slot) in descending.iter().skip(k).step_by(ACCUMULATORS.len()) {
-                if let Some(higher) = last {
-                    self.shift_left(register, higher - bit);
-                }
-                // or r8, [slot]
-                self.memory(&[0x0A], register, slot, None);
-                last = Some(bit);
-            }
-            if let Some(lowest) = last.filter(|&lowest| lowest > 0) {
-                self.shift_left(register, lowest);
-            }
-            if k > 0 {
-                // or rdx, r64
-                self.rex(true, register >= 8, false);
-                self.code.extend([0x09, 0xC0 | (register & 7) << 3 | 2]);
-            }
+                .extend([0x0F, 0xD7, 0xC0 | (mask & 7) << 3 | chunk as u8]);
         }
-    }
-
-    /// shl r64, `by` (1 to 63).
-    fn shift_left(&mut self, register: u8, by: u32) {
-        debug_assert!((1..64).contains(&by));
-        self.rex(true, false, register >= 8);
-        self.code.extend([0xC1, 0xE0 | (register & 7), by as u8]);
+        match chunks {
+            // xor eax, eax
+            0 => self.code.extend([0x31, 0xC0]),
+            1 => {}
+            // shl ecx, 16; or eax, ecx
+            _ => self.code.extend([0xC1, 0xE1, 16, 0x09, 0xC8]),
+        }
+        if chunks > 2 {
+            if chunks > 3 {
+                // shl r8d, 16; or edx, r8d
+                self.code.extend([0x41, 0xC1, 0xE0, 16, 0x44, 0x09, 0xC2]);
+            }
+            // shl rdx, 32; or rax, rdx
+            self.code.extend([0x48, 0xC1, 0xE2, 32, 0x48, 0x09, 0xD0]);
+        }
+        // mov [rsi + 8 word], rax: REX.W, 89 /r, ModRM mod 10, reg 000 (rax), r/m 110 (rsi).
+        self.code.extend([0x48, 0x89, 0x86]);
+        self.code.extend((word as u32 * 8).to_le_bytes());
     }
 
     /// Opens a code segment unless one is open: saves the window registers
@@ -589,23 +583,37 @@ impl Assembler {
         }
     }
 
-    /// Emits `opcode` with register (or opcode extension) `register` in
-    /// ModRM's reg field and the memory operand of `slot`, then the
-    /// immediate byte `immediate` if any: through the first window that
-    /// holds `slot` with a one-byte displacement, else through `rdi` with a
-    /// 32-bit one. A byte register above 3 is `r8b` to `r15b`.
-    fn memory(&mut self, opcode: &[u8], register: u8, slot: u32, immediate: Option<u8>) {
-        let index = slot as usize;
+    /// The byte holding the value of `slot`.
+    fn at(&self, slot: u32) -> u32 {
+        self.layout.located[slot as usize]
+    }
+
+    /// Emits `opcode` (after its mandatory prefix, if any) with register (or
+    /// opcode extension) `register` in ModRM's reg field and the memory
+    /// operand of byte `byte` of the values, then the immediate byte
+    /// `immediate` if any: through the first window that holds the byte with
+    /// a one-byte displacement, else through `rdi` with a 32-bit one. A byte
+    /// register above 3 is `r8b` to `r15b`.
+    fn memory(&mut self, opcode: &[u8], register: u8, byte: u32, immediate: Option<u8>) {
+        let index = byte as usize;
         if self.operands.len() <= index {
             self.operands.resize(index + 1, 0);
         }
         self.operands[index] += 1;
         let short = self.windows.iter().find_map(|&(base, at)| {
-            i8::try_from(i64::from(slot) - i64::from(window_base(at)))
+            i8::try_from(i64::from(byte) - i64::from(window_base(at)))
                 .ok()
                 .map(|d| (base, d))
         });
         let base = short.map_or(RDI, |(base, _)| base);
+        // A mandatory prefix (66, F3) comes before REX.
+        let opcode = match opcode {
+            [prefix @ (0x66 | 0xF3), rest @ ..] => {
+                self.code.push(*prefix);
+                rest
+            }
+            _ => opcode,
+        };
         self.rex(false, register >= 8, base >= 8);
         self.code.extend_from_slice(opcode);
         let mode = if short.is_some() { 0x40 } else { 0x80 };
@@ -617,7 +625,7 @@ impl Assembler {
         match short {
             Some((_, displacement)) => self.code.push(displacement as u8),
             None => {
-                let displacement = i64::from(slot) - i64::from(window_base(self.windows[0].1));
+                let displacement = i64::from(byte) - i64::from(window_base(self.windows[0].1));
                 let displacement = i32::try_from(displacement).expect("slots within 2 GiB");
                 self.code.extend(displacement.to_le_bytes());
             }
@@ -823,8 +831,19 @@ mod tests {
                 .enumerate()
                 .map(|(word, &slots)| NativeStep::Pack { word, slots });
             let steps = gates.iter().copied().chain(packs);
+            // Every other output's value moved to its bit's byte in the pack
+            // area; the others are copied there.
+            let mut located: Vec<u32> = (0..slots as u32).collect();
+            for (k, &s) in outputs.iter().enumerate().filter(|(k, _)| k % 2 == 0) {
+                located[s as usize] = (slots + k) as u32;
+            }
+            let layout = Layout {
+                located: &located,
+                pack_area: slots,
+                first_flag: slots + 64 * packed.len(),
+            };
             let Some(program) =
-                NativeProgram::compile(slots, packed.len(), steps, &read_once, slots, |_| None, |_| false)
+                NativeProgram::compile(layout, packed.len(), steps, &read_once, |_| None, |_| false)
             else {
                 assert!(
                     !cfg!(all(target_arch = "x86_64", unix)),
@@ -850,6 +869,7 @@ mod tests {
                     *value = rng.gen_bool(0.5);
                 }
                 let mut values = expected.clone();
+                values.resize(layout.first_flag, false);
                 for s in SOURCES..slots {
                     let (all, negate) = kinds[s];
                     let read = inputs[s].iter().map(|&i| expected[i as usize]);
@@ -863,7 +883,10 @@ mod tests {
                 let mut words = vec![!0; packed.len()];
                 program.run(&mut values, &mut words, |_, _, _| unreachable!("no cycles"));
                 for &s in &outputs {
-                    assert_eq!(values[s as usize], expected[s as usize], "slot {s}");
+                    assert_eq!(
+                        values[located[s as usize] as usize], expected[s as usize],
+                        "slot {s}"
+                    );
                 }
                 for (word, slots) in words.iter().zip(&packed) {
                     let bits = slots
@@ -936,15 +959,16 @@ mod tests {
             word: 0,
             slots: &packed,
         }]);
-        let Some(program) = NativeProgram::compile(
-            SLOTS as usize,
-            1,
-            steps,
-            &[false; SLOTS as usize],
-            SLOTS as usize,
-            guard,
-            forced,
-        ) else {
+        // Values in place; the word's bytes, then the flags, after them.
+        const FIRST_FLAG: usize = SLOTS as usize + 64;
+        let located: Vec<u32> = (0..SLOTS).collect();
+        let layout = Layout {
+            located: &located,
+            pack_area: SLOTS as usize,
+            first_flag: FIRST_FLAG,
+        };
+        let Some(program) = NativeProgram::compile(layout, 1, steps, &[false; SLOTS as usize], guard, forced)
+        else {
             assert!(
                 !cfg!(all(target_arch = "x86_64", unix)),
                 "no native code on x86-64 Unix"
@@ -961,7 +985,7 @@ mod tests {
                 .iter()
                 .position(|&b| Some(b) == block(gate))
                 .unwrap();
-            SLOTS as usize + k
+            FIRST_FLAG + k
         };
         // What the code must do: each gate in order from the values so far,
         // except those `skipped` given the values so far.
@@ -981,7 +1005,7 @@ mod tests {
                 };
             }
         };
-        let mut values = vec![false; SLOTS as usize + flags];
+        let mut values = vec![false; FIRST_FLAG + flags];
         let (mut stale_kept, mut conditions_skipping, mut conditions_running) = (0, 0, 0);
         for round in 0..50 {
             for s in 0..SOURCES as usize {
@@ -992,14 +1016,14 @@ mod tests {
             model(&mut right, &mut |_, _| false);
             let set: Vec<bool> = (0..flags).map(|_| round == 0 || rng.gen_bool(0.5)).collect();
             for (k, &flag) in set.iter().enumerate() {
-                values[SLOTS as usize + k] = flag;
+                values[FIRST_FLAG + k] = flag;
             }
             for gate in (SOURCES..SLOTS).filter(|&g| guard(g).is_some()) {
                 values[gate as usize] = !right[gate as usize];
             }
             let mut expected = values[..SLOTS as usize].to_vec();
             model(&mut expected, &mut |s, so_far| match guard(s) {
-                Some(Guard::Block(_)) => !set[flag_of(s) - SLOTS as usize],
+                Some(Guard::Block(_)) => !set[flag_of(s) - FIRST_FLAG],
                 Some(Guard::Condition(c)) => {
                     let skipped = so_far[c.slot as usize] == c.skip_when;
                     conditions_skipping += usize::from(skipped);
@@ -1016,7 +1040,7 @@ mod tests {
                 .enumerate()
                 .fold(0, |acc, (i, &s)| acc | u64::from(expected[s as usize]) << i);
             assert_eq!(word[0], bits, "round {round}: packed word");
-            assert!(values[SLOTS as usize..].iter().all(|&f| !f), "flags left set");
+            assert!(values[FIRST_FLAG..].iter().all(|&f| !f), "flags left set");
             stale_kept += (SOURCES..SLOTS)
                 .filter(|&s| values[s as usize] != right[s as usize])
                 .count();

@@ -12,7 +12,7 @@
 use super::compiled::{CompiledNet, Gate, Step};
 use super::conditions::{self, Condition, SkipCounts};
 use super::decoded::DecodedMoves;
-use super::native::{Guard, NativeGate, NativeProgram, NativeStep};
+use super::native::{Guard, Layout, NativeGate, NativeProgram, NativeStep};
 use super::skipping::{self, Blocks, Candidate, Marks};
 use super::{fixpoint, role_words, Evaluator, GateValue};
 use std::collections::{HashMap, HashSet};
@@ -68,11 +68,17 @@ pub(crate) struct Program {
 
 impl Program {
     /// Compiles the gates of `steps` that are `taken` (see
-    /// [`Program::interpreted`]) into native code unless
-    /// [`native_code_enabled`] says no, guarding no gate.
-    pub(crate) fn new(net: &CompiledNet, steps: &[Step], taken: &[bool], packed: Vec<Vec<u32>>) -> Program {
+    /// [`Program::interpreted`]) into native code over values laid out as
+    /// `layout` says unless [`native_code_enabled`] says no, guarding no gate.
+    pub(crate) fn new(
+        net: &CompiledNet,
+        steps: &[Step],
+        taken: &[bool],
+        packed: Vec<Vec<u32>>,
+        layout: Layout,
+    ) -> Program {
         let mut program = Program::interpreted(net, steps, taken, packed);
-        program.compile(net, net.slots, |_| None, None);
+        program.compile(net, layout, |_| None, None);
         program
     }
 
@@ -133,25 +139,25 @@ impl Program {
         }
     }
 
-    /// Makes native code of the program unless [`native_code_enabled`] says
-    /// no; `block` gives the guarded block of each stored gate, whose flags
-    /// take slots from `first_flag` on (see [`NativeProgram::compile`]), and
-    /// `key` the order of gates in each independent set (see [`Program::native_steps`]).
+    /// Makes native code of the program over values laid out as `layout`
+    /// says unless [`native_code_enabled`] says no; `block` gives the guarded
+    /// block of each stored gate (see [`NativeProgram::compile`]), and `key`
+    /// the order of gates in each independent set (see
+    /// [`Program::native_steps`]).
     fn compile(
         &mut self,
         net: &CompiledNet,
-        first_flag: usize,
+        layout: Layout,
         mut block: impl FnMut(u32) -> Option<u32>,
         key: Option<&[u32]>,
     ) {
         if native_code_enabled() {
             let read_once = self.read_once(net);
             let native = NativeProgram::compile(
-                net.slots,
+                layout,
                 self.packed.len(),
                 self.native_steps(key),
                 &read_once,
-                first_flag,
                 |gate| match self.conditions.get(gate as usize).copied().flatten() {
                     Some(condition) => Some(Guard::Condition(condition)),
                     None => block(gate).map(Guard::Block),
@@ -181,6 +187,11 @@ impl Program {
                 moves,
             })
             .collect()
+    }
+
+    /// Whether it runs native code.
+    fn is_native(&self) -> bool {
+        self.native.is_some()
     }
 
     /// The blocks its native code guards, in the order of their flags.
@@ -551,17 +562,30 @@ pub(crate) struct Plan {
     /// of the blocks that native code guards (they take the slots after the
     /// net's).
     marks: Marks,
-    /// The net's slots and the flags.
+    /// Where the flags start: the values of the net's slots and the pack
+    /// areas come before them.
+    flags_start: usize,
+    /// The bytes of the values: the net's slots, the pack areas and the flags.
     value_slots: usize,
+    /// Where each slot's value is (see [`located`]).
+    located: Vec<u32>,
 }
 
 impl Plan {
-    /// Compiles the three parts of `net` and lays out its legality set.
+    /// Compiles the three parts of `net` and lays out its legality set, the
+    /// packed values moved to the pack areas if every part runs native code.
     fn new(net: &CompiledNet) -> Plan {
+        Plan::build(net, true).unwrap_or_else(|| Plan::build(net, false).expect("values in place"))
+    }
+
+    /// The plan with the values of packed gates moved to the pack areas if
+    /// `moved` (see [`located`]), or `None` if then some part does not run
+    /// native code (which addresses them where they moved).
+    fn build(net: &CompiledNet, moved: bool) -> Option<Plan> {
         let goal_only = net.goal_only();
         let kept: Vec<bool> = goal_only.iter().map(|&g| !g).collect();
         let (state, moves) = net.steps.split_at(net.state_steps);
-        let legal_words = net
+        let legal_words: Vec<Vec<u32>> = net
             .role_inputs
             .iter()
             .flat_map(|inputs| {
@@ -569,11 +593,23 @@ impl Plan {
                 slots.chunks(64).map(<[u32]>::to_vec).collect::<Vec<_>>()
             })
             .collect();
-        let next_words = net.next_slots.chunks(64).map(<[u32]>::to_vec).collect();
+        let next_words: Vec<Vec<u32>> = net.next_slots.chunks(64).map(<[u32]>::to_vec).collect();
         let decoded = DecodedMoves::new(net, &kept);
         let evaluated: Vec<bool> = (0..net.slots)
             .map(|s| kept[s] && !decoded.is_decoded(s as u32))
             .collect();
+        // The legality set's pack area, the next state's, then the flags.
+        let (state_area, moves_area) = (net.slots, net.slots + 64 * legal_words.len());
+        let flags_start = moves_area + 64 * next_words.len();
+        let located = if moved && native_code_enabled() {
+            located(
+                net,
+                &decoded,
+                [(state_area, &legal_words), (moves_area, &next_words)],
+            )
+        } else {
+            in_place(net)
+        };
         let mut state = Program::interpreted(net, state, &kept, legal_words);
         let mut moves = Program::interpreted(net, moves, &evaluated, next_words);
         let key = skipping::lowest_sources(net);
@@ -600,24 +636,90 @@ impl Plan {
             Blocks::default()
         };
         let block_of = |gate: u32| blocks.of_gate.get(&gate).copied();
-        state.compile(net, net.slots, block_of, Some(&key));
+        let layout = |pack_area: usize, first_flag: usize| Layout {
+            located: &located,
+            pack_area,
+            first_flag,
+        };
+        state.compile(net, layout(state_area, flags_start), block_of, Some(&key));
         let state_flags = state.guarded().len();
-        moves.compile(net, net.slots + state_flags, block_of, Some(&key));
+        moves.compile(
+            net,
+            layout(moves_area, flags_start + state_flags),
+            block_of,
+            Some(&key),
+        );
         let guarded: Vec<u32> = state.guarded().iter().chain(moves.guarded()).copied().collect();
-        let flags = guarded
-            .iter()
-            .enumerate()
-            .map(|(k, &block)| ((net.slots + k) as u32, blocks.supports[block as usize].as_slice()));
-        Plan {
+        // Goals are evaluated in terminal states only: never guarded.
+        let goals = Program::new(
+            net,
+            &net.steps,
+            &goal_only,
+            Vec::new(),
+            layout(flags_start, flags_start),
+        );
+        if moved && !(state.is_native() && moves.is_native() && goals.is_native()) {
+            return None;
+        }
+        let flags = guarded.iter().enumerate().map(|(k, &block)| {
+            (
+                (flags_start + k) as u32,
+                blocks.supports[block as usize].as_slice(),
+            )
+        });
+        Some(Plan {
             state,
             moves,
-            // Goals are evaluated in terminal states only: never guarded.
-            goals: Program::new(net, &net.steps, &goal_only, Vec::new()),
+            goals,
             role_words: role_words(net),
             marks: Marks::new(net, |source| decoded.of(source), flags),
-            value_slots: net.slots + guarded.len(),
+            flags_start,
+            value_slots: flags_start + guarded.len(),
+            located,
+        })
+    }
+}
+
+/// Each slot's value in its own byte.
+pub(crate) fn in_place(net: &CompiledNet) -> Vec<u32> {
+    (0..net.slots as u32).collect()
+}
+
+/// Where the sweep's native code keeps each slot's value: in its own byte,
+/// except a gate that one bit of a packed word takes (of the words `packs`
+/// lays out, each with its pack area, word `w`'s bit `i` at byte
+/// `area + 64 w + i`), which goes to that bit's byte, so that packing reads
+/// it there with its neighbours. Not moved: bases and inputs, the `or`s of
+/// moves (the loads store those), gates in or read by cyclic components
+/// (evaluated in place between native segments) and gates that several
+/// bits take.
+fn located<'a>(
+    net: &CompiledNet,
+    decoded: &DecodedMoves,
+    packs: impl IntoIterator<Item = (usize, &'a Vec<Vec<u32>>)>,
+) -> Vec<u32> {
+    let mut located = in_place(net);
+    let mut bits = vec![0u32; net.slots];
+    let packs: Vec<(usize, &Vec<Vec<u32>>)> = packs.into_iter().collect();
+    for &slot in packs.iter().flat_map(|(_, words)| words.iter().flatten()) {
+        bits[slot as usize] += 1;
+    }
+    let cyclic = |slot: u32| net.cycle_start[slot as usize] != u32::MAX;
+    for (area, words) in packs {
+        for (w, word) in words.iter().enumerate() {
+            for (i, &slot) in word.iter().enumerate() {
+                if slot >= net.first_gate
+                    && bits[slot as usize] == 1
+                    && !decoded.is_decoded(slot)
+                    && !cyclic(slot)
+                    && !net.outputs(slot).iter().any(|&r| cyclic(r))
+                {
+                    located[slot as usize] = (area + 64 * w + i) as u32;
+                }
+            }
         }
     }
+    located
 }
 
 /// Per-thread evaluation state over a shared [`CompiledNet`].
@@ -652,7 +754,7 @@ impl Sweep {
         let plan = Sweep::plan(&net);
         // Every flag set: no gate has been evaluated yet.
         let mut values = vec![true; plan.value_slots];
-        values[..net.slots].fill(false);
+        values[..plan.flags_start].fill(false);
         Sweep {
             values,
             loaded: vec![0; net.base_slots.len().div_ceil(64)],
@@ -704,7 +806,7 @@ impl Evaluator for Sweep {
 
     #[inline]
     fn value(&self, slot: u32) -> bool {
-        self.values[slot as usize]
+        self.values[self.plan.located[slot as usize] as usize]
     }
 
     fn refresh_goals(&mut self) {
@@ -811,14 +913,21 @@ mod tests {
         let mut packed: Vec<Vec<u32>> = net.next_slots.chunks(64).map(<[u32]>::to_vec).collect();
         packed.push((0..64).map(|_| rng.gen_range(0..net.slots as u32)).collect());
         packed.push(Vec::new());
+        // The values of packed gates moved to the pack area where they can be.
+        let located = located(net, &DecodedMoves::new(net, &everything), [(net.slots, &packed)]);
+        assert!((0..net.slots).any(|s| located[s] != s as u32), "no value moved");
+        let layout = Layout {
+            located: &located,
+            pack_area: net.slots,
+            first_flag: net.slots + 64 * packed.len(),
+        };
         let interpreted = Program::interpreted(net, &net.steps, &everything, packed);
         let read_once = interpreted.read_once(net);
         let Some(native) = NativeProgram::compile(
-            net.slots,
+            layout,
             interpreted.packed.len(),
             interpreted.native_steps(None),
             &read_once,
-            net.slots,
             |_| None,
             |_| false,
         ) else {
@@ -835,6 +944,7 @@ mod tests {
                 values[s as usize] = rng.gen_bool(0.5);
             }
             let mut native_values = values.clone();
+            native_values.resize(layout.first_flag, false);
             let mut words = vec![0; interpreted.packed.len()];
             let mut native_words = vec![!0; interpreted.packed.len()];
             interpreted.run(net, &mut values, &mut words);
@@ -843,7 +953,7 @@ mod tests {
             });
             // Gates read once may be computed in registers only.
             for slot in (0..net.slots).filter(|&s| !read_once[s]) {
-                assert_eq!(values[slot], native_values[slot], "slot {slot}");
+                assert_eq!(values[slot], native_values[located[slot] as usize], "slot {slot}");
             }
             assert_eq!(words, native_words);
             assert!(words.iter().any(|&w| w != 0));
