@@ -337,7 +337,10 @@ impl Marks {
         unsafe {
             let (start, flags) = *self.starts.get_unchecked(slot as usize);
             let end = self.starts.get_unchecked(slot as usize + 1).0;
-            for &store in self.stores.get_unchecked(start as usize..flags as usize) {
+            // The source itself first, out of the loop: a loop of one
+            // store for most sources cost connect four 9% of its speed.
+            *values.get_unchecked_mut(slot as usize) = value;
+            for &store in self.stores.get_unchecked(start as usize + 1..flags as usize) {
                 *values.get_unchecked_mut(store as usize) = value;
             }
             for &flag in self.stores.get_unchecked(flags as usize..end as usize) {
