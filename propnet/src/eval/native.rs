@@ -6,10 +6,10 @@
 //! is computed in a register where its reader needs it and never stored: the
 //! program evaluates trees of such gates as expressions. Cyclic
 //! components are evaluated by the caller between native segments. A program ends
-//! by packing chosen slots' values into words (legality, next state), each
-//! word from 64 consecutive bytes, 16 at a time: the caller may place the
-//! values of gates that bits take in those bytes (see [`Layout`]), and the
-//! code copies the others there first. Elsewhere, or when the system refuses
+//! by packing chosen slots' values into words (legality, next state): the
+//! caller may place the values of gates that bits take in 64 consecutive
+//! bytes per word (see [`Layout`]), which the code reads 16 at a time, and
+//! the others are read one by one. Elsewhere, or when the system refuses
 //! executable memory, programs are interpreted.
 //!
 //! Consecutive stored gates may form a guarded block with a flag, a byte past
@@ -505,59 +505,92 @@ impl<'a> Assembler<'a> {
         }
     }
 
-    /// Packs word `word` of the output, bit `i` the value of `slots[i]`: the
-    /// values not yet in the word's bytes of the pack area are copied there,
-    /// then the bytes are read 16 at a time (SSE2, which every x86-64 CPU
-    /// has): shifted so that each value is its byte's top bit, gathered as
-    /// a mask, and the masks joined.
+    /// Packs word `word` of the output, bit `i` the value of `slots[i]`:
+    /// the bits whose values are in the word's bytes of the pack area 16 at
+    /// a time (SSE2, which every x86-64 CPU has: shifted so that each value
+    /// is its byte's top bit, then gathered as a mask), the others one by
+    /// one. (Copying them into the area first was slower: a 16-byte load of
+    /// bytes stored just before waits until the stores reach the cache.)
     fn pack(&mut self, word: usize, slots: &[u32]) {
         self.close_guard();
         self.open();
-        let area = self.layout.pack_area + 64 * word;
-        for (bit, &slot) in slots.iter().enumerate() {
-            let (from, to) = (self.layout.located[slot as usize], (area + bit) as u32);
-            if from != to {
-                // movzx eax, byte [from]; mov [to], al
-                self.memory(&[0x0F, 0xB6], 0, from, None);
-                self.memory(&[0x88], 0, to, None);
-            }
+        let area = (self.layout.pack_area + 64 * word) as u32;
+        let in_area = |bit: usize| self.at(slots[bit]) == area + bit as u32;
+        let mut read_at_once = [false; 4];
+        for bit in (0..slots.len()).filter(|&bit| in_area(bit)) {
+            read_at_once[bit / 16] = true;
         }
-        // Chunk `c` of 16 bytes in xmm `c`, its mask in eax, ecx, edx, r8d.
-        const MASKS: [u8; 4] = [0, 1, 2, 8];
-        let chunks = slots.len().div_ceil(16);
-        for chunk in 0..chunks {
-            // movdqu xmm, [area + 16 chunk]
-            self.memory(&[0xF3, 0x0F, 0x6F], chunk as u8, (area + 16 * chunk) as u32, None);
-        }
-        for chunk in 0..chunks as u8 {
-            // psllw xmm, 7 (66 0F 71 /6 ib)
-            self.code.extend([0x66, 0x0F, 0x71, 0xF0 | chunk, 7]);
-        }
-        for (chunk, &mask) in MASKS.iter().enumerate().take(chunks) {
-            // pmovmskb r32, xmm (66 0F D7 /r)
-            self.code.push(0x66);
-            self.rex(false, mask >= 8, false);
+        let one_by_one: Vec<(u32, u32)> = (0..slots.len())
+            .filter(|&bit| !in_area(bit))
+            .map(|bit| (bit as u32, slots[bit]))
+            .collect();
+        // xor eax, eax
+        self.code.extend([0x31, 0xC0]);
+        for chunk in (0..4).filter(|&chunk| read_at_once[chunk]) {
+            // movdqu xmm0, [area + 16 chunk]; psllw xmm0, 7 (66 0F 71 /6 ib);
+            // pmovmskb ecx, xmm0 (66 0F D7 /r)
+            self.memory(&[0xF3, 0x0F, 0x6F], 0, area + 16 * chunk as u32, None);
             self.code
-                .extend([0x0F, 0xD7, 0xC0 | (mask & 7) << 3 | chunk as u8]);
-        }
-        match chunks {
-            // xor eax, eax
-            0 => self.code.extend([0x31, 0xC0]),
-            1 => {}
-            // shl ecx, 16; or eax, ecx
-            _ => self.code.extend([0xC1, 0xE1, 16, 0x09, 0xC8]),
-        }
-        if chunks > 2 {
-            if chunks > 3 {
-                // shl r8d, 16; or edx, r8d
-                self.code.extend([0x41, 0xC1, 0xE0, 16, 0x44, 0x09, 0xC2]);
+                .extend([0x66, 0x0F, 0x71, 0xF0, 7, 0x66, 0x0F, 0xD7, 0xC8]);
+            if chunk > 0 {
+                self.shift_left(1, 16 * chunk as u32);
             }
-            // shl rdx, 32; or rax, rdx
-            self.code.extend([0x48, 0xC1, 0xE2, 32, 0x48, 0x09, 0xD0]);
+            // or rax, rcx
+            self.code.extend([0x48, 0x09, 0xC8]);
+        }
+        if !one_by_one.is_empty() {
+            self.pack_bits(&one_by_one);
+            // or rax, rdx
+            self.code.extend([0x48, 0x09, 0xD0]);
         }
         // mov [rsi + 8 word], rax: REX.W, 89 /r, ModRM mod 10, reg 000 (rax), r/m 110 (rsi).
         self.code.extend([0x48, 0x89, 0x86]);
         self.code.extend((word as u32 * 8).to_le_bytes());
+    }
+
+    /// Packs into `rdx` bit `b` (the value of `slot`) for each `(b, slot)` of
+    /// `bits` (distinct bits); clobbers `rcx`, `r8` and `r9`. Four independent
+    /// chains, so that they overlap: accumulator `k` (rdx, rcx, r8, r9) takes
+    /// every fourth of the bits from the highest down, shifting itself left
+    /// by the distance to the next; then it is shifted to its lowest bit and
+    /// joined into rdx.
+    fn pack_bits(&mut self, bits: &[(u32, u32)]) {
+        const ACCUMULATORS: [u8; 4] = [2, 1, 8, 9];
+        let mut descending = bits.to_vec();
+        descending.sort_unstable_by(|a, b| b.cmp(a));
+        for (k, &register) in ACCUMULATORS.iter().enumerate() {
+            if k > 0 && k >= descending.len() {
+                break;
+            }
+            // xor r32, r32
+            self.rex(false, register >= 8, register >= 8);
+            self.code
+                .extend([0x31, 0xC0 | (register & 7) << 3 | (register & 7)]);
+            let mut last = None;
+            for &(bit, slot) in descending.iter().skip(k).step_by(ACCUMULATORS.len()) {
+                if let Some(higher) = last {
+                    self.shift_left(register, higher - bit);
+                }
+                // or r8, [slot]
+                self.memory(&[0x0A], register, self.at(slot), None);
+                last = Some(bit);
+            }
+            if let Some(lowest) = last.filter(|&lowest| lowest > 0) {
+                self.shift_left(register, lowest);
+            }
+            if k > 0 {
+                // or rdx, r64
+                self.rex(true, register >= 8, false);
+                self.code.extend([0x09, 0xC0 | (register & 7) << 3 | 2]);
+            }
+        }
+    }
+
+    /// shl r64, `by` (1 to 63).
+    fn shift_left(&mut self, register: u8, by: u32) {
+        debug_assert!((1..64).contains(&by));
+        self.rex(true, false, register >= 8);
+        self.code.extend([0xC1, 0xE0 | (register & 7), by as u8]);
     }
 
     /// Opens a code segment unless one is open: saves the window registers
