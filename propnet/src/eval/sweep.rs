@@ -579,8 +579,9 @@ impl Plan {
     }
 
     /// The plan with the values of packed gates moved to the pack areas if
-    /// `moved` (see [`located`]), or `None` if then some part does not run
-    /// native code (which addresses them where they moved).
+    /// `moved` and native code is enabled (see [`located`]), or `None` if
+    /// then some part does not run native code (which alone addresses them
+    /// where they moved).
     fn build(net: &CompiledNet, moved: bool) -> Option<Plan> {
         let goal_only = net.goal_only();
         let kept: Vec<bool> = goal_only.iter().map(|&g| !g).collect();
@@ -601,7 +602,8 @@ impl Plan {
         // The legality set's pack area, the next state's, then the flags.
         let (state_area, moves_area) = (net.slots, net.slots + 64 * legal_words.len());
         let flags_start = moves_area + 64 * next_words.len();
-        let located = if moved && native_code_enabled() {
+        let moved = moved && native_code_enabled();
+        let located = if moved {
             located(
                 net,
                 &decoded,
