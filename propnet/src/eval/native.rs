@@ -227,20 +227,25 @@ impl NativeProgram {
             self.words,
             "native program packing into the wrong number of words"
         );
+        // SAFETY: `compile` emitted, from each code offset, a function of the
+        // System V convention that reads and writes only bytes at `values +
+        // byte` for bytes below `self.slots`, at most `values.len()`
+        // (asserted above), and words `out[w]` for `w` below `self.words`,
+        // which is `out.len()`; it stores 0 or 1 in values (valid `bool`s, as
+        // it combines only `bool`s with `and`, `or` and `xor 1`), clobbers
+        // only registers and flags that the convention lets it clobber, and
+        // returns.
+        let code = |offset: usize, values: &mut [bool], out: &mut [u64]| unsafe {
+            self.memory
+                .call(offset, values.as_mut_ptr().cast(), out.as_mut_ptr())
+        };
+        // Most programs are one segment: called without the loop.
+        if let [Segment::Code(offset)] = self.segments[..] {
+            return code(offset, values, out);
+        }
         for &segment in &self.segments {
             match segment {
-                // SAFETY: `compile` emitted, from each code offset, a function
-                // of the System V convention that reads and writes only bytes at
-                // `values + byte` for bytes below `self.slots`, at most
-                // `values.len()` (asserted above), and words `out[w]` for `w`
-                // below `self.words`, which is `out.len()`; it stores 0 or 1 in
-                // values (valid `bool`s, as it combines only `bool`s with `and`,
-                // `or` and `xor 1`), clobbers only registers and flags that the
-                // convention lets it clobber, and returns.
-                Segment::Code(offset) => unsafe {
-                    self.memory
-                        .call(offset, values.as_mut_ptr().cast(), out.as_mut_ptr())
-                },
+                Segment::Code(offset) => code(offset, values, out),
                 Segment::Cycle(start, end) => cycle(values, start, end),
             }
         }
