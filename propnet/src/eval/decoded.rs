@@ -1,8 +1,9 @@
 //! `or`s of moves only (`does` inputs, as "a piece left or entered this
 //! cell"): the sweep evaluator does not evaluate them but sets them as a
 //! joint move loads (see `skipping::Marks`): those of the moves it replaces
-//! become false, then those of the moves it plays true. A few stores where evaluating them reads every
-//! input (English checkers: 168 such `or`s over 660 inputs; breakthrough's
+//! become false, then those of the moves it plays true. A few stores where
+//! evaluating them reads every input (English checkers: 168 such `or`s over
+//! 660 inputs; breakthrough's
 //! move part, where they are most of the work, takes a fifth of the
 //! instructions it took).
 
