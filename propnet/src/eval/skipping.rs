@@ -283,9 +283,10 @@ pub(crate) struct Marks {
     /// flags start; its stores end where those of `s + 1` start (a last
     /// entry closes them).
     starts: Vec<(u32, u32)>,
-    /// The slots that take each source's value, then the flags it sets.
+    /// The slots that take each source's value (besides itself), then the
+    /// flags it sets.
     stores: Vec<u32>,
-    /// One past the highest slot stored.
+    /// One past the highest slot stored, sources included.
     extent: usize,
 }
 
@@ -311,7 +312,6 @@ impl Marks {
         };
         for (source, flags) in (0..net.first_gate).zip(flags_of) {
             let start = marks.stores.len() as u32;
-            marks.stores.push(source);
             marks.stores.extend_from_slice(copies(source));
             marks.starts.push((start, marks.stores.len() as u32));
             marks.stores.extend(flags);
@@ -319,7 +319,11 @@ impl Marks {
         marks
             .starts
             .push((marks.stores.len() as u32, marks.stores.len() as u32));
-        marks.extent = marks.stores.iter().map(|&s| s as usize + 1).max().unwrap_or(0);
+        marks.extent = marks
+            .stores
+            .iter()
+            .map(|&s| s as usize + 1)
+            .fold(net.first_gate as usize, usize::max);
         marks
     }
 
@@ -331,16 +335,17 @@ impl Marks {
             values.len() >= self.extent && (slot as usize) + 1 < self.starts.len(),
             "values or source of another net"
         );
-        // SAFETY: `slot + 1` indexes `starts` (asserted); the ranges it gives
-        // are within `stores` and every store names a slot below `extent`
-        // (see `new`), within `values` (asserted).
+        // SAFETY: `slot + 1` indexes `starts` (asserted), so `slot` is a
+        // source, below `extent`; the ranges `starts` gives are within
+        // `stores`, and every store names a slot below `extent` (see `new`),
+        // within `values` (asserted).
         unsafe {
             let (start, flags) = *self.starts.get_unchecked(slot as usize);
             let end = self.starts.get_unchecked(slot as usize + 1).0;
-            // The source itself first, out of the loop: a loop of one
-            // store for most sources cost connect four 9% of its speed.
+            // The source itself out of the loop: a loop of one store for
+            // most sources cost connect four 9% of its speed.
             *values.get_unchecked_mut(slot as usize) = value;
-            for &store in self.stores.get_unchecked(start as usize + 1..flags as usize) {
+            for &store in self.stores.get_unchecked(start as usize..flags as usize) {
                 *values.get_unchecked_mut(store as usize) = value;
             }
             for &flag in self.stores.get_unchecked(flags as usize..end as usize) {
