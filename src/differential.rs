@@ -145,7 +145,7 @@ pub fn lanes_against_scalar(game: &Arc<Game>, seed: u64, steps: usize) -> DiffRe
         let states: Vec<State> = CHECKED_LANES.iter().map(|&l| lanes.state(l)).collect();
         lanes.step();
         for ((record, &lane), state) in seen.iter_mut().zip(&CHECKED_LANES).zip(states) {
-            record.push((state, lanes.last_joint(lane).map(<[u32]>::to_vec)));
+            record.push((state, lanes.last_joint(lane)));
         }
     }
     let mut report = DiffReport::default();

@@ -7,7 +7,7 @@
 
 use super::compiled::{CompiledNet, Gate};
 use super::{run_steps, GateValue};
-use crate::machine::{Game, State};
+use crate::machine::{Game, Move, State};
 use crate::playout::{draw, stream_rng, PlayoutTotals};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::Arc;
@@ -32,12 +32,6 @@ pub struct LanePlayouts {
     next: Vec<Lane>,
     rngs: Vec<Xoshiro256PlusPlus>,
     depths: Vec<u64>,
-    /// Bit-sliced per-lane counts while choosing a move (one plane per bit).
-    planes: Vec<Lane>,
-    /// Per lane and role: the move chosen in the last step (meaningful for `moved` lanes).
-    chosen: Vec<u32>,
-    /// The input slots set in the last step.
-    inputs_set: Vec<u32>,
     /// Per role, the best goal of the lane being finished.
     goal_scratch: Vec<Option<i64>>,
     /// Lanes that played a move in the last step.
@@ -60,9 +54,6 @@ impl LanePlayouts {
                 .map(|l| stream_rng(seed, first_stream + l))
                 .collect(),
             depths: vec![0; LANES],
-            planes: vec![NONE; usize::BITS as usize],
-            chosen: vec![u32::MAX; LANES * roles],
-            inputs_set: Vec::new(),
             moved: NONE,
             goal_scratch: Vec::new(),
             totals: PlayoutTotals::new(roles),
@@ -97,10 +88,19 @@ impl LanePlayouts {
     /// The joint move (input indexes in role order) lane `lane` played in the
     /// last step, or `None` if it was in a terminal state (or one where some role
     /// had no legal move) and restarted.
-    pub fn last_joint(&self, lane: usize) -> Option<&[u32]> {
-        let roles = self.game.roles.len();
-        let moved = (self.moved[lane / 64] >> (lane % 64)) & 1 != 0;
-        moved.then(|| &self.chosen[lane * roles..(lane + 1) * roles])
+    pub fn last_joint(&self, lane: usize) -> Option<Vec<u32>> {
+        let (word, bit) = (lane / 64, lane % 64);
+        let taken =
+            |m: &&Move| (self.values[self.net.input_slots[m.0 as usize] as usize][word] >> bit) & 1 != 0;
+        if (self.moved[word] >> bit) & 1 == 0 {
+            return None;
+        }
+        // The moves' inputs still hold the last step's choices.
+        self.game
+            .role_moves
+            .iter()
+            .map(|moves| moves.iter().find(taken).map(|m| m.0))
+            .collect()
     }
 
     /// Visits one state in every lane and moves on.
@@ -111,26 +111,26 @@ impl LanePlayouts {
             unsafe { self.step_avx512() };
             return;
         }
-        self.step_lanes();
+        self.step_lanes(0);
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
     unsafe fn step_avx512(&mut self) {
-        self.step_lanes()
+        self.step_lanes(0)
     }
 
+    /// [`Self::step`], choosing moves with at least `fewest_planes` planes.
     #[inline(always)]
-    fn step_lanes(&mut self) {
+    fn step_lanes(&mut self, fewest_planes: u32) {
         let net = Arc::clone(&self.net);
         self.evaluate(0, net.state_steps);
         self.totals.nodes += LANES as u64;
         let terminal = self.values[net.terminal_slot as usize];
         self.finish_playouts(&terminal);
         let mut active = not(&terminal);
-        self.clear_inputs();
         for role in 0..self.game.roles.len() {
-            self.choose(role, &mut active);
+            self.choose(role, &mut active, fewest_planes);
         }
         self.moved = active;
         self.evaluate(net.state_steps, net.steps.len());
@@ -172,32 +172,45 @@ impl LanePlayouts {
         });
     }
 
-    fn clear_inputs(&mut self) {
-        for &slot in &self.inputs_set {
-            self.values[slot as usize] = NONE;
-        }
-        self.inputs_set.clear();
-    }
-
     /// Draws `role`'s move in every active lane; a lane where the role has no
     /// legal move is abandoned (it restarts without a result). Counts of legal
     /// moves and ranks of the drawn move are kept bit-sliced (plane `p` holds
     /// bit `p` of every lane's number), so counting and selecting cost a few word
-    /// operations per move for all lanes at once.
+    /// operations per move for all lanes at once. The number of planes is a
+    /// constant of the code, so that the planes stay in registers: the fewest
+    /// of the instances below that hold the count of the role's moves, and at
+    /// least `fewest_planes` (more planes than needed count and select the same).
     #[inline(always)]
-    fn choose(&mut self, role: usize, active: &mut Lane) {
+    fn choose(&mut self, role: usize, active: &mut Lane, fewest_planes: u32) {
+        match fewest_planes.max(usize::BITS - self.game.role_moves[role].len().leading_zeros()) {
+            0..=1 => self.choose_in::<1>(role, active),
+            2 => self.choose_in::<2>(role, active),
+            3 => self.choose_in::<3>(role, active),
+            4 => self.choose_in::<4>(role, active),
+            5 => self.choose_in::<5>(role, active),
+            6 => self.choose_in::<6>(role, active),
+            7 => self.choose_in::<7>(role, active),
+            8 => self.choose_in::<8>(role, active),
+            9..=10 => self.choose_in::<10>(role, active),
+            11..=12 => self.choose_in::<12>(role, active),
+            13..=16 => self.choose_in::<16>(role, active),
+            _ => self.choose_in::<32>(role, active),
+        }
+    }
+
+    /// [`Self::choose`] with `P` planes.
+    #[inline(always)]
+    fn choose_in<const P: usize>(&mut self, role: usize, active: &mut Lane) {
         let net = Arc::clone(&self.net);
         let game = Arc::clone(&self.game);
-        let roles = game.roles.len();
         let moves = &game.role_moves[role];
-        let planes = &mut self.planes[..usize::BITS as usize - moves.len().leading_zeros() as usize];
-        planes.fill(NONE);
-        let mut waiting = CarrySave::default();
+        let legal_of = |values: &[Lane], m: &Move| values[net.legal_slots[m.0 as usize] as usize];
+        let mut planes = [NONE; P];
+        let mut waiting = CarrySave::<P>::new();
         for m in moves {
-            let legal = and(&self.values[net.legal_slots[m.0 as usize] as usize], active);
-            waiting.add(planes, legal);
+            waiting.add(&mut planes, and(&legal_of(&self.values, m), active));
         }
-        waiting.flush(planes);
+        waiting.flush(&mut planes);
         // Per word of 64 lanes: read each lane's count, draw its rank, write the ranks back.
         let mut abandoned = NONE;
         for w in 0..LANE_WORDS {
@@ -206,8 +219,8 @@ impl LanePlayouts {
             }
             // Lanes with one legal move take it without a draw (rank 0); lanes with
             // none are abandoned; only the others read their count one by one.
-            let low = planes.first().map_or(0, |plane| plane[w]);
-            let high = planes.iter().skip(1).fold(0, |acc, plane| acc | plane[w]);
+            let low = planes[0][w];
+            let high = planes[1..].iter().fold(0, |acc, plane| acc | plane[w]);
             let mut empty = active[w] & !(low | high);
             abandoned[w] = empty;
             while empty != 0 {
@@ -217,16 +230,15 @@ impl LanePlayouts {
                 self.depths[lane] = 0;
             }
             let mut bits = active[w] & high;
-            let counts: [u64; 32] = std::array::from_fn(|p| planes.get(p).map_or(0, |plane| plane[w]));
-            let mut ranks = [0u64; 32];
+            let counts: [u64; P] = std::array::from_fn(|p| planes[p][w]);
+            let mut ranks = [0u64; P];
             while bits != 0 {
                 let bit = bits.trailing_zeros();
                 bits &= bits - 1;
                 let lane = w * 64 + bit as usize;
-                let count =
-                    (0..planes.len()).fold(0usize, |n, p| n | (((counts[p] >> bit) & 1) as usize) << p);
+                let count = (0..P).fold(0usize, |n, p| n | (((counts[p] >> bit) & 1) as usize) << p);
                 let rank = draw(&mut self.rngs[lane], count);
-                for (p, word) in ranks.iter_mut().enumerate().take(planes.len()) {
+                for (p, word) in ranks.iter_mut().enumerate() {
                     *word |= (((rank >> p) & 1) as u64) << bit;
                 }
             }
@@ -235,35 +247,19 @@ impl LanePlayouts {
             }
         }
         *active = and(active, &not(&abandoned));
-        // Walk the moves in input order, counting each open lane's rank down at
+        // Walk the moves in input order, counting each active lane's rank down at
         // every legal move; a lane takes the move where its rank drops below zero,
-        // which is the borrow out of the top plane. The chain has a fixed length:
-        // testing the borrow for zero costs more than the planes it skips.
-        let mut open = *active;
+        // which is the borrow out of the top plane: that is the move's input.
+        // Once below zero a rank never borrows out again (it stays above
+        // -2^P), so no lane is taken out of the walk and the walk has no branch.
         for m in moves {
-            if open == NONE {
-                break;
-            }
-            let mut borrow = and(&self.values[net.legal_slots[m.0 as usize] as usize], &open);
-            if borrow == NONE {
-                continue;
-            }
-            for plane in planes.iter_mut() {
+            let mut borrow = and(&legal_of(&self.values, m), active);
+            for plane in &mut planes {
                 let next_borrow = and(&borrow, &not(plane));
                 *plane = xor(plane, &borrow);
                 borrow = next_borrow;
             }
-            let hit = borrow;
-            if hit != NONE {
-                let slot = net.input_slots[m.0 as usize];
-                let input = &mut self.values[slot as usize];
-                if *input == NONE {
-                    self.inputs_set.push(slot);
-                }
-                *input = or(input, &hit);
-                for_each_lane(&hit, |lane| self.chosen[lane * roles + role] = m.0);
-                open = and(&open, &not(&hit));
-            }
+            self.values[net.input_slots[m.0 as usize] as usize] = borrow;
         }
     }
 
@@ -278,17 +274,23 @@ impl LanePlayouts {
 /// adder, whose carry moves on to weight 2^(k+1). Counting `n` one-bit addends
 /// costs about 5 word operations each, against one operation per plane for a
 /// ripple-carry increment.
-#[derive(Default)]
-struct CarrySave {
+struct CarrySave<const P: usize> {
     /// Bit `k` set: `addend[k]` waits at weight 2^k.
     waiting: u32,
-    addend: [Lane; 32],
+    addend: [Lane; P],
 }
 
-impl CarrySave {
+impl<const P: usize> CarrySave<P> {
+    fn new() -> Self {
+        CarrySave {
+            waiting: 0,
+            addend: [NONE; P],
+        }
+    }
+
     /// Adds a one-bit-per-lane number to the counts in `planes`.
     #[inline(always)]
-    fn add(&mut self, planes: &mut [Lane], bit: Lane) {
+    fn add(&mut self, planes: &mut [Lane; P], bit: Lane) {
         let mut x = bit;
         for (k, plane) in planes.iter_mut().enumerate() {
             if self.waiting & (1 << k) == 0 {
@@ -307,7 +309,7 @@ impl CarrySave {
 
     /// Adds every waiting addend to `planes` (a ripple-carry increment each).
     #[inline(always)]
-    fn flush(&mut self, planes: &mut [Lane]) {
+    fn flush(&mut self, planes: &mut [Lane; P]) {
         while self.waiting != 0 {
             let k = self.waiting.trailing_zeros() as usize;
             self.waiting &= self.waiting - 1;
@@ -382,5 +384,30 @@ fn for_each_lane(lanes: &Lane, mut f: impl FnMut(usize)) {
             f(w * 64 + bits.trailing_zeros() as usize);
             bits &= bits - 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::TURNS;
+    use super::*;
+
+    /// More planes than the moves need make the same choices: lanes stepped
+    /// with 32 planes (the widest instance) and with the fewest stay equal.
+    #[test]
+    fn more_planes_choose_the_same() {
+        let game = crate::load(TURNS, &crate::LoadConfig::default())
+            .expect("the test game loads")
+            .game;
+        let mut fewest = LanePlayouts::new(Arc::clone(&game), 7, 0);
+        let mut widest = LanePlayouts::new(Arc::clone(&game), 7, 0);
+        for _ in 0..40 {
+            fewest.step_lanes(0);
+            widest.step_lanes(32);
+            assert_eq!(fewest.values, widest.values);
+            assert_eq!(fewest.moved, widest.moved);
+        }
+        assert_eq!(fewest.totals, widest.totals);
+        assert!(fewest.totals.playouts > 0, "no playout finished");
     }
 }
