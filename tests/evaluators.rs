@@ -133,6 +133,35 @@ fn lanes_make_the_scalar_drivers_moves() {
     }
 }
 
+/// A game of `cells` cells that two roles mark in turn, one each turn, until
+/// none is empty: the role to move has one legal move per empty cell.
+fn marking_game(cells: usize) -> String {
+    let mut kif = String::from("(role a) (role b) (init (control a))\n");
+    for c in 1..=cells {
+        kif.push_str(&format!("(init (cell {c} e)) "));
+    }
+    kif.push_str(
+        "(<= (legal ?r (mark ?c)) (true (control ?r)) (true (cell ?c e)))
+         (<= (legal a noop) (true (control b))) (<= (legal b noop) (true (control a)))
+         (<= (next (cell ?c ?r)) (does ?r (mark ?c)))
+         (<= (next (cell ?c ?x)) (true (cell ?c ?x)) (not (marked ?c)))
+         (<= (marked ?c) (does ?r (mark ?c)))
+         (<= (next (control a)) (true (control b))) (<= (next (control b)) (true (control a)))
+         (<= open (true (cell ?c e))) (<= terminal (not open))
+         (goal a 50) (goal b 50)",
+    );
+    kif
+}
+
+#[test]
+fn lanes_make_the_scalar_drivers_moves_among_hundreds() {
+    // 600 moves per role: counts of legal moves take two bytes (10 planes).
+    let loaded = load(&marking_game(600), &Default::default()).expect("the marking game loads");
+    let report = lanes_against_scalar(&loaded.game, 5, 40);
+    assert_eq!(report.first_difference, None);
+    assert_eq!(report.steps, report.playouts * 40);
+}
+
 #[test]
 fn playout_budget_runs_are_deterministic() {
     let (_, loaded) = games().into_iter().next().expect("the built-in game");
