@@ -7,7 +7,8 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use ggpnet::propnet::eval::lanes::LanePlayouts;
 use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::playout::{stream_rng, Playout, PlayoutTotals};
+use ggpnet::propnet::playout::{Playout, PlayoutTotals};
+use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{load, Move, StateMachine};
 use std::path::Path;
 use std::sync::Arc;
@@ -58,7 +59,7 @@ fn bench(c: &mut Criterion) {
             });
             c.bench_function(&format!("{name}/{kind}/playout"), |b| {
                 let mut playout = Playout::new(&machine);
-                let mut rng = stream_rng(1, 0);
+                let mut rng = Stream::new(1, 0);
                 let mut totals = PlayoutTotals::new(game.roles.len());
                 b.iter(|| playout.run(&mut machine, &mut rng, &mut totals, |_, _| {}))
             });

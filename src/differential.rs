@@ -4,7 +4,8 @@
 //! scalar playout driver, move by move, on the same random streams.
 
 use crate::propnet::eval::lanes::{LanePlayouts, LANES};
-use crate::propnet::playout::{stream_rng, Playout, PlayoutTotals};
+use crate::propnet::playout::{Playout, PlayoutTotals};
+use crate::propnet::random::Stream;
 use crate::propnet::{Game, Loaded, State, StateMachine};
 use ggpnet_reference::Reference;
 use rand::{Rng, SeedableRng};
@@ -152,7 +153,7 @@ pub fn lanes_against_scalar(game: &Arc<Game>, seed: u64, steps: usize) -> DiffRe
     let mut machine = StateMachine::new(Arc::clone(game));
     let mut playout = Playout::new(&machine);
     for (record, &lane) in seen.iter().zip(&CHECKED_LANES) {
-        let mut rng = stream_rng(seed, lane as u64);
+        let mut rng = Stream::new(seed, lane as u64);
         let mut scalar: Vec<(State, Option<Vec<u32>>)> = Vec::new();
         let mut totals = PlayoutTotals::new(game.roles.len());
         while scalar.len() < steps {

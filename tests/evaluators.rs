@@ -10,10 +10,9 @@
 
 use ggpnet::differential::lanes_against_scalar;
 use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::playout::{draw, monte_carlo, Budget, McConfig};
+use ggpnet::propnet::playout::{monte_carlo, Budget, McConfig};
+use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{load, Loaded, Move, StateMachine};
-use rand::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -73,7 +72,7 @@ fn sweep_and_differential_agree_along_random_playouts() {
         let mut sweep = StateMachine::with_evaluator(Arc::clone(&loaded.game), EvaluatorKind::Sweep);
         let mut differential =
             StateMachine::with_evaluator(Arc::clone(&loaded.game), EvaluatorKind::Differential);
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let mut rng = Stream::new(3, 0);
         let roles = sweep.roles().len();
         let mut steps = 0;
         for playout in 0..20 {
@@ -96,12 +95,12 @@ fn sweep_and_differential_agree_along_random_playouts() {
                     );
                     assert!(!legal.is_empty(), "{at}: role {role} has no legal move");
                     // A random legal move is the drawn entry of the legal list, in both.
-                    let expected = legal[draw(&mut rng.clone(), legal.len())];
+                    let expected = legal[rng.clone().draw(legal.len())];
                     for machine in [&mut sweep, &mut differential] {
                         let drawn = machine.random_legal_move(&state, role, &mut rng.clone());
                         assert_eq!(drawn, Some(expected), "{at}: random legal move of role {role}");
                     }
-                    joint.push(legal[rng.gen_range(0..legal.len())]);
+                    joint.push(legal[rng.draw(legal.len())]);
                 }
                 let next = sweep.next_state(&state, &joint).expect("legal joint move");
                 assert_eq!(

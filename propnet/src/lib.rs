@@ -12,6 +12,7 @@ pub mod machine;
 pub mod optimize;
 pub mod pipeline;
 pub mod playout;
+pub mod random;
 
 pub use circuit::{Circuit, NodeId, NodeKind};
 pub use machine::{Game, MachineError, Move, State, StateMachine};

@@ -6,8 +6,8 @@ use crate::circuit::Circuit;
 use crate::eval::{CompiledNet, Evaluator, EvaluatorKind, Scalar};
 use crate::layer::Layering;
 use crate::playout::random_input;
+use crate::random::Stream;
 use bitvec::vec::BitVec;
-use rand_xoshiro::Xoshiro256PlusPlus;
 use rustc_hash::FxHashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -237,15 +237,10 @@ impl StateMachine {
         out.extend(self.inputs.iter().map(|&m| Move(m)));
     }
 
-    /// A uniformly random legal move of `role` in `state`: [`draw`](crate::playout::draw) over its legal
+    /// A uniformly random legal move of `role` in `state`: [`Stream::draw`] over its legal
     /// moves in input order, as if taken from [`StateMachine::legal_moves`];
     /// `None` when it has none.
-    pub fn random_legal_move(
-        &mut self,
-        state: &State,
-        role: usize,
-        rng: &mut Xoshiro256PlusPlus,
-    ) -> Option<Move> {
+    pub fn random_legal_move(&mut self, state: &State, role: usize, rng: &mut Stream) -> Option<Move> {
         self.load(state);
         random_input(&self.eval, &self.game.net, role, rng).map(Move)
     }

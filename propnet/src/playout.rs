@@ -4,44 +4,17 @@
 use crate::eval::lanes::{LanePlayouts, LANES};
 use crate::eval::{CompiledNet, Evaluator, EvaluatorKind, Scalar};
 use crate::machine::{Game, Move, State, StateMachine};
-use rand::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
+use crate::random::Stream;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// The random generator of stream `stream` under `seed`: scalar playouts of
-/// thread `t` use stream `t`; lane `l` of thread `t` uses stream `t * LANES + l`.
-pub fn stream_rng(seed: u64, stream: u64) -> Xoshiro256PlusPlus {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    rng.jump();
-    // Mix the stream into the seed so different streams are unrelated sequences.
-    Xoshiro256PlusPlus::seed_from_u64(rng.gen::<u64>() ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15))
-}
-
-/// The index of a uniformly random one of `n` moves: `rng.gen_range(0..n)`, or 0
-/// without drawing when `n` is 1. Every driver chooses moves this way, so the
-/// same stream makes the same choices in each.
-#[inline]
-pub fn draw(rng: &mut Xoshiro256PlusPlus, n: usize) -> usize {
-    if n == 1 {
-        0
-    } else {
-        rng.gen_range(0..n)
-    }
-}
-
-/// A uniformly random legal input of `role` in the state `eval` holds: [`draw`]
+/// A uniformly random legal input of `role` in the state `eval` holds: [`Stream::draw`]
 /// over its legal inputs in input order; `None` when it has none.
 #[inline]
-pub fn random_input(
-    eval: &impl Evaluator,
-    net: &CompiledNet,
-    role: usize,
-    rng: &mut Xoshiro256PlusPlus,
-) -> Option<u32> {
+pub fn random_input(eval: &impl Evaluator, net: &CompiledNet, role: usize, rng: &mut Stream) -> Option<u32> {
     match eval.legal_count(role) {
         0 => None,
-        n => eval.nth_legal(net, role, draw(rng, n)),
+        n => eval.nth_legal(net, role, rng.draw(n)),
     }
 }
 
@@ -228,7 +201,7 @@ fn run_thread(game: &Arc<Game>, config: &McConfig, thread: u64, stop: Stop) -> P
         return lanes.totals().clone();
     }
     let mut machine = StateMachine::with_evaluator(Arc::clone(game), config.evaluator);
-    let mut rng = stream_rng(config.seed, thread);
+    let mut rng = Stream::new(config.seed, thread);
     let mut totals = PlayoutTotals::new(game.roles.len());
     let mut playout = Playout::new(&machine);
     while !stop.reached(&totals) {
@@ -266,14 +239,14 @@ impl Playout {
     }
 
     /// Plays one random playout from the initial state into `totals`: in every
-    /// non-terminal state each role in turn takes [`draw`] over its `n` legal
+    /// non-terminal state each role in turn takes [`Stream::draw`] over its `n` legal
     /// moves in input order. Calls `on_move` with each state left and the
     /// joint move played in it. A state where some role has no legal move abandons
     /// the playout.
     pub fn run(
         &mut self,
         machine: &mut StateMachine,
-        rng: &mut Xoshiro256PlusPlus,
+        rng: &mut Stream,
         totals: &mut PlayoutTotals,
         on_move: impl FnMut(&State, &[Move]),
     ) {
@@ -290,7 +263,7 @@ impl Playout {
         &mut self,
         eval: &mut impl Evaluator,
         game: &Game,
-        rng: &mut Xoshiro256PlusPlus,
+        rng: &mut Stream,
         totals: &mut PlayoutTotals,
         mut on_move: impl FnMut(&State, &[Move]),
     ) {

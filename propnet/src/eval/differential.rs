@@ -1167,7 +1167,7 @@ mod tests {
         let mut sweep =
             crate::StateMachine::with_evaluator(Arc::clone(&loaded.game), crate::eval::EvaluatorKind::Sweep);
         let mut differential = crate::StateMachine::new(Arc::clone(&loaded.game));
-        let mut rng = <rand_xoshiro::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(5);
+        let mut rng = crate::random::Stream::new(5, 0);
         for _ in 0..20 {
             let mut state = sweep.initial_state();
             while !sweep.is_terminal(&state) {

@@ -8,8 +8,8 @@
 use super::compiled::{CompiledNet, Gate};
 use super::{run_steps, GateValue};
 use crate::machine::{Game, Move, State};
-use crate::playout::{draw, stream_rng, PlayoutTotals};
-use rand_xoshiro::Xoshiro256PlusPlus;
+use crate::playout::PlayoutTotals;
+use crate::random::{Block, Stream};
 use std::sync::Arc;
 
 /// Words per lane vector.
@@ -30,7 +30,8 @@ pub struct LanePlayouts {
     values: Vec<Lane>,
     /// The next value of every base, before the bases are overwritten.
     next: Vec<Lane>,
-    rngs: Vec<Xoshiro256PlusPlus>,
+    /// The lanes' random streams, eight to a block.
+    streams: Vec<Block>,
     depths: Vec<u64>,
     /// Per role, the best goal of the lane being finished.
     goal_scratch: Vec<Option<i64>>,
@@ -42,7 +43,7 @@ pub struct LanePlayouts {
 }
 
 impl LanePlayouts {
-    /// Lanes over `game`; lane `l` draws from `stream_rng(seed, first_stream + l)`.
+    /// Lanes over `game`; lane `l` draws from `Stream::new(seed, first_stream + l)`.
     pub fn new(game: Arc<Game>, seed: u64, first_stream: u64) -> LanePlayouts {
         let net = Arc::clone(&game.net);
         let roles = game.roles.len();
@@ -50,8 +51,12 @@ impl LanePlayouts {
         let mut lanes = LanePlayouts {
             values: vec![NONE; net.slots],
             next: vec![NONE; net.base_slots.len()],
-            rngs: (0..LANES as u64)
-                .map(|l| stream_rng(seed, first_stream + l))
+            streams: (0..LANES as u64 / 8)
+                .map(|b| {
+                    Block::new(std::array::from_fn(|i| {
+                        Stream::new(seed, first_stream + 8 * b + i as u64)
+                    }))
+                })
                 .collect(),
             depths: vec![0; LANES],
             moved: NONE,
@@ -111,18 +116,19 @@ impl LanePlayouts {
             unsafe { self.step_avx512() };
             return;
         }
-        self.step_lanes(0);
+        self.step_lanes::<false>(0);
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
     unsafe fn step_avx512(&mut self) {
-        self.step_lanes(0)
+        self.step_lanes::<true>(0)
     }
 
-    /// [`Self::step`], choosing moves with at least `fewest_planes` planes.
+    /// [`Self::step`], choosing moves with at least `fewest_planes` planes;
+    /// `WIDE`: in 512-bit registers (the CPU must have AVX-512F).
     #[inline(always)]
-    fn step_lanes(&mut self, fewest_planes: u32) {
+    fn step_lanes<const WIDE: bool>(&mut self, fewest_planes: u32) {
         let net = Arc::clone(&self.net);
         self.evaluate(0, net.state_steps);
         self.totals.nodes += LANES as u64;
@@ -130,7 +136,7 @@ impl LanePlayouts {
         self.finish_playouts(&terminal);
         let mut active = not(&terminal);
         for role in 0..self.game.roles.len() {
-            self.choose(role, &mut active, fewest_planes);
+            self.choose::<WIDE>(role, &mut active, fewest_planes);
         }
         self.moved = active;
         self.evaluate(net.state_steps, net.steps.len());
@@ -181,26 +187,26 @@ impl LanePlayouts {
     /// of the instances below that hold the count of the role's moves, and at
     /// least `fewest_planes` (more planes than needed count and select the same).
     #[inline(always)]
-    fn choose(&mut self, role: usize, active: &mut Lane, fewest_planes: u32) {
+    fn choose<const WIDE: bool>(&mut self, role: usize, active: &mut Lane, fewest_planes: u32) {
         match fewest_planes.max(usize::BITS - self.game.role_moves[role].len().leading_zeros()) {
-            0..=1 => self.choose_in::<1>(role, active),
-            2 => self.choose_in::<2>(role, active),
-            3 => self.choose_in::<3>(role, active),
-            4 => self.choose_in::<4>(role, active),
-            5 => self.choose_in::<5>(role, active),
-            6 => self.choose_in::<6>(role, active),
-            7 => self.choose_in::<7>(role, active),
-            8 => self.choose_in::<8>(role, active),
-            9..=10 => self.choose_in::<10>(role, active),
-            11..=12 => self.choose_in::<12>(role, active),
-            13..=16 => self.choose_in::<16>(role, active),
-            _ => self.choose_in::<32>(role, active),
+            0..=1 => self.choose_in::<1, WIDE>(role, active),
+            2 => self.choose_in::<2, WIDE>(role, active),
+            3 => self.choose_in::<3, WIDE>(role, active),
+            4 => self.choose_in::<4, WIDE>(role, active),
+            5 => self.choose_in::<5, WIDE>(role, active),
+            6 => self.choose_in::<6, WIDE>(role, active),
+            7 => self.choose_in::<7, WIDE>(role, active),
+            8 => self.choose_in::<8, WIDE>(role, active),
+            9..=10 => self.choose_in::<10, WIDE>(role, active),
+            11..=12 => self.choose_in::<12, WIDE>(role, active),
+            13..=16 => self.choose_in::<16, WIDE>(role, active),
+            _ => self.choose_in::<32, WIDE>(role, active),
         }
     }
 
     /// [`Self::choose`] with `P` planes.
     #[inline(always)]
-    fn choose_in<const P: usize>(&mut self, role: usize, active: &mut Lane) {
+    fn choose_in<const P: usize, const WIDE: bool>(&mut self, role: usize, active: &mut Lane) {
         let net = Arc::clone(&self.net);
         let game = Arc::clone(&self.game);
         let moves = &game.role_moves[role];
@@ -229,17 +235,30 @@ impl LanePlayouts {
                 self.totals.abandoned += 1;
                 self.depths[lane] = 0;
             }
-            let mut bits = active[w] & high;
-            let counts: [u64; P] = std::array::from_fn(|p| planes[p][w]);
+            // Eight lanes at a time: their counts from the planes, their ranks
+            // drawn side by side, the ranks back into the planes.
+            let drawing = active[w] & high;
             let mut ranks = [0u64; P];
-            while bits != 0 {
-                let bit = bits.trailing_zeros();
-                bits &= bits - 1;
-                let lane = w * 64 + bit as usize;
-                let count = (0..P).fold(0usize, |n, p| n | (((counts[p] >> bit) & 1) as usize) << p);
-                let rank = draw(&mut self.rngs[lane], count);
-                for (p, word) in ranks.iter_mut().enumerate() {
-                    *word |= (((rank >> p) & 1) as u64) << bit;
+            for group in 0..8 {
+                let lanes = ((drawing >> (8 * group)) & 0xFF) as u8;
+                if lanes == 0 {
+                    continue;
+                }
+                let counts: [u8; P] = std::array::from_fn(|p| (planes[p][w] >> (8 * group)) as u8);
+                let block = &mut self.streams[w * 8 + group];
+                let drawn = if WIDE {
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: `WIDE` only when the CPU has AVX-512F.
+                    unsafe {
+                        block.draw_sliced_avx512(lanes, &counts)
+                    }
+                    #[cfg(not(target_arch = "x86_64"))]
+                    unreachable!("512-bit lanes on x86-64 only")
+                } else {
+                    block.draw_sliced(lanes, &counts)
+                };
+                for (rank, bits) in ranks.iter_mut().zip(drawn) {
+                    *rank |= u64::from(bits) << (8 * group);
                 }
             }
             for (plane, &rank) in planes.iter_mut().zip(&ranks) {
@@ -393,7 +412,9 @@ mod tests {
     use super::*;
 
     /// More planes than the moves need make the same choices: lanes stepped
-    /// with 32 planes (the widest instance) and with the fewest stay equal.
+    /// with 32 planes (the widest instance, without 512-bit registers) and as
+    /// `step` does (the fewest planes, in 512-bit registers where the CPU has
+    /// them) stay equal.
     #[test]
     fn more_planes_choose_the_same() {
         let game = crate::load(TURNS, &crate::LoadConfig::default())
@@ -402,8 +423,8 @@ mod tests {
         let mut fewest = LanePlayouts::new(Arc::clone(&game), 7, 0);
         let mut widest = LanePlayouts::new(Arc::clone(&game), 7, 0);
         for _ in 0..40 {
-            fewest.step_lanes(0);
-            widest.step_lanes(32);
+            fewest.step();
+            widest.step_lanes::<false>(32);
             assert_eq!(fewest.values, widest.values);
             assert_eq!(fewest.moved, widest.moved);
         }

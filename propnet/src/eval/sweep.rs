@@ -887,7 +887,7 @@ mod tests {
         let mut sweep =
             crate::StateMachine::with_evaluator(Arc::clone(&loaded.game), super::super::EvaluatorKind::Sweep);
         let mut differential = crate::StateMachine::new(Arc::clone(&loaded.game));
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+        let mut rng = crate::random::Stream::new(9, 0);
         for _ in 0..30 {
             let mut state = sweep.initial_state();
             while !sweep.is_terminal(&state) {

@@ -1,0 +1,319 @@
+//! The random streams that choose playouts' moves: xoshiro256++ (Blackman and
+//! Vigna), seeded through SplitMix64, and draws below a bound by Lemire's
+//! multiply-and-reject method, which is exact (every rank equally likely) and
+//! rejects a draw with probability below `n / 2^64`. [`Block`] holds eight
+//! streams side by side and draws for them at once, with the same results as
+//! each stream drawing alone.
+
+/// One random stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stream {
+    state: [u64; 4],
+}
+
+/// The golden-ratio increment of SplitMix64, also used to spread stream numbers.
+const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// Next output of the SplitMix64 generator at `state`.
+fn split_mix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(GOLDEN);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl Stream {
+    /// Stream number `stream` under `seed`: scalar playouts of thread `t` use
+    /// stream `t`; lane `l` of thread `t` uses stream `t * LANES + l`.
+    pub fn new(seed: u64, stream: u64) -> Stream {
+        let mut mix = seed;
+        let mut state = split_mix(&mut mix) ^ stream.wrapping_mul(GOLDEN);
+        Stream {
+            state: std::array::from_fn(|_| split_mix(&mut state)),
+        }
+    }
+
+    /// The next 64 random bits.
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        let [s0, s1, s2, s3] = self.state;
+        let result = s0.wrapping_add(s3).rotate_left(23).wrapping_add(s0);
+        let t = s1 << 17;
+        let s2 = s2 ^ s0;
+        let s3 = s3 ^ s1;
+        self.state = [s0 ^ s3, s1 ^ s2, s2 ^ t, s3.rotate_left(45)];
+        result
+    }
+
+    /// A uniformly random number below `n` (at least 1), or 0 without drawing
+    /// when `n` is 1. Every driver chooses moves this way, so the same stream
+    /// makes the same choices in each.
+    #[inline]
+    pub fn draw(&mut self, n: usize) -> usize {
+        debug_assert!(n >= 1);
+        if n == 1 {
+            return 0;
+        }
+        loop {
+            if let Some(rank) = accept(self.next_u64(), n as u64) {
+                return rank as usize;
+            }
+        }
+    }
+}
+
+/// Lemire's test of 64 random bits `v` for a rank below `n`: the high word of
+/// `v * n`, unless the low word falls in the `2^64 mod n` values that would
+/// favour some ranks.
+#[inline]
+fn accept(v: u64, n: u64) -> Option<u64> {
+    let product = u128::from(v) * u128::from(n);
+    let low = product as u64;
+    if low < n && low < n.wrapping_neg() % n {
+        return None;
+    }
+    Some((product >> 64) as u64)
+}
+
+/// Eight streams side by side, each of the four state words of the eight in
+/// one array, so that a draw for all eight is a few operations on 512 bits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    state: [[u64; 8]; 4],
+}
+
+impl Block {
+    /// The streams `streams`, side by side.
+    pub fn new(streams: [Stream; 8]) -> Block {
+        Block {
+            state: std::array::from_fn(|k| std::array::from_fn(|i| streams[i].state[k])),
+        }
+    }
+
+    /// Stream `i` of the block as it is now.
+    pub fn stream(&self, i: usize) -> Stream {
+        Stream {
+            state: std::array::from_fn(|k| self.state[k][i]),
+        }
+    }
+
+    fn set_stream(&mut self, i: usize, stream: &Stream) {
+        for k in 0..4 {
+            self.state[k][i] = stream.state[k];
+        }
+    }
+
+    /// For each stream `i` whose bit is set in `drawing`, [`Stream::draw`] below
+    /// `counts[i]` (at least 2, below 2^32); the other streams do not move and
+    /// their ranks are 0.
+    pub fn draw(&mut self, drawing: u8, counts: &[u64; 8]) -> [u64; 8] {
+        std::array::from_fn(|i| {
+            if (drawing >> i) & 1 == 0 {
+                return 0;
+            }
+            let mut stream = self.stream(i);
+            let rank = stream.draw(counts[i] as usize) as u64;
+            self.set_stream(i, &stream);
+            rank
+        })
+    }
+
+    /// [`Block::draw`] with the counts and the ranks bit-sliced: bit `i` of
+    /// `counts[p]` is bit `p` of stream `i`'s count, and likewise the ranks.
+    #[inline(always)]
+    pub fn draw_sliced<const P: usize>(&mut self, drawing: u8, counts: &[u8; P]) -> [u8; P] {
+        let mut whole = [0u64; 8];
+        for (p, &bits) in counts.iter().enumerate() {
+            for (i, count) in whole.iter_mut().enumerate() {
+                *count |= u64::from((bits >> i) & 1) << p;
+            }
+        }
+        let ranks = self.draw(drawing, &whole);
+        std::array::from_fn(|p| (0..8).fold(0, |bits, i| bits | (((ranks[i] >> p) & 1) as u8) << i))
+    }
+
+    /// [`Block::draw_sliced`] in 512-bit registers: a few dozen instructions
+    /// for the eight streams.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    pub unsafe fn draw_sliced_avx512<const P: usize>(&mut self, drawing: u8, counts: &[u8; P]) -> [u8; P] {
+        use std::arch::x86_64::*;
+        let mut n = _mm512_setzero_si512();
+        for (p, &bits) in counts.iter().enumerate() {
+            n = _mm512_mask_or_epi64(n, bits, n, _mm512_set1_epi64(1 << p));
+        }
+        let load = |k: usize| unsafe { _mm512_loadu_si512(self.state[k].as_ptr().cast()) };
+        let (s0, s1, s2, s3) = (load(0), load(1), load(2), load(3));
+        let v = _mm512_add_epi64(_mm512_rol_epi64::<23>(_mm512_add_epi64(s0, s3)), s0);
+        let t = _mm512_slli_epi64::<17>(s1);
+        let (x2, x3) = (_mm512_xor_si512(s2, s0), _mm512_xor_si512(s3, s1));
+        let next = [
+            _mm512_xor_si512(s0, x3),
+            _mm512_xor_si512(s1, x2),
+            _mm512_xor_si512(x2, t),
+            _mm512_rol_epi64::<45>(x3),
+        ];
+        for (k, word) in next.into_iter().enumerate() {
+            _mm512_mask_storeu_epi64(self.state[k].as_mut_ptr().cast(), drawing, word);
+        }
+        // `v * n` from 32-bit halves (n is below 2^32): the low word, and the high word.
+        let low_part = _mm512_mul_epu32(v, n);
+        let high_part = _mm512_mul_epu32(_mm512_srli_epi64::<32>(v), n);
+        let low = _mm512_add_epi64(low_part, _mm512_slli_epi64::<32>(high_part));
+        let mut rank =
+            _mm512_srli_epi64::<32>(_mm512_add_epi64(high_part, _mm512_srli_epi64::<32>(low_part)));
+        let mut unsure = _mm512_mask_cmplt_epu64_mask(drawing, low, n);
+        if unsure != 0 {
+            // A low word below `n` needs Lemire's exact test (probability below 2^-32).
+            let mut v_words = [0u64; 8];
+            let mut n_words = [0u64; 8];
+            let mut rank_words = [0u64; 8];
+            _mm512_storeu_si512(v_words.as_mut_ptr().cast(), v);
+            _mm512_storeu_si512(n_words.as_mut_ptr().cast(), n);
+            _mm512_storeu_si512(rank_words.as_mut_ptr().cast(), rank);
+            while unsure != 0 {
+                let i = unsure.trailing_zeros() as usize;
+                unsure &= unsure - 1;
+                let mut stream = self.stream(i);
+                rank_words[i] = match accept(v_words[i], n_words[i]) {
+                    Some(rank) => rank,
+                    None => stream.draw(n_words[i] as usize) as u64,
+                };
+                self.set_stream(i, &stream);
+            }
+            rank = _mm512_loadu_si512(rank_words.as_ptr().cast());
+        }
+        rank = _mm512_maskz_mov_epi64(drawing, rank);
+        std::array::from_fn(|p| _mm512_test_epi64_mask(rank, _mm512_set1_epi64(1 << p)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reference output of xoshiro256++ from state [1, 2, 3, 4], as its
+    /// authors' C code computes it.
+    #[test]
+    fn xoshiro_matches_the_reference_output() {
+        let mut stream = Stream { state: [1, 2, 3, 4] };
+        let outputs: Vec<u64> = (0..4).map(|_| stream.next_u64()).collect();
+        assert_eq!(
+            outputs,
+            [
+                41_943_041,
+                58_720_359,
+                3_588_806_011_781_223,
+                3_591_011_842_654_386
+            ]
+        );
+    }
+
+    /// The same outputs as rand_xoshiro's implementation from the same state.
+    #[test]
+    fn xoshiro_matches_rand_xoshiro() {
+        use rand::{RngCore, SeedableRng};
+        let state = [0x0123_4567_89AB_CDEF, 42, u64::MAX, 7];
+        let mut seed = [0u8; 32];
+        for (k, word) in state.iter().enumerate() {
+            seed[8 * k..8 * k + 8].copy_from_slice(&word.to_le_bytes());
+        }
+        let mut theirs = rand_xoshiro::Xoshiro256PlusPlus::from_seed(seed);
+        let mut ours = Stream { state };
+        for _ in 0..1000 {
+            assert_eq!(ours.next_u64(), theirs.next_u64());
+        }
+    }
+
+    #[test]
+    fn streams_differ() {
+        let first: Vec<u64> = (0..3).map(|s| Stream::new(1, s).next_u64()).collect();
+        assert!(first[0] != first[1] && first[1] != first[2] && first[0] != first[2]);
+        assert_ne!(Stream::new(1, 0), Stream::new(2, 0));
+    }
+
+    #[test]
+    fn lemire_rejects_exactly_the_biased_low_words() {
+        // 2^64 mod 3 = 1: a low word of 0 is rejected, every other accepted.
+        assert_eq!(accept(0, 3), None);
+        assert_eq!(accept(1, 3), Some(0));
+        assert_eq!(accept(u64::MAX, 3), Some(2));
+        // Powers of two reject nothing.
+        assert_eq!(accept(0, 4), Some(0));
+    }
+
+    #[test]
+    fn draws_are_below_the_bound_and_cover_it() {
+        let mut stream = Stream::new(3, 0);
+        let mut seen = [0u32; 7];
+        for _ in 0..7000 {
+            seen[stream.draw(7)] += 1;
+        }
+        assert!(seen.iter().all(|&k| k > 800), "{seen:?}");
+        assert_eq!(stream.draw(1), 0);
+    }
+
+    /// Both sliced draws of a block draw what its plain draw does.
+    #[test]
+    fn sliced_draws_are_plain_draws() {
+        let mut streams: [Stream; 8] = std::array::from_fn(|i| Stream::new(4, i as u64));
+        // Their first draws need the exact test (see below).
+        streams[2].state = [0, 5, 6, 0];
+        streams[6].state = [0, 7, 8, 0];
+        let (mut plain, mut sliced) = (Block::new(streams.clone()), Block::new(streams));
+        #[cfg(target_arch = "x86_64")]
+        let mut wide = std::arch::is_x86_feature_detected!("avx512f").then(|| plain.clone());
+        for round in 0..300u64 {
+            let drawing = (round as u8).wrapping_mul(91) | 0b0100_0101;
+            let counts: [u64; 8] = std::array::from_fn(|i| 2 + (round * 11 + i as u64 * 5) % 1000);
+            let ranks = plain.draw(drawing, &counts);
+            let sliced_counts: [u8; 10] =
+                std::array::from_fn(|p| (0..8).fold(0, |b, i| b | (((counts[i] >> p) & 1) as u8) << i));
+            let expected: [u8; 10] =
+                std::array::from_fn(|p| (0..8).fold(0, |b, i| b | (((ranks[i] >> p) & 1) as u8) << i));
+            assert_eq!(
+                sliced.draw_sliced(drawing, &sliced_counts),
+                expected,
+                "round {round}"
+            );
+            #[cfg(target_arch = "x86_64")]
+            if let Some(wide) = &mut wide {
+                // SAFETY: the CPU has AVX-512F.
+                let drawn = unsafe { wide.draw_sliced_avx512(drawing, &sliced_counts) };
+                assert_eq!(drawn, expected, "round {round}, AVX-512");
+                assert_eq!(wide, &plain);
+            }
+            assert_eq!(sliced, plain);
+        }
+    }
+
+    /// A block draws what its streams would alone, including after a low word
+    /// that needs the exact test (a state whose first and last words are 0
+    /// gives 0 random bits next).
+    #[test]
+    fn blocks_draw_as_their_streams_do() {
+        let mut streams: [Stream; 8] = std::array::from_fn(|i| Stream::new(9, i as u64));
+        streams[3].state = [0, 5, 6, 0];
+        streams[5].state = [0, 7, 8, 0];
+        let mut block = Block::new(streams.clone());
+        for round in 0..200u64 {
+            let drawing = (round as u8).wrapping_mul(37) | 0b0010_1000;
+            let counts: [u64; 8] = std::array::from_fn(|i| 2 + (round * 7 + i as u64 * 13) % 300);
+            let ranks = block.draw(drawing, &counts);
+            for i in 0..8 {
+                let expected = if (drawing >> i) & 1 != 0 {
+                    streams[i].draw(counts[i] as usize) as u64
+                } else {
+                    0
+                };
+                assert_eq!(ranks[i], expected, "round {round}, stream {i}");
+                assert_eq!(block.stream(i), streams[i], "round {round}, stream {i}");
+            }
+        }
+    }
+}
