@@ -138,6 +138,11 @@ pub(crate) struct Plan {
     guard_index: Vec<u32>,
     /// The slot of each guard.
     guard_slots: Vec<u32>,
+    /// The index of each slot's guard, or [`NONE`].
+    guarded_by: Vec<u32>,
+    /// Where each guard's ready list starts in [`Ready::listed`], with room
+    /// for every evaluated `and` it guards.
+    list_starts: Vec<u32>,
     /// The legality bits of each lazy slot: `lazy_bits[lazy_offsets[s]..lazy_offsets[s + 1]]`.
     lazy_offsets: Vec<u32>,
     lazy_bits: Vec<u32>,
@@ -210,6 +215,17 @@ impl Plan {
         let lazy: Vec<bool> = (0..net.slots)
             .map(|s| legal_only[s] && guard_of[s] != NONE)
             .collect();
+        let guarded_by: Vec<u32> = guard_of
+            .iter()
+            .map(|&g| if g == NONE { NONE } else { guard_index[g as usize] })
+            .collect();
+        let mut list_starts = vec![0u32; guard_slots.len() + 1];
+        for s in (0..net.slots).filter(|&s| guarded_by[s] != NONE && !lazy[s]) {
+            list_starts[guarded_by[s] as usize + 1] += 1;
+        }
+        for g in 0..guard_slots.len() {
+            list_starts[g + 1] += list_starts[g];
+        }
         let mut guard_words = vec![(usize::MAX, 0); guard_slots.len()];
         for s in (0..net.slots).filter(|&s| lazy[s]) {
             let words = &mut guard_words[guard_index[guard_of[s] as usize] as usize];
@@ -318,6 +334,8 @@ impl Plan {
             guard_of,
             guard_index,
             guard_slots,
+            guarded_by,
+            list_starts,
             lazy_offsets,
             lazy_bits,
             role_words,
@@ -548,9 +566,11 @@ impl PendingSlots<'_> {
 /// `and`s that are evaluated, as legality bits for the lazy ones.
 #[derive(Clone, Debug)]
 struct Ready {
-    /// Per guard, its evaluated `and`s whose other inputs are all true.
-    lists: Vec<Vec<u32>>,
-    /// Position of each listed `and` in its list, or [`NONE`].
+    /// Per guard `g`, its evaluated `and`s whose other inputs are all true:
+    /// `listed[list_starts[g]..list_starts[g] + lengths[g]]` (see [`Plan::list_starts`]).
+    listed: Vec<u32>,
+    lengths: Vec<u32>,
+    /// Position of each listed `and` in `listed`, or [`NONE`].
     at: Vec<u32>,
     /// Per guard, the flat legality set of its lazy `and`s whose other inputs are
     /// all true; these sets and the evaluated slots' legality are disjoint.
@@ -571,12 +591,19 @@ impl Ready {
         }
     }
 
+    /// Guard `guard`'s evaluated `and`s whose other inputs are all true.
+    fn list(&self, plan: &Plan, guard: usize) -> &[u32] {
+        let start = plan.list_starts[guard] as usize;
+        &self.listed[start..start + self.lengths[guard] as usize]
+    }
+
     /// Guarded `and` `slot`'s other inputs became all true, or stopped being. A
     /// lazy one's legality bits also flip in `legal` while its guard is true.
+    #[inline(always)]
     fn toggle(&mut self, plan: &Plan, counter: Counter, slot: u32, legal: &mut [u64], guard_true: bool) {
-        let guard = plan.guard_index[plan.guard_of[slot as usize] as usize] as usize;
+        let s = slot as usize;
+        let guard = plan.guarded_by[s] as usize;
         if counter.has(LAZY) {
-            let s = slot as usize;
             let base = guard * plan.legal_words();
             for &bit in &plan.lazy_bits[plan.lazy_offsets[s] as usize..plan.lazy_offsets[s + 1] as usize] {
                 let (word, mask) = (bit as usize >> 6, 1u64 << (bit & 63));
@@ -587,19 +614,21 @@ impl Ready {
             }
             return;
         }
-        let list = &mut self.lists[guard];
-        match self.at[slot as usize] {
+        let start = plan.list_starts[guard];
+        let length = &mut self.lengths[guard];
+        match self.at[s] {
             NONE => {
-                self.at[slot as usize] = list.len() as u32;
-                list.push(slot);
+                let at = start + *length;
+                self.listed[at as usize] = slot;
+                self.at[s] = at;
+                *length += 1;
             }
             at => {
-                let last = list.pop().expect("a listed and");
-                if last != slot {
-                    list[at as usize] = last;
-                    self.at[last as usize] = at;
-                }
-                self.at[slot as usize] = NONE;
+                *length -= 1;
+                let last = self.listed[(start + *length) as usize];
+                self.listed[at as usize] = last;
+                self.at[last as usize] = at;
+                self.at[s] = NONE;
             }
         }
     }
@@ -625,7 +654,8 @@ impl Values {
     /// build every vector anew.
     fn restore_from(&mut self, source: &Values) {
         self.counters.clone_from(&source.counters);
-        self.ready.lists.clone_from(&source.ready.lists);
+        self.ready.listed.clone_from(&source.ready.listed);
+        self.ready.lengths.clone_from(&source.ready.lengths);
         self.ready.at.clone_from(&source.ready.at);
         self.ready.legal.clone_from(&source.ready.legal);
         self.next.clone_from(&source.next);
@@ -663,7 +693,8 @@ impl Differential {
         run_steps(&net.steps, &mut values, false, &*net);
         let legal_words = plan.legal_words();
         let mut ready = Ready {
-            lists: vec![Vec::new(); plan.guard_slots.len()],
+            listed: vec![NONE; plan.list_starts.last().copied().unwrap_or(0) as usize],
+            lengths: vec![0; plan.guard_slots.len()],
             at: vec![NONE; net.slots],
             legal: vec![0; plan.guard_slots.len() * legal_words],
         };
@@ -878,12 +909,12 @@ impl Propagation<'_> {
     /// Guarded `and` `target`'s other inputs became all true, or stopped being:
     /// it joins or leaves its guard's ready list (or lazy legality), and is
     /// re-evaluated if its guard is true and it is not lazy.
-    #[cold]
     #[inline(never)]
     fn guarded_crossed(&mut self, target: u32) {
         let plan = self.plan;
         let c = self.counters[target as usize];
-        let guard_true = self.counters[plan.guard_of[target as usize] as usize].value();
+        let guard = plan.guard_slots[plan.guarded_by[target as usize] as usize];
+        let guard_true = self.counters[guard as usize].value();
         self.ready.toggle(plan, c, target, self.legal, guard_true);
         // The guard decides: a false one keeps the `and` false.
         if !c.has(LAZY) && guard_true {
@@ -897,7 +928,7 @@ impl Propagation<'_> {
     #[inline(never)]
     fn guard_changed(&mut self, slot: usize) {
         let guard = self.plan.guard_index[slot] as usize;
-        for &and in &self.ready.lists[guard] {
+        for &and in self.ready.list(self.plan, guard) {
             self.pending.mark(and);
         }
         self.ready.guard_changed(self.plan, guard, self.legal);
