@@ -33,6 +33,10 @@ pub struct LanePlayouts {
     /// The lanes' random streams, eight to a block.
     streams: Vec<Block>,
     depths: Vec<u64>,
+    /// The moves walked in the last step (legal in some active lane), whose
+    /// inputs hold its choices: the first `walked` of them.
+    walk: Vec<u32>,
+    walked: usize,
     /// Per role, the best goal of the lane being finished.
     goal_scratch: Vec<Option<i64>>,
     /// Lanes that played a move in the last step.
@@ -59,6 +63,8 @@ impl LanePlayouts {
                 })
                 .collect(),
             depths: vec![0; LANES],
+            walk: vec![0; game.role_moves.iter().map(Vec::len).sum()],
+            walked: 0,
             moved: NONE,
             goal_scratch: Vec::new(),
             totals: PlayoutTotals::new(roles),
@@ -135,6 +141,9 @@ impl LanePlayouts {
         let terminal = self.values[net.terminal_slot as usize];
         self.finish_playouts(&terminal);
         let mut active = not(&terminal);
+        for &m in &self.walk[..std::mem::take(&mut self.walked)] {
+            self.values[net.input_slots[m as usize] as usize] = NONE;
+        }
         for role in 0..self.game.roles.len() {
             self.choose::<WIDE>(role, &mut active, fewest_planes);
         }
@@ -200,6 +209,7 @@ impl LanePlayouts {
             9..=10 => self.choose_in::<10, WIDE>(role, active),
             11..=12 => self.choose_in::<12, WIDE>(role, active),
             13..=16 => self.choose_in::<16, WIDE>(role, active),
+            17..=20 => self.choose_in::<20, WIDE>(role, active),
             _ => self.choose_in::<32, WIDE>(role, active),
         }
     }
@@ -213,9 +223,19 @@ impl LanePlayouts {
         let legal_of = |values: &[Lane], m: &Move| values[net.legal_slots[m.0 as usize] as usize];
         let mut planes = [NONE; P];
         let mut waiting = CarrySave::<P>::new();
+        // Only the moves legal in some active lane are counted and walked
+        // (in games of thousands of moves, a few of them).
+        let first_walked = self.walked;
+        let mut walked = first_walked;
         for m in moves {
-            waiting.add(&mut planes, and(&legal_of(&self.values, m), active));
+            let legal = and(&legal_of(&self.values, m), active);
+            if legal != NONE {
+                waiting.add(&mut planes, legal);
+                self.walk[walked] = m.0;
+                walked += 1;
+            }
         }
+        self.walked = walked;
         waiting.flush(&mut planes);
         // Per word of 64 lanes: read each lane's count, draw its rank, write the ranks back.
         let mut abandoned = NONE;
@@ -271,14 +291,14 @@ impl LanePlayouts {
         // which is the borrow out of the top plane: that is the move's input.
         // Once below zero a rank never borrows out again (it stays above
         // -2^P), so no lane is taken out of the walk and the walk has no branch.
-        for m in moves {
-            let mut borrow = and(&legal_of(&self.values, m), active);
+        for &m in &self.walk[first_walked..self.walked] {
+            let mut borrow = and(&legal_of(&self.values, &Move(m)), active);
             for plane in &mut planes {
                 let next_borrow = and(&borrow, &not(plane));
                 *plane = xor(plane, &borrow);
                 borrow = next_borrow;
             }
-            self.values[net.input_slots[m.0 as usize] as usize] = borrow;
+            self.values[net.input_slots[m as usize] as usize] = borrow;
         }
     }
 
