@@ -237,14 +237,14 @@ impl LanePlayouts {
         }
         self.walked = walked;
         waiting.flush(&mut planes);
-        // Per word of 64 lanes: read each lane's count, draw its rank, write the ranks back.
+        // Per word of 64 lanes: each lane's rank drawn below its count, into the planes.
         let mut abandoned = NONE;
         for w in 0..LANE_WORDS {
             if active[w] == 0 {
                 continue;
             }
             // Lanes with one legal move take it without a draw (rank 0); lanes with
-            // none are abandoned; only the others read their count one by one.
+            // none are abandoned; only the others draw.
             let low = planes[0][w];
             let high = planes[1..].iter().fold(0, |acc, plane| acc | plane[w]);
             let mut empty = active[w] & !(low | high);
