@@ -5,8 +5,8 @@
 //! input order), evaluates the move part, and loads the next
 //! states; a lane that reached a terminal state restarts from the initial state.
 
-use super::compiled::{CompiledNet, Gate};
-use super::{run_steps, GateValue};
+use super::compiled::{CompiledNet, Gate, Step};
+use super::{fixpoint, GateValue};
 use crate::machine::{Game, Move, State};
 use crate::playout::PlayoutTotals;
 use crate::random::{Block, Stream};
@@ -27,6 +27,9 @@ const ALL: Lane = [!0; LANE_WORDS];
 pub struct LanePlayouts {
     game: Arc<Game>,
     net: Arc<CompiledNet>,
+    /// The state-only part and the move part, as runs of like gates.
+    state_part: Program,
+    move_part: Program,
     values: Vec<Lane>,
     /// The next value of every base, before the bases are overwritten.
     next: Vec<Lane>,
@@ -53,6 +56,8 @@ impl LanePlayouts {
         let roles = game.roles.len();
         let initial: Vec<bool> = game.initial.0.iter().by_vals().collect();
         let mut lanes = LanePlayouts {
+            state_part: Program::new(&net, &net.steps[..net.state_steps]),
+            move_part: Program::new(&net, &net.steps[net.state_steps..]),
             values: vec![NONE; net.slots],
             next: vec![NONE; net.base_slots.len()],
             streams: (0..LANES as u64 / 8)
@@ -136,7 +141,7 @@ impl LanePlayouts {
     #[inline(always)]
     fn step_lanes<const WIDE: bool>(&mut self, fewest_planes: u32) {
         let net = Arc::clone(&self.net);
-        self.evaluate(0, net.state_steps);
+        self.state_part.run(&net, &mut self.values);
         self.totals.nodes += LANES as u64;
         let terminal = self.values[net.terminal_slot as usize];
         self.finish_playouts(&terminal);
@@ -148,7 +153,7 @@ impl LanePlayouts {
             self.choose::<WIDE>(role, &mut active, fewest_planes);
         }
         self.moved = active;
-        self.evaluate(net.state_steps, net.steps.len());
+        self.move_part.run(&net, &mut self.values);
         // Read every next value before writing any base: a next value may be a base.
         let restart = not(&active);
         for (b, &next) in net.next_slots.iter().enumerate() {
@@ -301,11 +306,6 @@ impl LanePlayouts {
             self.values[net.input_slots[m as usize] as usize] = borrow;
         }
     }
-
-    #[inline(always)]
-    fn evaluate(&mut self, first: usize, last: usize) {
-        evaluate(&self.net, &mut self.values, first, last);
-    }
 }
 
 /// Bit-sliced counting with carry-save adders: an addend of weight 2^k waits
@@ -374,9 +374,129 @@ fn wide_vectors() -> bool {
     }
 }
 
-#[inline(always)]
-fn evaluate(net: &CompiledNet, values: &mut [Lane], first: usize, last: usize) {
-    run_steps(&net.steps[first..last], values, NONE, &LaneGates(net));
+/// Gates of one kind and fan-in evaluated in a row: `count` gates, whose
+/// slots are `outputs[first..first + count]` and whose inputs are
+/// `inputs[first_input..]`, `fan_in` each.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    gate: Gate,
+    fan_in: usize,
+    first: usize,
+    first_input: usize,
+    count: usize,
+}
+
+/// What a [`Program`] evaluates in order.
+#[derive(Clone, Copy, Debug)]
+enum Part {
+    Gates(Run),
+    /// The cyclic component `start..end`, to its least fixpoint.
+    Cycle(u32, u32),
+}
+
+/// Steps of a net as runs of gates of one kind and fan-in: each step's gates
+/// ordered by level (longest path from the step's sources, so every gate comes
+/// after what it reads), then kind and fan-in, so that a run is one loop of a
+/// fixed number of 512-bit operations per gate, without a branch per gate.
+#[derive(Debug)]
+struct Program {
+    parts: Vec<Part>,
+    outputs: Vec<u32>,
+    inputs: Vec<u32>,
+}
+
+impl Program {
+    fn new(net: &CompiledNet, steps: &[Step]) -> Program {
+        let mut level = vec![0u32; net.slots];
+        let mut program = Program {
+            parts: Vec::new(),
+            outputs: Vec::new(),
+            inputs: Vec::new(),
+        };
+        for step in steps {
+            let (start, end) = match *step {
+                Step::Gates(start, end) => (start, end),
+                Step::Cycle(start, end) => {
+                    program.parts.push(Part::Cycle(start, end));
+                    continue;
+                }
+            };
+            for slot in start..end {
+                let read = net.inputs(slot).iter().map(|&i| level[i as usize] + 1);
+                level[slot as usize] = read.max().unwrap_or(0);
+            }
+            let key = |&slot: &u32| {
+                (
+                    level[slot as usize],
+                    net.gates[slot as usize] as u8,
+                    net.inputs(slot).len(),
+                )
+            };
+            let mut slots: Vec<u32> = (start..end).collect();
+            slots.sort_by_key(key);
+            for group in slots.chunk_by(|a, b| key(a) == key(b)) {
+                let fan_in = net.inputs(group[0]).len();
+                program.parts.push(Part::Gates(Run {
+                    gate: net.gates[group[0] as usize],
+                    fan_in,
+                    first: program.outputs.len(),
+                    first_input: program.inputs.len(),
+                    count: group.len(),
+                }));
+                for &slot in group {
+                    program.outputs.push(slot);
+                    program.inputs.extend_from_slice(net.inputs(slot));
+                }
+            }
+        }
+        program
+    }
+
+    /// Evaluates the program's gates over `values` (one per slot of `net`).
+    #[inline(always)]
+    fn run(&self, net: &CompiledNet, values: &mut [Lane]) {
+        for part in &self.parts {
+            match *part {
+                Part::Gates(run) => match run.fan_in {
+                    1 => self.run_gates::<1>(run, values),
+                    2 => self.run_gates::<2>(run, values),
+                    3 => self.run_gates::<3>(run, values),
+                    4 => self.run_gates::<4>(run, values),
+                    5 => self.run_gates::<5>(run, values),
+                    6 => self.run_gates::<6>(run, values),
+                    7 => self.run_gates::<7>(run, values),
+                    8 => self.run_gates::<8>(run, values),
+                    _ => {
+                        let gates = LaneGates(net);
+                        for &slot in &self.outputs[run.first..run.first + run.count] {
+                            values[slot as usize] = gates.value(values, slot);
+                        }
+                    }
+                },
+                Part::Cycle(start, end) => fixpoint(values, start, end, NONE, &LaneGates(net)),
+            }
+        }
+    }
+
+    /// The gates of `run`, whose fan-in is `N`.
+    #[inline(always)]
+    fn run_gates<const N: usize>(&self, run: Run, values: &mut [Lane]) {
+        let outputs = &self.outputs[run.first..run.first + run.count];
+        let inputs = &self.inputs[run.first_input..run.first_input + run.count * N];
+        for (&slot, read) in outputs.iter().zip(inputs.chunks_exact(N)) {
+            let first = values[read[0] as usize];
+            let value = match run.gate {
+                Gate::And => read[1..]
+                    .iter()
+                    .fold(first, |acc, &i| and(&acc, &values[i as usize])),
+                Gate::Or => read[1..]
+                    .iter()
+                    .fold(first, |acc, &i| or(&acc, &values[i as usize])),
+                Gate::Not => not(&first),
+            };
+            values[slot as usize] = value;
+        }
+    }
 }
 
 /// A gate over words of lanes: and/or/not bit by bit.
