@@ -72,7 +72,7 @@ const INVERTED: u32 = 1;
 const VALUE: u32 = 2;
 /// The first slot of a cyclic component.
 const CYCLE_HEAD: u32 = 4;
-/// A guarded `and` (its guard is in [`Plan::guard_of`]).
+/// A guarded `and` (its guard is in [`Plan::guarded`]).
 const GUARDED: u32 = 8;
 /// A guarded `and` read only as legality, whose value is derived when asked.
 const LAZY: u32 = 16;
@@ -132,23 +132,22 @@ pub(crate) struct Plan {
     /// fan-out starts. Guarded `and`s are left out of their guard's fan-out.
     spans: Vec<[u32; 2]>,
     targets: Vec<u32>,
-    /// The guard of each slot's `and`, or [`NONE`].
-    guard_of: Vec<u32>,
+    /// Per slot, its guard if it is a guarded `and` (see [`GuardedAnd`]).
+    guarded: Vec<GuardedAnd>,
     /// The index of each guard, or [`NONE`].
     guard_index: Vec<u32>,
     /// The slot of each guard.
     guard_slots: Vec<u32>,
-    /// The index of each slot's guard, or [`NONE`].
-    guarded_by: Vec<u32>,
     /// Where each guard's ready list starts in [`Ready::listed`], with room
     /// for every evaluated `and` it guards.
     list_starts: Vec<u32>,
-    /// The legality bits of each lazy slot: `lazy_bits[lazy_offsets[s]..lazy_offsets[s + 1]]`.
-    lazy_offsets: Vec<u32>,
+    /// The legality bits of the lazy slots (see [`GuardedAnd::lazy`]).
     lazy_bits: Vec<u32>,
     /// Role `r`'s legality takes words `role_words[r]..role_words[r + 1]` of the
     /// flat legality sets, bit `at` for its input at position `at`.
     role_words: Vec<usize>,
+    /// Words in one flat legality set.
+    legal_words: usize,
     /// Per guard, the words of the flat legality sets its lazy `and`s touch.
     guard_words: Vec<(usize, usize)>,
     /// The `or`s of moves' legality ([`legal_ors`]); the `k`-th is true when
@@ -170,6 +169,31 @@ pub(crate) struct Plan {
     /// ([`Activity::restart_work`]) visits [`RESTORE_MARGIN`] times more
     /// fan-out edges than the snapshot has cache lines.
     restore_initial: bool,
+}
+
+/// What a change of a guarded `and`'s other inputs needs, in one place: its
+/// guard, and for a lazy one its legality bits. Other slots have [`NONE`] guards.
+#[derive(Clone, Copy, Debug)]
+struct GuardedAnd {
+    /// The guard's index (see [`Plan::guard_slots`]) and slot.
+    guard: u32,
+    guard_slot: u32,
+    /// A lazy `and`'s legality bits: `lazy_bits[lazy.0..lazy.1]` (empty otherwise).
+    lazy: (u32, u32),
+}
+
+impl GuardedAnd {
+    /// Not a guarded `and`.
+    const UNGUARDED: GuardedAnd = GuardedAnd {
+        guard: NONE,
+        guard_slot: NONE,
+        lazy: (0, 0),
+    };
+
+    /// Whether it is lazy.
+    fn is_lazy(&self) -> bool {
+        self.lazy.0 != self.lazy.1
+    }
 }
 
 impl Plan {
@@ -299,6 +323,28 @@ impl Plan {
             "a fan-out outside the net"
         );
         let (lazy_offsets, lazy_bits) = flatten(lazy_of);
+        let guarded = (0..net.slots)
+            .map(|s| match guard_of[s] {
+                NONE => GuardedAnd::UNGUARDED,
+                slot => GuardedAnd {
+                    guard: guarded_by[s],
+                    guard_slot: slot,
+                    lazy: (lazy_offsets[s], lazy_offsets[s + 1]),
+                },
+            })
+            .collect::<Vec<GuardedAnd>>();
+        // Guarded `and`s' records are read unchecked.
+        assert!(
+            lazy_bits.iter().all(|&bit| (bit as usize) < legal_words * 64)
+                && guarded.iter().all(|and| {
+                    and.lazy.0 <= and.lazy.1
+                        && and.lazy.1 as usize <= lazy_bits.len()
+                        && (and.guard == NONE
+                            || (and.guard as usize) < guard_slots.len()
+                                && (and.guard_slot as usize) < net.slots)
+                }),
+            "guarded `and`s out of place"
+        );
         let mut goal_reads: Vec<u32> = (0..net.slots as u32)
             .filter(|&s| goal_only[s as usize])
             .flat_map(|s| net.inputs(s).iter().copied())
@@ -331,21 +377,15 @@ impl Plan {
             restore_initial: RESTORE_MARGIN * (snapshot_bytes / 64) < activity.restart_work as usize,
             spans,
             targets,
-            guard_of,
+            guarded,
             guard_index,
             guard_slots,
-            guarded_by,
             list_starts,
-            lazy_offsets,
             lazy_bits,
             role_words,
+            legal_words,
             guard_words,
         }
-    }
-
-    /// Words in one flat legality set.
-    fn legal_words(&self) -> usize {
-        self.role_words.last().copied().unwrap_or(0)
     }
 }
 
@@ -476,7 +516,7 @@ fn derived(plan: &Plan, counters: &[Counter], slot: u32) -> bool {
     let c = counters[slot as usize];
     let full = c.level() >= 0;
     if c.has(GUARDED) {
-        full && counters[plan.guard_of[slot as usize] as usize].value()
+        full && counters[plan.guarded[slot as usize].guard_slot as usize].value()
     } else {
         full != c.has(INVERTED)
     }
@@ -582,7 +622,7 @@ impl Ready {
     #[inline]
     fn guard_changed(&self, plan: &Plan, guard: usize, legal: &mut [u64]) {
         let (first, end) = plan.guard_words[guard];
-        let base = guard * plan.legal_words();
+        let base = guard * plan.legal_words;
         for (kept, lazy) in legal[first..end]
             .iter_mut()
             .zip(&self.legal[base + first..base + end])
@@ -597,19 +637,30 @@ impl Ready {
         &self.listed[start..start + self.lengths[guard] as usize]
     }
 
-    /// Guarded `and` `slot`'s other inputs became all true, or stopped being. A
-    /// lazy one's legality bits also flip in `legal` while its guard is true.
+    /// Guarded `and` `slot` (whose record is `and`): its other inputs became
+    /// all true, or stopped being. A lazy one's legality bits also flip in
+    /// `legal` while its guard is true.
     #[inline(always)]
-    fn toggle(&mut self, plan: &Plan, counter: Counter, slot: u32, legal: &mut [u64], guard_true: bool) {
+    fn toggle(&mut self, plan: &Plan, and: &GuardedAnd, slot: u32, legal: &mut [u64], guard_true: bool) {
         let s = slot as usize;
-        let guard = plan.guarded_by[s] as usize;
-        if counter.has(LAZY) {
-            let base = guard * plan.legal_words();
-            for &bit in &plan.lazy_bits[plan.lazy_offsets[s] as usize..plan.lazy_offsets[s + 1] as usize] {
+        let guard = and.guard as usize;
+        if and.is_lazy() {
+            let base = guard * plan.legal_words;
+            let while_true = if guard_true { u64::MAX } else { 0 };
+            debug_assert!((and.lazy.1 as usize) <= plan.lazy_bits.len());
+            // SAFETY: lazy ranges lie in `lazy_bits` (`Plan::new`).
+            let bits = unsafe {
+                plan.lazy_bits
+                    .get_unchecked(and.lazy.0 as usize..and.lazy.1 as usize)
+            };
+            for &bit in bits {
                 let (word, mask) = (bit as usize >> 6, 1u64 << (bit & 63));
-                self.legal[base + word] ^= mask;
-                if guard_true {
-                    legal[word] ^= mask;
+                debug_assert!(word < legal.len() && base + word < self.legal.len());
+                // SAFETY: lazy bits lie in one flat legality set, which `legal`
+                // is, and `self.legal` holds one per guard (`Plan::new`).
+                unsafe {
+                    *self.legal.get_unchecked_mut(base + word) ^= mask;
+                    *legal.get_unchecked_mut(word) ^= mask & while_true;
                 }
             }
             return;
@@ -691,7 +742,7 @@ impl Differential {
         let plan = Differential::plan(&net);
         let mut values = vec![false; net.slots];
         run_steps(&net.steps, &mut values, false, &*net);
-        let legal_words = plan.legal_words();
+        let legal_words = plan.legal_words;
         let mut ready = Ready {
             listed: vec![NONE; plan.list_starts.last().copied().unwrap_or(0) as usize],
             lengths: vec![0; plan.guard_slots.len()],
@@ -703,7 +754,7 @@ impl Differential {
         let mut counters = Vec::with_capacity(net.slots);
         for s in 0..net.slots as u32 {
             let inputs = net.inputs(s);
-            let guard = plan.guard_of[s as usize];
+            let guard = plan.guarded[s as usize].guard_slot;
             let (threshold, inverted) = match net.gates[s as usize] {
                 Gate::And if guard != NONE => (inputs.len() as u32 - 1, false),
                 Gate::And => (inputs.len() as u32, false),
@@ -714,7 +765,7 @@ impl Differential {
                 .iter()
                 .filter(|&&i| i != guard && values[i as usize])
                 .count() as u32;
-            let lazy = plan.lazy_offsets[s as usize] != plan.lazy_offsets[s as usize + 1];
+            let lazy = plan.guarded[s as usize].is_lazy();
             let flags = [
                 (inverted, INVERTED),
                 (values[s as usize] && !lazy, VALUE),
@@ -731,7 +782,7 @@ impl Differential {
                     .fold(0, |f, (_, flag)| f | flag),
             );
             if guard != NONE && count >= threshold {
-                ready.toggle(&plan, counter, s, &mut legal, false);
+                ready.toggle(&plan, &plan.guarded[s as usize], s, &mut legal, false);
             }
             counters.push(counter);
             if counter.value() {
@@ -912,12 +963,15 @@ impl Propagation<'_> {
     #[inline(never)]
     fn guarded_crossed(&mut self, target: u32) {
         let plan = self.plan;
-        let c = self.counters[target as usize];
-        let guard = plan.guard_slots[plan.guarded_by[target as usize] as usize];
-        let guard_true = self.counters[guard as usize].value();
-        self.ready.toggle(plan, c, target, self.legal, guard_true);
+        debug_assert!((target as usize) < plan.guarded.len());
+        // SAFETY: only slots of the net cross, and there is a record per slot.
+        let and = unsafe { plan.guarded.get_unchecked(target as usize) };
+        debug_assert!((and.guard_slot as usize) < self.counters.len());
+        // SAFETY: a guarded `and`'s guard is a slot of the net.
+        let guard_true = unsafe { self.counters.get_unchecked(and.guard_slot as usize) }.value();
+        self.ready.toggle(plan, and, target, self.legal, guard_true);
         // The guard decides: a false one keeps the `and` false.
-        if !c.has(LAZY) && guard_true {
+        if !and.is_lazy() && guard_true {
             self.pending.mark(target);
         }
     }
@@ -1190,7 +1244,7 @@ mod tests {
             if text.starts_with("(mark") {
                 let legal = net.legal_slots[m] as usize;
                 assert!(
-                    plan.lazy_offsets[legal] < plan.lazy_offsets[legal + 1],
+                    plan.guarded[legal].is_lazy(),
                     "{text} is lazy although can_move reads it"
                 );
             }
@@ -1247,14 +1301,11 @@ mod tests {
                 let role = loaded.game.roles[loaded.game.move_roles[m]].as_str();
                 let legal = net.legal_slots[m] as usize;
                 assert_eq!(
-                    plan.guard_of[legal],
+                    plan.guarded[legal].guard_slot,
                     control(role),
                     "guard of the legality of {text}"
                 );
-                assert!(
-                    plan.lazy_offsets[legal] < plan.lazy_offsets[legal + 1],
-                    "{text} is lazy"
-                );
+                assert!(plan.guarded[legal].is_lazy(), "{text} is lazy");
             }
         }
     }
