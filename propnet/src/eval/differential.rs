@@ -138,9 +138,11 @@ pub(crate) struct Plan {
     guard_index: Vec<u32>,
     /// The slot of each guard.
     guard_slots: Vec<u32>,
-    /// Where each guard's ready list starts in [`Ready::listed`], with room
-    /// for every evaluated `and` it guards.
-    list_starts: Vec<u32>,
+    /// Per guard (and one past the last), the first word of its evaluated
+    /// `and`s' bits in [`Ready::bits`] and in `members` (64 slots a word).
+    ready_words: Vec<u32>,
+    /// The evaluated `and` of each ready bit ([`NONE`] past a guard's last).
+    members: Vec<u32>,
     /// The legality bits of the lazy slots (see [`GuardedAnd::lazy`]).
     lazy_bits: Vec<u32>,
     /// Role `r`'s legality takes words `role_words[r]..role_words[r + 1]` of the
@@ -172,7 +174,8 @@ pub(crate) struct Plan {
 }
 
 /// What a change of a guarded `and`'s other inputs needs, in one place: its
-/// guard, and for a lazy one its legality bits. Other slots have [`NONE`] guards.
+/// guard, and its legality bits if it is lazy, its ready bit if not. Other
+/// slots have [`NONE`] guards.
 #[derive(Clone, Copy, Debug)]
 struct GuardedAnd {
     /// The guard's index (see [`Plan::guard_slots`]) and slot.
@@ -180,6 +183,8 @@ struct GuardedAnd {
     guard_slot: u32,
     /// A lazy `and`'s legality bits: `lazy_bits[lazy.0..lazy.1]` (empty otherwise).
     lazy: (u32, u32),
+    /// An evaluated `and`'s bit in [`Ready::bits`] ([`NONE`] otherwise).
+    ready_bit: u32,
 }
 
 impl GuardedAnd {
@@ -188,6 +193,7 @@ impl GuardedAnd {
         guard: NONE,
         guard_slot: NONE,
         lazy: (0, 0),
+        ready_bit: NONE,
     };
 
     /// Whether it is lazy.
@@ -243,12 +249,20 @@ impl Plan {
             .iter()
             .map(|&g| if g == NONE { NONE } else { guard_index[g as usize] })
             .collect();
-        let mut list_starts = vec![0u32; guard_slots.len() + 1];
+        let mut guard_members = vec![Vec::new(); guard_slots.len()];
         for s in (0..net.slots).filter(|&s| guarded_by[s] != NONE && !lazy[s]) {
-            list_starts[guarded_by[s] as usize + 1] += 1;
+            guard_members[guarded_by[s] as usize].push(s as u32);
         }
-        for g in 0..guard_slots.len() {
-            list_starts[g + 1] += list_starts[g];
+        let mut ready_words = vec![0u32];
+        let mut members = Vec::new();
+        let mut ready_bit = vec![NONE; net.slots];
+        for guarded in &guard_members {
+            for &and in guarded {
+                ready_bit[and as usize] = members.len() as u32;
+                members.push(and);
+            }
+            members.resize(members.len().next_multiple_of(64), NONE);
+            ready_words.push((members.len() / 64) as u32);
         }
         let mut guard_words = vec![(usize::MAX, 0); guard_slots.len()];
         for s in (0..net.slots).filter(|&s| lazy[s]) {
@@ -330,6 +344,7 @@ impl Plan {
                     guard: guarded_by[s],
                     guard_slot: slot,
                     lazy: (lazy_offsets[s], lazy_offsets[s + 1]),
+                    ready_bit: ready_bit[s],
                 },
             })
             .collect::<Vec<GuardedAnd>>();
@@ -339,6 +354,7 @@ impl Plan {
                 && guarded.iter().all(|and| {
                     and.lazy.0 <= and.lazy.1
                         && and.lazy.1 as usize <= lazy_bits.len()
+                        && (and.guard == NONE || and.is_lazy() || (and.ready_bit as usize) < members.len())
                         && (and.guard == NONE
                             || (and.guard as usize) < guard_slots.len()
                                 && (and.guard_slot as usize) < net.slots)
@@ -352,7 +368,8 @@ impl Plan {
             .collect();
         goal_reads.sort_unstable();
         goal_reads.dedup();
-        let snapshot_bytes = net.slots * (size_of::<Counter>() + size_of::<u32>())
+        let snapshot_bytes = net.slots * size_of::<Counter>()
+            + members.len() / 8
             + guard_slots.len() * legal_words * size_of::<u64>();
         let legal_or_slots = legal_ors.iter().map(|&(or, _)| or).collect();
         let (legal_or_offsets, legal_or_masks) =
@@ -380,7 +397,8 @@ impl Plan {
             guarded,
             guard_index,
             guard_slots,
-            list_starts,
+            ready_words,
+            members,
             lazy_bits,
             role_words,
             legal_words,
@@ -602,16 +620,14 @@ impl PendingSlots<'_> {
     }
 }
 
-/// Guarded `and`s whose other inputs are all true, per guard: as lists for the
+/// Guarded `and`s whose other inputs are all true, per guard: as bits of the
 /// `and`s that are evaluated, as legality bits for the lazy ones.
 #[derive(Clone, Debug)]
 struct Ready {
     /// Per guard `g`, its evaluated `and`s whose other inputs are all true:
-    /// `listed[list_starts[g]..list_starts[g] + lengths[g]]` (see [`Plan::list_starts`]).
-    listed: Vec<u32>,
-    lengths: Vec<u32>,
-    /// Position of each listed `and` in `listed`, or [`NONE`].
-    at: Vec<u32>,
+    /// bit `k` of words `ready_words[g]..ready_words[g + 1]` for the `and` `members[k]`
+    /// (see [`Plan::ready_words`]).
+    bits: Vec<u64>,
     /// Per guard, the flat legality set of its lazy `and`s whose other inputs are
     /// all true; these sets and the evaluated slots' legality are disjoint.
     legal: Vec<u64>,
@@ -632,17 +648,25 @@ impl Ready {
     }
 
     /// Guard `guard`'s evaluated `and`s whose other inputs are all true.
-    fn list(&self, plan: &Plan, guard: usize) -> &[u32] {
-        let start = plan.list_starts[guard] as usize;
-        &self.listed[start..start + self.lengths[guard] as usize]
+    fn evaluated<'a>(&'a self, plan: &'a Plan, guard: usize) -> impl Iterator<Item = u32> + 'a {
+        let words = plan.ready_words[guard] as usize..plan.ready_words[guard + 1] as usize;
+        words.flat_map(move |w| {
+            let mut bits = self.bits[w];
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let k = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    plan.members[w * 64 + k]
+                })
+            })
+        })
     }
 
     /// Guarded `and` `slot` (whose record is `and`): its other inputs became
     /// all true, or stopped being. A lazy one's legality bits also flip in
     /// `legal` while its guard is true.
     #[inline(always)]
-    fn toggle(&mut self, plan: &Plan, and: &GuardedAnd, slot: u32, legal: &mut [u64], guard_true: bool) {
-        let s = slot as usize;
+    fn toggle(&mut self, plan: &Plan, and: &GuardedAnd, legal: &mut [u64], guard_true: bool) {
         let guard = and.guard as usize;
         if and.is_lazy() {
             let base = guard * plan.legal_words;
@@ -665,23 +689,10 @@ impl Ready {
             }
             return;
         }
-        let start = plan.list_starts[guard];
-        let length = &mut self.lengths[guard];
-        match self.at[s] {
-            NONE => {
-                let at = start + *length;
-                self.listed[at as usize] = slot;
-                self.at[s] = at;
-                *length += 1;
-            }
-            at => {
-                *length -= 1;
-                let last = self.listed[(start + *length) as usize];
-                self.listed[at as usize] = last;
-                self.at[last as usize] = at;
-                self.at[s] = NONE;
-            }
-        }
+        let bit = and.ready_bit as usize;
+        debug_assert!(bit >> 6 < self.bits.len());
+        // SAFETY: an evaluated guarded `and` has a ready bit (`Plan::new`).
+        unsafe { *self.bits.get_unchecked_mut(bit >> 6) ^= 1 << (bit & 63) };
     }
 }
 
@@ -705,9 +716,7 @@ impl Values {
     /// build every vector anew.
     fn restore_from(&mut self, source: &Values) {
         self.counters.clone_from(&source.counters);
-        self.ready.listed.clone_from(&source.ready.listed);
-        self.ready.lengths.clone_from(&source.ready.lengths);
-        self.ready.at.clone_from(&source.ready.at);
+        self.ready.bits.clone_from(&source.ready.bits);
         self.ready.legal.clone_from(&source.ready.legal);
         self.next.clone_from(&source.next);
         self.legal.clone_from(&source.legal);
@@ -744,9 +753,7 @@ impl Differential {
         run_steps(&net.steps, &mut values, false, &*net);
         let legal_words = plan.legal_words;
         let mut ready = Ready {
-            listed: vec![NONE; plan.list_starts.last().copied().unwrap_or(0) as usize],
-            lengths: vec![0; plan.guard_slots.len()],
-            at: vec![NONE; net.slots],
+            bits: vec![0; plan.members.len() / 64],
             legal: vec![0; plan.guard_slots.len() * legal_words],
         };
         let mut next = vec![0u64; net.base_slots.len().div_ceil(64)];
@@ -782,7 +789,7 @@ impl Differential {
                     .fold(0, |f, (_, flag)| f | flag),
             );
             if guard != NONE && count >= threshold {
-                ready.toggle(&plan, &plan.guarded[s as usize], s, &mut legal, false);
+                ready.toggle(&plan, &plan.guarded[s as usize], &mut legal, false);
             }
             counters.push(counter);
             if counter.value() {
@@ -969,7 +976,7 @@ impl Propagation<'_> {
         debug_assert!((and.guard_slot as usize) < self.counters.len());
         // SAFETY: a guarded `and`'s guard is a slot of the net.
         let guard_true = unsafe { self.counters.get_unchecked(and.guard_slot as usize) }.value();
-        self.ready.toggle(plan, and, target, self.legal, guard_true);
+        self.ready.toggle(plan, and, self.legal, guard_true);
         // The guard decides: a false one keeps the `and` false.
         if !and.is_lazy() && guard_true {
             self.pending.mark(target);
@@ -982,7 +989,7 @@ impl Propagation<'_> {
     #[inline(never)]
     fn guard_changed(&mut self, slot: usize) {
         let guard = self.plan.guard_index[slot] as usize;
-        for &and in self.ready.list(self.plan, guard) {
+        for and in self.ready.evaluated(self.plan, guard) {
             self.pending.mark(and);
         }
         self.ready.guard_changed(self.plan, guard, self.legal);
