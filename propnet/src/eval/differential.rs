@@ -662,33 +662,42 @@ impl Ready {
         })
     }
 
-    /// Guarded `and` `slot` (whose record is `and`): its other inputs became
-    /// all true, or stopped being. A lazy one's legality bits also flip in
-    /// `legal` while its guard is true.
-    #[inline(always)]
+    /// Guarded `and` `and`: its other inputs became all true, or stopped
+    /// being. A lazy one's legality bits also flip in `legal` while its guard is true.
     fn toggle(&mut self, plan: &Plan, and: &GuardedAnd, legal: &mut [u64], guard_true: bool) {
-        let guard = and.guard as usize;
         if and.is_lazy() {
-            let base = guard * plan.legal_words;
-            let while_true = if guard_true { u64::MAX } else { 0 };
-            debug_assert!((and.lazy.1 as usize) <= plan.lazy_bits.len());
-            // SAFETY: lazy ranges lie in `lazy_bits` (`Plan::new`).
-            let bits = unsafe {
-                plan.lazy_bits
-                    .get_unchecked(and.lazy.0 as usize..and.lazy.1 as usize)
-            };
-            for &bit in bits {
-                let (word, mask) = (bit as usize >> 6, 1u64 << (bit & 63));
-                debug_assert!(word < legal.len() && base + word < self.legal.len());
-                // SAFETY: lazy bits lie in one flat legality set, which `legal`
-                // is, and `self.legal` holds one per guard (`Plan::new`).
-                unsafe {
-                    *self.legal.get_unchecked_mut(base + word) ^= mask;
-                    *legal.get_unchecked_mut(word) ^= mask & while_true;
-                }
-            }
-            return;
+            self.toggle_lazy(plan, and, legal, guard_true);
+        } else {
+            self.toggle_evaluated(and);
         }
+    }
+
+    /// [`Ready::toggle`] for a lazy `and`.
+    #[inline(never)]
+    fn toggle_lazy(&mut self, plan: &Plan, and: &GuardedAnd, legal: &mut [u64], guard_true: bool) {
+        let base = and.guard as usize * plan.legal_words;
+        let while_true = if guard_true { u64::MAX } else { 0 };
+        debug_assert!((and.lazy.1 as usize) <= plan.lazy_bits.len());
+        // SAFETY: lazy ranges lie in `lazy_bits` (`Plan::new`).
+        let bits = unsafe {
+            plan.lazy_bits
+                .get_unchecked(and.lazy.0 as usize..and.lazy.1 as usize)
+        };
+        for &bit in bits {
+            let (word, mask) = (bit as usize >> 6, 1u64 << (bit & 63));
+            debug_assert!(word < legal.len() && base + word < self.legal.len());
+            // SAFETY: lazy bits lie in one flat legality set, which `legal`
+            // is, and `self.legal` holds one per guard (`Plan::new`).
+            unsafe {
+                *self.legal.get_unchecked_mut(base + word) ^= mask;
+                *legal.get_unchecked_mut(word) ^= mask & while_true;
+            }
+        }
+    }
+
+    /// [`Ready::toggle`] for an evaluated `and`.
+    #[inline(always)]
+    fn toggle_evaluated(&mut self, and: &GuardedAnd) {
         let bit = and.ready_bit as usize;
         debug_assert!(bit >> 6 < self.bits.len());
         // SAFETY: an evaluated guarded `and` has a ready bit (`Plan::new`).
@@ -967,7 +976,7 @@ impl Propagation<'_> {
     /// Guarded `and` `target`'s other inputs became all true, or stopped being:
     /// it joins or leaves its guard's ready list (or lazy legality), and is
     /// re-evaluated if its guard is true and it is not lazy.
-    #[inline(never)]
+    #[inline(always)]
     fn guarded_crossed(&mut self, target: u32) {
         let plan = self.plan;
         debug_assert!((target as usize) < plan.guarded.len());
@@ -976,10 +985,14 @@ impl Propagation<'_> {
         debug_assert!((and.guard_slot as usize) < self.counters.len());
         // SAFETY: a guarded `and`'s guard is a slot of the net.
         let guard_true = unsafe { self.counters.get_unchecked(and.guard_slot as usize) }.value();
-        self.ready.toggle(plan, and, self.legal, guard_true);
-        // The guard decides: a false one keeps the `and` false.
-        if !and.is_lazy() && guard_true {
-            self.pending.mark(target);
+        if and.is_lazy() {
+            self.ready.toggle_lazy(plan, and, self.legal, guard_true);
+        } else {
+            self.ready.toggle_evaluated(and);
+            // The guard decides: a false one keeps the `and` false.
+            if guard_true {
+                self.pending.mark(target);
+            }
         }
     }
 
