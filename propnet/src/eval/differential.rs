@@ -752,6 +752,8 @@ pub struct Differential {
     /// Room for the fan-out of one slot: the gates whose counters crossed
     /// their thresholds as it changed.
     crossed: Vec<u32>,
+    /// Room for the words of a state being loaded that have bases turning false.
+    falling: Vec<(u32, u64)>,
 }
 
 impl Differential {
@@ -825,6 +827,7 @@ impl Differential {
             goals_fresh: true,
             values_scratch: Vec::new(),
             crossed: vec![0; max_fanout(&plan)],
+            falling: Vec::new(),
             plan,
             net,
             values: Values {
@@ -1117,24 +1120,37 @@ impl Evaluator for Differential {
             return;
         }
         let mut loaded = std::mem::take(&mut self.state);
+        let mut falling = std::mem::take(&mut self.falling);
         let mut propagation = self.propagation();
-        for turning_true in [true, false] {
-            for (word, &new) in state[..words].iter().enumerate() {
-                let changed = loaded[word] ^ new;
-                let mut diff = changed & if turning_true { new } else { !new };
-                while diff != 0 {
-                    let b = word * 64 + diff.trailing_zeros() as usize;
-                    diff &= diff - 1;
-                    if b < bases {
-                        propagation.set(propagation.net.base_slots[b], turning_true);
-                    }
+        let mut set = |word: usize, mut bits: u64, value: bool| {
+            while bits != 0 {
+                let b = word * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if b < bases {
+                    propagation.set(propagation.net.base_slots[b], value);
                 }
             }
+        };
+        // One pass over the words; the few with bases turning false are
+        // remembered for after.
+        for (word, (old, &new)) in loaded.iter_mut().zip(&state[..words]).enumerate() {
+            let changed = *old ^ new;
+            if changed != 0 {
+                set(word, changed & new, true);
+                if changed & !new != 0 {
+                    falling.push((word as u32, changed & !new));
+                }
+                *old = new;
+            }
         }
+        for &(word, bits) in &falling {
+            set(word as usize, bits, false);
+        }
+        falling.clear();
         propagation.propagate();
         propagation.update_legal_ors();
-        loaded.copy_from_slice(&state[..words]);
         self.state = loaded;
+        self.falling = falling;
         if initial {
             self.initial = Some(Box::new(self.values.clone()));
         }
