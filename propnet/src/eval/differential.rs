@@ -9,7 +9,7 @@
 //! Guards: an input read by many `and`s (whose turn it is, typically, read by every
 //! legal move of a role) would cost a counter update in each of them whenever it
 //! changes. Such an `and` instead counts only its other inputs, and the guard keeps
-//! the list of its `and`s whose other inputs are all true (the only ones its change
+//! the set of its `and`s whose other inputs are all true (the only ones its change
 //! can switch), so a change of the guard visits just those. A guarded `and` read
 //! only as moves' legality is not even visited: it is *lazy*, its legality bits
 //! are kept per guard while its other inputs are all true, and they are in the
@@ -29,7 +29,7 @@ use super::sweep::{in_place, Program};
 use super::{fixpoint, role_words, run_steps, Evaluator};
 use std::sync::Arc;
 
-/// No guard, not a guard, not in a list.
+/// No guard, not a guard, no ready bit.
 const NONE: u32 = u32::MAX;
 /// Gate evaluations spent measuring how often slots change (see [`Activity`]).
 const ACTIVITY_BUDGET: usize = 20_000_000;
@@ -47,7 +47,7 @@ const RESTORE_MARGIN: usize = 2;
 /// any threshold from 6 to 24, other games unchanged; for every fan-out,
 /// speedChess and English checkers were 3% slower).
 const BRANCHLESS_FANOUT: usize = 8;
-/// What listing or unlisting a guarded `and` costs, in counter updates.
+/// What taking a guarded `and` into its guard's ready set or out of it costs, in counter updates.
 const TOGGLE_COST: u64 = 4;
 /// What re-evaluating a changed gate and passing the change on costs, in counter updates.
 const EVALUATION_COST: u64 = 3;
@@ -408,7 +408,7 @@ impl Plan {
 }
 
 /// The guard of each `and` (or [`NONE`]): the input whose changes, as measured,
-/// cost more counter updates than keeping the `and` in a ready list would. An
+/// cost more counter updates than keeping the `and` in a ready set would. An
 /// `and` read only as legality (`legal_only`) that gets a guard is lazy, which
 /// also saves evaluating it. A guard of lazy `and`s costs every legality query
 /// a pass over the legality words, so such an input guards only if what its
@@ -977,7 +977,7 @@ impl Propagation<'_> {
     }
 
     /// Guarded `and` `target`'s other inputs became all true, or stopped being:
-    /// it joins or leaves its guard's ready list (or lazy legality), and is
+    /// it joins or leaves its guard's ready set (or lazy legality), and is
     /// re-evaluated if its guard is true and it is not lazy.
     #[inline(always)]
     fn guarded_crossed(&mut self, target: u32) {
