@@ -178,7 +178,8 @@ pub(crate) struct Plan {
 /// slots have [`NONE`] guards.
 #[derive(Clone, Copy, Debug)]
 struct GuardedAnd {
-    /// The guard's index (see [`Plan::guard_slots`]) and slot.
+    /// The guard's index (see [`Plan::guard_slots`]) and its slot, kept here too so
+    /// that a crossing reads the guard's value without a second dependent load.
     guard: u32,
     guard_slot: u32,
     /// A lazy `and`'s legality bits: `lazy_bits[lazy.0..lazy.1]` (empty otherwise).
