@@ -167,29 +167,124 @@ impl Block {
         let low = _mm512_add_epi64(low_part, _mm512_slli_epi64::<32>(high_part));
         let mut rank =
             _mm512_srli_epi64::<32>(_mm512_add_epi64(high_part, _mm512_srli_epi64::<32>(low_part)));
-        let mut unsure = _mm512_mask_cmplt_epu64_mask(drawing, low, n);
+        let unsure = _mm512_mask_cmplt_epu64_mask(drawing, low, n);
         if unsure != 0 {
             // A low word below `n` needs Lemire's exact test (probability below 2^-32).
-            let mut v_words = [0u64; 8];
-            let mut n_words = [0u64; 8];
-            let mut rank_words = [0u64; 8];
-            _mm512_storeu_si512(v_words.as_mut_ptr().cast(), v);
-            _mm512_storeu_si512(n_words.as_mut_ptr().cast(), n);
-            _mm512_storeu_si512(rank_words.as_mut_ptr().cast(), rank);
-            while unsure != 0 {
-                let i = unsure.trailing_zeros() as usize;
-                unsure &= unsure - 1;
-                let mut stream = self.stream(i);
-                rank_words[i] = match accept(v_words[i], n_words[i]) {
-                    Some(rank) => rank,
-                    None => stream.draw(n_words[i] as usize) as u64,
-                };
-                self.set_stream(i, &stream);
+            let mut words = [[0u64; 8]; 3];
+            for (words, vector) in words.iter_mut().zip([v, n, rank]) {
+                _mm512_storeu_si512(words.as_mut_ptr().cast(), vector);
             }
-            rank = _mm512_loadu_si512(rank_words.as_ptr().cast());
+            let [v, n, mut ranks] = words;
+            self.settle(unsure, &v, &n, &mut ranks);
+            rank = _mm512_loadu_si512(ranks.as_ptr().cast());
         }
         rank = _mm512_maskz_mov_epi64(drawing, rank);
         std::array::from_fn(|p| _mm512_test_epi64_mask(rank, _mm512_set1_epi64(1 << p)))
+    }
+
+    /// [`Block::draw_sliced`] in 256-bit registers, four streams to a register.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub unsafe fn draw_sliced_avx2<const P: usize>(&mut self, drawing: u8, counts: &[u8; P]) -> [u8; P] {
+        use std::arch::x86_64::*;
+        let lane_bits = _mm256_set_epi64x(8, 4, 2, 1);
+        // All ones in the 64-bit lanes of one half whose bits of `bits` are set.
+        let lanes_of = |bits: u8, half: usize| {
+            let spread = _mm256_set1_epi64x(i64::from(bits >> (4 * half)));
+            _mm256_cmpeq_epi64(_mm256_and_si256(spread, lane_bits), lane_bits)
+        };
+        let rol = |x: __m256i, left: i32| {
+            let count = |c: i32| _mm_cvtsi32_si128(c);
+            _mm256_or_si256(
+                _mm256_sll_epi64(x, count(left)),
+                _mm256_srl_epi64(x, count(64 - left)),
+            )
+        };
+        let sign = _mm256_set1_epi64x(i64::MIN);
+        let mut v = [_mm256_setzero_si256(); 2];
+        let mut n = [_mm256_setzero_si256(); 2];
+        let mut rank = [_mm256_setzero_si256(); 2];
+        let mut unsure = 0u8;
+        for half in 0..2 {
+            for (p, &bits) in counts.iter().enumerate() {
+                let bit = _mm256_set1_epi64x(1 << p);
+                n[half] = _mm256_or_si256(n[half], _mm256_and_si256(lanes_of(bits, half), bit));
+            }
+            let words = self.state.as_mut_ptr();
+            // SAFETY: word `k` of the block's streams `4 * half..4 * half + 4`.
+            let state = |k: usize| unsafe { (*words.add(k)).as_mut_ptr().add(4 * half).cast::<i64>() };
+            let load = |k: usize| unsafe { _mm256_loadu_si256(state(k).cast_const().cast()) };
+            let (s0, s1, s2, s3) = (load(0), load(1), load(2), load(3));
+            v[half] = _mm256_add_epi64(rol(_mm256_add_epi64(s0, s3), 23), s0);
+            let t = _mm256_slli_epi64::<17>(s1);
+            let (x2, x3) = (_mm256_xor_si256(s2, s0), _mm256_xor_si256(s3, s1));
+            let next = [
+                _mm256_xor_si256(s0, x3),
+                _mm256_xor_si256(s1, x2),
+                _mm256_xor_si256(x2, t),
+                rol(x3, 45),
+            ];
+            let moving = lanes_of(drawing, half);
+            for (k, word) in next.into_iter().enumerate() {
+                _mm256_maskstore_epi64(state(k), moving, word);
+            }
+            // `v * n` from 32-bit halves (n is below 2^32), as in the 512-bit draw.
+            let low_part = _mm256_mul_epu32(v[half], n[half]);
+            let high_part = _mm256_mul_epu32(_mm256_srli_epi64::<32>(v[half]), n[half]);
+            let low = _mm256_add_epi64(low_part, _mm256_slli_epi64::<32>(high_part));
+            rank[half] =
+                _mm256_srli_epi64::<32>(_mm256_add_epi64(high_part, _mm256_srli_epi64::<32>(low_part)));
+            rank[half] = _mm256_and_si256(rank[half], moving);
+            // Unsigned `low < n`, as a signed comparison with the top bits flipped.
+            let below = _mm256_cmpgt_epi64(_mm256_xor_si256(n[half], sign), _mm256_xor_si256(low, sign));
+            let below = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_and_si256(below, moving)));
+            unsure |= (below as u8) << (4 * half);
+        }
+        if unsure != 0 {
+            let mut words = [[0u64; 8]; 3];
+            for (words, vectors) in words.iter_mut().zip([v, n, rank]) {
+                for (half, vector) in vectors.into_iter().enumerate() {
+                    _mm256_storeu_si256(words[4 * half..].as_mut_ptr().cast(), vector);
+                }
+            }
+            let [v, n, mut ranks] = words;
+            self.settle(unsure, &v, &n, &mut ranks);
+            for (half, vector) in rank.iter_mut().enumerate() {
+                *vector = _mm256_loadu_si256(ranks[4 * half..].as_ptr().cast());
+            }
+        }
+        std::array::from_fn(|p| {
+            let to_sign = _mm_cvtsi32_si128(63 - p as i32);
+            rank.iter().enumerate().fold(0, |bits, (half, &vector)| {
+                let top = _mm256_castsi256_pd(_mm256_sll_epi64(vector, to_sign));
+                bits | (_mm256_movemask_pd(top) as u8) << (4 * half)
+            })
+        })
+    }
+
+    /// Lemire's exact test for the streams in `unsure`, whose random bits `v`
+    /// times their bounds `n` had a low word below the bound: a stream either
+    /// keeps its rank (`ranks`) or, rejected, draws again.
+    #[cold]
+    fn settle(&mut self, unsure: u8, v: &[u64; 8], n: &[u64; 8], ranks: &mut [u64; 8]) {
+        let mut unsure = unsure;
+        while unsure != 0 {
+            let i = unsure.trailing_zeros() as usize;
+            unsure &= unsure - 1;
+            ranks[i] = match accept(v[i], n[i]) {
+                Some(rank) => rank,
+                None => {
+                    let mut stream = self.stream(i);
+                    let rank = stream.draw(n[i] as usize) as u64;
+                    self.set_stream(i, &stream);
+                    rank
+                }
+            };
+        }
     }
 }
 
@@ -258,7 +353,7 @@ mod tests {
         assert_eq!(stream.draw(1), 0);
     }
 
-    /// Both sliced draws of a block draw what its plain draw does.
+    /// Every sliced draw of a block draws what its plain draw does.
     #[test]
     fn sliced_draws_are_plain_draws() {
         let mut streams: [Stream; 8] = std::array::from_fn(|i| Stream::new(4, i as u64));
@@ -268,6 +363,8 @@ mod tests {
         let (mut plain, mut sliced) = (Block::new(streams.clone()), Block::new(streams));
         #[cfg(target_arch = "x86_64")]
         let mut wide = std::arch::is_x86_feature_detected!("avx512f").then(|| plain.clone());
+        #[cfg(target_arch = "x86_64")]
+        let mut half_wide = std::arch::is_x86_feature_detected!("avx2").then(|| plain.clone());
         for round in 0..300u64 {
             let drawing = (round as u8).wrapping_mul(91) | 0b0100_0101;
             let counts: [u64; 8] = std::array::from_fn(|i| 2 + (round * 11 + i as u64 * 5) % 1000);
@@ -287,6 +384,13 @@ mod tests {
                 let drawn = unsafe { wide.draw_sliced_avx512(drawing, &sliced_counts) };
                 assert_eq!(drawn, expected, "round {round}, AVX-512");
                 assert_eq!(wide, &plain);
+            }
+            #[cfg(target_arch = "x86_64")]
+            if let Some(half_wide) = &mut half_wide {
+                // SAFETY: the CPU has AVX2.
+                let drawn = unsafe { half_wide.draw_sliced_avx2(drawing, &sliced_counts) };
+                assert_eq!(drawn, expected, "round {round}, AVX2");
+                assert_eq!(half_wide, &plain);
             }
             assert_eq!(sliced, plain);
         }

@@ -46,7 +46,8 @@ pub struct LanePlayouts {
     moved: Lane,
     initial: Vec<bool>,
     totals: PlayoutTotals,
-    wide: bool,
+    /// The widest vector registers the CPU has, in bits.
+    vector_bits: u32,
 }
 
 impl LanePlayouts {
@@ -73,7 +74,7 @@ impl LanePlayouts {
             moved: NONE,
             goal_scratch: Vec::new(),
             totals: PlayoutTotals::new(roles),
-            wide: wide_vectors(),
+            vector_bits: vector_bits(),
             initial,
             game,
             net,
@@ -121,25 +122,34 @@ impl LanePlayouts {
 
     /// Visits one state in every lane and moves on.
     pub fn step(&mut self) {
-        #[cfg(target_arch = "x86_64")]
-        if self.wide {
-            // SAFETY: `wide` is set only when the CPU has AVX-512F.
-            unsafe { self.step_avx512() };
-            return;
+        match self.vector_bits {
+            // SAFETY: `vector_bits` is 512 only when the CPU has AVX-512F.
+            #[cfg(target_arch = "x86_64")]
+            512 => unsafe { self.step_avx512() },
+            // SAFETY: `vector_bits` is 256 only when the CPU has AVX2.
+            #[cfg(target_arch = "x86_64")]
+            256 => unsafe { self.step_avx2() },
+            _ => self.step_lanes::<128>(0),
         }
-        self.step_lanes::<false>(0);
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
     unsafe fn step_avx512(&mut self) {
-        self.step_lanes::<true>(0)
+        self.step_lanes::<512>(0)
     }
 
-    /// [`Self::step`], choosing moves with at least `fewest_planes` planes;
-    /// `WIDE`: in 512-bit registers (the CPU must have AVX-512F).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn step_avx2(&mut self) {
+        self.step_lanes::<256>(0)
+    }
+
+    /// [`Self::step`], choosing moves with at least `fewest_planes` planes, in
+    /// vector registers of `VECTOR_BITS` (the CPU must have them: AVX-512F for
+    /// 512, AVX2 for 256; 128 is every x86-64's SSE2, or plain words elsewhere).
     #[inline(always)]
-    fn step_lanes<const WIDE: bool>(&mut self, fewest_planes: u32) {
+    fn step_lanes<const VECTOR_BITS: u32>(&mut self, fewest_planes: u32) {
         let net = Arc::clone(&self.net);
         self.state_part.run(&net, &mut self.values);
         self.totals.nodes += LANES as u64;
@@ -150,7 +160,7 @@ impl LanePlayouts {
             self.values[net.input_slots[m as usize] as usize] = NONE;
         }
         for role in 0..self.game.roles.len() {
-            self.choose::<WIDE>(role, &mut active, fewest_planes);
+            self.choose::<VECTOR_BITS>(role, &mut active, fewest_planes);
         }
         self.moved = active;
         self.move_part.run(&net, &mut self.values);
@@ -201,27 +211,27 @@ impl LanePlayouts {
     /// of the instances below that hold the count of the role's moves, and at
     /// least `fewest_planes` (more planes than needed count and select the same).
     #[inline(always)]
-    fn choose<const WIDE: bool>(&mut self, role: usize, active: &mut Lane, fewest_planes: u32) {
+    fn choose<const VECTOR_BITS: u32>(&mut self, role: usize, active: &mut Lane, fewest_planes: u32) {
         match fewest_planes.max(usize::BITS - self.game.role_moves[role].len().leading_zeros()) {
-            0..=1 => self.choose_in::<1, WIDE>(role, active),
-            2 => self.choose_in::<2, WIDE>(role, active),
-            3 => self.choose_in::<3, WIDE>(role, active),
-            4 => self.choose_in::<4, WIDE>(role, active),
-            5 => self.choose_in::<5, WIDE>(role, active),
-            6 => self.choose_in::<6, WIDE>(role, active),
-            7 => self.choose_in::<7, WIDE>(role, active),
-            8 => self.choose_in::<8, WIDE>(role, active),
-            9..=10 => self.choose_in::<10, WIDE>(role, active),
-            11..=12 => self.choose_in::<12, WIDE>(role, active),
-            13..=16 => self.choose_in::<16, WIDE>(role, active),
-            17..=20 => self.choose_in::<20, WIDE>(role, active),
-            _ => self.choose_in::<32, WIDE>(role, active),
+            0..=1 => self.choose_in::<1, VECTOR_BITS>(role, active),
+            2 => self.choose_in::<2, VECTOR_BITS>(role, active),
+            3 => self.choose_in::<3, VECTOR_BITS>(role, active),
+            4 => self.choose_in::<4, VECTOR_BITS>(role, active),
+            5 => self.choose_in::<5, VECTOR_BITS>(role, active),
+            6 => self.choose_in::<6, VECTOR_BITS>(role, active),
+            7 => self.choose_in::<7, VECTOR_BITS>(role, active),
+            8 => self.choose_in::<8, VECTOR_BITS>(role, active),
+            9..=10 => self.choose_in::<10, VECTOR_BITS>(role, active),
+            11..=12 => self.choose_in::<12, VECTOR_BITS>(role, active),
+            13..=16 => self.choose_in::<16, VECTOR_BITS>(role, active),
+            17..=20 => self.choose_in::<20, VECTOR_BITS>(role, active),
+            _ => self.choose_in::<32, VECTOR_BITS>(role, active),
         }
     }
 
     /// [`Self::choose`] with `P` planes.
     #[inline(always)]
-    fn choose_in<const P: usize, const WIDE: bool>(&mut self, role: usize, active: &mut Lane) {
+    fn choose_in<const P: usize, const VECTOR_BITS: u32>(&mut self, role: usize, active: &mut Lane) {
         let net = Arc::clone(&self.net);
         let game = Arc::clone(&self.game);
         let moves = &game.role_moves[role];
@@ -271,16 +281,14 @@ impl LanePlayouts {
                 }
                 let counts: [u8; P] = std::array::from_fn(|p| (planes[p][w] >> (8 * group)) as u8);
                 let block = &mut self.streams[w * 8 + group];
-                let drawn = if WIDE {
+                let drawn = match VECTOR_BITS {
+                    // SAFETY: `step_lanes` runs with 512 only when the CPU has AVX-512F.
                     #[cfg(target_arch = "x86_64")]
-                    // SAFETY: `WIDE` only when the CPU has AVX-512F.
-                    unsafe {
-                        block.draw_sliced_avx512(lanes, &counts)
-                    }
-                    #[cfg(not(target_arch = "x86_64"))]
-                    unreachable!("512-bit lanes on x86-64 only")
-                } else {
-                    block.draw_sliced(lanes, &counts)
+                    512 => unsafe { block.draw_sliced_avx512(lanes, &counts) },
+                    // SAFETY: and with 256 only when it has AVX2.
+                    #[cfg(target_arch = "x86_64")]
+                    256 => unsafe { block.draw_sliced_avx2(lanes, &counts) },
+                    _ => block.draw_sliced(lanes, &counts),
                 };
                 for (rank, bits) in ranks.iter_mut().zip(drawn) {
                     *rank |= u64::from(bits) << (8 * group);
@@ -362,16 +370,19 @@ impl<const P: usize> CarrySave<P> {
     }
 }
 
-/// Whether the CPU has 512-bit vectors.
-fn wide_vectors() -> bool {
+/// The widest vector registers of the CPU that the lanes evaluator uses, in
+/// bits: 512 with AVX-512F, 256 with AVX2, else 128.
+fn vector_bits() -> u32 {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx512f")
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            return 512;
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return 256;
+        }
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    128
 }
 
 /// Gates of one kind and fan-in evaluated in a row: `count` gates, whose
@@ -551,24 +562,47 @@ mod tests {
     use super::super::TURNS;
     use super::*;
 
-    /// More planes than the moves need make the same choices: lanes stepped
-    /// with 32 planes (the widest instance, without 512-bit registers) and as
-    /// `step` does (the fewest planes, in 512-bit registers where the CPU has
-    /// them) stay equal.
+    /// Every vector width the CPU has, and more planes than the moves need,
+    /// make the same choices: lanes stepped each way stay equal to lanes stepped
+    /// as `step` does (the fewest planes, in the widest registers).
     #[test]
-    fn more_planes_choose_the_same() {
+    fn widths_and_planes_choose_the_same() {
+        type Stepper = Box<dyn Fn(&mut LanePlayouts)>;
         let game = crate::load(TURNS, &crate::LoadConfig::default())
             .expect("the test game loads")
             .game;
-        let mut fewest = LanePlayouts::new(Arc::clone(&game), 7, 0);
-        let mut widest = LanePlayouts::new(Arc::clone(&game), 7, 0);
-        for _ in 0..40 {
-            fewest.step();
-            widest.step_lanes::<false>(32);
-            assert_eq!(fewest.values, widest.values);
-            assert_eq!(fewest.moved, widest.moved);
+        let mut ways: Vec<(&str, Stepper)> = vec![
+            ("128-bit, 32 planes", Box::new(|l| l.step_lanes::<128>(32))),
+            ("128-bit", Box::new(|l| l.step_lanes::<128>(0))),
+        ];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2.
+                ways.push(("256-bit", Box::new(|l| unsafe { l.step_avx2() })));
+            }
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the CPU has AVX-512F.
+                ways.push(("512-bit", Box::new(|l| unsafe { l.step_avx512() })));
+            }
         }
-        assert_eq!(fewest.totals, widest.totals);
+        let mut fewest = LanePlayouts::new(Arc::clone(&game), 7, 0);
+        let mut others: Vec<LanePlayouts> = ways
+            .iter()
+            .map(|_| LanePlayouts::new(Arc::clone(&game), 7, 0))
+            .collect();
+        for step in 0..40 {
+            fewest.step();
+            for ((way, stepper), other) in ways.iter().zip(&mut others) {
+                stepper(other);
+                assert!(fewest.values == other.values, "{way}, step {step}");
+                assert_eq!(fewest.moved, other.moved, "{way}, step {step}");
+                assert_eq!(fewest.streams, other.streams, "{way}, step {step}");
+            }
+        }
+        for ((way, _), other) in ways.iter().zip(&others) {
+            assert_eq!(fewest.totals, other.totals, "{way}");
+        }
         assert!(fewest.totals.playouts > 0, "no playout finished");
     }
 }
