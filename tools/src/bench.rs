@@ -150,6 +150,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
     progress.finish();
     let report = json!({
         "cpu": cpu_model(),
+        "lane_vector_bits": ggpnet::propnet::eval::lanes::vector_bits(),
         "cores": std::thread::available_parallelism().map_or(1, |n| n.get()),
         "threads": threads,
         "seconds": args.seconds,
@@ -320,9 +321,10 @@ fn ratio(a: &Value, b: &Value) -> String {
 fn markdown(report: &Value, threads: usize) -> String {
     let games = report["games"].as_array().cloned().unwrap_or_default();
     let mut out = format!(
-        "CPU: {}; {} s per evaluator and thread count, in {} runs alternating between thread counts, median run reported; \
+        "CPU: {} (lanes in {}-bit registers); {} s per evaluator and thread count, in {} runs alternating between thread counts, median run reported; \
          anchors from anchors/peers.md, RBG compiler from anchors/published.md x {MACHINE_FACTOR}.\n\n",
         report["cpu"].as_str().unwrap_or("?"),
+        report["lane_vector_bits"],
         report["seconds"],
         report["repeats"]
     );

@@ -371,8 +371,8 @@ impl<const P: usize> CarrySave<P> {
 }
 
 /// The widest vector registers of the CPU that the lanes evaluator uses, in
-/// bits: 512 with AVX-512F, 256 with AVX2, else 128.
-fn vector_bits() -> u32 {
+/// bits: 512 with AVX-512F, 256 with AVX2, else 128 (reported by benchmarks).
+pub fn vector_bits() -> u32 {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512f") {
