@@ -2,7 +2,7 @@
 //! evaluator) and perft (exhaustive counts of joint-move paths).
 
 use crate::eval::lanes::{LanePlayouts, LANES};
-use crate::eval::{CompiledNet, Evaluator, EvaluatorKind, Scalar};
+use crate::eval::{bits, CompiledNet, Evaluator, EvaluatorKind, Scalar};
 use crate::machine::{Game, Move, State, StateMachine};
 use crate::random::Stream;
 use std::sync::Arc;
@@ -12,10 +12,7 @@ use std::time::{Duration, Instant};
 /// over its legal inputs in input order; `None` when it has none.
 #[inline]
 pub fn random_input(eval: &impl Evaluator, net: &CompiledNet, role: usize, rng: &mut Stream) -> Option<u32> {
-    match eval.legal_count(role) {
-        0 => None,
-        n => eval.nth_legal(net, role, rng.draw(n)),
-    }
+    bits::draw(eval.legal_words(role), rng).map(|at| net.role_inputs[role][at])
 }
 
 /// What a set of random playouts added up to.

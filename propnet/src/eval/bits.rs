@@ -1,50 +1,48 @@
-//! Counting and selecting the set bits of packed bit sets (legality sets),
+//! Drawing a random set bit of a packed bit set (a legality set),
 //! with the CPU's `popcnt` and `pdep` instructions when it has them: the
 //! portable build counts bits in a dozen instructions per word, and finding the
 //! `k`-th bit of a word by clearing the lowest `k` costs a mispredicted loop
 //! exit when `k` is a random draw. (AMD processors before Zen 3 have `pdep`
-//! but run it in microcode, slower than that loop; this machine kind is Zen 5.)
+//! but run it in microcode, slower than that loop; this project's machines
+//! have been Zen 3 and Zen 5, and Intel Xeons.)
 
-/// The number of set bits in `words`.
-#[inline]
-pub fn count(words: &[u64]) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("popcnt") {
-        // SAFETY: the CPU has `popcnt`.
-        return unsafe { count_x86(words) };
-    }
-    count_portable(words)
-}
+use crate::random::Stream;
 
-/// The position of set bit `k` (from 0, lowest first) of `words`, if it has
-/// more than `k`.
+/// The position of a uniformly random set bit of `words`: [`Stream::draw`]
+/// below their number of set bits picks which (lowest first); `None`, without
+/// drawing, if none is set. Counting, drawing and selecting run as one piece of
+/// code with `popcnt` and `pdep` where the CPU has them.
 #[inline]
-pub fn select(words: &[u64], k: usize) -> Option<usize> {
+pub fn draw(words: &[u64], rng: &mut Stream) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("popcnt") && std::arch::is_x86_feature_detected!("bmi2") {
         // SAFETY: the CPU has `popcnt` and `pdep`.
-        return unsafe { select_x86(words, k) };
+        return unsafe { draw_x86(words, rng) };
     }
-    select_in(words, k, select_in_word_portable)
-}
-
-#[inline(always)]
-fn count_portable(words: &[u64]) -> usize {
-    words.iter().map(|w| w.count_ones() as usize).sum()
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "popcnt")]
-unsafe fn count_x86(words: &[u64]) -> usize {
-    count_portable(words)
+    draw_with(words, rng, select_in_word_portable)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi2")]
-unsafe fn select_x86(words: &[u64], k: usize) -> Option<usize> {
-    select_in(words, k, |word, k| {
-        std::arch::x86_64::_pdep_u64(1 << k, word).trailing_zeros()
-    })
+unsafe fn draw_x86(words: &[u64], rng: &mut Stream) -> Option<usize> {
+    draw_with(words, rng, select_in_word_pdep)
+}
+
+#[inline(always)]
+fn draw_with(words: &[u64], rng: &mut Stream, in_word: impl Fn(u64, u32) -> u32) -> Option<usize> {
+    match words.iter().map(|w| w.count_ones() as usize).sum() {
+        0 => None,
+        n => select_in(words, rng.draw(n), in_word),
+    }
+}
+
+/// The position of set bit `k < word.count_ones()` of `word`, by `pdep`
+/// (call only where the CPU has BMI2).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn select_in_word_pdep(word: u64, k: u32) -> u32 {
+    // SAFETY: callers run with BMI2 enabled.
+    unsafe { std::arch::x86_64::_pdep_u64(1 << k, word) }.trailing_zeros()
 }
 
 /// Skips whole words by their bit counts, then finds the bit in its word with
@@ -92,23 +90,50 @@ mod tests {
     }
 
     #[test]
-    fn count_and_select_agree_with_a_bit_by_bit_scan() {
+    fn selecting_agrees_with_a_bit_by_bit_scan() {
         let words = words();
         let ones: Vec<usize> = (0..words.len() * 64)
             .filter(|&b| words[b / 64] >> (b % 64) & 1 == 1)
             .collect();
-        assert_eq!(count(&words), ones.len());
-        assert_eq!(count_portable(&words), ones.len());
         for (k, &position) in ones.iter().enumerate() {
-            assert_eq!(select(&words, k), Some(position), "bit {k}");
             assert_eq!(
                 select_in(&words, k, select_in_word_portable),
                 Some(position),
                 "bit {k}"
             );
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("bmi2") {
+                assert_eq!(
+                    select_in(&words, k, select_in_word_pdep),
+                    Some(position),
+                    "bit {k}"
+                );
+            }
         }
-        assert_eq!(select(&words, ones.len()), None);
-        assert_eq!(select(&[], 0), None);
-        assert_eq!(select(&[u64::MAX], 63), Some(63));
+        assert_eq!(select_in(&words, ones.len(), select_in_word_portable), None);
+        assert_eq!(select_in(&[], 0, select_in_word_portable), None);
+        assert_eq!(select_in(&[u64::MAX], 63, select_in_word_portable), Some(63));
+    }
+
+    /// A draw picks the set bit whose rank a draw below their count gives,
+    /// and a word set with no bit set draws nothing.
+    #[test]
+    fn draws_pick_the_drawn_rank() {
+        let words = words();
+        let ones: Vec<usize> = (0..words.len() * 64)
+            .filter(|&b| words[b / 64] >> (b % 64) & 1 == 1)
+            .collect();
+        let mut rng = Stream::new(5, 0);
+        for round in 0..500 {
+            let mut expected = rng.clone();
+            let position = ones[expected.draw(ones.len())];
+            assert_eq!(draw(&words, &mut rng), Some(position), "round {round}");
+            assert_eq!(rng, expected, "round {round}");
+            let portable = draw_with(&words, &mut rng.clone(), select_in_word_portable);
+            assert_eq!(portable, draw(&words, &mut rng.clone()), "round {round}");
+        }
+        let before = rng.clone();
+        assert_eq!(draw(&[0, 0], &mut rng), None);
+        assert_eq!(rng, before);
     }
 }

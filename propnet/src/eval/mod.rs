@@ -3,7 +3,7 @@
 //! runs many random playouts at once, one per bit of a word.
 
 mod activity;
-mod bits;
+pub(crate) mod bits;
 pub mod compiled;
 mod conditions;
 mod decoded;
@@ -54,15 +54,6 @@ pub trait Evaluator {
                 bits &= bits - 1;
             }
         }
-    }
-    /// How many inputs of `role` are legal after the last [`Evaluator::load_state`].
-    fn legal_count(&self, role: usize) -> usize {
-        bits::count(self.legal_words(role))
-    }
-    /// The legal input of `role` at position `k` (from 0, ascending) after the
-    /// last [`Evaluator::load_state`], if there are more than `k`.
-    fn nth_legal(&self, net: &CompiledNet, role: usize, k: usize) -> Option<u32> {
-        bits::select(self.legal_words(role), k).map(|at| net.role_inputs[role][at])
     }
     /// Writes the next state (bit `b`: base `b`'s next value) after the last
     /// [`Evaluator::load_moves`] into `out`, whose bits past the bases stay zero.
