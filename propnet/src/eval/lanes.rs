@@ -150,22 +150,24 @@ impl LanePlayouts {
     /// 512, AVX2 for 256; 128 is every x86-64's SSE2, or plain words elsewhere).
     #[inline(always)]
     fn step_lanes<const VECTOR_BITS: u32>(&mut self, fewest_planes: u32) {
-        let net = Arc::clone(&self.net);
-        self.state_part.run(&net, &mut self.values);
+        // The net is read through `self.net` at each use, not through a clone
+        // of the `Arc`: its reference count is shared with the other threads.
+        self.state_part.run(&self.net, &mut self.values);
         self.totals.nodes += LANES as u64;
-        let terminal = self.values[net.terminal_slot as usize];
+        let terminal = self.values[self.net.terminal_slot as usize];
         self.finish_playouts(&terminal);
         let mut active = not(&terminal);
         for &m in &self.walk[..std::mem::take(&mut self.walked)] {
-            self.values[net.input_slots[m as usize] as usize] = NONE;
+            self.values[self.net.input_slots[m as usize] as usize] = NONE;
         }
         for role in 0..self.game.roles.len() {
             self.choose::<VECTOR_BITS>(role, &mut active, fewest_planes);
         }
         self.moved = active;
-        self.move_part.run(&net, &mut self.values);
+        self.move_part.run(&self.net, &mut self.values);
         // Read every next value before writing any base: a next value may be a base.
         let restart = not(&active);
+        let net = &*self.net;
         for (b, &next) in net.next_slots.iter().enumerate() {
             let next = and(&self.values[next as usize], &active);
             self.next[b] = if self.initial[b] {
@@ -232,9 +234,8 @@ impl LanePlayouts {
     /// [`Self::choose`] with `P` planes.
     #[inline(always)]
     fn choose_in<const P: usize, const VECTOR_BITS: u32>(&mut self, role: usize, active: &mut Lane) {
-        let net = Arc::clone(&self.net);
-        let game = Arc::clone(&self.game);
-        let moves = &game.role_moves[role];
+        let net = &*self.net;
+        let moves = &self.game.role_moves[role];
         let legal_of = |values: &[Lane], m: &Move| values[net.legal_slots[m.0 as usize] as usize];
         let mut planes = [NONE; P];
         let mut waiting = CarrySave::<P>::new();
