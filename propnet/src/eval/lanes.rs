@@ -10,6 +10,7 @@ use super::{fixpoint, GateValue};
 use crate::machine::{Game, Move, State};
 use crate::playout::PlayoutTotals;
 use crate::random::{Block, Stream};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Words per lane vector.
@@ -55,11 +56,12 @@ impl LanePlayouts {
     pub fn new(game: Arc<Game>, seed: u64, first_stream: u64) -> LanePlayouts {
         let net = Arc::clone(&game.net);
         let roles = game.roles.len();
+        let (move_gates, move_steps) = LaneGates::complementing_frames(&net);
         let initial: Vec<bool> = game.initial.0.iter().by_vals().collect();
         let mut lanes = LanePlayouts {
-            state_part: Program::new(&net, &net.steps[..net.state_steps]),
-            move_part: Program::new(&net, &net.steps[net.state_steps..]),
-            values: vec![NONE; net.slots],
+            state_part: Program::new(&LaneGates::plain(&net), &net.steps[..net.state_steps]),
+            move_part: Program::new(&move_gates, &move_steps),
+            values: vec![NONE; move_gates.slots()],
             next: vec![NONE; net.base_slots.len()],
             streams: (0..LANES as u64 / 8)
                 .map(|b| {
@@ -418,8 +420,8 @@ struct Program {
 }
 
 impl Program {
-    fn new(net: &CompiledNet, steps: &[Step]) -> Program {
-        let mut level = vec![0u32; net.slots];
+    fn new(gates: &LaneGates, steps: &[Step]) -> Program {
+        let mut level = vec![0u32; gates.slots()];
         let mut program = Program {
             parts: Vec::new(),
             outputs: Vec::new(),
@@ -434,22 +436,22 @@ impl Program {
                 }
             };
             for slot in start..end {
-                let read = net.inputs(slot).iter().map(|&i| level[i as usize] + 1);
+                let read = gates.inputs(slot).iter().map(|&i| level[i as usize] + 1);
                 level[slot as usize] = read.max().unwrap_or(0);
             }
             let key = |&slot: &u32| {
                 (
                     level[slot as usize],
-                    net.gates[slot as usize] as u8,
-                    net.inputs(slot).len(),
+                    gates.gate(slot) as u8,
+                    gates.inputs(slot).len(),
                 )
             };
             let mut slots: Vec<u32> = (start..end).collect();
             slots.sort_by_key(key);
             for group in slots.chunk_by(|a, b| key(a) == key(b)) {
-                let fan_in = net.inputs(group[0]).len();
+                let fan_in = gates.inputs(group[0]).len();
                 program.parts.push(Part::Gates(Run {
-                    gate: net.gates[group[0] as usize],
+                    gate: gates.gate(group[0]),
                     fan_in,
                     first: program.outputs.len(),
                     first_input: program.inputs.len(),
@@ -457,7 +459,7 @@ impl Program {
                 }));
                 for &slot in group {
                     program.outputs.push(slot);
-                    program.inputs.extend_from_slice(net.inputs(slot));
+                    program.inputs.extend_from_slice(gates.inputs(slot));
                 }
             }
         }
@@ -478,14 +480,9 @@ impl Program {
                     6 => self.run_gates::<6>(run, values),
                     7 => self.run_gates::<7>(run, values),
                     8 => self.run_gates::<8>(run, values),
-                    _ => {
-                        let gates = LaneGates(net);
-                        for &slot in &self.outputs[run.first..run.first + run.count] {
-                            values[slot as usize] = gates.value(values, slot);
-                        }
-                    }
+                    _ => self.run_wide_gates(run, values),
                 },
-                Part::Cycle(start, end) => fixpoint(values, start, end, NONE, &LaneGates(net)),
+                Part::Cycle(start, end) => fixpoint(values, start, end, NONE, &LaneGates::plain(net)),
             }
         }
     }
@@ -509,20 +506,167 @@ impl Program {
             values[slot as usize] = value;
         }
     }
+
+    /// The gates of `run`, of a fan-in without an instance above (0, or above 8).
+    #[inline(always)]
+    fn run_wide_gates(&self, run: Run, values: &mut [Lane]) {
+        let outputs = &self.outputs[run.first..run.first + run.count];
+        if run.fan_in == 0 {
+            for &slot in outputs {
+                values[slot as usize] = gate_value(run.gate, &[], values);
+            }
+            return;
+        }
+        let inputs = &self.inputs[run.first_input..run.first_input + run.count * run.fan_in];
+        for (&slot, read) in outputs.iter().zip(inputs.chunks_exact(run.fan_in)) {
+            values[slot as usize] = gate_value(run.gate, read, values);
+        }
+    }
 }
 
-/// A gate over words of lanes: and/or/not bit by bit.
-struct LaneGates<'a>(&'a CompiledNet);
+/// A gate's value over words of lanes: and/or/not bit by bit.
+#[inline(always)]
+fn gate_value(gate: Gate, inputs: &[u32], values: &[Lane]) -> Lane {
+    match gate {
+        Gate::And => inputs.iter().fold(ALL, |acc, &i| and(&acc, &values[i as usize])),
+        Gate::Or => inputs.iter().fold(NONE, |acc, &i| or(&acc, &values[i as usize])),
+        Gate::Not => not(&values[inputs[0] as usize]),
+    }
+}
+
+/// The gates the lanes evaluate: the net's, where some gates may read other
+/// inputs than in the net and gates may be added after the net's slots.
+///
+/// In the move part, an `or` over most of a role's inputs reads the negated
+/// `or` of the role's other inputs instead: in a lane that moves exactly one
+/// input of each role is set, so the two agree (the frame rules of games such
+/// as breakthrough, "every move that does not touch this cell", go from
+/// hundreds of reads to a handful). The negations are computed by added gates,
+/// before the rest of the move part. In a lane that does not move every input is
+/// clear and the rewritten gates may differ, but its next state is not taken.
+/// The optimizer's exclusive-inputs pass makes the same rewrite in the circuit,
+/// where it is kept only if the circuit gets smaller, since the scalar
+/// evaluators, which skip what did not change, do not gain from it.
+struct LaneGates<'a> {
+    net: &'a CompiledNet,
+    /// Inputs that replace a net gate's inputs.
+    rewritten: HashMap<u32, Vec<u32>>,
+    /// Gates added at slots `net.slots..`.
+    added: Vec<(Gate, Vec<u32>)>,
+}
+
+impl<'a> LaneGates<'a> {
+    /// The net's gates as they are.
+    fn plain(net: &'a CompiledNet) -> LaneGates<'a> {
+        LaneGates {
+            net,
+            rewritten: HashMap::new(),
+            added: Vec::new(),
+        }
+    }
+
+    /// The net's gates with the move part's frame `or`s complemented, and the
+    /// move part's steps (the added gates' step first).
+    fn complementing_frames(net: &'a CompiledNet) -> (LaneGates<'a>, Vec<Step>) {
+        let mut gates = LaneGates::plain(net);
+        let groups: Vec<Vec<u32>> = net
+            .role_inputs
+            .iter()
+            .map(|inputs| {
+                let mut slots: Vec<u32> = inputs.iter().map(|&m| net.input_slots[m as usize]).collect();
+                slots.sort_unstable();
+                slots
+            })
+            .collect();
+        let mut role_of = HashMap::new();
+        for (role, slots) in groups.iter().enumerate() {
+            role_of.extend(slots.iter().map(|&slot| (slot, role)));
+        }
+        for step in &net.steps[net.state_steps..] {
+            let Step::Gates(start, end) = *step else { continue };
+            for slot in start..end {
+                if net.gates[slot as usize] == Gate::Or {
+                    gates.complement(slot, &groups, &role_of);
+                }
+            }
+        }
+        let first_added = net.slots as u32;
+        let mut steps = vec![Step::Gates(first_added, first_added + gates.added.len() as u32)];
+        steps.extend_from_slice(&net.steps[net.state_steps..]);
+        (gates, steps)
+    }
+
+    /// Rewrites the `or` at `slot` for every role most of whose inputs
+    /// (`groups`, sorted slots; `role_of` maps an input slot to its role) it
+    /// reads, where the negated `or` of the others is shorter.
+    fn complement(&mut self, slot: u32, groups: &[Vec<u32>], role_of: &HashMap<u32, usize>) {
+        let mut inputs = self.net.inputs(slot).to_vec();
+        let mut read = vec![0usize; groups.len()];
+        for input in &inputs {
+            if let Some(&role) = role_of.get(input) {
+                read[role] += 1;
+            }
+        }
+        let mut sorted = inputs.clone();
+        sorted.sort_unstable();
+        let mut changed = false;
+        for (role, group) in groups.iter().enumerate() {
+            // The same bar as the optimizer's pass: the rewrite reads fewer
+            // inputs than it drops, plus its two gates.
+            if read[role] < 4 || group.len() + 2 >= 2 * read[role] {
+                continue;
+            }
+            let rest: Vec<u32> = group
+                .iter()
+                .copied()
+                .filter(|i| sorted.binary_search(i).is_err())
+                .collect();
+            if rest.is_empty() {
+                continue;
+            }
+            let any_rest = self.add(Gate::Or, rest);
+            let none_of_rest = self.add(Gate::Not, vec![any_rest]);
+            inputs.retain(|i| role_of.get(i) != Some(&role));
+            inputs.push(none_of_rest);
+            changed = true;
+        }
+        if changed {
+            self.rewritten.insert(slot, inputs);
+        }
+    }
+
+    fn add(&mut self, gate: Gate, inputs: Vec<u32>) -> u32 {
+        self.added.push((gate, inputs));
+        (self.net.slots + self.added.len() - 1) as u32
+    }
+
+    /// Slots in all: the net's and the added gates'.
+    fn slots(&self) -> usize {
+        self.net.slots + self.added.len()
+    }
+
+    fn gate(&self, slot: u32) -> Gate {
+        match (slot as usize).checked_sub(self.net.slots) {
+            Some(added) => self.added[added].0,
+            None => self.net.gates[slot as usize],
+        }
+    }
+
+    fn inputs(&self, slot: u32) -> &[u32] {
+        match (slot as usize).checked_sub(self.net.slots) {
+            Some(added) => &self.added[added].1,
+            None => self
+                .rewritten
+                .get(&slot)
+                .map_or(self.net.inputs(slot), Vec::as_slice),
+        }
+    }
+}
 
 impl GateValue<Lane> for LaneGates<'_> {
     #[inline(always)]
     fn value(&self, values: &[Lane], slot: u32) -> Lane {
-        let inputs = self.0.inputs(slot);
-        match self.0.gates[slot as usize] {
-            Gate::And => inputs.iter().fold(ALL, |acc, &i| and(&acc, &values[i as usize])),
-            Gate::Or => inputs.iter().fold(NONE, |acc, &i| or(&acc, &values[i as usize])),
-            Gate::Not => not(&values[inputs[0] as usize]),
-        }
+        gate_value(self.gate(slot), self.inputs(slot), values)
     }
 }
 
