@@ -89,12 +89,17 @@ mod tests {
             .collect()
     }
 
+    /// The positions of the set bits of `words`, found bit by bit.
+    fn set_bits(words: &[u64]) -> Vec<usize> {
+        (0..words.len() * 64)
+            .filter(|&b| words[b / 64] >> (b % 64) & 1 == 1)
+            .collect()
+    }
+
     #[test]
     fn selecting_agrees_with_a_bit_by_bit_scan() {
         let words = words();
-        let ones: Vec<usize> = (0..words.len() * 64)
-            .filter(|&b| words[b / 64] >> (b % 64) & 1 == 1)
-            .collect();
+        let ones = set_bits(&words);
         for (k, &position) in ones.iter().enumerate() {
             assert_eq!(
                 select_in(&words, k, select_in_word_portable),
@@ -120,9 +125,7 @@ mod tests {
     #[test]
     fn draws_pick_the_drawn_rank() {
         let words = words();
-        let ones: Vec<usize> = (0..words.len() * 64)
-            .filter(|&b| words[b / 64] >> (b % 64) & 1 == 1)
-            .collect();
+        let ones = set_bits(&words);
         let mut rng = Stream::new(5, 0);
         for round in 0..500 {
             let mut expected = rng.clone();
