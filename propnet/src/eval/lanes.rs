@@ -482,7 +482,7 @@ impl Program {
                     8 => self.run_gates::<8>(run, values),
                     _ => self.run_wide_gates(run, values),
                 },
-                Part::Cycle(start, end) => fixpoint(values, start, end, NONE, &LaneGates::plain(net)),
+                Part::Cycle(start, end) => fixpoint(values, start, end, NONE, &NetGates(net)),
             }
         }
     }
@@ -663,10 +663,14 @@ impl<'a> LaneGates<'a> {
     }
 }
 
-impl GateValue<Lane> for LaneGates<'_> {
+/// The net's gates over words of lanes, for cyclic components (which the
+/// lanes never rewrite).
+struct NetGates<'a>(&'a CompiledNet);
+
+impl GateValue<Lane> for NetGates<'_> {
     #[inline(always)]
     fn value(&self, values: &[Lane], slot: u32) -> Lane {
-        gate_value(self.gate(slot), self.inputs(slot), values)
+        gate_value(self.0.gates[slot as usize], self.0.inputs(slot), values)
     }
 }
 
