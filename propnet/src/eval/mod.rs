@@ -6,6 +6,7 @@ mod activity;
 pub(crate) mod bits;
 pub mod compiled;
 mod conditions;
+mod cones;
 mod decoded;
 pub mod differential;
 pub mod lanes;

@@ -129,6 +129,9 @@ pub(crate) enum NativeStep<'a> {
         word: usize,
         slots: &'a [u32],
     },
+    /// The end of a function: the steps after it make the next one (see
+    /// [`NativeProgram::compile_functions`]).
+    End,
 }
 
 impl NativeProgram {
@@ -152,6 +155,45 @@ impl NativeProgram {
         mut guard: impl FnMut(u32) -> Option<Guard>,
         forced: impl Fn(u32) -> bool,
     ) -> Option<NativeProgram> {
+        NativeProgram::assemble_program(layout, words, steps, read_once, &mut guard, &forced, true)
+    }
+
+    /// Compiles each of `functions` (steps without cycles or guards) into a
+    /// function of its own, over values laid out as `layout` says, addressed
+    /// through `rdi` only (a function's set-up costs more than its few
+    /// operands would save); run function `k` with
+    /// [`NativeProgram::run_function`]. `None` as for [`NativeProgram::compile`].
+    pub(crate) fn compile_functions<'a>(
+        layout: Layout,
+        words: usize,
+        functions: impl IntoIterator<Item = Vec<NativeStep<'a>>>,
+        read_once: &[bool],
+    ) -> Option<NativeProgram> {
+        let mut steps = Vec::new();
+        for function in functions {
+            assert!(
+                function
+                    .iter()
+                    .all(|step| !matches!(step, NativeStep::Cycle(..) | NativeStep::End)),
+                "a function with a cycle"
+            );
+            steps.extend(function);
+            steps.push(NativeStep::End);
+        }
+        NativeProgram::assemble_program(layout, words, steps, read_once, &mut |_| None, &|_| false, false)
+    }
+
+    /// [`NativeProgram::compile`], with windows of the values chosen if
+    /// `windowed` (else `rdi`'s only).
+    fn assemble_program<'a>(
+        layout: Layout,
+        words: usize,
+        steps: impl IntoIterator<Item = NativeStep<'a>>,
+        read_once: &[bool],
+        guard: &mut impl FnMut(u32) -> Option<Guard>,
+        forced: &impl Fn(u32) -> bool,
+        windowed: bool,
+    ) -> Option<NativeProgram> {
         let slots = layout.located.len();
         assert!(
             layout.pack_area >= slots && layout.first_flag >= layout.pack_area + 64 * words,
@@ -170,12 +212,34 @@ impl NativeProgram {
         }
         assert_eq!(read_once.len(), slots);
         let steps: Vec<NativeStep> = steps.into_iter().collect();
-        let inlined = inlined_gates(slots, &steps, read_once);
-        // A first pass counts the operands per byte, to choose the windows.
-        let mut draft = Assembler::new(layout, vec![(RDI, 0)]);
-        draft.assemble(&steps, &inlined, words, &mut guard, &forced);
-        let mut assembler = Assembler::new(layout, choose_windows(&draft.operands));
-        let guarded = assembler.assemble(&steps, &inlined, words, &mut guard, &forced);
+        // Each function (all of `steps` when they have no `End`) inlines on its own.
+        let functions: Vec<&[NativeStep]> = steps
+            .split_inclusive(|step| matches!(step, NativeStep::End))
+            .collect();
+        let mut inlining = Inlining::new(slots);
+        let windows = if windowed {
+            // A first pass counts the operands per byte, to choose the windows.
+            let mut draft = Assembler::new(layout, vec![(RDI, 0)]);
+            for function in &functions {
+                inlining.plan(function, read_once);
+                draft.assemble(function, &inlining.inlined, words, guard, forced);
+            }
+            choose_windows(&draft.operands)
+        } else {
+            vec![(RDI, 0)]
+        };
+        let mut assembler = Assembler::new(layout, windows);
+        let mut guarded = Vec::new();
+        #[cfg(test)]
+        let mut inlined = 0;
+        for function in &functions {
+            inlining.plan(function, read_once);
+            guarded.extend(assembler.assemble(function, &inlining.inlined, words, guard, forced));
+            #[cfg(test)]
+            {
+                inlined += inlining.inlined.iter().filter(|g| g.is_some()).count();
+            }
+        }
         Some(NativeProgram {
             memory: ExecutableMemory::new(&assembler.code)?,
             segments: assembler.segments,
@@ -183,7 +247,7 @@ impl NativeProgram {
             guarded,
             words,
             #[cfg(test)]
-            inlined: inlined.iter().filter(|g| g.is_some()).count(),
+            inlined,
             #[cfg(test)]
             windows: assembler.windows.len(),
         })
@@ -250,6 +314,26 @@ impl NativeProgram {
             }
         }
     }
+
+    /// Runs function `k` of a program made by
+    /// [`NativeProgram::compile_functions`] over `values`, packing into `out`.
+    pub(crate) fn run_function(&self, k: usize, values: &mut [bool], out: &mut [u64]) {
+        assert!(
+            values.len() >= self.slots && out.len() == self.words,
+            "native function run over values or words of another net"
+        );
+        let Segment::Code(offset) = self.segments[k] else {
+            unreachable!("functions have no cycles")
+        };
+        // SAFETY: as in `run`: the function at `offset` reads and writes only
+        // bytes below `self.slots` of `values` and words of `out` (both
+        // asserted long enough), stores valid `bool`s, and keeps the
+        // calling convention.
+        unsafe {
+            self.memory
+                .call(offset, values.as_mut_ptr().cast(), out.as_mut_ptr())
+        }
+    }
 }
 
 impl fmt::Debug for NativeProgram {
@@ -272,24 +356,56 @@ fn inlined_gates<'a>(
     steps: &[NativeStep<'a>],
     read_once: &[bool],
 ) -> Vec<Option<NativeGate<'a>>> {
-    let mut inlined: Vec<Option<NativeGate>> = vec![None; slots];
-    // Per gate seen so far, the registers it needs (0: not a gate seen yet).
-    let mut needs = vec![0u8; slots];
-    let mut definitions: Vec<Option<NativeGate>> = vec![None; slots];
-    for step in steps {
-        let NativeStep::Gate(gate) = *step else { continue };
-        let mut need = 1;
-        for (k, &input) in gate.inputs.iter().enumerate() {
-            let i = input as usize;
-            if read_once[i] && (1..=MOST_REGISTERS_INLINED).contains(&needs[i]) {
-                inlined[i] = definitions[i];
-                need = need.max(needs[i] + u8::from(k > 0));
-            }
+    let mut inlining = Inlining::new(slots);
+    inlining.plan(steps, read_once);
+    inlining.inlined
+}
+
+/// [`inlined_gates`] of one function after another, each on its own (a slot
+/// a function computes in registers may be stored by another, or computed
+/// there from other operands), reusing the tables.
+struct Inlining<'a> {
+    /// Per slot, its definition if the function planned last computes it in
+    /// registers.
+    inlined: Vec<Option<NativeGate<'a>>>,
+    /// Per gate seen so far, the registers it needs (0: not a gate seen yet).
+    needs: Vec<u8>,
+    definitions: Vec<Option<NativeGate<'a>>>,
+    /// The slots whose entries the function planned last set.
+    touched: Vec<u32>,
+}
+
+impl<'a> Inlining<'a> {
+    fn new(slots: usize) -> Inlining<'a> {
+        Inlining {
+            inlined: vec![None; slots],
+            needs: vec![0; slots],
+            definitions: vec![None; slots],
+            touched: Vec::new(),
         }
-        needs[gate.out as usize] = need;
-        definitions[gate.out as usize] = Some(gate);
     }
-    inlined
+
+    /// Plans the function `steps` afresh; its plan is `self.inlined`.
+    fn plan(&mut self, steps: &[NativeStep<'a>], read_once: &[bool]) {
+        for slot in self.touched.drain(..) {
+            let s = slot as usize;
+            (self.inlined[s], self.needs[s], self.definitions[s]) = (None, 0, None);
+        }
+        for step in steps {
+            let NativeStep::Gate(gate) = *step else { continue };
+            let mut need = 1;
+            for (k, &input) in gate.inputs.iter().enumerate() {
+                let i = input as usize;
+                if read_once[i] && (1..=MOST_REGISTERS_INLINED).contains(&self.needs[i]) {
+                    self.inlined[i] = self.definitions[i];
+                    need = need.max(self.needs[i] + u8::from(k > 0));
+                }
+            }
+            self.needs[gate.out as usize] = need;
+            self.definitions[gate.out as usize] = Some(gate);
+            self.touched.push(gate.out);
+        }
+    }
 }
 
 /// How many values the expression of `gate` reads from memory, the inputs it
@@ -386,6 +502,11 @@ impl<'a> Assembler<'a> {
                         word < words && packed.len() <= 64 && packed.iter().all(|&i| (i as usize) < slots)
                     );
                     self.pack(word, packed);
+                }
+                NativeStep::End => {
+                    // An empty function too, so that function `k` is segment `k`.
+                    self.open();
+                    self.close();
                 }
             }
         }

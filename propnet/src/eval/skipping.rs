@@ -48,6 +48,21 @@ pub(crate) struct Blocks {
     pub of_gate: HashMap<u32, u32>,
     /// The support of each block (source slots).
     pub supports: Vec<Vec<u32>>,
+    /// The first block of the move part (the state part's come before).
+    first_of_moves: usize,
+    /// Per part, the expected cost of a run with these blocks, in values read.
+    pub expected_cost: [f64; 2],
+}
+
+impl Blocks {
+    /// These blocks without the move part's (which then runs unguarded).
+    pub(crate) fn without_moves(mut self) -> Blocks {
+        let first = self.first_of_moves;
+        self.supports.truncate(first);
+        self.of_gate.retain(|_, block| (*block as usize) < first);
+        self.expected_cost[1] = 0.0;
+        self
+    }
 }
 
 /// Groups `candidates` (the stored gates of the state part, then of the move
@@ -59,11 +74,15 @@ pub(crate) fn choose(net: &CompiledNet, candidates: &[Candidate], changes: &Chan
     let mut walker = SupportWalker::new(net);
     let mut blocks = Blocks::default();
     for part in 0..2 {
+        if part == 1 {
+            blocks.first_of_moves = blocks.supports.len();
+        }
         let gates: Vec<&Candidate> = candidates
             .iter()
             .filter(|c| usize::from(c.moves) == part)
             .collect();
         if changes.runs[part] == 0 || gates.is_empty() {
+            blocks.expected_cost[part] = gates.iter().map(|c| c.operands as f64).sum();
             continue;
         }
         let supports: Vec<Option<Vec<u32>>> = gates.iter().map(|c| walker.support(c.gate)).collect();
@@ -112,6 +131,7 @@ pub(crate) fn choose(net: &CompiledNet, candidates: &[Candidate], changes: &Chan
                 }
             }
         }
+        blocks.expected_cost[part] = best[gates.len()];
         let mut end = gates.len();
         while end > 0 {
             let Some(first) = start[end] else {

@@ -11,6 +11,7 @@
 
 use super::compiled::{CompiledNet, Gate, Step};
 use super::conditions::{self, Condition, SkipCounts};
+use super::cones::Cones;
 use super::decoded::DecodedMoves;
 use super::native::{Guard, Layout, NativeGate, NativeProgram, NativeStep};
 use super::skipping::{self, Blocks, Candidate, Marks};
@@ -531,7 +532,7 @@ fn skipped_conditions(
 
 /// Per slot, whether it is an output: terminal, a goal, a move's legality
 /// or a base's next value.
-fn outputs(net: &CompiledNet) -> Vec<bool> {
+pub(super) fn outputs(net: &CompiledNet) -> Vec<bool> {
     let mut output = vec![false; net.slots];
     let outputs = [net.terminal_slot]
         .into_iter()
@@ -554,6 +555,10 @@ pub(crate) struct Plan {
     state: Program,
     moves: Program,
     goals: Program,
+    /// The part that depends on moves by the cones of the moves played,
+    /// where that costs less (joint moves of at most one input per role;
+    /// `moves` evaluates the others).
+    cones: Option<Cones>,
     /// Role `r`'s legality takes words `role_words[r]..role_words[r + 1]` of the
     /// legality set, bit `at` for its input at position `at`.
     role_words: Vec<usize>,
@@ -615,8 +620,13 @@ impl Plan {
         let mut state = Program::interpreted(net, state, &kept, legal_words);
         let mut moves = Program::interpreted(net, moves, &evaluated, next_words);
         let key = skipping::lowest_sources(net);
-        let blocks = if native_code_enabled() {
-            let output = outputs(net);
+        let layout = |pack_area: usize, first_flag: usize| Layout {
+            located: &located,
+            pack_area,
+            first_flag,
+        };
+        let output = outputs(net);
+        let (blocks, cones) = if native_code_enabled() {
             let conditions = skipped_conditions(net, &kept, &state.read_once(net), &output);
             let in_moves = net.in_move_part();
             let mut used: Vec<(Condition, bool)> = (0..net.slots)
@@ -633,16 +643,25 @@ impl Plan {
             moves.use_conditions(net, &conditions, &output, |c| rates[&(c, true)]);
             let mut candidates = state.candidates(net, false, &key);
             candidates.extend(moves.candidates(net, true, &key));
-            skipping::choose(net, &candidates, &changes)
+            let blocks = skipping::choose(net, &candidates, &changes);
+            // The cones where they cost less than the move part with its
+            // blocks (which rely on values the cones overwrite).
+            match Cones::new(
+                net,
+                &kept,
+                &decoded,
+                &output,
+                layout(moves_area, flags_start),
+                &moves.packed,
+                blocks.expected_cost[1],
+            ) {
+                Some(cones) => (blocks.without_moves(), Some(cones)),
+                None => (blocks, None),
+            }
         } else {
-            Blocks::default()
+            (Blocks::default(), None)
         };
         let block_of = |gate: u32| blocks.of_gate.get(&gate).copied();
-        let layout = |pack_area: usize, first_flag: usize| Layout {
-            located: &located,
-            pack_area,
-            first_flag,
-        };
         state.compile(net, layout(state_area, flags_start), block_of, Some(&key));
         let state_flags = state.guarded().len();
         moves.compile(
@@ -672,6 +691,7 @@ impl Plan {
         Some(Plan {
             state,
             moves,
+            cones,
             goals,
             role_words: role_words(net),
             marks: Marks::new(net, |source| decoded.of(source), flags),
@@ -739,6 +759,9 @@ pub struct Sweep {
     next: Vec<u64>,
     /// Whether the gates read only on the way to goals hold the values of the state loaded.
     goals_fresh: bool,
+    /// Whether the last joint move ran the whole move part rather than the
+    /// cones (so that all of the cones' constants are to be restored).
+    ran_whole: bool,
 }
 
 impl Sweep {
@@ -757,6 +780,9 @@ impl Sweep {
         // Every flag set: no gate has been evaluated yet.
         let mut values = vec![true; plan.value_slots];
         values[..plan.flags_start].fill(false);
+        if let Some(cones) = &plan.cones {
+            cones.restore_all(&mut values);
+        }
         Sweep {
             values,
             loaded: vec![0; net.base_slots.len().div_ceil(64)],
@@ -766,6 +792,7 @@ impl Sweep {
             net,
             moves: Vec::new(),
             goals_fresh: false,
+            ran_whole: false,
         }
     }
 }
@@ -795,6 +822,13 @@ impl Evaluator for Sweep {
 
     fn load_moves(&mut self, moves: &[u32]) {
         let (net, plan, values) = (&*self.net, &*self.plan, &mut self.values);
+        if let Some(cones) = &plan.cones {
+            if self.ran_whole {
+                cones.restore_all(values);
+            } else {
+                cones.restore(values, &self.moves);
+            }
+        }
         for &m in &self.moves {
             plan.marks.set(values, net.input_slots[m as usize], false);
         }
@@ -803,7 +837,16 @@ impl Evaluator for Sweep {
         }
         self.moves.clear();
         self.moves.extend_from_slice(moves);
-        plan.moves.run(net, values, &mut self.next);
+        match plan.cones.as_ref().filter(|cones| cones.accepts(moves)) {
+            Some(cones) => {
+                cones.run(values, moves, &mut self.next);
+                self.ran_whole = false;
+            }
+            None => {
+                plan.moves.run(net, values, &mut self.next);
+                self.ran_whole = true;
+            }
+        }
     }
 
     #[inline]

@@ -1,0 +1,542 @@
+//! The sweep's move part by the cones of the moves played. With every input
+//! false, most gates of a move part are constant (English checkers: every
+//! "a piece moved here" is false, and a cell's next value is its value), and
+//! a joint move changes only the gates its inputs reach. So the move part
+//! runs in three pieces of native code: the *baseline*, the gates whose value
+//! with every input false depends on the state, folded with inputs false;
+//! then, per role, the *cone* of the input it plays (the gates that input
+//! reaches), specialized to it: the role's other inputs false, and gates
+//! outside the cone that depend on that role's inputs only at their constant
+//! baseline; then the packing of the next state. The gates a cone stores
+//! whose baseline is constant are restored before the next joint move.
+//!
+//! Correct for a joint move of at most one input per role: running the cones
+//! one after the other, each in slot order, a gate takes its value from the
+//! last cone holding it, and its operands from that cone or from memory,
+//! where no later cone changes them (a later cone holding an operand would
+//! hold the gate too). Gates read from memory by a cone that does not hold
+//! them are always stored, by the baseline or by the cones holding them.
+
+use super::compiled::{CompiledNet, Gate};
+use super::decoded::DecodedMoves;
+use super::native::{Layout, NativeGate, NativeProgram, NativeStep};
+
+/// The most gates visited finding every input's cone: past it, the move
+/// part runs whole.
+const VISIT_BUDGET: usize = 1 << 23;
+
+/// What running a function costs, in operands read (call, return, the
+/// loop choosing it).
+const CALL_COST: usize = 8;
+
+/// The functions of [`Cones::program`]: the baseline, the packing, then the
+/// cone of input `m` at `FIRST_CONE + m`.
+const BASELINE: usize = 0;
+const PACK: usize = 1;
+const FIRST_CONE: usize = 2;
+
+/// The move part of a net as a baseline, cones and a packing (see the module
+/// documentation).
+#[derive(Debug)]
+pub(crate) struct Cones {
+    program: NativeProgram,
+    /// Per function of `program`, whether it does anything.
+    called: Vec<bool>,
+    /// The role of each input.
+    input_role: Vec<u32>,
+    /// Per input `m`, the bytes its cone stores whose baseline is constant,
+    /// with that value: `restores[restore_offsets[m]..restore_offsets[m + 1]]`.
+    restore_offsets: Vec<u32>,
+    restores: Vec<(u32, bool)>,
+}
+
+/// A slot's value as a specialized gate reads it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Value {
+    /// From memory.
+    Read,
+    /// A constant.
+    Known(bool),
+    /// Computed earlier in the same function.
+    Computed,
+}
+
+/// A gate specialized: `not`? of the `and` (`all`) or `or` of the operands
+/// `operands[start..end]`, or a constant.
+#[derive(Clone, Copy, Debug)]
+struct Folded {
+    out: u32,
+    all: bool,
+    negate: bool,
+    start: u32,
+    end: u32,
+}
+
+/// One function's gates, specialized, before liveness is known.
+#[derive(Debug, Default)]
+struct Function {
+    gates: Vec<Folded>,
+    /// Per gate of `gates`, its constant if it folded to one.
+    constants: Vec<Option<bool>>,
+}
+
+impl Cones {
+    /// The move part of `net` by cones, over values laid out as `layout`
+    /// says, packing the next state as `packed` words; `kept` gates are
+    /// evaluated (the others are read only on the way to goals), `decoded`
+    /// `or`s of moves hold their values as moves load, and `output` slots
+    /// must be right after a joint move. `None` if the move part has cycles,
+    /// if finding the cones exceeds [`VISIT_BUDGET`], if they would cost
+    /// more than `most_cost` per joint move (in values read, a call counting
+    /// as [`CALL_COST`]), or if native code cannot be made.
+    pub(crate) fn new(
+        net: &CompiledNet,
+        kept: &[bool],
+        decoded: &DecodedMoves,
+        output: &[bool],
+        layout: Layout,
+        packed: &[Vec<u32>],
+        most_cost: f64,
+    ) -> Option<Cones> {
+        let in_moves = net.in_move_part();
+        let moved: Vec<bool> = (0..net.slots).map(|s| in_moves[s] && kept[s]).collect();
+        if net.role_inputs.len() > 64 || (0..net.slots).any(|s| moved[s] && net.cycle_start[s] != u32::MAX) {
+            return None;
+        }
+        let input_slots = &net.input_slots;
+        let mut input_role = vec![0u32; input_slots.len()];
+        for (role, inputs) in net.role_inputs.iter().enumerate() {
+            for &m in inputs {
+                input_role[m as usize] = role as u32;
+            }
+        }
+        // Per slot, the roles whose inputs it depends on (slot order is an
+        // evaluation order: acyclic gates come after their inputs).
+        let mut roles = vec![0u64; net.slots];
+        for (m, &slot) in input_slots.iter().enumerate() {
+            roles[slot as usize] = 1 << input_role[m];
+        }
+        for slot in net.first_gate as usize..net.slots {
+            roles[slot] = net
+                .inputs(slot as u32)
+                .iter()
+                .fold(0, |r, &i| r | roles[i as usize]);
+        }
+        let is_input = |slot: u32| slot >= net.base_slots.len() as u32 && slot < net.first_gate;
+        let evaluated = |slot: u32| moved[slot as usize] && !decoded.is_decoded(slot);
+
+        let mut operands: Vec<u32> = Vec::new();
+        let mut must_store = vec![false; net.slots];
+        // The baseline: every input false.
+        let mut baseline = vec![Value::Read; net.slots];
+        let mut base = Function::default();
+        for slot in (net.first_gate..net.slots as u32).filter(|&s| moved[s as usize]) {
+            let value_of = |i: u32| {
+                if is_input(i) {
+                    Value::Known(false)
+                } else if moved[i as usize] {
+                    baseline[i as usize]
+                } else {
+                    Value::Read
+                }
+            };
+            let folded = fold(net, slot, value_of, &mut operands);
+            baseline[slot as usize] = folded.1.map_or(Value::Computed, Value::Known);
+            if evaluated(slot) && folded.1.is_none() {
+                base.push(folded);
+            } else {
+                operands.truncate(folded.0.start as usize);
+            }
+        }
+        // Each input's cone, specialized to it.
+        let mut cones: Vec<Function> = Vec::with_capacity(input_slots.len());
+        let mut in_cone = vec![u32::MAX; net.slots];
+        let mut value = vec![Value::Read; net.slots];
+        let mut visited = 0;
+        for (m, &input) in input_slots.iter().enumerate() {
+            let role = input_role[m];
+            let mut cone = vec![input];
+            in_cone[input as usize] = m as u32;
+            let mut k = 0;
+            while k < cone.len() {
+                for &reader in net.outputs(cone[k]) {
+                    if moved[reader as usize] && in_cone[reader as usize] != m as u32 {
+                        in_cone[reader as usize] = m as u32;
+                        cone.push(reader);
+                    }
+                }
+                k += 1;
+            }
+            visited += cone.len();
+            if visited > VISIT_BUDGET {
+                return None;
+            }
+            // Sorted, the input (below every gate) comes first.
+            cone.sort_unstable();
+            let mut function = Function::default();
+            for &slot in &cone[1..] {
+                let value_of = |i: u32| {
+                    if i == input {
+                        Value::Known(true)
+                    } else if is_input(i) {
+                        if roles[i as usize] == 1 << role {
+                            Value::Known(false)
+                        } else {
+                            Value::Read
+                        }
+                    } else if in_cone[i as usize] == m as u32 {
+                        value[i as usize]
+                    } else if moved[i as usize] && roles[i as usize] & !(1 << role) == 0 {
+                        match baseline[i as usize] {
+                            Value::Known(v) => Value::Known(v),
+                            _ => Value::Read,
+                        }
+                    } else {
+                        Value::Read
+                    }
+                };
+                let folded = fold(net, slot, value_of, &mut operands);
+                value[slot as usize] = match folded.1 {
+                    Some(v) => Value::Known(v),
+                    // A decoded `or` holds its value: read it.
+                    None if !evaluated(slot) => Value::Read,
+                    None => Value::Computed,
+                };
+                if evaluated(slot) {
+                    function.push(folded);
+                } else {
+                    operands.truncate(folded.0.start as usize);
+                }
+            }
+            cones.push(function);
+        }
+        // Operands read from memory that a function does not compute must be stored.
+        for function in std::iter::once(&base).chain(&cones) {
+            let computed: Vec<u32> = function.gates.iter().map(|g| g.out).collect();
+            for gate in &function.gates {
+                for &i in &operands[gate.start as usize..gate.end as usize] {
+                    if moved[i as usize] && !decoded.is_decoded(i) && computed.binary_search(&i).is_err() {
+                        must_store[i as usize] = true;
+                    }
+                }
+            }
+        }
+        let root = |slot: u32| output[slot as usize] || must_store[slot as usize];
+        let read_once: Vec<bool> = (0..net.slots)
+            .map(|s| !root(s as u32) && net.fanout_offsets[s + 1] - net.fanout_offsets[s] == 1)
+            .collect();
+        // The live gates of each function, and what they cost.
+        let base_live = base.live(&operands, root);
+        let cones_live: Vec<Vec<Folded>> = cones.iter().map(|c| c.live(&operands, root)).collect();
+        let cost = |gates: &[Folded]| {
+            gates
+                .iter()
+                .map(|g| (g.end - g.start) as usize + 1)
+                .sum::<usize>()
+        };
+        // Empty functions are not called.
+        let call_cost = |gates: &[Folded]| match gates {
+            [] => 0,
+            gates => CALL_COST + cost(gates),
+        };
+        let mut restore_offsets = vec![0u32];
+        let mut restores = Vec::new();
+        for gates in &cones_live {
+            for gate in gates.iter().filter(|g| root(g.out)) {
+                if let Value::Known(v) = baseline[gate.out as usize] {
+                    restores.push((layout.located[gate.out as usize], v));
+                }
+            }
+            restore_offsets.push(restores.len() as u32);
+        }
+        let per_role: f64 = net
+            .role_inputs
+            .iter()
+            .filter(|inputs| !inputs.is_empty())
+            .map(|inputs| {
+                let total: usize = inputs
+                    .iter()
+                    .map(|&m| {
+                        let m = m as usize;
+                        call_cost(&cones_live[m]) + (restore_offsets[m + 1] - restore_offsets[m]) as usize
+                    })
+                    .sum();
+                total as f64 / inputs.len() as f64
+            })
+            .sum();
+        // The packing in a call of its own.
+        let cones_cost = (call_cost(&base_live) + CALL_COST) as f64 + per_role;
+        if cones_cost > most_cost {
+            return None;
+        }
+        let steps = |gates: &[Folded]| -> Vec<NativeStep> {
+            gates
+                .iter()
+                .map(|g| {
+                    NativeStep::Gate(NativeGate {
+                        out: g.out,
+                        all: g.all,
+                        negate: g.negate,
+                        inputs: &operands[g.start as usize..g.end as usize],
+                    })
+                })
+                .collect()
+        };
+        let pack: Vec<NativeStep> = packed
+            .iter()
+            .enumerate()
+            .map(|(word, slots)| NativeStep::Pack { word, slots })
+            .collect();
+        let functions: Vec<Vec<NativeStep>> = [steps(&base_live), pack]
+            .into_iter()
+            .chain(cones_live.iter().map(|gates| steps(gates)))
+            .collect();
+        let called = functions.iter().map(|steps| !steps.is_empty()).collect();
+        let program = NativeProgram::compile_functions(layout, packed.len(), functions, &read_once)?;
+        Some(Cones {
+            program,
+            called,
+            input_role,
+            restore_offsets,
+            restores,
+        })
+    }
+
+    /// Whether `moves` has at most one input per role, as the cones need.
+    pub(crate) fn accepts(&self, moves: &[u32]) -> bool {
+        let mut roles = 0u64;
+        moves.iter().all(|&m| {
+            let Some(&role) = self.input_role.get(m as usize) else {
+                return false;
+            };
+            let fresh = roles & 1 << role == 0;
+            roles |= 1 << role;
+            fresh
+        })
+    }
+
+    /// Restores what the cones of `moves` changed of the baselines' constants.
+    #[inline]
+    pub(crate) fn restore(&self, values: &mut [bool], moves: &[u32]) {
+        for &m in moves {
+            let m = m as usize;
+            let range = self.restore_offsets[m] as usize..self.restore_offsets[m + 1] as usize;
+            for &(byte, value) in &self.restores[range] {
+                values[byte as usize] = value;
+            }
+        }
+    }
+
+    /// Restores every constant any cone changes (after the move part ran
+    /// whole, or before the first joint move).
+    pub(crate) fn restore_all(&self, values: &mut [bool]) {
+        for &(byte, value) in &self.restores {
+            values[byte as usize] = value;
+        }
+    }
+
+    /// Evaluates the move part for `moves` (which [`Cones::accepts`]) after
+    /// the constants of the joint move before are restored, packing the
+    /// next state into `out`.
+    #[inline]
+    pub(crate) fn run(&self, values: &mut [bool], moves: &[u32], out: &mut [u64]) {
+        self.call(BASELINE, values, out);
+        for &m in moves {
+            self.call(FIRST_CONE + m as usize, values, out);
+        }
+        self.call(PACK, values, out);
+    }
+
+    /// Runs function `k` of the program unless it is empty.
+    #[inline]
+    fn call(&self, k: usize, values: &mut [bool], out: &mut [u64]) {
+        if self.called[k] {
+            self.program.run_function(k, values, out);
+        }
+    }
+}
+
+impl Function {
+    fn push(&mut self, (gate, constant): (Folded, Option<bool>)) {
+        self.gates.push(gate);
+        self.constants.push(constant);
+    }
+
+    /// The gates whose values matter: the `root`s, and the gates they read
+    /// (through others) that this function computes; a constant as a gate
+    /// of no operands (`and`: true, `or`: false).
+    fn live(&self, operands: &[u32], root: impl Fn(u32) -> bool) -> Vec<Folded> {
+        let mut needed: Vec<bool> = self.gates.iter().map(|g| root(g.out)).collect();
+        let position = |slot: u32| self.gates.binary_search_by_key(&slot, |g| g.out).ok();
+        for k in (0..self.gates.len()).rev() {
+            if needed[k] && self.constants[k].is_none() {
+                let gate = self.gates[k];
+                for &i in &operands[gate.start as usize..gate.end as usize] {
+                    if let Some(p) = position(i) {
+                        needed[p] = true;
+                    }
+                }
+            }
+        }
+        self.gates
+            .iter()
+            .zip(&self.constants)
+            .zip(needed)
+            .filter(|&(_, needed)| needed)
+            .map(|((&gate, &constant), _)| match constant {
+                Some(v) => Folded {
+                    all: v,
+                    negate: false,
+                    end: gate.start,
+                    ..gate
+                },
+                None => gate,
+            })
+            .collect()
+    }
+}
+
+/// Specializes gate `slot` to what `value_of` knows of its inputs: its
+/// operands still read are appended to `operands`; the constant it folds to,
+/// if it does (then it reads none).
+fn fold(
+    net: &CompiledNet,
+    slot: u32,
+    value_of: impl Fn(u32) -> Value,
+    operands: &mut Vec<u32>,
+) -> (Folded, Option<bool>) {
+    let (all, negate) = match net.gates[slot as usize] {
+        Gate::And => (true, false),
+        Gate::Or => (false, false),
+        Gate::Not => (true, true),
+    };
+    let start = operands.len() as u32;
+    let mut folded = Folded {
+        out: slot,
+        all,
+        negate,
+        start,
+        end: start,
+    };
+    for &i in net.inputs(slot) {
+        match value_of(i) {
+            // True for an `and`, false for an `or`: no effect.
+            Value::Known(v) if v == all => {}
+            // The other way decides the gate: `and` false, `or` true (then negated).
+            Value::Known(_) => {
+                operands.truncate(start as usize);
+                return (folded, Some(all == negate));
+            }
+            Value::Read | Value::Computed => operands.push(i),
+        }
+    }
+    folded.end = operands.len() as u32;
+    if folded.end == start {
+        return (folded, Some(all != negate));
+    }
+    (folded, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::sweep::{in_place, outputs};
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// Both players pick a cell at once: a cell picked by one becomes
+    /// theirs, by both is blocked; so gates depend on both roles' moves.
+    const CLAIMS: &str = "(role a) (role b)
+        (cell 1) (cell 2) (cell 3) (cell 4) (cell 5) (cell 6) (cell 7) (cell 8)
+        (init (step 0)) (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4)
+        (<= (legal ?r (pick ?c)) (role ?r) (cell ?c) (not (taken ?c)))
+        (<= (taken ?c) (true (owner ?c ?r)))
+        (<= (taken ?c) (true (blocked ?c)))
+        (<= (next (owner ?c a)) (does a (pick ?c)) (not (does b (pick ?c))))
+        (<= (next (owner ?c b)) (does b (pick ?c)) (not (does a (pick ?c))))
+        (<= (next (blocked ?c)) (does a (pick ?c)) (does b (pick ?c)))
+        (<= (next (owner ?c ?r)) (true (owner ?c ?r)))
+        (<= (next (blocked ?c)) (true (blocked ?c)))
+        (<= (next (step ?y)) (true (step ?x)) (succ ?x ?y))
+        (<= terminal (true (step 4)))
+        (goal a 50) (goal b 50)";
+
+    /// Runs the cones of random joint moves (one input per role) over
+    /// random states, one after the other in the same values as the sweep
+    /// does, against a plain evaluation of the whole net.
+    fn cones_compute_what_the_net_computes(game: &str) {
+        let loaded = crate::load(game, &crate::LoadConfig::default()).unwrap();
+        let net: &CompiledNet = &loaded.game.net;
+        let kept: Vec<bool> = net.goal_only().iter().map(|&g| !g).collect();
+        let decoded = DecodedMoves::new(net, &kept);
+        let output = outputs(net);
+        let packed: Vec<Vec<u32>> = net.next_slots.chunks(64).map(<[u32]>::to_vec).collect();
+        let located = in_place(net);
+        let layout = Layout {
+            located: &located,
+            pack_area: net.slots,
+            first_flag: net.slots + 64 * packed.len(),
+        };
+        let Some(cones) = Cones::new(net, &kept, &decoded, &output, layout, &packed, f64::INFINITY) else {
+            assert!(
+                !cfg!(all(target_arch = "x86_64", unix)),
+                "no cones for a game whose moves reach few gates"
+            );
+            return;
+        };
+        let in_moves = net.in_move_part();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let mut values = vec![false; layout.first_flag];
+        cones.restore_all(&mut values);
+        let mut previous: Vec<u32> = Vec::new();
+        for _ in 0..300 {
+            let mut plain = vec![false; net.slots];
+            for &base in &net.base_slots {
+                plain[base as usize] = rng.gen_bool(0.3);
+            }
+            let moves: Vec<u32> = net
+                .role_inputs
+                .iter()
+                .map(|inputs| inputs[rng.gen_range(0..inputs.len())])
+                .collect();
+            assert!(cones.accepts(&moves));
+            for &m in &moves {
+                plain[net.input_slots[m as usize] as usize] = true;
+            }
+            super::super::run_steps(&net.steps, &mut plain, false, net);
+            // What the state part and loading the moves leave in the values.
+            cones.restore(&mut values, &previous);
+            for slot in 0..net.slots {
+                if !(in_moves[slot] && kept[slot]) || decoded.is_decoded(slot as u32) {
+                    values[slot] = plain[slot];
+                }
+            }
+            let mut words = vec![!0; packed.len()];
+            cones.run(&mut values, &moves, &mut words);
+            for (word, slots) in words.iter().zip(&packed) {
+                let expected = slots
+                    .iter()
+                    .enumerate()
+                    .fold(0u64, |w, (bit, &slot)| w | u64::from(plain[slot as usize]) << bit);
+                assert_eq!(*word, expected, "next state after {moves:?}");
+            }
+            for slot in (0..net.slots).filter(|&s| output[s] && kept[s]) {
+                assert_eq!(values[slot], plain[slot], "slot {slot} after {moves:?}");
+            }
+            previous = moves;
+        }
+        // Two inputs of one role: the whole move part runs instead.
+        let role = net.role_inputs.iter().find(|inputs| inputs.len() > 1).unwrap();
+        assert!(!cones.accepts(&role[..2]));
+    }
+
+    #[test]
+    fn cones_of_turn_taking_moves() {
+        cones_compute_what_the_net_computes(super::super::TURNS);
+    }
+
+    #[test]
+    fn cones_of_simultaneous_moves() {
+        cones_compute_what_the_net_computes(CLAIMS);
+    }
+}
