@@ -122,9 +122,23 @@ impl Cones {
                 .iter()
                 .fold(0, |r, &i| r | roles[i as usize]);
         }
+        let role_inputs: Vec<f64> = net.role_inputs.iter().map(|inputs| inputs.len() as f64).collect();
         let is_input = |slot: u32| slot >= net.base_slots.len() as u32 && slot < net.first_gate;
         let evaluated = |slot: u32| moved[slot as usize] && !decoded.is_decoded(slot);
 
+        // What a function's gates cost, in values read and stored.
+        let cost = |gates: &[Folded]| {
+            gates
+                .iter()
+                .map(|g| (g.end - g.start) as usize + 1)
+                .sum::<usize>()
+        };
+        // The cost of the gates that outputs need (more are stored, to be
+        // read by other functions) bounds the cost from below as the
+        // functions are made.
+        let least_cost_of = |function: &Function, operands: &[u32]| {
+            cost(&function.live(operands, |slot| output[slot as usize])) as f64
+        };
         let mut operands: Vec<u32> = Vec::new();
         let mut must_store = vec![false; net.slots];
         // The baseline: every input false.
@@ -148,6 +162,8 @@ impl Cones {
                 operands.truncate(folded.0.start as usize);
             }
         }
+        // The packing's call, and the baseline's gates that outputs need.
+        let mut least_cost = CALL_COST as f64 + least_cost_of(&base, &operands);
         // Each input's cone, specialized to it.
         let mut cones: Vec<Function> = Vec::with_capacity(input_slots.len());
         let mut in_cone = vec![u32::MAX; net.slots];
@@ -208,7 +224,11 @@ impl Cones {
                     operands.truncate(folded.0.start as usize);
                 }
             }
+            least_cost += least_cost_of(&function, &operands) / role_inputs[role as usize];
             cones.push(function);
+            if least_cost > most_cost {
+                return None;
+            }
         }
         // Operands read from memory that a function does not compute must be stored.
         for function in std::iter::once(&base).chain(&cones) {
@@ -228,12 +248,6 @@ impl Cones {
         // The live gates of each function, and what they cost.
         let base_live = base.live(&operands, root);
         let cones_live: Vec<Vec<Folded>> = cones.iter().map(|c| c.live(&operands, root)).collect();
-        let cost = |gates: &[Folded]| {
-            gates
-                .iter()
-                .map(|g| (g.end - g.start) as usize + 1)
-                .sum::<usize>()
-        };
         // Empty functions are not called.
         let call_cost = |gates: &[Folded]| match gates {
             [] => 0,

@@ -374,3 +374,52 @@ impl Marks {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every gate of the test game a candidate: blocks cost at most the
+    /// parts unguarded, and dropping the move part's leaves the state part's.
+    #[test]
+    fn blocks_of_the_move_part_can_be_dropped() {
+        let loaded = crate::load(super::super::TURNS, &crate::LoadConfig::default()).unwrap();
+        let net: &CompiledNet = &loaded.game.net;
+        let in_moves = net.in_move_part();
+        let candidates: Vec<Candidate> = (net.first_gate..net.slots as u32)
+            .map(|gate| Candidate {
+                gate,
+                operands: net.inputs(gate).len(),
+                moves: in_moves[gate as usize],
+            })
+            .collect();
+        let changes = Changes::measure(net, |_, _| {});
+        let blocks = choose(net, &candidates, &changes);
+        for part in 0..2 {
+            let unguarded: usize = candidates
+                .iter()
+                .filter(|c| usize::from(c.moves) == part)
+                .map(|c| c.operands)
+                .sum();
+            assert!(blocks.expected_cost[part] <= unguarded as f64, "part {part}");
+        }
+        let state_blocks: Vec<(u32, u32)> = blocks
+            .of_gate
+            .iter()
+            .filter(|(&gate, _)| !in_moves[gate as usize])
+            .map(|(&gate, &block)| (gate, block))
+            .collect();
+        let supports = blocks.supports.len();
+        let without = blocks.without_moves();
+        assert_eq!(without.of_gate.len(), state_blocks.len());
+        assert!(state_blocks
+            .iter()
+            .all(|(gate, block)| without.of_gate[gate] == *block));
+        assert!(without.supports.len() <= supports);
+        assert!(without
+            .of_gate
+            .values()
+            .all(|&b| (b as usize) < without.supports.len()));
+        assert_eq!(without.expected_cost[1], 0.0);
+    }
+}
