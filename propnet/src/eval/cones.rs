@@ -98,171 +98,57 @@ impl Cones {
         packed: &[Vec<u32>],
         most_cost: f64,
     ) -> Option<Cones> {
-        let in_moves = net.in_move_part();
-        let moved: Vec<bool> = (0..net.slots).map(|s| in_moves[s] && kept[s]).collect();
-        if net.role_inputs.len() > 64 || (0..net.slots).any(|s| moved[s] && net.cycle_start[s] != u32::MAX) {
-            return None;
-        }
-        let input_slots = &net.input_slots;
-        let mut input_role = vec![0u32; input_slots.len()];
-        for (role, inputs) in net.role_inputs.iter().enumerate() {
-            for &m in inputs {
-                input_role[m as usize] = role as u32;
-            }
-        }
-        // Per slot, the roles whose inputs it depends on (slot order is an
-        // evaluation order: acyclic gates come after their inputs).
-        let mut roles = vec![0u64; net.slots];
-        for (m, &slot) in input_slots.iter().enumerate() {
-            roles[slot as usize] = 1 << input_role[m];
-        }
-        for slot in net.first_gate as usize..net.slots {
-            roles[slot] = net
-                .inputs(slot as u32)
-                .iter()
-                .fold(0, |r, &i| r | roles[i as usize]);
-        }
-        let role_inputs: Vec<f64> = net.role_inputs.iter().map(|inputs| inputs.len() as f64).collect();
-        let is_input = |slot: u32| slot >= net.base_slots.len() as u32 && slot < net.first_gate;
-        let evaluated = |slot: u32| moved[slot as usize] && !decoded.is_decoded(slot);
-
-        // What a function's gates cost, in values read and stored.
+        let mut specializer = Specializer::new(net, kept, decoded)?;
+        // What a function's gates cost, in values read and stored; empty
+        // functions are not called.
         let cost = |gates: &[Folded]| {
             gates
                 .iter()
                 .map(|g| (g.end - g.start) as usize + 1)
                 .sum::<usize>()
         };
-        // The cost of the gates that outputs need (more are stored, to be
-        // read by other functions) bounds the cost from below as the
-        // functions are made.
-        let least_cost_of = |function: &Function, operands: &[u32]| {
-            cost(&function.live(operands, |slot| output[slot as usize])) as f64
-        };
-        let mut operands: Vec<u32> = Vec::new();
-        let mut must_store = vec![false; net.slots];
-        // The baseline: every input false.
-        let mut baseline = vec![Value::Read; net.slots];
-        let mut base = Function::default();
-        for slot in (net.first_gate..net.slots as u32).filter(|&s| moved[s as usize]) {
-            let value_of = |i: u32| {
-                if is_input(i) {
-                    Value::Known(false)
-                } else if moved[i as usize] {
-                    baseline[i as usize]
-                } else {
-                    Value::Read
-                }
-            };
-            let folded = fold(net, slot, value_of, &mut operands);
-            baseline[slot as usize] = folded.1.map_or(Value::Computed, Value::Known);
-            if evaluated(slot) && folded.1.is_none() {
-                base.push(folded);
-            } else {
-                operands.truncate(folded.0.start as usize);
-            }
-        }
-        // The packing's call, and the baseline's gates that outputs need.
-        let mut least_cost = CALL_COST as f64 + least_cost_of(&base, &operands);
-        // Each input's cone, specialized to it.
-        let mut cones: Vec<Function> = Vec::with_capacity(input_slots.len());
-        let mut in_cone = vec![u32::MAX; net.slots];
-        let mut value = vec![Value::Read; net.slots];
-        let mut visited = 0;
-        for (m, &input) in input_slots.iter().enumerate() {
-            let role = input_role[m];
-            let mut cone = vec![input];
-            in_cone[input as usize] = m as u32;
-            let mut k = 0;
-            while k < cone.len() {
-                for &reader in net.outputs(cone[k]) {
-                    if moved[reader as usize] && in_cone[reader as usize] != m as u32 {
-                        in_cone[reader as usize] = m as u32;
-                        cone.push(reader);
-                    }
-                }
-                k += 1;
-            }
-            visited += cone.len();
-            if visited > VISIT_BUDGET {
-                return None;
-            }
-            // Sorted, the input (below every gate) comes first.
-            cone.sort_unstable();
-            let mut function = Function::default();
-            for &slot in &cone[1..] {
-                let value_of = |i: u32| {
-                    if i == input {
-                        Value::Known(true)
-                    } else if is_input(i) {
-                        if roles[i as usize] == 1 << role {
-                            Value::Known(false)
-                        } else {
-                            Value::Read
-                        }
-                    } else if in_cone[i as usize] == m as u32 {
-                        value[i as usize]
-                    } else if moved[i as usize] && roles[i as usize] & !(1 << role) == 0 {
-                        match baseline[i as usize] {
-                            Value::Known(v) => Value::Known(v),
-                            _ => Value::Read,
-                        }
-                    } else {
-                        Value::Read
-                    }
-                };
-                let folded = fold(net, slot, value_of, &mut operands);
-                value[slot as usize] = match folded.1 {
-                    Some(v) => Value::Known(v),
-                    // A decoded `or` holds its value: read it.
-                    None if !evaluated(slot) => Value::Read,
-                    None => Value::Computed,
-                };
-                if evaluated(slot) {
-                    function.push(folded);
-                } else {
-                    operands.truncate(folded.0.start as usize);
-                }
-            }
-            least_cost += least_cost_of(&function, &operands) / role_inputs[role as usize];
-            cones.push(function);
-            if least_cost > most_cost {
-                return None;
-            }
-        }
-        // Operands read from memory that a function does not compute must be stored.
-        for function in std::iter::once(&base).chain(&cones) {
-            let computed: Vec<u32> = function.gates.iter().map(|g| g.out).collect();
-            for gate in &function.gates {
-                for &i in &operands[gate.start as usize..gate.end as usize] {
-                    if moved[i as usize] && !decoded.is_decoded(i) && computed.binary_search(&i).is_err() {
-                        must_store[i as usize] = true;
-                    }
-                }
-            }
-        }
-        let root = |slot: u32| output[slot as usize] || must_store[slot as usize];
-        let read_once: Vec<bool> = (0..net.slots)
-            .map(|s| !root(s as u32) && net.fanout_offsets[s + 1] - net.fanout_offsets[s] == 1)
-            .collect();
-        // The live gates of each function, and what they cost.
-        let base_live = base.live(&operands, root);
-        let cones_live: Vec<Vec<Folded>> = cones.iter().map(|c| c.live(&operands, root)).collect();
-        // Empty functions are not called.
         let call_cost = |gates: &[Folded]| match gates {
             [] => 0,
             gates => CALL_COST + cost(gates),
         };
+        // The cost of the gates that outputs need (more are stored, to be
+        // read by other functions) bounds the cost from below as the
+        // functions are made: the packing's call, the baseline's, then each
+        // cone's, averaged over its role's inputs.
+        let least_cost_of = |function: &Function, operands: &[u32]| {
+            cost(&function.live(operands, |slot| output[slot as usize])) as f64
+        };
+        let base = specializer.baseline();
+        let mut least_cost = CALL_COST as f64 + least_cost_of(&base, &specializer.operands);
+        let mut cones: Vec<Function> = Vec::with_capacity(net.input_slots.len());
+        let mut visited = 0;
+        for m in 0..net.input_slots.len() {
+            let (cone, reached) = specializer.cone(m);
+            visited += reached;
+            let role = specializer.input_role[m] as usize;
+            least_cost += least_cost_of(&cone, &specializer.operands) / net.role_inputs[role].len() as f64;
+            if visited > VISIT_BUDGET || least_cost > most_cost {
+                return None;
+            }
+            cones.push(cone);
+        }
+        let must_store = specializer.must_store(std::iter::once(&base).chain(&cones));
+        let root = |slot: u32| output[slot as usize] || must_store[slot as usize];
+        let operands = &specializer.operands;
+        let base_live = base.live(operands, root);
+        let cones_live: Vec<Vec<Folded>> = cones.iter().map(|c| c.live(operands, root)).collect();
+        // The stored gates of each cone whose baseline is a constant.
         let mut restore_offsets = vec![0u32];
         let mut restores = Vec::new();
         for gates in &cones_live {
             for gate in gates.iter().filter(|g| root(g.out)) {
-                if let Value::Known(v) = baseline[gate.out as usize] {
+                if let Value::Known(v) = specializer.baseline[gate.out as usize] {
                     restores.push((layout.located[gate.out as usize], v));
                 }
             }
             restore_offsets.push(restores.len() as u32);
         }
+        // The packing's call, the baseline's, then per role the average of its cones'.
         let per_role: f64 = net
             .role_inputs
             .iter()
@@ -278,39 +164,27 @@ impl Cones {
                 total as f64 / inputs.len() as f64
             })
             .sum();
-        // The packing in a call of its own.
-        let cones_cost = (call_cost(&base_live) + CALL_COST) as f64 + per_role;
-        if cones_cost > most_cost {
+        if (CALL_COST + call_cost(&base_live)) as f64 + per_role > most_cost {
             return None;
         }
-        let steps = |gates: &[Folded]| -> Vec<NativeStep> {
-            gates
-                .iter()
-                .map(|g| {
-                    NativeStep::Gate(NativeGate {
-                        out: g.out,
-                        all: g.all,
-                        negate: g.negate,
-                        inputs: &operands[g.start as usize..g.end as usize],
-                    })
-                })
-                .collect()
-        };
         let pack: Vec<NativeStep> = packed
             .iter()
             .enumerate()
             .map(|(word, slots)| NativeStep::Pack { word, slots })
             .collect();
-        let functions: Vec<Vec<NativeStep>> = [steps(&base_live), pack]
+        let functions: Vec<Vec<NativeStep>> = [specializer.steps(&base_live), pack]
             .into_iter()
-            .chain(cones_live.iter().map(|gates| steps(gates)))
+            .chain(cones_live.iter().map(|gates| specializer.steps(gates)))
             .collect();
         let called = functions.iter().map(|steps| !steps.is_empty()).collect();
+        let read_once: Vec<bool> = (0..net.slots)
+            .map(|s| !root(s as u32) && net.fanout_offsets[s + 1] - net.fanout_offsets[s] == 1)
+            .collect();
         let program = NativeProgram::compile_functions(layout, packed.len(), functions, &read_once)?;
         Some(Cones {
             program,
             called,
-            input_role,
+            input_role: specializer.input_role,
             restore_offsets,
             restores,
         })
@@ -368,6 +242,199 @@ impl Cones {
             self.program.run_function(k, values, out);
         }
     }
+}
+
+/// Folds the gates of a move part to what is known of their operands, into
+/// functions whose operands share one list.
+struct Specializer<'a> {
+    net: &'a CompiledNet,
+    decoded: &'a DecodedMoves,
+    /// Per slot, whether it is a kept gate of the move part.
+    moved: Vec<bool>,
+    /// The role of each input.
+    input_role: Vec<u32>,
+    /// Per slot, the roles whose inputs it depends on, a bit each.
+    roles: Vec<u64>,
+    /// Per slot, its value with every input false.
+    baseline: Vec<Value>,
+    /// Per slot, the last input whose cone holds it, and its value there.
+    in_cone: Vec<u32>,
+    value: Vec<Value>,
+    /// The operands of every function's gates.
+    operands: Vec<u32>,
+}
+
+impl<'a> Specializer<'a> {
+    /// A specializer of the move part of `net` (its `kept` gates), `None`
+    /// if that has cycles or the net more than 64 roles.
+    fn new(net: &'a CompiledNet, kept: &[bool], decoded: &'a DecodedMoves) -> Option<Specializer<'a>> {
+        let in_moves = net.in_move_part();
+        let moved: Vec<bool> = (0..net.slots).map(|s| in_moves[s] && kept[s]).collect();
+        if net.role_inputs.len() > 64 || (0..net.slots).any(|s| moved[s] && net.cycle_start[s] != u32::MAX) {
+            return None;
+        }
+        let mut input_role = vec![0u32; net.input_slots.len()];
+        for (role, inputs) in net.role_inputs.iter().enumerate() {
+            for &m in inputs {
+                input_role[m as usize] = role as u32;
+            }
+        }
+        // Slot order is an evaluation order: acyclic gates come after their inputs.
+        let mut roles = vec![0u64; net.slots];
+        for (m, &slot) in net.input_slots.iter().enumerate() {
+            roles[slot as usize] = 1 << input_role[m];
+        }
+        for slot in net.first_gate as usize..net.slots {
+            roles[slot] = net
+                .inputs(slot as u32)
+                .iter()
+                .fold(0, |r, &i| r | roles[i as usize]);
+        }
+        Some(Specializer {
+            net,
+            decoded,
+            moved,
+            input_role,
+            roles,
+            baseline: vec![Value::Read; net.slots],
+            in_cone: vec![u32::MAX; net.slots],
+            value: vec![Value::Read; net.slots],
+            operands: Vec::new(),
+        })
+    }
+
+    /// Whether `slot` is a gate the move part evaluates (a decoded `or` of
+    /// moves holds its value as moves load).
+    fn evaluated(&self, slot: u32) -> bool {
+        self.moved[slot as usize] && !self.decoded.is_decoded(slot)
+    }
+
+    /// The baseline: the move part folded with every input false, less its
+    /// constants (which it records, with the other values, in `baseline`).
+    fn baseline(&mut self) -> Function {
+        let net = self.net;
+        let mut base = Function::default();
+        for slot in (net.first_gate..net.slots as u32).filter(|&s| self.moved[s as usize]) {
+            let (moved, baseline) = (&self.moved, &self.baseline);
+            let value_of = |i: u32| {
+                if is_input(net, i) {
+                    Value::Known(false)
+                } else if moved[i as usize] {
+                    baseline[i as usize]
+                } else {
+                    Value::Read
+                }
+            };
+            let folded = fold(net, slot, value_of, &mut self.operands);
+            self.baseline[slot as usize] = folded.1.map_or(Value::Computed, Value::Known);
+            if self.evaluated(slot) && folded.1.is_none() {
+                base.push(folded);
+            } else {
+                self.operands.truncate(folded.0.start as usize);
+            }
+        }
+        base
+    }
+
+    /// The cone of input `m` specialized to it (after [`Specializer::baseline`]),
+    /// and how many slots it reaches.
+    fn cone(&mut self, m: usize) -> (Function, usize) {
+        let net = self.net;
+        let (input, role) = (net.input_slots[m], self.input_role[m]);
+        let mut cone = vec![input];
+        self.in_cone[input as usize] = m as u32;
+        let mut k = 0;
+        while k < cone.len() {
+            for &reader in net.outputs(cone[k]) {
+                if self.moved[reader as usize] && self.in_cone[reader as usize] != m as u32 {
+                    self.in_cone[reader as usize] = m as u32;
+                    cone.push(reader);
+                }
+            }
+            k += 1;
+        }
+        // Sorted, the input (below every gate) comes first.
+        cone.sort_unstable();
+        let mut function = Function::default();
+        for &slot in &cone[1..] {
+            let (moved, roles, baseline, in_cone, value) = (
+                &self.moved,
+                &self.roles,
+                &self.baseline,
+                &self.in_cone,
+                &self.value,
+            );
+            let value_of = |i: u32| {
+                if i == input {
+                    Value::Known(true)
+                } else if is_input(net, i) {
+                    match roles[i as usize] == 1 << role {
+                        true => Value::Known(false),
+                        false => Value::Read,
+                    }
+                } else if in_cone[i as usize] == m as u32 {
+                    value[i as usize]
+                } else if moved[i as usize] && roles[i as usize] & !(1 << role) == 0 {
+                    match baseline[i as usize] {
+                        Value::Known(v) => Value::Known(v),
+                        _ => Value::Read,
+                    }
+                } else {
+                    Value::Read
+                }
+            };
+            let folded = fold(net, slot, value_of, &mut self.operands);
+            self.value[slot as usize] = match folded.1 {
+                Some(v) => Value::Known(v),
+                // A decoded `or` holds its value: read it.
+                None if !self.evaluated(slot) => Value::Read,
+                None => Value::Computed,
+            };
+            if self.evaluated(slot) {
+                function.push(folded);
+            } else {
+                self.operands.truncate(folded.0.start as usize);
+            }
+        }
+        (function, cone.len())
+    }
+
+    /// Per slot, whether it must be stored: a gate of the move part that a
+    /// function of `functions` reads from memory but does not compute.
+    fn must_store<'f>(&self, functions: impl IntoIterator<Item = &'f Function>) -> Vec<bool> {
+        let mut must_store = vec![false; self.net.slots];
+        for function in functions {
+            let computed: Vec<u32> = function.gates.iter().map(|g| g.out).collect();
+            for gate in &function.gates {
+                for &i in &self.operands[gate.start as usize..gate.end as usize] {
+                    if self.evaluated(i) && computed.binary_search(&i).is_err() {
+                        must_store[i as usize] = true;
+                    }
+                }
+            }
+        }
+        must_store
+    }
+
+    /// `gates` as steps of native code.
+    fn steps(&self, gates: &[Folded]) -> Vec<NativeStep<'_>> {
+        gates
+            .iter()
+            .map(|g| {
+                NativeStep::Gate(NativeGate {
+                    out: g.out,
+                    all: g.all,
+                    negate: g.negate,
+                    inputs: &self.operands[g.start as usize..g.end as usize],
+                })
+            })
+            .collect()
+    }
+}
+
+/// Whether `slot` is an input of `net`.
+fn is_input(net: &CompiledNet, slot: u32) -> bool {
+    (net.base_slots.len() as u32..net.first_gate).contains(&slot)
 }
 
 impl Function {
