@@ -21,9 +21,9 @@ use super::compiled::{CompiledNet, Gate};
 use super::decoded::DecodedMoves;
 use super::native::{Layout, NativeGate, NativeProgram, NativeStep};
 
-/// The most gates visited finding every input's cone: past it, the move
-/// part runs whole.
-const VISIT_BUDGET: usize = 1 << 23;
+/// The most gate operands the cones may span, all inputs' together (the
+/// work and memory of folding them): past it, the move part runs whole.
+const OPERAND_BUDGET: usize = 1 << 24;
 
 /// What running a function costs, in operands read (call, return, the
 /// loop choosing it).
@@ -86,7 +86,7 @@ impl Cones {
     /// evaluated (the others are read only on the way to goals), `decoded`
     /// `or`s of moves hold their values as moves load, and `output` slots
     /// must be right after a joint move. `None` if the move part has cycles,
-    /// if finding the cones exceeds [`VISIT_BUDGET`], if they would cost
+    /// if the cones span more than [`OPERAND_BUDGET`] operands, if they would cost
     /// more than `most_cost` per joint move (in values read, a call counting
     /// as [`CALL_COST`]), or if native code cannot be made.
     pub(crate) fn new(
@@ -121,13 +121,12 @@ impl Cones {
         let base = specializer.baseline();
         let mut least_cost = CALL_COST as f64 + least_cost_of(&base, &specializer.operands);
         let mut cones: Vec<Function> = Vec::with_capacity(net.input_slots.len());
-        let mut visited = 0;
+        let mut budget = OPERAND_BUDGET;
         for m in 0..net.input_slots.len() {
-            let (cone, reached) = specializer.cone(m);
-            visited += reached;
+            let cone = specializer.cone(m, &mut budget)?;
             let role = specializer.input_role[m] as usize;
             least_cost += least_cost_of(&cone, &specializer.operands) / net.role_inputs[role].len() as f64;
-            if visited > VISIT_BUDGET || least_cost > most_cost {
+            if least_cost > most_cost {
                 return None;
             }
             cones.push(cone);
@@ -337,8 +336,8 @@ impl<'a> Specializer<'a> {
     }
 
     /// The cone of input `m` specialized to it (after [`Specializer::baseline`]),
-    /// and how many slots it reaches.
-    fn cone(&mut self, m: usize) -> (Function, usize) {
+    /// its operands taken from `budget`; `None` if they exceed it.
+    fn cone(&mut self, m: usize, budget: &mut usize) -> Option<Function> {
         let net = self.net;
         let (input, role) = (net.input_slots[m], self.input_role[m]);
         let mut cone = vec![input];
@@ -353,6 +352,8 @@ impl<'a> Specializer<'a> {
             }
             k += 1;
         }
+        let spanned: usize = cone[1..].iter().map(|&slot| net.inputs(slot).len()).sum();
+        *budget = budget.checked_sub(spanned)?;
         // Sorted, the input (below every gate) comes first.
         cone.sort_unstable();
         let mut function = Function::default();
@@ -396,7 +397,7 @@ impl<'a> Specializer<'a> {
                 self.operands.truncate(folded.0.start as usize);
             }
         }
-        (function, cone.len())
+        Some(function)
     }
 
     /// Per slot, whether it must be stored: a gate of the move part that a
