@@ -23,7 +23,14 @@ use super::native::{Layout, NativeGate, NativeProgram, NativeStep};
 
 /// The most gate operands the cones may span, all inputs' together (the
 /// work and memory of folding them): past it, the move part runs whole.
-const OPERAND_BUDGET: usize = 1 << 24;
+const OPERAND_BUDGET: usize = 1 << 22;
+
+/// The most values all functions together may read and store: past it,
+/// their code (some bytes per value) no longer stays in the caches between
+/// joint moves, and the cones ran slower than the cost model said
+/// (four_way_battle: 3.3M values, 17.8 MB of code, 0.6x the move part with
+/// its blocks; ttcc4: 1.1M values, 1.3x).
+const MOST_VALUES: usize = 1 << 21;
 
 /// What running a function costs, in operands read (call, return, the
 /// loop choosing it).
@@ -86,7 +93,8 @@ impl Cones {
     /// evaluated (the others are read only on the way to goals), `decoded`
     /// `or`s of moves hold their values as moves load, and `output` slots
     /// must be right after a joint move. `None` if the move part has cycles,
-    /// if the cones span more than [`OPERAND_BUDGET`] operands, if they would cost
+    /// if the cones span more than [`OPERAND_BUDGET`] operands or their
+    /// functions read and store more than [`MOST_VALUES`], if they would cost
     /// more than `most_cost` per joint move (in values read, a call counting
     /// as [`CALL_COST`]), or if native code cannot be made.
     pub(crate) fn new(
@@ -136,6 +144,9 @@ impl Cones {
         let operands = &specializer.operands;
         let base_live = base.live(operands, root);
         let cones_live: Vec<Vec<Folded>> = cones.iter().map(|c| c.live(operands, root)).collect();
+        if cost(&base_live) + cones_live.iter().map(|gates| cost(gates)).sum::<usize>() > MOST_VALUES {
+            return None;
+        }
         // The stored gates of each cone whose baseline is a constant.
         let mut restore_offsets = vec![0u32];
         let mut restores = Vec::new();
