@@ -8,7 +8,14 @@
 //! reaches), specialized to it: the role's other inputs false, and gates
 //! outside the cone that depend on that role's inputs only at their constant
 //! baseline; then the packing of the next state. The gates a cone stores
-//! whose baseline is constant are restored before the next joint move.
+//! whose baseline is constant are restored before the next joint move, by
+//! native code of their own per input.
+//!
+//! A gate whose baseline is a copy of a base (a frame rule's "the cell keeps
+//! its piece" once "moved from or to here" folds to false) is not computed
+//! by the baseline at all: loading a state stores the base's value into the
+//! gate's byte too (the sweep's marks), and a cone that stores the gate puts
+//! the base's value back before the next joint move.
 //!
 //! Correct for a joint move of at most one input per role: running the cones
 //! one after the other, each in slot order, a gate takes its value from the
@@ -42,6 +49,9 @@ const BASELINE: usize = 0;
 const PACK: usize = 1;
 const FIRST_CONE: usize = 2;
 
+/// No base (see [`Specializer::copy_of`]).
+const NONE: u32 = u32::MAX;
+
 /// The move part of a net as a baseline, cones and a packing (see the module
 /// documentation).
 #[derive(Debug)]
@@ -51,10 +61,18 @@ pub(crate) struct Cones {
     called: Vec<bool>,
     /// The role of each input.
     input_role: Vec<u32>,
-    /// Per input `m`, the bytes its cone stores whose baseline is constant,
-    /// with that value: `restores[restore_offsets[m]..restore_offsets[m + 1]]`.
-    restore_offsets: Vec<u32>,
-    restores: Vec<(u32, bool)>,
+    /// Per input `m`, function `m` puts back the gates its cone stores whose
+    /// baseline is a constant or a copy of a base.
+    restores: NativeProgram,
+    /// Per function of `restores`, whether it does anything.
+    restoring: Vec<bool>,
+    /// Per base, the bytes of the gates whose baseline copies it: loading a
+    /// state stores the base's value there too.
+    base_copies: Vec<Vec<u32>>,
+    /// Whether a function or the packing reads an input, or an `or` of
+    /// moves, from memory (only when the roles' moves meet in gates): then
+    /// loading a joint move must store them.
+    reads_moves: bool,
 }
 
 /// A slot's value as a specialized gate reads it.
@@ -144,20 +162,48 @@ impl Cones {
         let operands = &specializer.operands;
         let base_live = base.live(operands, root);
         let cones_live: Vec<Vec<Folded>> = cones.iter().map(|c| c.live(operands, root)).collect();
-        if cost(&base_live) + cones_live.iter().map(|gates| cost(gates)).sum::<usize>() > MOST_VALUES {
+        // Per cone, its stored gates whose baseline is a constant or a copy
+        // of a base, as gates of no operand or of that base.
+        let copy_of = |gate: u32| specializer.copy_of[gate as usize];
+        let restores: Vec<Vec<NativeGate>> = cones_live
+            .iter()
+            .map(|gates| {
+                gates
+                    .iter()
+                    .filter(|g| root(g.out))
+                    .filter_map(|g| {
+                        let (all, inputs) = match specializer.baseline[g.out as usize] {
+                            Value::Known(v) => (v, &[][..]),
+                            _ if copy_of(g.out) != NONE => {
+                                (false, std::slice::from_ref(&specializer.copy_of[g.out as usize]))
+                            }
+                            _ => return None,
+                        };
+                        Some(NativeGate {
+                            out: g.out,
+                            all,
+                            negate: false,
+                            inputs,
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        let restore_cost = |gates: &[NativeGate]| gates.iter().map(|g| g.inputs.len() + 1).sum::<usize>();
+        let values = cost(&base_live)
+            + cones_live.iter().map(|gates| cost(gates)).sum::<usize>()
+            + restores.iter().map(|gates| restore_cost(gates)).sum::<usize>();
+        if values > MOST_VALUES {
             return None;
         }
-        // The stored gates of each cone whose baseline is a constant.
-        let mut restore_offsets = vec![0u32];
-        let mut restores = Vec::new();
-        for gates in &cones_live {
-            for gate in gates.iter().filter(|g| root(g.out)) {
-                if let Value::Known(v) = specializer.baseline[gate.out as usize] {
-                    restores.push((layout.located[gate.out as usize], v));
-                }
-            }
-            restore_offsets.push(restores.len() as u32);
+        let mut base_copies = vec![Vec::new(); net.base_slots.len()];
+        for gate in (0..net.slots as u32).filter(|&g| copy_of(g) != NONE && root(g)) {
+            base_copies[copy_of(gate) as usize].push(layout.located[gate as usize]);
         }
+        let restore_call_cost = |m: usize| match restore_cost(&restores[m]) {
+            0 => 0,
+            cost => CALL_COST + cost,
+        };
         // The packing's call, the baseline's, then per role the average of its cones'.
         let per_role: f64 = net
             .role_inputs
@@ -166,10 +212,7 @@ impl Cones {
             .map(|inputs| {
                 let total: usize = inputs
                     .iter()
-                    .map(|&m| {
-                        let m = m as usize;
-                        call_cost(&cones_live[m]) + (restore_offsets[m + 1] - restore_offsets[m]) as usize
-                    })
+                    .map(|&m| call_cost(&cones_live[m as usize]) + restore_call_cost(m as usize))
                     .sum();
                 total as f64 / inputs.len() as f64
             })
@@ -177,6 +220,12 @@ impl Cones {
         if (CALL_COST + call_cost(&base_live)) as f64 + per_role > most_cost {
             return None;
         }
+        let of_moves = |slot: &u32| is_input(net, *slot) || decoded.is_decoded(*slot);
+        let reads_moves = packed.iter().flatten().any(of_moves)
+            || base_live
+                .iter()
+                .chain(cones_live.iter().flatten())
+                .any(|g| operands[g.start as usize..g.end as usize].iter().any(of_moves));
         let pack: Vec<NativeStep> = packed
             .iter()
             .enumerate()
@@ -191,12 +240,19 @@ impl Cones {
             .map(|s| !root(s as u32) && net.fanout_offsets[s + 1] - net.fanout_offsets[s] == 1)
             .collect();
         let program = NativeProgram::compile_functions(layout, packed.len(), functions, &read_once)?;
+        let restoring = restores.iter().map(|steps| !steps.is_empty()).collect();
+        let restore_steps = restores
+            .into_iter()
+            .map(|gates| gates.into_iter().map(NativeStep::Gate).collect());
+        let restores = NativeProgram::compile_functions(layout, 0, restore_steps, &vec![false; net.slots])?;
         Some(Cones {
             program,
             called,
             input_role: specializer.input_role,
-            restore_offsets,
             restores,
+            restoring,
+            base_copies,
+            reads_moves,
         })
     }
 
@@ -213,24 +269,40 @@ impl Cones {
         })
     }
 
-    /// Restores what the cones of `moves` changed of the baselines' constants.
+    /// Restores what the cones of `moves` changed of the baselines' constants
+    /// and copies.
     #[inline]
     pub(crate) fn restore(&self, values: &mut [bool], moves: &[u32]) {
         for &m in moves {
-            let m = m as usize;
-            let range = self.restore_offsets[m] as usize..self.restore_offsets[m + 1] as usize;
-            for &(byte, value) in &self.restores[range] {
-                values[byte as usize] = value;
+            if self.restoring[m as usize] {
+                self.restores.run_function(m as usize, values, &mut []);
             }
         }
     }
 
-    /// Restores every constant any cone changes (after the move part ran
-    /// whole, or before the first joint move).
+    /// Restores every constant and copy any cone changes (after the move
+    /// part ran whole, or before the first joint move).
     pub(crate) fn restore_all(&self, values: &mut [bool]) {
-        for &(byte, value) in &self.restores {
-            values[byte as usize] = value;
+        for (m, _) in self
+            .restoring
+            .iter()
+            .enumerate()
+            .filter(|(_, &restoring)| restoring)
+        {
+            self.restores.run_function(m, values, &mut []);
         }
+    }
+
+    /// The bytes that take the value of base `slot` as states load (gates
+    /// whose baseline copies it).
+    pub(crate) fn copies_of(&self, slot: u32) -> &[u32] {
+        &self.base_copies[slot as usize]
+    }
+
+    /// Whether the cones read the inputs of the joint move (and the `or`s
+    /// of moves) from memory, so that loading it must store them.
+    pub(crate) fn reads_moves(&self) -> bool {
+        self.reads_moves
     }
 
     /// Evaluates the move part for `moves` (which [`Cones::accepts`]) after
@@ -267,6 +339,9 @@ struct Specializer<'a> {
     roles: Vec<u64>,
     /// Per slot, its value with every input false.
     baseline: Vec<Value>,
+    /// Per gate, the base its baseline is a copy of (not computed by the
+    /// baseline: see the module documentation), or [`NONE`].
+    copy_of: Vec<u32>,
     /// Per slot, the last input whose cone holds it, and its value there.
     in_cone: Vec<u32>,
     value: Vec<Value>,
@@ -307,6 +382,7 @@ impl<'a> Specializer<'a> {
             input_role,
             roles,
             baseline: vec![Value::Read; net.slots],
+            copy_of: vec![NONE; net.slots],
             in_cone: vec![u32::MAX; net.slots],
             value: vec![Value::Read; net.slots],
             operands: Vec::new(),
@@ -336,14 +412,31 @@ impl<'a> Specializer<'a> {
                 }
             };
             let folded = fold(net, slot, value_of, &mut self.operands);
+            // A copy of a base holds the base's value: read the base.
+            for operand in &mut self.operands[folded.0.start as usize..] {
+                if self.copy_of[*operand as usize] != NONE {
+                    *operand = self.copy_of[*operand as usize];
+                }
+            }
             self.baseline[slot as usize] = folded.1.map_or(Value::Computed, Value::Known);
-            if self.evaluated(slot) && folded.1.is_none() {
+            if let (Some(base), false, None) = (self.copied_base(folded.0), folded.0.negate, folded.1) {
+                self.copy_of[slot as usize] = base;
+            }
+            if self.evaluated(slot) && folded.1.is_none() && self.copy_of[slot as usize] == NONE {
                 base.push(folded);
             } else {
                 self.operands.truncate(folded.0.start as usize);
             }
         }
         base
+    }
+
+    /// The base that `gate` reads as its only operand, if it does.
+    fn copied_base(&self, gate: Folded) -> Option<u32> {
+        match self.operands[gate.start as usize..gate.end as usize] {
+            [only] if (only as usize) < self.net.base_slots.len() => Some(only),
+            _ => None,
+        }
     }
 
     /// The cone of input `m` specialized to it (after [`Specializer::baseline`]),
@@ -597,13 +690,21 @@ mod tests {
                 plain[net.input_slots[m as usize] as usize] = true;
             }
             super::super::run_steps(&net.steps, &mut plain, false, net);
-            // What the state part and loading the moves leave in the values.
-            cones.restore(&mut values, &previous);
+            // What loading the state (a changed base stores its copies too),
+            // the state part and loading the moves leave in the values.
+            for base in 0..net.base_slots.len() as u32 {
+                if values[base as usize] != plain[base as usize] {
+                    for &byte in cones.copies_of(base) {
+                        values[byte as usize] = plain[base as usize];
+                    }
+                }
+            }
             for slot in 0..net.slots {
                 if !(in_moves[slot] && kept[slot]) || decoded.is_decoded(slot as u32) {
                     values[slot] = plain[slot];
                 }
             }
+            cones.restore(&mut values, &previous);
             let mut words = vec![!0; packed.len()];
             cones.run(&mut values, &moves, &mut words);
             for (word, slots) in words.iter().zip(&packed) {

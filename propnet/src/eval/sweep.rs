@@ -688,13 +688,21 @@ impl Plan {
                 blocks.supports[block as usize].as_slice(),
             )
         });
+        let marks = Marks::new(
+            net,
+            |source| match &cones {
+                Some(cones) if (source as usize) < net.base_slots.len() => cones.copies_of(source),
+                _ => decoded.of(source),
+            },
+            flags,
+        );
         Some(Plan {
             state,
             moves,
             cones,
             goals,
             role_words: role_words(net),
-            marks: Marks::new(net, |source| decoded.of(source), flags),
+            marks,
             flags_start,
             value_slots: flags_start + guarded.len(),
             located,
@@ -762,6 +770,10 @@ pub struct Sweep {
     /// Whether the last joint move ran the whole move part rather than the
     /// cones (so that all of the cones' constants are to be restored).
     ran_whole: bool,
+    /// Whether the inputs of `moves` (and the `or`s of moves) are stored in
+    /// `values`: always when the whole move part runs, when the cones run
+    /// only if they read them.
+    marked: bool,
 }
 
 impl Sweep {
@@ -793,6 +805,7 @@ impl Sweep {
             moves: Vec::new(),
             goals_fresh: false,
             ran_whole: false,
+            marked: false,
         }
     }
 }
@@ -829,15 +842,23 @@ impl Evaluator for Sweep {
                 cones.restore(values, &self.moves);
             }
         }
-        for &m in &self.moves {
-            plan.marks.set(values, net.input_slots[m as usize], false);
+        let by_cones = plan.cones.as_ref().filter(|cones| cones.accepts(moves));
+        // The cones of turn-taking games read no input from memory.
+        let marking = by_cones.is_none_or(Cones::reads_moves);
+        if self.marked {
+            for &m in &self.moves {
+                plan.marks.set(values, net.input_slots[m as usize], false);
+            }
         }
-        for &m in moves {
-            plan.marks.set(values, net.input_slots[m as usize], true);
+        if marking {
+            for &m in moves {
+                plan.marks.set(values, net.input_slots[m as usize], true);
+            }
         }
+        self.marked = marking;
         self.moves.clear();
         self.moves.extend_from_slice(moves);
-        match plan.cones.as_ref().filter(|cones| cones.accepts(moves)) {
+        match by_cones {
             Some(cones) => {
                 cones.run(values, moves, &mut self.next);
                 self.ran_whole = false;
