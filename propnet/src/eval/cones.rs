@@ -538,7 +538,7 @@ impl<'a> Specializer<'a> {
 }
 
 /// Whether `slot` is an input of `net`.
-fn is_input(net: &CompiledNet, slot: u32) -> bool {
+pub(crate) fn is_input(net: &CompiledNet, slot: u32) -> bool {
     (net.base_slots.len() as u32..net.first_gate).contains(&slot)
 }
 
@@ -630,23 +630,6 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
 
-    /// Both players pick a cell at once: a cell picked by one becomes
-    /// theirs, by both is blocked; so gates depend on both roles' moves.
-    const CLAIMS: &str = "(role a) (role b)
-        (cell 1) (cell 2) (cell 3) (cell 4) (cell 5) (cell 6) (cell 7) (cell 8)
-        (init (step 0)) (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4)
-        (<= (legal ?r (pick ?c)) (role ?r) (cell ?c) (not (taken ?c)))
-        (<= (taken ?c) (true (owner ?c ?r)))
-        (<= (taken ?c) (true (blocked ?c)))
-        (<= (next (owner ?c a)) (does a (pick ?c)) (not (does b (pick ?c))))
-        (<= (next (owner ?c b)) (does b (pick ?c)) (not (does a (pick ?c))))
-        (<= (next (blocked ?c)) (does a (pick ?c)) (does b (pick ?c)))
-        (<= (next (owner ?c ?r)) (true (owner ?c ?r)))
-        (<= (next (blocked ?c)) (true (blocked ?c)))
-        (<= (next (step ?y)) (true (step ?x)) (succ ?x ?y))
-        (<= terminal (true (step 4)))
-        (goal a 50) (goal b 50)";
-
     /// Runs the cones of random joint moves (one input per role) over
     /// random states, one after the other in the same values as the sweep
     /// does, against a plain evaluation of the whole net.
@@ -731,6 +714,6 @@ mod tests {
 
     #[test]
     fn cones_of_simultaneous_moves() {
-        cones_compute_what_the_net_computes(CLAIMS);
+        cones_compute_what_the_net_computes(super::super::CLAIMS);
     }
 }

@@ -21,9 +21,14 @@
 //! (read from the legality set after each state, so that the `and`s they read
 //! can be lazy). And where it pays, returning to the initial state copies a
 //! snapshot of its values instead of propagating.
+//!
+//! Where they cost less than propagating each joint move through counters
+//! and back, the gates that depend on moves run instead as the sweep's cones
+//! of the moves played, over bytes the state part keeps (`move_cones.rs`).
 
 use super::activity::Activity;
 use super::compiled::{CompiledNet, Gate};
+use super::move_cones::MoveCones;
 use super::native::Layout;
 use super::sweep::{in_place, Program};
 use super::{fixpoint, role_words, run_steps, Evaluator};
@@ -116,6 +121,8 @@ impl Counter {
 /// Effects of a slot's change besides counter updates: the top two bits say
 /// which, the rest is an index.
 const EFFECT_KIND: u32 = 3 << 30;
+/// Store the value in byte `index` of the bytes the move part's cones read.
+const BYTE_EFFECT: u32 = 0;
 /// Re-evaluate the cyclic component whose first slot is the index.
 const CYCLE_EFFECT: u32 = 1 << 30;
 /// Flip bit `index` of the flat legality set.
@@ -127,6 +134,10 @@ const NEXT_EFFECT: u32 = 3 << 30;
 /// layout of the legality sets.
 #[derive(Debug)]
 pub(crate) struct Plan {
+    /// The move part as cones, where they cost less than propagating joint moves.
+    move_cones: Option<MoveCones>,
+    /// How many bytes the cones read (none without them).
+    bytes: usize,
     /// Per slot (and one past the last): where its acyclic fan-out starts in
     /// `targets`, and where its effects start; they end where the next slot's
     /// fan-out starts. Guarded `and`s are left out of their guard's fan-out.
@@ -208,6 +219,10 @@ impl Plan {
         let goal_only = net.goal_only();
         let kept: Vec<bool> = goal_only.iter().map(|&g| !g).collect();
         let activity = Activity::measure(net, ACTIVITY_BUDGET, &kept);
+        let move_cones = MoveCones::new(net, &kept, &activity);
+        // The gates of a move part run as cones keep no counters.
+        let moved = |slot: usize| move_cones.as_ref().is_some_and(|m| m.is_moved(slot as u32));
+        let kept: Vec<bool> = (0..net.slots).map(|s| kept[s] && !moved(s)).collect();
         let role_words = role_words(net);
         let mut legal_of: Vec<Vec<u32>> = vec![Vec::new(); net.slots];
         for (role, inputs) in net.role_inputs.iter().enumerate() {
@@ -216,9 +231,12 @@ impl Plan {
                 legal_of[net.legal_slots[m as usize] as usize].push(bit);
             }
         }
+        // The cones pack the next state, if they run the move part.
         let mut next_of: Vec<Vec<u32>> = vec![Vec::new(); net.slots];
-        for (b, &slot) in net.next_slots.iter().enumerate() {
-            next_of[slot as usize].push(b as u32);
+        if move_cones.is_none() {
+            for (b, &slot) in net.next_slots.iter().enumerate() {
+                next_of[slot as usize].push(b as u32);
+            }
         }
         let legal_words = role_words.last().copied().unwrap_or(0);
         let legal_ors = legal_ors(net, &kept, &legal_of);
@@ -234,7 +252,7 @@ impl Plan {
                     && !legal_of[s].is_empty()
             })
             .collect();
-        let guard_of = choose_guards(net, &activity, &legal_only, legal_words);
+        let guard_of = choose_guards(net, &activity, &kept, &legal_only, legal_words);
         let mut guard_index = vec![NONE; net.slots];
         let mut guard_slots = Vec::new();
         for &g in &guard_of {
@@ -311,9 +329,13 @@ impl Plan {
             }
             targets.extend(legal_of[s].iter().map(|&bit| bit | LEGAL_EFFECT));
             targets.extend(next_of[s].iter().map(|&b| b | NEXT_EFFECT));
+            if let Some(move_cones) = &move_cones {
+                targets.extend(move_cones.bytes_of(slot).iter().map(|&byte| byte | BYTE_EFFECT));
+            }
             spans.push([gates_start, effects_start]);
         }
         spans.push([targets.len() as u32; 2]);
+        let bytes = move_cones.as_ref().map_or(0, MoveCones::byte_count);
         // The propagation slices the targets by the spans, and indexes counters
         // and pending slots by the targets, unchecked.
         assert!(
@@ -334,6 +356,10 @@ impl Plan {
                             .filter(|&&e| e & EFFECT_KIND == CYCLE_EFFECT),
                     )
                     .all(|&t| ((t & !EFFECT_KIND) as usize) < net.slots)
+                    && targets[effects as usize..end as usize]
+                        .iter()
+                        .filter(|&&e| e & EFFECT_KIND == BYTE_EFFECT)
+                        .all(|&e| (e as usize) < bytes)
             }),
             "a fan-out outside the net"
         );
@@ -370,12 +396,15 @@ impl Plan {
         goal_reads.sort_unstable();
         goal_reads.dedup();
         let snapshot_bytes = net.slots * size_of::<Counter>()
+            + bytes
             + members.len() / 8
             + guard_slots.len() * legal_words * size_of::<u64>();
         let legal_or_slots = legal_ors.iter().map(|&(or, _)| or).collect();
         let (legal_or_offsets, legal_or_masks) =
             flatten(legal_ors.into_iter().map(|(_, masks)| masks).collect());
         Plan {
+            move_cones,
+            bytes,
             legal_or_slots,
             legal_or_offsets,
             legal_or_masks,
@@ -408,7 +437,7 @@ impl Plan {
     }
 }
 
-/// The guard of each `and` (or [`NONE`]): the input whose changes, as measured,
+/// The guard of each `kept` `and` (or [`NONE`]): the input whose changes, as measured,
 /// cost more counter updates than keeping the `and` in a ready set would. An
 /// `and` read only as legality (`legal_only`) that gets a guard is lazy, which
 /// also saves evaluating it. A guard of lazy `and`s costs every legality query
@@ -419,16 +448,22 @@ impl Plan {
 fn choose_guards(
     net: &CompiledNet,
     activity: &Activity,
+    kept: &[bool],
     legal_only: &[bool],
     legal_words: usize,
 ) -> Vec<u32> {
     let query_cost = u64::from(activity.transitions / 2) * legal_words as u64;
-    let measured = &activity.measured;
+    let measured: Vec<u32> = activity
+        .measured
+        .iter()
+        .copied()
+        .filter(|&and| kept[and as usize])
+        .collect();
     let mut saving = vec![0u64; net.slots];
     let mut chosen = vec![0usize; net.slots];
     let mut lazy = vec![false; net.slots];
     let everything = vec![true; net.slots];
-    for &and in measured {
+    for &and in &measured {
         let (guard, saved) = best_guard(net, activity, legal_only, &everything, and);
         if guard != NONE {
             saving[guard as usize] += saved;
@@ -446,7 +481,7 @@ fn choose_guards(
         })
         .collect();
     let mut guard_of = vec![NONE; net.slots];
-    for &and in measured {
+    for &and in &measured {
         guard_of[and as usize] = best_guard(net, activity, legal_only, &allowed, and).0;
     }
     guard_of
@@ -716,8 +751,11 @@ struct Values {
     /// The flat legality set (see [`Plan::role_words`]): the evaluated slots'
     /// legality, and the lazy sets of the guards that are true.
     legal: Vec<u64>,
-    /// The inputs set true by the last joint move loaded.
+    /// The inputs set true by the last joint move loaded (with the move
+    /// part's cones: whose cones ran, their bytes to be restored).
     moves: Vec<u32>,
+    /// The bytes the move part's cones read and write (see [`MoveCones`]).
+    bytes: Vec<bool>,
 }
 
 impl Values {
@@ -731,6 +769,7 @@ impl Values {
         self.next.clone_from(&source.next);
         self.legal.clone_from(&source.legal);
         self.moves.clone_from(&source.moves);
+        self.bytes.clone_from(&source.bytes);
     }
 }
 
@@ -770,6 +809,7 @@ impl Differential {
         };
         let mut next = vec![0u64; net.base_slots.len().div_ceil(64)];
         let mut legal = vec![0u64; legal_words];
+        let mut bytes = vec![false; plan.bytes];
         let mut counters = Vec::with_capacity(net.slots);
         for s in 0..net.slots as u32 {
             let inputs = net.inputs(s);
@@ -811,6 +851,7 @@ impl Differential {
                     match effect & EFFECT_KIND {
                         LEGAL_EFFECT => legal[bit >> 6] |= 1 << (bit & 63),
                         NEXT_EFFECT => next[bit >> 6] |= 1 << (bit & 63),
+                        BYTE_EFFECT => bytes[bit] = true,
                         _ => {}
                     }
                 }
@@ -820,6 +861,9 @@ impl Differential {
             if counters[slot as usize].value() {
                 ready.guard_changed(&plan, guard, &mut legal);
             }
+        }
+        if let Some(move_cones) = &plan.move_cones {
+            move_cones.restore_all(&mut bytes);
         }
         Differential {
             pending: Pending::new(net.slots),
@@ -837,8 +881,15 @@ impl Differential {
                 next,
                 legal,
                 moves: Vec::new(),
+                bytes,
             },
         }
+    }
+
+    /// Whether the move part runs as cones (see [`MoveCones`]).
+    #[cfg(test)]
+    pub(crate) fn has_move_cones(&self) -> bool {
+        self.plan.move_cones.is_some()
     }
 
     /// The plan shared by the differential evaluators of `net`: made by the
@@ -859,6 +910,7 @@ impl Differential {
                     ready,
                     next,
                     legal,
+                    bytes,
                     ..
                 },
             pending,
@@ -873,6 +925,7 @@ impl Differential {
             ready,
             next,
             legal,
+            bytes,
             pending: PendingSlots {
                 words: &mut pending.words,
                 summary: &mut pending.summary,
@@ -892,6 +945,7 @@ struct Propagation<'a> {
     ready: &'a mut Ready,
     next: &'a mut [u64],
     legal: &'a mut [u64],
+    bytes: &'a mut [bool],
     pending: PendingSlots<'a>,
     /// Room for the values a cyclic component's fixpoint reads.
     scratch: &'a mut Vec<bool>,
@@ -939,10 +993,16 @@ impl Propagation<'_> {
         for &effect in unsafe { plan.targets.get_unchecked(effects as usize..end as usize) } {
             let index = effect & !EFFECT_KIND;
             let bit = 1u64 << (index & 63);
+            // The most frequent kinds first.
             match effect & EFFECT_KIND {
-                CYCLE_EFFECT => self.pending.mark(index),
                 LEGAL_EFFECT => self.legal[index as usize >> 6] ^= bit,
-                _ => self.next[index as usize >> 6] ^= bit,
+                NEXT_EFFECT => self.next[index as usize >> 6] ^= bit,
+                CYCLE_EFFECT => self.pending.mark(index),
+                _ => {
+                    debug_assert!((index as usize) < self.bytes.len());
+                    // SAFETY: byte effects index the bytes (`Plan::new`).
+                    unsafe { *self.bytes.get_unchecked_mut(index as usize) = now };
+                }
             }
         }
         if flags & GUARD != 0 {
@@ -1158,6 +1218,30 @@ impl Evaluator for Differential {
     }
 
     fn load_moves(&mut self, moves: &[u32]) {
+        let Differential {
+            net,
+            plan,
+            values,
+            values_scratch,
+            ..
+        } = self;
+        if let Some(move_cones) = &plan.move_cones {
+            let counters = &values.counters;
+            let by_cones = move_cones.load_moves(
+                net,
+                &mut values.bytes,
+                &values.moves,
+                moves,
+                |slot| slot_value(plan, counters, slot),
+                values_scratch,
+                &mut values.next,
+            );
+            values.moves.clear();
+            if by_cones {
+                values.moves.extend_from_slice(moves);
+            }
+            return;
+        }
         let mut loaded = std::mem::take(&mut self.values.moves);
         let mut propagation = self.propagation();
         let input_slots = &propagation.net.input_slots;
@@ -1177,7 +1261,10 @@ impl Evaluator for Differential {
 
     #[inline]
     fn value(&self, slot: u32) -> bool {
-        slot_value(&self.plan, &self.values.counters, slot)
+        match &self.plan.move_cones {
+            Some(move_cones) if move_cones.is_moved(slot) => move_cones.value(&self.values.next, slot),
+            _ => slot_value(&self.plan, &self.values.counters, slot),
+        }
     }
 
     /// Evaluates the gates read only on the way to goals, from the kept slots

@@ -10,6 +10,7 @@ mod cones;
 mod decoded;
 pub mod differential;
 pub mod lanes;
+mod move_cones;
 mod native;
 mod skipping;
 pub mod sweep;
@@ -289,4 +290,22 @@ pub(crate) const TURNS: &str = "(role a) (role b)
     (<= (next (control b)) (true (control a)))
     (<= open (true (cell ?c e)))
     (<= terminal (not open))
+    (goal a 50) (goal b 50)";
+
+/// Both players pick a cell at once: a cell picked by one becomes
+/// theirs, by both is blocked; so gates depend on both roles' moves.
+#[cfg(test)]
+pub(crate) const CLAIMS: &str = "(role a) (role b)
+    (cell 1) (cell 2) (cell 3) (cell 4) (cell 5) (cell 6) (cell 7) (cell 8)
+    (init (step 0)) (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4)
+    (<= (legal ?r (pick ?c)) (role ?r) (cell ?c) (not (taken ?c)))
+    (<= (taken ?c) (true (owner ?c ?r)))
+    (<= (taken ?c) (true (blocked ?c)))
+    (<= (next (owner ?c a)) (does a (pick ?c)) (not (does b (pick ?c))))
+    (<= (next (owner ?c b)) (does b (pick ?c)) (not (does a (pick ?c))))
+    (<= (next (blocked ?c)) (does a (pick ?c)) (does b (pick ?c)))
+    (<= (next (owner ?c ?r)) (true (owner ?c ?r)))
+    (<= (next (blocked ?c)) (true (blocked ?c)))
+    (<= (next (step ?y)) (true (step ?x)) (succ ?x ?y))
+    (<= terminal (true (step 4)))
     (goal a 50) (goal b 50)";

@@ -532,7 +532,7 @@ fn skipped_conditions(
 
 /// Per slot, whether it is an output: terminal, a goal, a move's legality
 /// or a base's next value.
-pub(super) fn outputs(net: &CompiledNet) -> Vec<bool> {
+pub(crate) fn outputs(net: &CompiledNet) -> Vec<bool> {
     let mut output = vec![false; net.slots];
     let outputs = [net.terminal_slot]
         .into_iter()
@@ -723,7 +723,7 @@ pub(crate) fn in_place(net: &CompiledNet) -> Vec<u32> {
 /// moves (the loads store those), gates in or read by cyclic components
 /// (evaluated in place between native segments) and gates that several
 /// bits take.
-fn located<'a>(
+pub(crate) fn located<'a>(
     net: &CompiledNet,
     decoded: &DecodedMoves,
     packs: impl IntoIterator<Item = (usize, &'a Vec<Vec<u32>>)>,
