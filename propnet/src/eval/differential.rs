@@ -54,6 +54,11 @@ const RESTORE_MARGIN: usize = 2;
 const BRANCHLESS_FANOUT: usize = 8;
 /// What taking a guarded `and` into its guard's ready set or out of it costs, in counter updates.
 const TOGGLE_COST: u64 = 4;
+/// What a guard's change costs besides its pass over the legality words, in
+/// counter updates (a call, and a pass over its ready set; without it, full
+/// amazons took 99 guards of one lazy `and` each, and ran at 26k against 29k
+/// nodes/s).
+const GUARD_CHANGE_COST: u64 = 8;
 /// What re-evaluating a changed gate and passing the change on costs, in counter updates.
 const EVALUATION_COST: u64 = 3;
 
@@ -252,7 +257,7 @@ impl Plan {
                     && !legal_of[s].is_empty()
             })
             .collect();
-        let guard_of = choose_guards(net, &activity, &kept, &legal_only, legal_words);
+        let guard_of = choose_guards(net, &activity, &kept, &legal_only, &legal_of);
         let mut guard_index = vec![NONE; net.slots];
         let mut guard_slots = Vec::new();
         for &g in &guard_of {
@@ -440,19 +445,20 @@ impl Plan {
 /// The guard of each `kept` `and` (or [`NONE`]): the input whose changes, as measured,
 /// cost more counter updates than keeping the `and` in a ready set would. An
 /// `and` read only as legality (`legal_only`) that gets a guard is lazy, which
-/// also saves evaluating it. A guard of lazy `and`s costs every legality query
-/// a pass over the legality words, so such an input guards only if what its
-/// `and`s save pays for that; any other input only if it is the best guard of
-/// at least [`GUARD_FANOUT`] `and`s (fewer measured no faster). The `and`s whose
-/// best guard does not choose again among the inputs that do.
+/// also saves evaluating it. Each change of a guard of lazy `and`s passes over
+/// the legality words their bits span (`legal_of`), so such an input guards
+/// only if what its `and`s save pays for those passes and
+/// [`GUARD_CHANGE_COST`]; any other input only if
+/// it is the best guard of at least [`GUARD_FANOUT`] `and`s (fewer measured no
+/// faster). The `and`s whose best guard does not choose again among the inputs
+/// that do.
 fn choose_guards(
     net: &CompiledNet,
     activity: &Activity,
     kept: &[bool],
     legal_only: &[bool],
-    legal_words: usize,
+    legal_of: &[Vec<u32>],
 ) -> Vec<u32> {
-    let query_cost = u64::from(activity.transitions / 2) * legal_words as u64;
     let measured: Vec<u32> = activity
         .measured
         .iter()
@@ -461,20 +467,27 @@ fn choose_guards(
         .collect();
     let mut saving = vec![0u64; net.slots];
     let mut chosen = vec![0usize; net.slots];
-    let mut lazy = vec![false; net.slots];
+    // Per input, the legality words its lazy `and`s span, if it has any.
+    let mut lazy_words: Vec<Option<(u32, u32)>> = vec![None; net.slots];
     let everything = vec![true; net.slots];
     for &and in &measured {
         let (guard, saved) = best_guard(net, activity, legal_only, &everything, and);
         if guard != NONE {
             saving[guard as usize] += saved;
             chosen[guard as usize] += 1;
-            lazy[guard as usize] |= legal_only[and as usize];
+            if legal_only[and as usize] {
+                for &bit in &legal_of[and as usize] {
+                    let word = bit >> 6;
+                    let (first, end) = lazy_words[guard as usize].get_or_insert((word, word + 1));
+                    (*first, *end) = ((*first).min(word), (*end).max(word + 1));
+                }
+            }
         }
     }
     let allowed: Vec<bool> = (0..net.slots)
         .map(|g| {
-            if lazy[g] {
-                saving[g] > query_cost
+            if let Some((first, end)) = lazy_words[g] {
+                saving[g] > u64::from(activity.flips[g]) * (GUARD_CHANGE_COST + u64::from(end - first))
             } else {
                 chosen[g] >= GUARD_FANOUT
             }
@@ -1392,6 +1405,29 @@ mod tests {
             }
             assert!(differential.is_terminal(&state));
             assert_eq!(sweep.goals(&state), differential.goals(&state));
+        }
+    }
+
+    #[test]
+    fn a_guard_pays_only_for_the_legality_words_of_its_lazy_ands() {
+        // A third role with 4096 moves, always legal, makes the legality set
+        // 66 words long; the marks' legality spans one of them.
+        let numbers: String = (1..=64).map(|n| format!("(num {n}) ")).collect();
+        let game = TURNS.replace("(role b)", "(role b) (role c)").replace(
+            "(goal a 50) (goal b 50)",
+            &format!(
+                "(goal a 50) (goal b 50) (goal c 50) {numbers} (<= (legal c (say ?x ?y)) (num ?x) (num ?y))"
+            ),
+        );
+        let loaded = crate::load(&game, &crate::LoadConfig::default()).unwrap();
+        let net = &loaded.game.net;
+        let plan = Plan::new(net);
+        assert!(plan.legal_words >= 66, "{} legality words", plan.legal_words);
+        for (m, text) in loaded.game.moves.iter().enumerate() {
+            if text.starts_with("(mark") {
+                let legal = net.legal_slots[m] as usize;
+                assert!(plan.guarded[legal].is_lazy(), "{text} is lazy");
+            }
         }
     }
 
