@@ -20,12 +20,12 @@ use super::sweep::{located, outputs};
 /// per counter update, the cones about 1.3 per value.
 const UPDATE_VALUES: f64 = 6.0;
 
-/// No next bit.
-const NONE: u32 = u32::MAX;
-
 /// What re-evaluating a gate whose counter crossed its threshold costs, in
 /// counter updates (besides its fan-out's).
 const EVALUATION_UPDATES: f64 = 3.0;
+
+/// No next bit.
+const NONE: u32 = u32::MAX;
 
 /// The move part of a net as cones over bytes kept by the differential evaluator.
 #[derive(Debug)]

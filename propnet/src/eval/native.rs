@@ -175,7 +175,7 @@ impl NativeProgram {
                 function
                     .iter()
                     .all(|step| !matches!(step, NativeStep::Cycle(..) | NativeStep::End)),
-                "a function with a cycle"
+                "a function with a cycle or an end of its own"
             );
             steps.extend(function);
             steps.push(NativeStep::End);
