@@ -73,7 +73,7 @@ const EVALUATION_COST: u64 = 3;
 struct Counter(u32);
 
 /// Bits of a [`Counter`] below its level, holding its flags.
-const FLAG_BITS: u32 = 6;
+const FLAG_BITS: u32 = 5;
 /// Bits of a [`Counter`]'s level: true inputs counted minus the number needed
 /// (all for an `and`, one for an `or` or `not`), at least 0 when the inputs are
 /// enough. Limits the fan-in of a gate to `2^(LEVEL_BITS - 1) - 1`.
@@ -83,14 +83,12 @@ const LEVEL_BITS: u32 = 32 - FLAG_BITS;
 const INVERTED: u32 = 1;
 /// The slot's current value (not kept for [`LAZY`] slots).
 const VALUE: u32 = 2;
-/// The first slot of a cyclic component.
-const CYCLE_HEAD: u32 = 4;
 /// A guarded `and` (its guard is in [`Plan::guarded`]).
-const GUARDED: u32 = 8;
+const GUARDED: u32 = 4;
 /// A guarded `and` read only as legality, whose value is derived when asked.
-const LAZY: u32 = 16;
+const LAZY: u32 = 8;
 /// A guard (its index is in [`Plan::guard_index`]).
-const GUARD: u32 = 32;
+const GUARD: u32 = 16;
 
 impl Counter {
     /// A counter at `level` with `flags`.
@@ -845,7 +843,6 @@ impl Differential {
             let flags = [
                 (inverted, INVERTED),
                 (values[s as usize] && !lazy, VALUE),
-                (net.cycle_start[s as usize] == s, CYCLE_HEAD),
                 (guard != NONE, GUARDED),
                 (lazy, LAZY),
                 (plan.guard_index[s as usize] != NONE, GUARD),
@@ -1003,11 +1000,8 @@ impl Propagation<'_> {
                 let c = unsafe { self.counters.get_unchecked_mut(target as usize) };
                 c.0 = c.0.wrapping_add(delta);
                 if (c.0 ^ crossing) < 1 << FLAG_BITS {
-                    if c.has(GUARDED) {
-                        self.guarded_crossed(target);
-                    } else {
-                        self.work.push(target);
-                    }
+                    let guarded = c.has(GUARDED);
+                    self.threshold_crossed(target, guarded);
                 }
             }
         }
@@ -1051,11 +1045,18 @@ impl Propagation<'_> {
         }
         for k in 0..crossings {
             let target = self.crossed[k];
-            if self.counters[target as usize].has(GUARDED) {
-                self.guarded_crossed(target);
-            } else {
-                self.work.push(target);
-            }
+            self.threshold_crossed(target, self.counters[target as usize].has(GUARDED));
+        }
+    }
+
+    /// Gate `target`'s counter crossed its threshold: it is re-evaluated, or
+    /// if it is a guarded `and` (`guarded`), its guard's ready set changes.
+    #[inline(always)]
+    fn threshold_crossed(&mut self, target: u32, guarded: bool) {
+        if guarded {
+            self.guarded_crossed(target);
+        } else {
+            self.work.push(target);
         }
     }
 
