@@ -256,6 +256,11 @@ impl Cones {
         })
     }
 
+    /// The bytes of machine code of its functions and restores.
+    pub(crate) fn code_bytes(&self) -> usize {
+        self.program.code_bytes() + self.restores.code_bytes()
+    }
+
     /// Whether `moves` has at most one input per role, as the cones need.
     pub(crate) fn accepts(&self, moves: &[u32]) -> bool {
         let mut roles = 0u64;

@@ -28,13 +28,16 @@
 //! Where they cost less than propagating each joint move through counters
 //! and back, the gates that depend on moves run instead as the sweep's cones
 //! of the moves played, over bytes the state part keeps (`move_cones.rs`).
+//! A cost model decides; when the cones' code outgrows the cache, where the
+//! model misjudges both ways, the two plans also race on random playouts
+//! (`race.rs`) and the faster is kept.
 
 use super::activity::Activity;
 use super::compiled::{CompiledNet, Gate};
 use super::move_cones::MoveCones;
 use super::native::Layout;
 use super::sweep::{in_place, Program};
-use super::{fixpoint, role_words, run_steps, Evaluator};
+use super::{fixpoint, race, role_words, run_steps, Evaluator};
 use std::sync::Arc;
 
 /// No guard, not a guard, no ready bit.
@@ -50,6 +53,15 @@ const GUARD_FANOUT: usize = 24;
 /// English checkers, speedChess and chess_200 at 1.2–1.9 times, and loses on
 /// hex at 0.5 times).
 const RESTORE_MARGIN: usize = 2;
+/// The most bytes of code the move part's cones may take and still stay in
+/// the cache between joint moves (the level 2 cache of one core, 1 MiB on AMD
+/// Zen 4 and Zen 5): past it, the cost model, which counts operands, misjudges
+/// them both ways (measured on a Zen 4, the cones against counters:
+/// speedChess, 3.1 MB of code, 0.94; amazons_10x10, 1.7 MB, 0.95; quad,
+/// 1.5 MB, 5.5; chinook, 1.5 MB, 2.3), so the two plans race.
+const CACHED_CODE_BYTES: usize = 1 << 20;
+/// How much less time counters must take than cones in the race to be chosen.
+const RACE_MARGIN: f64 = 0.01;
 /// The fewest gates in a fan-out told of a change without a branch per gate
 /// (see `Propagation::tell_many`; measured: amazons_10x10 10–12% faster with
 /// any threshold from 6 to 24, other games unchanged; for every fan-out,
@@ -221,11 +233,38 @@ impl GuardedAnd {
 }
 
 impl Plan {
-    fn new(net: &CompiledNet) -> Plan {
+    /// The plan of `net`'s differential evaluators: with its move part by
+    /// cones if the cost model says they cost less than counters, and, when
+    /// their code outgrows [`CACHED_CODE_BYTES`], if they also run random
+    /// playouts faster (see [`race`]).
+    fn chosen(net: &Arc<CompiledNet>) -> Arc<Plan> {
+        let kept: Vec<bool> = net.goal_only().iter().map(|&g| !g).collect();
+        let activity = Activity::measure(net, ACTIVITY_BUDGET, &kept);
+        let Some(move_cones) = MoveCones::new(net, &kept, &activity) else {
+            return Arc::new(Plan::new(net, &activity, None));
+        };
+        if move_cones.code_bytes() <= CACHED_CODE_BYTES {
+            return Arc::new(Plan::new(net, &activity, Some(move_cones)));
+        }
+        let by_cones = Arc::new(Plan::new(net, &activity, Some(move_cones)));
+        let by_counters = Arc::new(Plan::new(net, &activity, None));
+        let counters_time = race::time_ratio(
+            net,
+            Differential::with_plan(Arc::clone(net), Arc::clone(&by_cones)),
+            Differential::with_plan(Arc::clone(net), Arc::clone(&by_counters)),
+        );
+        if counters_time < 1.0 - RACE_MARGIN {
+            by_counters
+        } else {
+            by_cones
+        }
+    }
+
+    /// The plan of `net`, whose activity is `activity`, with its move part by
+    /// `move_cones` or by counters.
+    fn new(net: &CompiledNet, activity: &Activity, move_cones: Option<MoveCones>) -> Plan {
         let goal_only = net.goal_only();
         let kept: Vec<bool> = goal_only.iter().map(|&g| !g).collect();
-        let activity = Activity::measure(net, ACTIVITY_BUDGET, &kept);
-        let move_cones = MoveCones::new(net, &kept, &activity);
         // The gates of a move part run as cones keep no counters.
         let moved = |slot: usize| move_cones.as_ref().is_some_and(|m| m.is_moved(slot as u32));
         let kept: Vec<bool> = (0..net.slots).map(|s| kept[s] && !moved(s)).collect();
@@ -258,7 +297,7 @@ impl Plan {
                     && !legal_of[s].is_empty()
             })
             .collect();
-        let guard_of = choose_guards(net, &activity, &kept, &legal_only, &legal_of);
+        let guard_of = choose_guards(net, activity, &kept, &legal_only, &legal_of);
         let mut guard_index = vec![NONE; net.slots];
         let mut guard_slots = Vec::new();
         for &g in &guard_of {
@@ -815,6 +854,11 @@ impl Differential {
     /// An evaluator holding the all-false state and no moves.
     pub fn new(net: Arc<CompiledNet>) -> Differential {
         let plan = Differential::plan(&net);
+        Differential::with_plan(net, plan)
+    }
+
+    /// An evaluator of `net` by `plan`, holding the all-false state and no moves.
+    fn with_plan(net: Arc<CompiledNet>, plan: Arc<Plan>) -> Differential {
         let mut values = vec![false; net.slots];
         run_steps(&net.steps, &mut values, false, &*net);
         let legal_words = plan.legal_words;
@@ -908,9 +952,10 @@ impl Differential {
     }
 
     /// The plan shared by the differential evaluators of `net`: made by the
-    /// first call (it measures activity along random playouts), kept in `net`.
-    pub(crate) fn plan(net: &CompiledNet) -> Arc<Plan> {
-        Arc::clone(net.differential_plan.get_or_init(|| Arc::new(Plan::new(net))))
+    /// first call (it measures activity along random playouts, and may race
+    /// two plans, see [`Plan::chosen`]), kept in `net`.
+    pub(crate) fn plan(net: &Arc<CompiledNet>) -> Arc<Plan> {
+        Arc::clone(net.differential_plan.get_or_init(|| Plan::chosen(net)))
     }
 
     /// The values borrowed as slices for one propagation, so that the hot
@@ -1334,7 +1379,7 @@ mod tests {
             "the goal of 100 is read by nothing else"
         );
         assert!(!goal_only[net.terminal_slot as usize]);
-        let plan = Plan::new(net);
+        let plan = Plan::chosen(net);
         assert!(!plan.goal_gates.is_empty());
         for (slot, _) in goal_only.iter().enumerate().filter(|(_, &g)| g) {
             let (gates, end) = (plan.spans[slot][0], plan.spans[slot + 1][0]);
@@ -1377,7 +1422,7 @@ mod tests {
         );
         let loaded = crate::load(&game, &crate::LoadConfig::default()).unwrap();
         let net = &loaded.game.net;
-        let plan = Plan::new(net);
+        let plan = Plan::chosen(net);
         assert!(
             !plan.legal_or_slots.is_empty(),
             "can_move is an or of legal moves"
@@ -1426,7 +1471,7 @@ mod tests {
         );
         let loaded = crate::load(&game, &crate::LoadConfig::default()).unwrap();
         let net = &loaded.game.net;
-        let plan = Plan::new(net);
+        let plan = Plan::chosen(net);
         assert!(plan.legal_words >= 66, "{} legality words", plan.legal_words);
         for (m, text) in loaded.game.moves.iter().enumerate() {
             if text.starts_with("(mark") {
@@ -1460,7 +1505,7 @@ mod tests {
             turns * 5 >= states * 4 - 5,
             "the turn changed {turns} times in {states} states"
         );
-        let plan = Plan::new(net);
+        let plan = Plan::chosen(net);
         for (m, text) in loaded.game.moves.iter().enumerate() {
             if text.starts_with("(mark") {
                 let role = loaded.game.roles[loaded.game.move_roles[m]].as_str();

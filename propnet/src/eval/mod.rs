@@ -12,6 +12,7 @@ pub mod differential;
 pub mod lanes;
 mod move_cones;
 mod native;
+mod race;
 mod skipping;
 pub mod sweep;
 

@@ -136,6 +136,11 @@ impl MoveCones {
         self.moved[slot as usize]
     }
 
+    /// The bytes of machine code of the cones.
+    pub(crate) fn code_bytes(&self) -> usize {
+        self.cones.code_bytes()
+    }
+
     /// The bytes a change of `slot` stores its value in.
     pub(crate) fn bytes_of(&self, slot: u32) -> &[u32] {
         &self.bytes_of[slot as usize]

@@ -315,6 +315,11 @@ impl NativeProgram {
         }
     }
 
+    /// The bytes of its machine code.
+    pub(crate) fn code_bytes(&self) -> usize {
+        self.memory.len
+    }
+
     /// Runs function `k` of a program made by
     /// [`NativeProgram::compile_functions`] over `values`, packing into `out`.
     pub(crate) fn run_function(&self, k: usize, values: &mut [bool], out: &mut [u64]) {
