@@ -39,6 +39,17 @@ const OPERAND_BUDGET: usize = 1 << 22;
 /// its blocks; ttcc4: 1.1M values, 1.3x).
 const MOST_VALUES: usize = 1 << 21;
 
+/// The most bytes of code the cones may take and still stay in the cache
+/// between joint moves (the level 2 cache of one core, 1 MiB on AMD Zen 4 and
+/// Zen 5). Past it, where the cost model, which counts operands, misjudges
+/// them both ways, the plans with and without them race (`race.rs`).
+/// Measured on a Zen 4, the time of the move part by cones against without:
+/// the differential evaluator's counters, speedChess (3.1 MB of code) 1.06,
+/// amazons_10x10 (1.7 MB) 1.05, quad (1.5 MB) 0.18, chinook (1.5 MB) 0.43;
+/// the sweep's blocks, chineseCheckers4 (2.3 MB) 2.2, checkersTorus (5.6 MB)
+/// 0.44, ttcc4 (7.4 MB) 0.55.
+pub(crate) const CACHED_CODE_BYTES: usize = 1 << 20;
+
 /// What running a function costs, in operands read (call, return, the
 /// loop choosing it).
 const CALL_COST: usize = 8;
@@ -256,9 +267,10 @@ impl Cones {
         })
     }
 
-    /// The bytes of machine code of its functions and restores.
-    pub(crate) fn code_bytes(&self) -> usize {
-        self.program.code_bytes() + self.restores.code_bytes()
+    /// Whether their code (functions and restores) is more than the cache
+    /// keeps between joint moves ([`CACHED_CODE_BYTES`]).
+    pub(crate) fn outgrow_cache(&self) -> bool {
+        self.program.code_bytes() + self.restores.code_bytes() > CACHED_CODE_BYTES
     }
 
     /// Whether `moves` has at most one input per role, as the cones need.

@@ -53,15 +53,6 @@ const GUARD_FANOUT: usize = 24;
 /// English checkers, speedChess and chess_200 at 1.2–1.9 times, and loses on
 /// hex at 0.5 times).
 const RESTORE_MARGIN: usize = 2;
-/// The most bytes of code the move part's cones may take and still stay in
-/// the cache between joint moves (the level 2 cache of one core, 1 MiB on AMD
-/// Zen 4 and Zen 5): past it, the cost model, which counts operands, misjudges
-/// them both ways (measured on a Zen 4, the cones against counters:
-/// speedChess, 3.1 MB of code, 0.94; amazons_10x10, 1.7 MB, 0.95; quad,
-/// 1.5 MB, 5.5; chinook, 1.5 MB, 2.3), so the two plans race.
-const CACHED_CODE_BYTES: usize = 1 << 20;
-/// How much less time counters must take than cones in the race to be chosen.
-const RACE_MARGIN: f64 = 0.01;
 /// The fewest gates in a fan-out told of a change without a branch per gate
 /// (see `Propagation::tell_many`; measured: amazons_10x10 10–12% faster with
 /// any threshold from 6 to 24, other games unchanged; for every fan-out,
@@ -235,29 +226,21 @@ impl GuardedAnd {
 impl Plan {
     /// The plan of `net`'s differential evaluators: with its move part by
     /// cones if the cost model says they cost less than counters, and, when
-    /// their code outgrows [`CACHED_CODE_BYTES`], if they also run random
-    /// playouts faster (see [`race`]).
+    /// their code outgrows the cache, if they also run random playouts faster
+    /// (see [`race::faster`]).
     fn chosen(net: &Arc<CompiledNet>) -> Arc<Plan> {
         let kept: Vec<bool> = net.goal_only().iter().map(|&g| !g).collect();
         let activity = Activity::measure(net, ACTIVITY_BUDGET, &kept);
-        let Some(move_cones) = MoveCones::new(net, &kept, &activity) else {
-            return Arc::new(Plan::new(net, &activity, None));
-        };
-        if move_cones.code_bytes() <= CACHED_CODE_BYTES {
-            return Arc::new(Plan::new(net, &activity, Some(move_cones)));
+        let move_cones = MoveCones::new(net, &kept, &activity);
+        let to_race = move_cones.as_ref().is_some_and(MoveCones::outgrow_cache);
+        let plan = Arc::new(Plan::new(net, &activity, move_cones));
+        if !to_race {
+            return plan;
         }
-        let by_cones = Arc::new(Plan::new(net, &activity, Some(move_cones)));
         let by_counters = Arc::new(Plan::new(net, &activity, None));
-        let counters_time = race::time_ratio(
-            net,
-            Differential::with_plan(Arc::clone(net), Arc::clone(&by_cones)),
-            Differential::with_plan(Arc::clone(net), Arc::clone(&by_counters)),
-        );
-        if counters_time < 1.0 - RACE_MARGIN {
-            by_counters
-        } else {
-            by_cones
-        }
+        race::faster(net, plan, by_counters, |plan| {
+            Differential::with_plan(Arc::clone(net), plan)
+        })
     }
 
     /// The plan of `net`, whose activity is `activity`, with its move part by

@@ -136,9 +136,9 @@ impl MoveCones {
         self.moved[slot as usize]
     }
 
-    /// The bytes of machine code of the cones.
-    pub(crate) fn code_bytes(&self) -> usize {
-        self.cones.code_bytes()
+    /// Whether the cones' code is more than the cache keeps (see [`Cones::outgrow_cache`]).
+    pub(crate) fn outgrow_cache(&self) -> bool {
+        self.cones.outgrow_cache()
     }
 
     /// The bytes a change of `slot` stores its value in.

@@ -11,6 +11,7 @@
 use super::{CompiledNet, Evaluator};
 use crate::playout::random_input;
 use crate::random::Stream;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// About how long a slice runs (the first evaluator's warm-up sets its nodes).
@@ -21,9 +22,12 @@ const SLICE: Duration = Duration::from_millis(4);
 /// Timed pairs of slices.
 const PAIRS: usize = 5;
 
-/// A warm-up in which the second evaluator takes this many times as long as
-/// the first ends the race: the first is clearly faster.
-const CLEARLY_SLOWER: f64 = 1.25;
+/// How much less time the second plan must take than the first to be chosen.
+const MARGIN: f64 = 0.01;
+
+/// A warm-up in which one evaluator takes this many times as long as the
+/// other ends the race: the other is clearly faster.
+const CLEAR_GAP: f64 = 1.25;
 
 /// The seed of the playouts raced.
 const SEED: u64 = 0x5eed;
@@ -92,10 +96,26 @@ impl<E: Evaluator> Runner<E> {
     }
 }
 
+/// Of plans `a` and `b` of `net`, the one whose evaluators (`evaluator` makes
+/// one from a plan) run random playouts faster: `a` unless `b` takes [`MARGIN`]
+/// less time.
+pub(crate) fn faster<P, E: Evaluator>(
+    net: &CompiledNet,
+    a: Arc<P>,
+    b: Arc<P>,
+    evaluator: impl Fn(Arc<P>) -> E,
+) -> Arc<P> {
+    if time_ratio(net, evaluator(Arc::clone(&a)), evaluator(Arc::clone(&b))) < 1.0 - MARGIN {
+        b
+    } else {
+        a
+    }
+}
+
 /// How long `b` takes for what `a` does in one unit of time: below 1 when `b`
 /// is faster, on random playouts of `net` (about `2 (PAIRS + 1) SLICE` in all,
-/// or a warm-up only if `b` is [`CLEARLY_SLOWER`]).
-pub(crate) fn time_ratio(net: &CompiledNet, a: impl Evaluator, b: impl Evaluator) -> f64 {
+/// or a warm-up only if one is faster by [`CLEAR_GAP`]).
+fn time_ratio(net: &CompiledNet, a: impl Evaluator, b: impl Evaluator) -> f64 {
     let (mut a, mut b) = (Runner::new(net, a), Runner::new(net, b));
     // Warm-up, which also sizes the slices: `a` until a slice has passed.
     let start = Instant::now();
@@ -106,7 +126,7 @@ pub(crate) fn time_ratio(net: &CompiledNet, a: impl Evaluator, b: impl Evaluator
     }
     let of_a = start.elapsed().as_secs_f64();
     let warm_up = b.timed(net, nodes).as_secs_f64() / of_a;
-    if warm_up > CLEARLY_SLOWER {
+    if !(1.0 / CLEAR_GAP..=CLEAR_GAP).contains(&warm_up) {
         return warm_up;
     }
     let mut ratios: Vec<f64> = (0..PAIRS)
@@ -127,7 +147,6 @@ mod tests {
     use crate::eval::EvaluatorKind;
     use crate::machine::StateMachine;
     use crate::playout::{Playout, PlayoutTotals};
-    use std::sync::Arc;
 
     /// The race's playouts are the random playouts of flat Monte-Carlo: the
     /// same states, in the same order, for the same stream.

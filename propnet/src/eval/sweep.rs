@@ -7,7 +7,10 @@
 //! loads, `and`s, `or`s and stores per part, which also packs the legality set
 //! (state part) and the next state (move part). There, blocks of gates whose
 //! bases and inputs seldom change are guarded: skipped while none of those
-//! changed (the `skipping` module chooses them).
+//! changed (the `skipping` module chooses them). Where they cost less, the
+//! move part runs instead as the cones of the moves played (the `cones`
+//! module); when their code outgrows the cache, the plans with and without
+//! them race on random playouts (`race.rs`) and the faster is kept.
 
 use super::compiled::{CompiledNet, Gate, Step};
 use super::conditions::{self, Condition, SkipCounts};
@@ -15,7 +18,7 @@ use super::cones::Cones;
 use super::decoded::DecodedMoves;
 use super::native::{Guard, Layout, NativeGate, NativeProgram, NativeStep};
 use super::skipping::{self, Blocks, Candidate, Marks};
-use super::{fixpoint, role_words, Evaluator, GateValue};
+use super::{fixpoint, race, role_words, Evaluator, GateValue};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
@@ -577,17 +580,35 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
+    /// The plan of `net`'s sweep evaluators: with the move part by cones if
+    /// the cost model says they cost less than its blocks, and, when their
+    /// code outgrows the cache, if they also run random playouts faster (see
+    /// [`race::faster`]).
+    fn chosen(net: &Arc<CompiledNet>) -> Arc<Plan> {
+        let plan = Arc::new(Plan::new(net, true));
+        if !plan.cones.as_ref().is_some_and(Cones::outgrow_cache) {
+            return plan;
+        }
+        let by_blocks = Arc::new(Plan::new(net, false));
+        race::faster(net, plan, by_blocks, |plan| {
+            Sweep::with_plan(Arc::clone(net), plan)
+        })
+    }
+
     /// Compiles the three parts of `net` and lays out its legality set, the
-    /// packed values moved to the pack areas if every part runs native code.
-    fn new(net: &CompiledNet) -> Plan {
-        Plan::build(net, true).unwrap_or_else(|| Plan::build(net, false).expect("values in place"))
+    /// packed values moved to the pack areas if every part runs native code;
+    /// the move part by cones only if `cones` allows.
+    fn new(net: &CompiledNet, cones: bool) -> Plan {
+        Plan::build(net, true, cones)
+            .unwrap_or_else(|| Plan::build(net, false, cones).expect("values in place"))
     }
 
     /// The plan with the values of packed gates moved to the pack areas if
     /// `moved` and native code is enabled (see [`located`]), or `None` if
     /// then some part does not run native code (which alone addresses them
-    /// where they moved).
-    fn build(net: &CompiledNet, moved: bool) -> Option<Plan> {
+    /// where they moved); the move part by cones where the cost model says
+    /// they cost less, if `cones` allows.
+    fn build(net: &CompiledNet, moved: bool, cones: bool) -> Option<Plan> {
         let goal_only = net.goal_only();
         let kept: Vec<bool> = goal_only.iter().map(|&g| !g).collect();
         let (state, moves) = net.steps.split_at(net.state_steps);
@@ -646,15 +667,18 @@ impl Plan {
             let blocks = skipping::choose(net, &candidates, &changes);
             // The cones where they cost less than the move part with its
             // blocks (which rely on values the cones overwrite).
-            match Cones::new(
-                net,
-                &kept,
-                &decoded,
-                &output,
-                layout(moves_area, flags_start),
-                &moves.packed,
-                blocks.expected_cost[1],
-            ) {
+            let by_cones = cones.then(|| {
+                Cones::new(
+                    net,
+                    &kept,
+                    &decoded,
+                    &output,
+                    layout(moves_area, flags_start),
+                    &moves.packed,
+                    blocks.expected_cost[1],
+                )
+            });
+            match by_cones.flatten() {
                 Some(cones) => (blocks.without_moves(), Some(cones)),
                 None => (blocks, None),
             }
@@ -778,17 +802,22 @@ pub struct Sweep {
 
 impl Sweep {
     /// The plan shared by the sweep evaluators of `net` (its programs, in
-    /// native code where the platform allows): made by the first call, kept in
-    /// `net`. Loading makes it, so that it is not allocated among the mutable
+    /// native code where the platform allows): made by the first call (which
+    /// may race two plans, see [`Plan::chosen`]), kept in `net`. Loading makes it, so that it is not allocated among the mutable
     /// buffers of a worker thread, whose writes would evict it from the
     /// caches of the others (false sharing).
-    pub(crate) fn plan(net: &CompiledNet) -> Arc<Plan> {
-        Arc::clone(net.sweep_plan.get_or_init(|| Arc::new(Plan::new(net))))
+    pub(crate) fn plan(net: &Arc<CompiledNet>) -> Arc<Plan> {
+        Arc::clone(net.sweep_plan.get_or_init(|| Plan::chosen(net)))
     }
 
     /// A fresh evaluator (all values false).
     pub fn new(net: Arc<CompiledNet>) -> Sweep {
         let plan = Sweep::plan(&net);
+        Sweep::with_plan(net, plan)
+    }
+
+    /// A fresh evaluator of `net` by `plan` (all values false).
+    fn with_plan(net: Arc<CompiledNet>, plan: Arc<Plan>) -> Sweep {
         // Every flag set: no gate has been evaluated yet.
         let mut values = vec![true; plan.value_slots];
         values[..plan.flags_start].fill(false);
