@@ -1,7 +1,8 @@
 //! Which of two evaluators of one net runs random playouts faster, by timing
 //! them on the same playouts: for choices that a cost model does not make
-//! reliably (the differential evaluator's move part by cones or by counters
-//! once the cones' code outgrows the cache, see `differential.rs`).
+//! reliably (whether a scalar evaluator runs its move part as the cones of
+//! the moves played once their code outgrows the cache, see `differential.rs`
+//! and `sweep.rs`).
 //!
 //! Both evaluators play the same random playouts (the same seed, and exact
 //! evaluators make the same moves legal), in alternating slices of the same
@@ -36,7 +37,7 @@ const SEED: u64 = 0x5eed;
 /// initial state, each role in turn takes a uniformly random legal move
 /// ([`random_input`]); a terminal state, or one where a role has no legal
 /// move, restarts from the initial state.
-pub(crate) struct Runner<E> {
+struct Runner<E> {
     eval: E,
     rng: Stream,
     state: Vec<u64>,
@@ -46,7 +47,7 @@ pub(crate) struct Runner<E> {
 
 impl<E: Evaluator> Runner<E> {
     /// Playouts of `net` on `eval`, from the initial state.
-    pub(crate) fn new(net: &CompiledNet, eval: E) -> Runner<E> {
+    fn new(net: &CompiledNet, eval: E) -> Runner<E> {
         Runner {
             eval,
             rng: Stream::new(SEED, 0),
@@ -57,7 +58,7 @@ impl<E: Evaluator> Runner<E> {
     }
 
     /// Visits `nodes` more states (a terminal one reads its goals).
-    pub(crate) fn play(&mut self, net: &CompiledNet, nodes: u64) {
+    fn play(&mut self, net: &CompiledNet, nodes: u64) {
         for _ in 0..nodes {
             self.eval.load_state(&self.state);
             if self.eval.value(net.terminal_slot) {
@@ -84,7 +85,7 @@ impl<E: Evaluator> Runner<E> {
 
     /// The state the next node visits.
     #[cfg(test)]
-    pub(crate) fn state(&self) -> &[u64] {
+    fn state(&self) -> &[u64] {
         &self.state
     }
 
