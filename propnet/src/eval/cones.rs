@@ -48,7 +48,7 @@ const MOST_VALUES: usize = 1 << 21;
 /// amazons_10x10 (1.7 MB) 1.05, quad (1.5 MB) 0.18, chinook (1.5 MB) 0.43;
 /// the sweep's blocks, chineseCheckers4 (2.3 MB) 2.2, checkersTorus (5.6 MB)
 /// 0.44, ttcc4 (7.4 MB) 0.55.
-pub(crate) const CACHED_CODE_BYTES: usize = 1 << 20;
+const CACHED_CODE_BYTES: usize = 1 << 20;
 
 /// What running a function costs, in operands read (call, return, the
 /// loop choosing it).

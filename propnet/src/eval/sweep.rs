@@ -803,9 +803,10 @@ pub struct Sweep {
 impl Sweep {
     /// The plan shared by the sweep evaluators of `net` (its programs, in
     /// native code where the platform allows): made by the first call (which
-    /// may race two plans, see [`Plan::chosen`]), kept in `net`. Loading makes it, so that it is not allocated among the mutable
-    /// buffers of a worker thread, whose writes would evict it from the
-    /// caches of the others (false sharing).
+    /// may race two plans, see [`Plan::chosen`]), kept in `net`. Loading makes
+    /// it, so that it is not allocated among the mutable buffers of a worker
+    /// thread, whose writes would evict it from the caches of the others
+    /// (false sharing).
     pub(crate) fn plan(net: &Arc<CompiledNet>) -> Arc<Plan> {
         Arc::clone(net.sweep_plan.get_or_init(|| Plan::chosen(net)))
     }
