@@ -3,9 +3,11 @@
 //! moves, terminal and goals are compared with ours; then the perft counts.
 
 use crate::propnet::eval::EvaluatorKind;
-use crate::propnet::playout::perft;
-use crate::propnet::{Loaded, StateMachine};
+use crate::propnet::playout::{perft, MAX_PERFT_DEPTH};
+use crate::propnet::{Loaded, State, StateMachine};
+use serde::Deserialize;
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::io::BufRead;
 
 /// The outcome of a replay.
@@ -28,16 +30,180 @@ impl ReplayReport {
     }
 }
 
-fn strings(value: &Value) -> Option<Vec<String>> {
-    value
-        .as_array()?
-        .iter()
-        .map(|v| v.as_str().map(str::to_owned))
-        .collect()
+/// The first line of a trace: the game, its roles and its initial state.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Header {
+    /// Required, but not compared: a game file may be renamed.
+    #[serde(rename = "game")]
+    _game: serde::de::IgnoredAny,
+    roles: Vec<String>,
+    init: Vec<String>,
 }
 
-fn ints(value: &Value) -> Option<Vec<i64>> {
-    value.as_array()?.iter().map(Value::as_i64).collect()
+/// One step of a playout: the state, every role's legal moves and goals in it, the joint move played.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Step {
+    state: Vec<String>,
+    legal: Vec<Vec<String>>,
+    joint: Vec<String>,
+    goals: Vec<Vec<i64>>,
+}
+
+/// A role's goal in a terminal state: the one value derivable, or every value derivable.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+enum FinalGoal {
+    One(i64),
+    All(Vec<i64>),
+}
+
+/// The terminal state a finished playout reached.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Final {
+    state: Vec<String>,
+    terminal: bool,
+    goals: Vec<FinalGoal>,
+}
+
+/// One playout: its steps, then its terminal state, or a mark that it was cut short.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Playout {
+    seed: u64,
+    steps: Vec<Step>,
+    #[serde(rename = "final")]
+    end: Option<Final>,
+    #[serde(default)]
+    truncated: bool,
+    #[serde(default)]
+    timeout: bool,
+}
+
+/// The last line: perft counts by depth.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PerftLine {
+    perft: BTreeMap<String, u64>,
+}
+
+/// A reference trace (`shared/traces/FORMAT.md`), read whole and checked before
+/// anything is compared: a header, playouts, and perft counts last. A trace that
+/// cannot be fully checked is refused, never counted as agreement.
+#[derive(Clone, Debug)]
+pub struct Trace {
+    header: Header,
+    playouts: Vec<Playout>,
+    /// (depth, count), depths ascending.
+    perft: Vec<(usize, u128)>,
+}
+
+impl Trace {
+    /// Reads and checks a trace; the error names the line and what is wrong.
+    pub fn read(trace: impl BufRead) -> Result<Trace, String> {
+        let mut header = None;
+        let mut playouts = Vec::new();
+        let mut perft = None;
+        let mut last_line = 0;
+        for (number, line) in trace.lines().enumerate() {
+            let number = number + 1;
+            let line = line.map_err(|e| format!("reading the trace at line {number}: {e}"))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            last_line = number;
+            let at = |e: &dyn std::fmt::Display| format!("trace line {number}: {e}");
+            let record: Value = serde_json::from_str(&line).map_err(|e| at(&e))?;
+            if perft.is_some() {
+                return Err(at(&"a line after the perft counts, which must come last"));
+            }
+            if record.get("game").is_some() {
+                if header.is_some() || !playouts.is_empty() {
+                    return Err(at(
+                        &"a second header: the header must be the first line, and only one",
+                    ));
+                }
+                header = Some(Header::deserialize(record).map_err(|e| at(&e))?);
+            } else if header.is_none() {
+                return Err(at(&"the trace must start with its header (game, roles, init)"));
+            } else if record.get("perft").is_some() {
+                let counts = PerftLine::deserialize(record).map_err(|e| at(&e))?;
+                perft = Some(perft_counts(counts.perft).map_err(|e| at(&e))?);
+            } else {
+                let playout = Playout::deserialize(record).map_err(|e| at(&e))?;
+                let roles = header.as_ref().map_or(0, |h: &Header| h.roles.len());
+                check_playout(&playout, roles).map_err(|e| at(&e))?;
+                playouts.push(playout);
+            }
+        }
+        let header = header.ok_or("the trace is empty: no header, playouts or perft counts")?;
+        let perft = perft
+            .ok_or_else(|| format!("trace line {last_line}: the trace ends without its perft counts line"))?;
+        Ok(Trace {
+            header,
+            playouts,
+            perft,
+        })
+    }
+}
+
+/// Checks a playout's shape against the number of roles.
+fn check_playout(playout: &Playout, roles: usize) -> Result<(), String> {
+    let seed = playout.seed;
+    for (i, step) in playout.steps.iter().enumerate() {
+        for (what, n) in [
+            ("legal", step.legal.len()),
+            ("joint", step.joint.len()),
+            ("goals", step.goals.len()),
+        ] {
+            if n != roles {
+                return Err(format!(
+                    "seed {seed} step {i}: `{what}` has {n} entries for {roles} roles"
+                ));
+            }
+        }
+    }
+    if playout.timeout && !playout.truncated {
+        return Err(format!("seed {seed}: `timeout` without `truncated`"));
+    }
+    match (&playout.end, playout.truncated) {
+        (Some(end), false) if end.terminal && end.goals.len() == roles => Ok(()),
+        (Some(end), false) if !end.terminal => Err(format!("seed {seed}: `final.terminal` is not true")),
+        (Some(end), false) => Err(format!(
+            "seed {seed}: `final.goals` has {} entries for {roles} roles",
+            end.goals.len()
+        )),
+        (None, true) => Ok(()),
+        (Some(_), true) => Err(format!("seed {seed}: a playout both truncated and final")),
+        (None, false) => Err(format!(
+            "seed {seed}: the playout has neither `final` nor `truncated`"
+        )),
+    }
+}
+
+/// The perft counts by depth, ascending; depths must be whole numbers from 1 to [`MAX_PERFT_DEPTH`].
+fn perft_counts(counts: BTreeMap<String, u64>) -> Result<Vec<(usize, u128)>, String> {
+    let mut out = Vec::with_capacity(counts.len());
+    for (depth, count) in counts {
+        let d: usize = depth
+            .parse()
+            .ok()
+            .filter(|d| (1..=MAX_PERFT_DEPTH).contains(d))
+            .ok_or_else(|| {
+                format!("perft depth `{depth}` is not a whole number from 1 to {MAX_PERFT_DEPTH}")
+            })?;
+        out.push((d, u128::from(count)));
+    }
+    if out.is_empty() {
+        return Err("the perft line has no counts".to_owned());
+    }
+    out.sort_unstable();
+    if out.windows(2).any(|w| w[0].0 == w[1].0) {
+        return Err("a perft depth appears twice".to_owned());
+    }
+    Ok(out)
 }
 
 fn sorted(mut v: Vec<String>) -> Vec<String> {
@@ -45,93 +211,52 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
     v
 }
 
-/// Replays the trace read from `trace` against `loaded` with a scalar evaluator
-/// of `kind`; `Err` when the trace itself cannot be read.
-pub fn replay(loaded: &Loaded, trace: impl BufRead, kind: EvaluatorKind) -> Result<ReplayReport, String> {
+/// Replays `trace` against `loaded` with a scalar evaluator of `kind`: the header,
+/// every playout step by step, then the perft counts, up to the first difference.
+pub fn replay(loaded: &Loaded, trace: &Trace, kind: EvaluatorKind) -> ReplayReport {
     let mut machine = StateMachine::with_evaluator(std::sync::Arc::clone(&loaded.game), kind);
     let mut report = ReplayReport::default();
-    for (number, line) in trace.lines().enumerate() {
-        let line = line.map_err(|e| format!("reading the trace: {e}"))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let record: Value =
-            serde_json::from_str(&line).map_err(|e| format!("trace line {}: {e}", number + 1))?;
-        let difference = if record.get("game").is_some() {
-            compare_header(&machine, &record)
-        } else if let Some(counts) = record.get("perft") {
-            compare_perft(loaded, counts, kind, &mut report)
-        } else {
-            report.playouts += 1;
-            compare_playout(&mut machine, &record, &mut report)
-        };
-        if let Some(difference) = difference {
-            report.first_difference = Some(difference);
-            break;
-        }
-    }
-    Ok(report)
+    report.first_difference = compare_header(&machine, &trace.header)
+        .or_else(|| {
+            trace.playouts.iter().find_map(|playout| {
+                report.playouts += 1;
+                compare_playout(&mut machine, playout, &mut report)
+            })
+        })
+        .or_else(|| compare_perft(loaded, &trace.perft, kind, &mut report));
+    report
 }
 
-fn compare_header(machine: &StateMachine, header: &Value) -> Option<String> {
-    let roles = strings(&header["roles"]).unwrap_or_default();
+fn compare_header(machine: &StateMachine, header: &Header) -> Option<String> {
+    let roles = &header.roles;
     if roles != machine.roles() {
         return Some(format!("roles: expected {roles:?}, got {:?}", machine.roles()));
     }
-    let init = strings(&header["init"]).unwrap_or_default();
+    let init = &header.init;
     let ours = machine.state_to_kif(&machine.initial_state());
-    (init != ours).then(|| format!("initial state: expected {init:?}, got {ours:?}"))
+    (init != &ours).then(|| format!("initial state: expected {init:?}, got {ours:?}"))
 }
 
-fn compare_playout(machine: &mut StateMachine, playout: &Value, report: &mut ReplayReport) -> Option<String> {
-    let seed = &playout["seed"];
-    let steps = playout["steps"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+fn compare_playout(
+    machine: &mut StateMachine,
+    playout: &Playout,
+    report: &mut ReplayReport,
+) -> Option<String> {
+    let seed = playout.seed;
     let mut state = machine.initial_state();
-    let roles = machine.roles().len();
-    for (i, step) in steps.iter().enumerate() {
+    for (i, step) in playout.steps.iter().enumerate() {
         let at = format!("seed {seed} step {i}");
         report.steps += 1;
-        let expected = strings(&step["state"]).unwrap_or_default();
-        let ours = machine.state_to_kif(&state);
-        if expected != ours {
-            return Some(format!("{at}: state: expected {expected:?}, got {ours:?}"));
+        if let Some(difference) = compare_step(machine, &state, step) {
+            return Some(format!("{at}: {difference}"));
         }
-        if machine.is_terminal(&state) {
-            return Some(format!("{at}: our state is terminal, the reference's is not"));
-        }
-        for role in 0..roles {
-            let expected = strings(&step["legal"][role]).unwrap_or_default();
-            let ours = sorted(
-                machine
-                    .legal_moves(&state, role)
-                    .into_iter()
-                    .map(|m| machine.move_to_kif(m).to_owned())
-                    .collect(),
-            );
-            if expected != ours {
-                let name = &machine.roles()[role];
-                return Some(format!(
-                    "{at}: legal moves of {name}: expected {expected:?}, got {ours:?}"
-                ));
-            }
-        }
-        let goals = machine.goals(&state);
-        for (role, ours) in goals.iter().enumerate() {
-            let expected = ints(&step["goals"][role]).unwrap_or_default();
-            if &expected != ours {
-                let name = &machine.roles()[role];
-                return Some(format!(
-                    "{at}: goals of {name}: expected {expected:?}, got {ours:?}"
-                ));
-            }
-        }
-        let last = i + 1 == steps.len();
-        if last && playout.get("final").is_none() {
+        let last = i + 1 == playout.steps.len();
+        if last && playout.end.is_none() {
             // Truncated: the state after the last step is not recorded.
             return None;
         }
-        let joint = match strings(&step["joint"])
-            .unwrap_or_default()
+        let joint = match step
+            .joint
             .iter()
             .enumerate()
             .map(|(role, text)| machine.parse_move(role, text))
@@ -145,26 +270,61 @@ fn compare_playout(machine: &mut StateMachine, playout: &Value, report: &mut Rep
             Err(e) => return Some(format!("{at}: {e}")),
         };
     }
-    let last = playout.get("final")?;
-    let at = format!("seed {seed} final");
-    let expected = strings(&last["state"]).unwrap_or_default();
-    let ours = machine.state_to_kif(&state);
-    if expected != ours {
-        return Some(format!("{at}: state: expected {expected:?}, got {ours:?}"));
+    let end = playout.end.as_ref()?;
+    compare_final(machine, &state, end).map(|d| format!("seed {seed} final: {d}"))
+}
+
+/// The first difference between our `state` and a trace's step taken in it.
+fn compare_step(machine: &mut StateMachine, state: &State, step: &Step) -> Option<String> {
+    let ours = machine.state_to_kif(state);
+    if step.state != ours {
+        return Some(format!("state: expected {:?}, got {ours:?}", step.state));
     }
-    if !machine.is_terminal(&state) {
-        return Some(format!("{at}: the reference's state is terminal, ours is not"));
+    if machine.is_terminal(state) {
+        return Some("our state is terminal, the reference's is not".to_owned());
     }
-    for (role, ours) in machine.goals(&state).iter().enumerate() {
-        let expected = match &last["goals"][role] {
-            Value::Number(n) => vec![n.as_i64().unwrap_or(i64::MIN)],
-            other => ints(other).unwrap_or_default(),
-        };
-        if &expected != ours {
+    for (role, expected) in step.legal.iter().enumerate() {
+        let ours = sorted(
+            machine
+                .legal_moves(state, role)
+                .into_iter()
+                .map(|m| machine.move_to_kif(m).to_owned())
+                .collect(),
+        );
+        if expected != &ours {
             let name = &machine.roles()[role];
             return Some(format!(
-                "{at}: goals of {name}: expected {expected:?}, got {ours:?}"
+                "legal moves of {name}: expected {expected:?}, got {ours:?}"
             ));
+        }
+    }
+    let goals = machine.goals(state);
+    for (role, (expected, ours)) in step.goals.iter().zip(&goals).enumerate() {
+        if expected != ours {
+            let name = &machine.roles()[role];
+            return Some(format!("goals of {name}: expected {expected:?}, got {ours:?}"));
+        }
+    }
+    None
+}
+
+/// The first difference between our `state` after a playout's last step and the trace's terminal state.
+fn compare_final(machine: &mut StateMachine, state: &State, end: &Final) -> Option<String> {
+    let ours = machine.state_to_kif(state);
+    if end.state != ours {
+        return Some(format!("state: expected {:?}, got {ours:?}", end.state));
+    }
+    if !machine.is_terminal(state) {
+        return Some("the reference's state is terminal, ours is not".to_owned());
+    }
+    for (role, (expected, ours)) in end.goals.iter().zip(machine.goals(state)).enumerate() {
+        let expected = match expected {
+            FinalGoal::One(g) => vec![*g],
+            FinalGoal::All(gs) => gs.clone(),
+        };
+        if expected != ours {
+            let name = &machine.roles()[role];
+            return Some(format!("goals of {name}: expected {expected:?}, got {ours:?}"));
         }
     }
     None
@@ -172,18 +332,13 @@ fn compare_playout(machine: &mut StateMachine, playout: &Value, report: &mut Rep
 
 fn compare_perft(
     loaded: &Loaded,
-    counts: &Value,
+    expected: &[(usize, u128)],
     kind: EvaluatorKind,
     report: &mut ReplayReport,
 ) -> Option<String> {
-    let expected: Vec<(usize, u128)> = counts
-        .as_object()?
-        .iter()
-        .filter_map(|(d, n)| Some((d.parse().ok()?, n.as_u64()? as u128)))
-        .collect();
-    let depth = expected.iter().map(|&(d, _)| d).max().unwrap_or(0);
+    let depth = expected.last().map_or(0, |&(d, _)| d);
     let ours = perft(&loaded.game, depth, kind);
-    for (d, n) in expected {
+    for &(d, n) in expected {
         report.perft_depths += 1;
         let got = ours.counts[d - 1];
         if got != n {

@@ -74,12 +74,12 @@ fn check_corpus(check: &str, expected_file: &str) {
         .arg(&corpus)
         .output()
         .expect("ggpnet runs");
-    assert!(
-        output.status.success(),
-        "ggpnet corpus failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report: Value = serde_json::from_slice(&output.stdout).expect("ggpnet corpus prints JSON");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "ggpnet corpus printed no JSON report ({e}): {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
     let expected = expected_failures(expected_file);
     let mut unexpected = Vec::new();
     let mut fixed = Vec::new();
@@ -104,6 +104,13 @@ fn check_corpus(check: &str, expected_file: &str) {
         }
     }
     println!("corpus {check} summary: {}", report["summary"]);
+    let all_agree = report["summary"]["agree"] == report["summary"]["with_trace"];
+    assert_eq!(
+        output.status.code(),
+        Some(if all_agree { 0 } else { 1 }),
+        "ggpnet corpus exits 0 when every game agrees, 1 otherwise: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert!(seen >= 300, "only {seen} games with traces were replayed");
     assert!(
         unexpected.is_empty(),

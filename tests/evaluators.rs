@@ -209,7 +209,9 @@ fn scalar_and_lanes_statistics_agree() {
         scalar.avg_depth(),
         lanes.avg_depth()
     );
+    assert_eq!(scalar.totals.missing_goals, lanes.totals.missing_goals);
     for (a, b) in scalar.avg_goals().iter().zip(lanes.avg_goals()) {
+        let (a, b) = (a.expect("a goal"), b.expect("a goal"));
         assert!((a - b).abs() < 5.0, "mean goals {a} vs {b}");
     }
 }

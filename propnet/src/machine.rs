@@ -78,20 +78,15 @@ pub struct Game {
 }
 
 impl Game {
-    /// Per role, the highest goal value derivable in the state `eval` holds (0
-    /// if none), into `out`.
-    pub(crate) fn best_goals(&self, eval: &mut impl Evaluator, out: &mut Vec<i64>) {
+    /// Per role, the highest goal value derivable in the state `eval` holds
+    /// (`None` if none is), into `out`.
+    pub(crate) fn best_goals(&self, eval: &mut impl Evaluator, out: &mut Vec<Option<i64>>) {
         eval.refresh_goals();
         out.clear();
-        out.resize(self.roles.len(), i64::MIN);
+        out.resize(self.roles.len(), None);
         for (g, &(role, value)) in self.goals.iter().enumerate() {
             if eval.value(self.net.goal_slots[g]) {
-                out[role] = out[role].max(value);
-            }
-        }
-        for best in out.iter_mut() {
-            if *best == i64::MIN {
-                *best = 0;
+                out[role] = Some(out[role].map_or(value, |best| best.max(value)));
             }
         }
     }
@@ -264,8 +259,8 @@ impl StateMachine {
         goals
     }
 
-    /// Per role, the highest goal value derivable in `state` (0 if none), into `out`.
-    pub fn best_goals_into(&mut self, state: &State, out: &mut Vec<i64>) {
+    /// Per role, the highest goal value derivable in `state` (`None` if none is), into `out`.
+    pub fn best_goals_into(&mut self, state: &State, out: &mut Vec<Option<i64>>) {
         self.load(state);
         self.game.best_goals(&mut self.eval, out);
     }

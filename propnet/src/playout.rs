@@ -26,8 +26,11 @@ pub struct PlayoutTotals {
     pub abandoned: u64,
     /// Sum of the depths of finished playouts.
     pub depth_sum: u64,
-    /// Per role, the sum over finished playouts of its goal (the highest derivable value, 0 if none).
+    /// Per role, the sum over finished playouts of its goal (the highest derivable value),
+    /// over the playouts whose terminal state gives it one.
     pub goal_sums: Vec<f64>,
+    /// Per role, the finished playouts whose terminal state gives it no goal value.
+    pub missing_goals: Vec<u64>,
 }
 
 impl PlayoutTotals {
@@ -35,16 +38,22 @@ impl PlayoutTotals {
     pub fn new(roles: usize) -> PlayoutTotals {
         PlayoutTotals {
             goal_sums: vec![0.0; roles],
+            missing_goals: vec![0; roles],
             ..Default::default()
         }
     }
 
-    /// Counts a finished playout of `depth` moves ending with `goals` (per role).
-    pub fn finish_with(&mut self, depth: u64, goals: impl IntoIterator<Item = i64>) {
+    /// Counts a finished playout of `depth` moves ending with `goals` (per role, `None`
+    /// where the terminal state gives the role no goal value).
+    pub fn finish_with(&mut self, depth: u64, goals: impl IntoIterator<Item = Option<i64>>) {
         self.playouts += 1;
         self.depth_sum += depth;
-        for (sum, g) in self.goal_sums.iter_mut().zip(goals) {
-            *sum += g as f64;
+        let sums = self.goal_sums.iter_mut().zip(&mut self.missing_goals);
+        for ((sum, missing), goal) in sums.zip(goals) {
+            match goal {
+                Some(g) => *sum += g as f64,
+                None => *missing += 1,
+            }
         }
     }
 
@@ -55,8 +64,12 @@ impl PlayoutTotals {
         self.depth_sum += other.depth_sum;
         if self.goal_sums.is_empty() {
             self.goal_sums = other.goal_sums;
+            self.missing_goals = other.missing_goals;
         } else {
             for (a, b) in self.goal_sums.iter_mut().zip(other.goal_sums) {
+                *a += b;
+            }
+            for (a, b) in self.missing_goals.iter_mut().zip(other.missing_goals) {
                 *a += b;
             }
         }
@@ -117,10 +130,16 @@ impl McReport {
         self.totals.depth_sum as f64 / self.totals.playouts.max(1) as f64
     }
 
-    /// Mean goal per role over finished playouts.
-    pub fn avg_goals(&self) -> Vec<f64> {
-        let n = self.totals.playouts.max(1) as f64;
-        self.totals.goal_sums.iter().map(|g| g / n).collect()
+    /// Mean goal per role over the finished playouts that gave it one (`None` if none did).
+    pub fn avg_goals(&self) -> Vec<Option<f64>> {
+        let totals = &self.totals;
+        let with_goal = totals.missing_goals.iter().map(|&m| totals.playouts - m);
+        totals
+            .goal_sums
+            .iter()
+            .zip(with_goal)
+            .map(|(&sum, n)| (n > 0).then(|| sum / n as f64))
+            .collect()
     }
 }
 
@@ -214,7 +233,7 @@ pub struct Playout {
     joint: Vec<Move>,
     /// The joint move as inputs.
     inputs: Vec<u32>,
-    goals: Vec<i64>,
+    goals: Vec<Option<i64>>,
 }
 
 impl Playout {
@@ -297,6 +316,10 @@ impl Playout {
         }
     }
 }
+
+/// Deepest perft a trace or the command line may ask for: far beyond what can be
+/// enumerated, and a bound on what [`perft`] allocates per depth.
+pub const MAX_PERFT_DEPTH: usize = 1000;
 
 /// Perft counts: `counts[d - 1]` is the number of joint-move paths of length `d`
 /// from the initial state (terminal states are not expanded), for `d` in `1..=depth`.

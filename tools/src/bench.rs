@@ -36,7 +36,7 @@ pub struct BenchArgs {
     /// Games (KIF files, or names in the corpus's games/); default: the 11 anchor games.
     games: Vec<String>,
     /// Seconds of flat Monte-Carlo per evaluator and thread count.
-    #[arg(long, default_value_t = 3.0)]
+    #[arg(long, default_value_t = 3.0, value_parser = super::failure::seconds)]
     seconds: f64,
     /// Runs those seconds are split into, alternating between the thread
     /// counts; the median run is reported (all runs are in the JSON report), so
@@ -44,7 +44,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     repeats: u32,
     /// Threads of the parallel runs (default: every core).
-    #[arg(long)]
+    #[arg(long, value_parser = super::failure::threads)]
     threads: Option<usize>,
     /// Only these evaluators (comma-separated; default: all).
     #[arg(long, value_delimiter = ',')]
@@ -69,7 +69,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
         .corpus
         .clone()
         .or_else(|| ggpnet::corpus::locate(Path::new(".")))
-        .ok_or_else(|| Failure("no corpus: pass --corpus DIR or set GGPNET_CORPUS".to_owned()))?;
+        .ok_or_else(|| Failure::input("no corpus: pass --corpus DIR or set GGPNET_CORPUS".to_owned()))?;
     let names: Vec<String> = if args.games.is_empty() {
         ANCHOR_GAMES.iter().map(|(g, _)| g.to_string()).collect()
     } else {
@@ -102,7 +102,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
         progress.show(&stem, "load");
         let mut row = json!({"game": stem, "anchors": anchors(&stem, &peers, &published)});
         match load_game(Some(&path)) {
-            Err(Failure(e)) => row["error"] = json!(e),
+            Err(e) => row["error"] = json!(e.message()),
             Ok(loaded) => {
                 row["init_seconds"] = json!(loaded.report.phases.iter().map(|(_, s)| s).sum::<f64>());
                 row["components"] = json!(loaded.report.components.values().sum::<usize>());
@@ -160,13 +160,14 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
     });
     let markdown = markdown(&report, threads);
     std::fs::create_dir_all(&args.out_dir)
-        .map_err(|e| Failure(format!("cannot create {}: {e}", args.out_dir.display())))?;
+        .map_err(|e| Failure::input(format!("cannot create {}: {e}", args.out_dir.display())))?;
     for (file, text) in [
         ("bench.json", format!("{report:#}\n")),
         ("bench.md", markdown.clone()),
     ] {
         let path = args.out_dir.join(file);
-        std::fs::write(&path, text).map_err(|e| Failure(format!("cannot write {}: {e}", path.display())))?;
+        std::fs::write(&path, text)
+            .map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))?;
     }
     if args.json {
         println!("{report}");

@@ -169,37 +169,43 @@ fn run_game(
         return value;
     }
     let message = run.stderr.trim().lines().next().unwrap_or("").to_owned();
-    let stage = if message.contains("parse error") {
-        "parse"
-    } else if message.starts_with("reference interpreter") {
-        "reference"
-    } else {
-        "compile"
-    };
-    json!({"game": game.name, "status": format!("{stage} error"), "seconds": seconds,
+    json!({"game": game.name, "status": failure_status(status.code(), &message), "seconds": seconds,
            "exit": status.code(), "error": message})
+}
+
+/// The status of a child that printed no report, from its exit code (see `failure.rs`) and first line of error.
+fn failure_status(code: Option<i32>, message: &str) -> &'static str {
+    match code {
+        Some(1) if message.starts_with("reference interpreter") => "reference error",
+        Some(1) => "compile error",
+        Some(2) if message.contains("parse error") => "parse error",
+        Some(2) => "input error",
+        Some(3) => "too large",
+        _ => "crash",
+    }
 }
 
 pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
     let dir = match &args.dir {
         Some(d) => d.clone(),
         None => ggpnet::corpus::locate(Path::new("."))
-            .ok_or_else(|| Failure("no corpus: pass a directory or set GGPNET_CORPUS".into()))?,
+            .ok_or_else(|| Failure::input("no corpus: pass a directory or set GGPNET_CORPUS"))?,
     };
     let games: Vec<_> = ggpnet::corpus::games(&dir)
         .into_iter()
         .filter(|g| args.only.as_ref().is_none_or(|o| g.name.contains(o.as_str())))
         .collect();
     if games.is_empty() {
-        return Err(Failure(format!("no games under {}", dir.display())));
+        return Err(Failure::input(format!("no games under {}", dir.display())));
     }
     if !matches!(args.check.as_str(), "replay" | "diff") {
-        return Err(Failure(format!(
+        return Err(Failure::input(format!(
             "--check takes replay or diff, not {}",
             args.check
         )));
     }
-    let exe = std::env::current_exe().map_err(|e| Failure(format!("cannot find this program: {e}")))?;
+    let exe =
+        std::env::current_exe().map_err(|e| Failure::input(format!("cannot find this program: {e}")))?;
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -233,19 +239,25 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
         "timeout": count("timeout"),
         "memory": count("memory"),
         "parse_error": count("parse error"),
+        "input_error": count("input error"),
         "compile_error": count("compile error"),
+        "too_large": count("too large"),
         "reference_error": count("reference error"),
+        "crash": count("crash"),
     });
+    let all_agree = results
+        .iter()
+        .all(|r| r["status"] == json!("agree") || r["status"] == json!("no trace"));
     if let Some(path) = &args.markdown {
         std::fs::write(path, markdown(&results, &summary, args))
-            .map_err(|e| Failure(format!("cannot write {}: {e}", path.display())))?;
+            .map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))?;
     }
     if args.json {
         println!("{}", json!({"summary": summary, "games": results}));
     } else {
         println!("{summary}");
     }
-    Ok(true)
+    Ok(all_agree)
 }
 
 fn markdown(results: &[Value], summary: &Value, args: &CorpusArgs) -> String {
@@ -269,15 +281,18 @@ fn markdown(results: &[Value], summary: &Value, args: &CorpusArgs) -> String {
     });
     out.push_str(&format!(
         "Totals: {} games, {} with a trace; {} agree, {} differ, {} timed out, {} over the memory limit, \
-         {} parse errors, {} compile errors.\n\n",
+         {} too large, {} parse errors, {} other input errors, {} compile errors, {} crashes.\n\n",
         summary["games"],
         summary["with_trace"],
         summary["agree"],
         summary["differ"],
         summary["timeout"],
         summary["memory"],
+        summary["too_large"],
         summary["parse_error"],
-        summary["compile_error"]
+        summary["input_error"],
+        summary["compile_error"],
+        summary["crash"]
     ));
     out.push_str(
         "| game | parsed | compiled | compile s | components | trace |\n|---|---|---|---:|---:|---|\n",
@@ -287,7 +302,7 @@ fn markdown(results: &[Value], summary: &Value, args: &CorpusArgs) -> String {
         let parsed = if status == "parse error" { "no" } else { "yes" };
         let compiled = match status {
             "agree" | "differ" => "yes",
-            "timeout" | "memory" => "?",
+            "timeout" | "memory" | "too large" => "?",
             _ => "no",
         };
         let compile = r["compile_seconds"]

@@ -4,6 +4,7 @@
 //! is). Every subcommand prints a human-readable summary, or one JSON object with `--json`.
 
 use clap::{Args, Parser, Subcommand};
+use failure::Failure;
 use ggpnet::propnet::eval::EvaluatorKind;
 use ggpnet::propnet::playout::{fastest_evaluator, monte_carlo, perft, Budget, McConfig};
 use ggpnet::propnet::{load, LoadConfig, Loaded};
@@ -14,6 +15,7 @@ use std::process::ExitCode;
 mod bench;
 mod corpus;
 mod export;
+mod failure;
 mod stats_dir;
 
 #[derive(Parser)]
@@ -33,7 +35,7 @@ struct Cli {
     #[arg(long, global = true, value_delimiter = ',')]
     with: Vec<String>,
     /// Threads the grounder may use for big rounds (the result is the same for any number).
-    #[arg(long, global = true, default_value_t = 1)]
+    #[arg(long, global = true, default_value_t = 1, value_parser = failure::threads)]
     ground_threads: usize,
 }
 
@@ -78,10 +80,10 @@ struct DiffArgs {
     #[command(flatten)]
     game: GameArgs,
     /// Number of playouts.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = failure::positive)]
     playouts: usize,
     /// Most moves per playout.
-    #[arg(long, default_value_t = 60)]
+    #[arg(long, default_value_t = 60, value_parser = failure::positive)]
     steps: usize,
     /// Seed of the move choices.
     #[arg(long, default_value_t = 1)]
@@ -93,13 +95,13 @@ struct CorpusArgs {
     /// The corpus directory (with games/, traces/, ...); default: $GGPNET_CORPUS or ../shared.
     dir: Option<PathBuf>,
     /// Seconds allowed per game.
-    #[arg(long, default_value_t = 120)]
+    #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     timeout: u64,
     /// Resident memory allowed per game, in MiB (default: no limit).
     #[arg(long)]
     max_mem: Option<u64>,
     /// Games run at once (default: every core).
-    #[arg(long)]
+    #[arg(long, value_parser = failure::threads)]
     jobs: Option<usize>,
     /// What to run per game: `replay` (the reference trace) or `diff` (against the reference interpreter).
     #[arg(long, default_value = "replay")]
@@ -123,7 +125,7 @@ struct StatsArgs {
     #[arg(long, conflicts_with = "game")]
     dir: Option<PathBuf>,
     /// With --dir: seconds allowed per game.
-    #[arg(long, default_value_t = 60)]
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     timeout: u64,
     /// With --dir: resident memory allowed per game, in MiB.
     #[arg(long, default_value_t = 4096)]
@@ -132,7 +134,7 @@ struct StatsArgs {
     #[arg(long)]
     csv: Option<PathBuf>,
     /// With --dir: games measured at once (default 1, so figures do not disturb each other).
-    #[arg(long)]
+    #[arg(long, value_parser = failure::threads)]
     jobs: Option<usize>,
 }
 
@@ -149,14 +151,14 @@ struct GameArgs {
 struct McArgs {
     #[command(flatten)]
     game: GameArgs,
-    /// How long to run playouts.
-    #[arg(long, default_value_t = 5.0)]
-    seconds: f64,
+    /// How long to run playouts (default 5).
+    #[arg(long, value_parser = failure::seconds, conflicts_with = "playouts")]
+    seconds: Option<f64>,
     /// Run this many playouts instead of a time (the same totals for the same seed and threads).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     playouts: Option<u64>,
     /// Worker threads (default: every core).
-    #[arg(long)]
+    #[arg(long, value_parser = failure::threads)]
     threads: Option<usize>,
     /// Seed of the random generators.
     #[arg(long, default_value_t = 1)]
@@ -207,7 +209,7 @@ struct PerftArgs {
     #[command(flatten)]
     game: GameArgs,
     /// Path length to count to.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = failure::perft_depth)]
     depth: usize,
     /// Scalar evaluator: auto (a short calibration picks the faster), sweep or differential.
     #[arg(long, default_value = "auto")]
@@ -232,9 +234,6 @@ struct ReplayArgs {
     json: bool,
 }
 
-/// A failure to report: the message, and whether it is the user's input at fault.
-struct Failure(String);
-
 fn game_name(path: Option<&Path>) -> String {
     path.and_then(|p| p.file_stem()).map_or_else(
         || "connect_four (built-in)".to_owned(),
@@ -245,9 +244,8 @@ fn game_name(path: Option<&Path>) -> String {
 fn read_game(path: Option<&Path>) -> Result<String, Failure> {
     match path {
         None => Ok(ggpnet::DEFAULT_GAME.to_owned()),
-        Some(p) => {
-            std::fs::read_to_string(p).map_err(|e| Failure(format!("cannot read {}: {e}", p.display())))
-        }
+        Some(p) => std::fs::read_to_string(p)
+            .map_err(|e| Failure::input(format!("cannot read {}: {e}", p.display()))),
     }
 }
 
@@ -258,11 +256,18 @@ fn is_circuit_file(path: Option<&Path>) -> bool {
 
 fn load_game_with(path: Option<&Path>, config: &LoadConfig) -> Result<Loaded, Failure> {
     let source = read_game(path)?;
+    load_game_from(path, &source, config)
+}
+
+/// Loads `source`, the text of the game at `path` (a KIF description, or a circuit
+/// written by `ggpnet export --format json`).
+fn load_game_from(path: Option<&Path>, source: &str, config: &LoadConfig) -> Result<Loaded, Failure> {
     let name = path.map_or_else(|| "built-in game".to_owned(), |p| p.display().to_string());
     if is_circuit_file(path) {
-        return ggpnet::propnet::export::json::load(&source).map_err(|e| Failure(format!("{name}: {e}")));
+        return ggpnet::propnet::export::json::load(source)
+            .map_err(|e| Failure::input(format!("{name}: {e}")));
     }
-    load(&source, config).map_err(|e| Failure(format!("{name}: {e}")))
+    load(source, config).map_err(|e| Failure::load(&name, &e))
 }
 
 /// Loads a game as the command line says (`--with`, `--without`, `--ground-threads`).
@@ -304,36 +309,35 @@ fn emit(json_mode: bool, value: &Value, text: impl FnOnce() -> String) {
     }
 }
 
+/// Validates a game: prints the verdict, and fails with the exit code of the
+/// first error (1 invalid, 2 parse error, 3 too large).
 fn check(args: &GameArgs) -> Result<bool, Failure> {
-    let source = read_game(args.game.as_deref())?;
-    let name = game_name(args.game.as_deref());
-    let loaded = if is_circuit_file(args.game.as_deref()) {
-        ggpnet::propnet::export::json::load(&source).map_err(|e| e.to_string())
-    } else {
-        load(&source, &LoadConfig::default()).map_err(|e| e.to_string())
-    };
-    let (valid, error, warnings) = match loaded {
-        Ok(loaded) => (true, None, loaded.report.warnings),
-        Err(e) => {
+    let path = args.game.as_deref();
+    let source = read_game(path)?;
+    let name = game_name(path);
+    let (warnings, failure) = match load_game_from(path, &source, &load_config()) {
+        Ok(loaded) => (loaded.report.warnings, None),
+        Err(failure) => {
             let warnings = ggpnet::kif::parse(&source)
                 .map(|d| d.warnings.iter().map(|w| w.to_string()).collect())
                 .unwrap_or_default();
-            (false, Some(e), warnings)
+            (warnings, Some(failure))
         }
     };
-    let value = json!({"game": name, "valid": valid, "error": error, "warnings": warnings});
+    let error = failure.as_ref().map(Failure::message);
+    let value = json!({"game": name, "valid": failure.is_none(), "error": error, "warnings": warnings});
     emit(args.json, &value, || {
         let mut out = String::new();
         for w in &warnings {
             out.push_str(&format!("{w}\n"));
         }
-        match &error {
+        match error {
             Some(e) => out.push_str(&format!("{name}: invalid\n{e}\n")),
             None => out.push_str(&format!("{name}: valid ({} warning(s))\n", warnings.len())),
         }
         out
     });
-    Ok(valid)
+    failure.map_or(Ok(true), |f| Err(f.printed()))
 }
 
 fn stats(args: &StatsArgs) -> Result<bool, Failure> {
@@ -445,7 +449,7 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
         threads,
         budget: args
             .playouts
-            .map_or(Budget::Seconds(args.seconds), Budget::Playouts),
+            .map_or(Budget::Seconds(args.seconds.unwrap_or(5.0)), Budget::Playouts),
         seed: args.seed,
     };
     let report = monte_carlo(&loaded.game, &config);
@@ -460,7 +464,8 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
         "nodes_per_sec": report.nodes_per_sec(),
         "playouts_per_sec": report.playouts_per_sec(),
         "avg_depth": report.avg_depth(),
-        "avg_goals": loaded.game.roles.iter().cloned().zip(report.avg_goals().into_iter().map(|g| json!(g))).collect::<serde_json::Map<_, _>>(),
+        "avg_goals": per_role(&loaded.game.roles, report.avg_goals()),
+        "missing_goals": per_role(&loaded.game.roles, report.totals.missing_goals.iter()),
         "seed": args.seed,
     });
     emit(args.game.json, &value, || {
@@ -476,12 +481,32 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
             report.playouts_per_sec(),
             report.avg_depth()
         );
-        for (role, goal) in loaded.game.roles.iter().zip(report.avg_goals()) {
-            out.push_str(&format!("average goal of {role}: {goal:.2}\n"));
+        let missing = &report.totals.missing_goals;
+        for ((role, goal), missing) in loaded.game.roles.iter().zip(report.avg_goals()).zip(missing) {
+            match goal {
+                Some(goal) => out.push_str(&format!("average goal of {role}: {goal:.2}\n")),
+                None => out.push_str(&format!("average goal of {role}: none\n")),
+            }
+            if *missing > 0 {
+                out.push_str(&format!(
+                    "  no goal value for {role} at the end of {missing} playouts\n"
+                ));
+            }
         }
         out
     });
     Ok(())
+}
+
+/// A JSON object from role names to their values.
+fn per_role<T: serde::Serialize>(roles: &[String], values: impl IntoIterator<Item = T>) -> Value {
+    Value::Object(
+        roles
+            .iter()
+            .cloned()
+            .zip(values.into_iter().map(|v| json!(v)))
+            .collect(),
+    )
 }
 
 fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
@@ -526,7 +551,9 @@ const LANES_CHECK_STEPS: usize = 100;
 fn replay(args: &ReplayArgs) -> Result<bool, Failure> {
     let loaded = load_game(Some(&args.game))?;
     let trace = std::fs::read_to_string(&args.trace)
-        .map_err(|e| Failure(format!("cannot read {}: {e}", args.trace.display())))?;
+        .map_err(|e| Failure::input(format!("cannot read {}: {e}", args.trace.display())))?;
+    let trace = ggpnet::replay::Trace::read(trace.as_bytes())
+        .map_err(|e| Failure::input(format!("{}: {e}", args.trace.display())))?;
     let kinds: Vec<EvaluatorKind> = match args.evaluator {
         EvaluatorChoice::Auto => EvaluatorKind::ALL.to_vec(),
         EvaluatorChoice::Kind(kind) => vec![kind],
@@ -536,7 +563,7 @@ fn replay(args: &ReplayArgs) -> Result<bool, Failure> {
     let mut report = ggpnet::replay::ReplayReport::default();
     for kind in kinds {
         let (agree, difference, detail) = if kind.is_scalar() {
-            let r = ggpnet::replay::replay(&loaded, trace.as_bytes(), kind).map_err(Failure)?;
+            let r = ggpnet::replay::replay(&loaded, &trace, kind);
             let detail = json!({"playouts": r.playouts, "steps": r.steps, "perft_depths": r.perft_depths});
             report = r.clone();
             (r.agree(), r.first_difference, detail)
@@ -584,16 +611,16 @@ fn replay(args: &ReplayArgs) -> Result<bool, Failure> {
 fn diff(args: &DiffArgs) -> Result<bool, Failure> {
     let path = args.game.game.as_deref();
     if is_circuit_file(path) {
-        return Err(Failure(
+        return Err(Failure::input(
             "error: diff needs the game description (KIF) for the reference interpreter, not a circuit"
                 .to_owned(),
         ));
     }
     let loaded = load_game(path)?;
     let source = read_game(path)?;
-    let description = ggpnet::kif::parse(&source).map_err(|e| Failure(e.to_string()))?;
+    let description = ggpnet::kif::parse(&source).map_err(|e| Failure::input(e.to_string()))?;
     let reference = ggpnet_reference::Reference::new(&description)
-        .map_err(|e| Failure(format!("reference interpreter: {e}")))?;
+        .map_err(|e| Failure::invalid(format!("reference interpreter: {e}")))?;
     let report =
         ggpnet::differential::differential(&loaded, &reference, args.playouts, args.steps, args.seed);
     let value = json!({
@@ -616,6 +643,7 @@ fn diff(args: &DiffArgs) -> Result<bool, Failure> {
 }
 
 fn main() -> ExitCode {
+    failure::install_panic_hook();
     let cli = Cli::parse();
     let mut optimize = ggpnet::propnet::OptimizeConfig::default();
     let switches = cli
@@ -638,7 +666,7 @@ fn main() -> ExitCode {
         optimize,
         ..LoadConfig::default()
     };
-    config.ground.threads = cli.ground_threads.max(1);
+    config.ground.threads = cli.ground_threads;
     LOAD.set(config).expect("set once");
     let mut flags = Vec::new();
     for (name, passes) in [("--with", &cli.with), ("--without", &cli.without)] {
@@ -667,9 +695,6 @@ fn main() -> ExitCode {
     match outcome {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
-        Err(Failure(message)) => {
-            eprintln!("{message}");
-            ExitCode::from(2)
-        }
+        Err(failure) => failure.report(),
     }
 }

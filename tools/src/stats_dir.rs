@@ -13,7 +13,7 @@ use std::time::Duration;
 /// The `.kif` files directly in `dir`, by name.
 fn games(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
     let entries =
-        std::fs::read_dir(dir).map_err(|e| Failure(format!("cannot read {}: {e}", dir.display())))?;
+        std::fs::read_dir(dir).map_err(|e| Failure::input(format!("cannot read {}: {e}", dir.display())))?;
     let mut games: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "kif"))
@@ -173,15 +173,16 @@ fn text(results: &[Value], summary: &Value) -> String {
 pub(super) fn run(dir: &Path, args: &StatsArgs) -> Result<bool, Failure> {
     let games = games(dir)?;
     if games.is_empty() {
-        return Err(Failure(format!("no .kif games in {}", dir.display())));
+        return Err(Failure::input(format!("no .kif games in {}", dir.display())));
     }
-    let exe = std::env::current_exe().map_err(|e| Failure(format!("cannot find this program: {e}")))?;
+    let exe =
+        std::env::current_exe().map_err(|e| Failure::input(format!("cannot find this program: {e}")))?;
     let timeout = Duration::from_secs(args.timeout);
     let max_rss = args.max_mem.saturating_mul(1 << 20);
     let bar = ProgressBar::new(games.len() as u64);
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {msg}")
-            .map_err(|e| Failure(e.to_string()))?,
+            .map_err(|e| Failure::input(e.to_string()))?,
     );
     let results = run_all(
         games.len(),
@@ -196,7 +197,7 @@ pub(super) fn run(dir: &Path, args: &StatsArgs) -> Result<bool, Failure> {
     let summary = summary(&results, args.timeout, args.max_mem);
     if let Some(path) = &args.csv {
         std::fs::write(path, csv(&results))
-            .map_err(|e| Failure(format!("cannot write {}: {e}", path.display())))?;
+            .map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))?;
     }
     if args.game.json {
         println!("{}", json!({"summary": summary, "games": results}));

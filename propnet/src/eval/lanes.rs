@@ -201,7 +201,7 @@ impl LanePlayouts {
                     best[role] = Some(best[role].map_or(value, |b: i64| b.max(value)));
                 }
             }
-            totals.finish_with(depths[lane], best.iter().map(|g| g.unwrap_or(0)));
+            totals.finish_with(depths[lane], best.iter().copied());
             depths[lane] = 0;
         });
     }
