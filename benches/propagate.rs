@@ -7,7 +7,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use ggpnet::propnet::eval::lanes::LanePlayouts;
 use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::playout::{Playout, PlayoutTotals};
+use ggpnet::propnet::playout::{Playout, PlayoutTotals, DEFAULT_MAX_DEPTH};
 use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{load, Move, StateMachine};
 use std::path::Path;
@@ -58,13 +58,13 @@ fn bench(c: &mut Criterion) {
                 })
             });
             c.bench_function(&format!("{name}/{kind}/playout"), |b| {
-                let mut playout = Playout::new(&machine);
+                let mut playout = Playout::new(&machine, DEFAULT_MAX_DEPTH);
                 let mut rng = Stream::new(1, 0);
                 let mut totals = PlayoutTotals::new(game.roles.len());
                 b.iter(|| playout.run(&mut machine, &mut rng, &mut totals, |_, _| {}))
             });
         }
-        let mut lanes = LanePlayouts::new(Arc::clone(&game), 1, 0);
+        let mut lanes = LanePlayouts::new(Arc::clone(&game), 1, 0, DEFAULT_MAX_DEPTH);
         c.bench_function(&format!("{name}/lanes/step_512"), |b| b.iter(|| lanes.step()));
     }
 }

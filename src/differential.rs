@@ -139,7 +139,10 @@ const CHECKED_LANES: [usize; 16] = [
 /// the scalar driver on the same generator streams; compares, step by step, the
 /// state each lane visits and the joint move it plays (or that it restarts).
 pub fn lanes_against_scalar(game: &Arc<Game>, seed: u64, steps: usize) -> DiffReport {
-    let mut lanes = LanePlayouts::new(Arc::clone(game), seed, 0);
+    // Playouts longer than the steps compared are cut alike on both sides, so
+    // that the scalar side stores no more than it compares.
+    let max_depth = steps as u64 + 1;
+    let mut lanes = LanePlayouts::new(Arc::clone(game), seed, 0, max_depth);
     // Per checked lane: the state visited at each step and the joint move played (None: restarted).
     let mut seen: Vec<Vec<(State, Option<Vec<u32>>)>> = vec![Vec::new(); CHECKED_LANES.len()];
     for _ in 0..steps {
@@ -151,7 +154,7 @@ pub fn lanes_against_scalar(game: &Arc<Game>, seed: u64, steps: usize) -> DiffRe
     }
     let mut report = DiffReport::default();
     let mut machine = StateMachine::new(Arc::clone(game));
-    let mut playout = Playout::new(&machine);
+    let mut playout = Playout::new(&machine, max_depth);
     for (record, &lane) in seen.iter().zip(&CHECKED_LANES) {
         let mut rng = Stream::new(seed, lane as u64);
         let mut scalar: Vec<(State, Option<Vec<u32>>)> = Vec::new();

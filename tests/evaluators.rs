@@ -10,7 +10,7 @@
 
 use ggpnet::differential::lanes_against_scalar;
 use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::playout::{monte_carlo, Budget, McConfig};
+use ggpnet::propnet::playout::{monte_carlo, Budget, McConfig, DEFAULT_MAX_DEPTH};
 use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{load, Loaded, Move, StateMachine};
 use std::path::Path;
@@ -171,6 +171,7 @@ fn playout_budget_runs_are_deterministic() {
                 threads,
                 budget: Budget::Playouts(600),
                 seed,
+                max_depth: DEFAULT_MAX_DEPTH,
             };
             monte_carlo(&loaded.game, &config).totals
         };
@@ -199,6 +200,7 @@ fn scalar_and_lanes_statistics_agree() {
             threads: 1,
             budget: Budget::Playouts(4000),
             seed: 5,
+            max_depth: DEFAULT_MAX_DEPTH,
         };
         monte_carlo(&loaded.game, &config)
     };

@@ -22,8 +22,11 @@ pub struct PlayoutTotals {
     pub nodes: u64,
     /// Playouts that reached a terminal state.
     pub playouts: u64,
-    /// Playouts abandoned in a non-terminal state where some role had no legal move.
+    /// Playouts abandoned in a non-terminal state: where some role had no legal
+    /// move, or at the depth limit.
     pub abandoned: u64,
+    /// Of the abandoned playouts, those that reached the depth limit.
+    pub at_depth_limit: u64,
     /// Sum of the depths of finished playouts.
     pub depth_sum: u64,
     /// Per role, the sum over finished playouts of its goal (the highest derivable value),
@@ -61,6 +64,7 @@ impl PlayoutTotals {
         self.nodes += other.nodes;
         self.playouts += other.playouts;
         self.abandoned += other.abandoned;
+        self.at_depth_limit += other.at_depth_limit;
         self.depth_sum += other.depth_sum;
         if self.goal_sums.is_empty() {
             self.goal_sums = other.goal_sums;
@@ -77,14 +81,23 @@ impl PlayoutTotals {
     }
 }
 
+/// Moves after which a random playout that has not ended is abandoned, unless
+/// configured otherwise: far beyond every game of the corpus (its reference
+/// traces stop at 500), so that a game whose terminal is unreachable still
+/// finishes its playouts.
+pub const DEFAULT_MAX_DEPTH: u64 = 10_000;
+
+/// States visited between two looks at the clock inside a playout.
+const CLOCK_INTERVAL: u64 = 1024;
+
 /// When a flat Monte-Carlo run stops.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Budget {
     /// After this many wall seconds.
     Seconds(f64),
-    /// After this many finished playouts in all (split evenly over threads; the
-    /// lanes evaluator finishes the step in which its share is reached). Gives
-    /// the same totals for the same seed and thread count.
+    /// After this many ended playouts (finished or abandoned) in all (split
+    /// evenly over threads; the lanes evaluator finishes the step in which its
+    /// share is reached). Gives the same totals for the same seed and thread count.
     Playouts(u64),
 }
 
@@ -99,6 +112,8 @@ pub struct McConfig {
     pub budget: Budget,
     /// Seed of every generator.
     pub seed: u64,
+    /// Moves after which a playout is abandoned (at least 1; [`DEFAULT_MAX_DEPTH`] by default).
+    pub max_depth: u64,
 }
 
 /// The totals of a flat Monte-Carlo run.
@@ -183,6 +198,7 @@ pub fn fastest_evaluator(game: &Arc<Game>, candidates: &[EvaluatorKind], seconds
             threads: 1,
             budget: Budget::Seconds(seconds),
             seed: 0,
+            max_depth: DEFAULT_MAX_DEPTH,
         };
         monte_carlo(game, &config).nodes_per_sec()
     };
@@ -203,14 +219,23 @@ impl Stop {
     fn reached(self, totals: &PlayoutTotals) -> bool {
         match self {
             Stop::At(deadline) => Instant::now() >= deadline,
-            Stop::After(n) => totals.playouts >= n,
+            Stop::After(n) => totals.playouts + totals.abandoned >= n,
+        }
+    }
+
+    /// The time at which a playout under way stops, if any.
+    fn deadline(self) -> Option<Instant> {
+        match self {
+            Stop::At(deadline) => Some(deadline),
+            Stop::After(_) => None,
         }
     }
 }
 
 fn run_thread(game: &Arc<Game>, config: &McConfig, thread: u64, stop: Stop) -> PlayoutTotals {
     if config.evaluator == EvaluatorKind::Lanes {
-        let mut lanes = LanePlayouts::new(Arc::clone(game), config.seed, thread * LANES as u64);
+        let first_stream = thread * LANES as u64;
+        let mut lanes = LanePlayouts::new(Arc::clone(game), config.seed, first_stream, config.max_depth);
         while !stop.reached(lanes.totals()) {
             lanes.step();
         }
@@ -219,7 +244,8 @@ fn run_thread(game: &Arc<Game>, config: &McConfig, thread: u64, stop: Stop) -> P
     let mut machine = StateMachine::with_evaluator(Arc::clone(game), config.evaluator);
     let mut rng = Stream::new(config.seed, thread);
     let mut totals = PlayoutTotals::new(game.roles.len());
-    let mut playout = Playout::new(&machine);
+    let mut playout = Playout::new(&machine, config.max_depth);
+    playout.stop_at(stop.deadline());
     while !stop.reached(&totals) {
         playout.run(&mut machine, &mut rng, &mut totals, |_, _| {});
     }
@@ -234,11 +260,16 @@ pub struct Playout {
     /// The joint move as inputs.
     inputs: Vec<u32>,
     goals: Vec<Option<i64>>,
+    /// Moves after which a playout is abandoned.
+    max_depth: u64,
+    /// When a playout under way stops, neither finished nor abandoned.
+    deadline: Option<Instant>,
 }
 
 impl Playout {
-    /// Buffers for playouts on `machine`'s game.
-    pub fn new(machine: &StateMachine) -> Playout {
+    /// Buffers for playouts on `machine`'s game that are abandoned after
+    /// `max_depth` moves (at least 1) without ending.
+    pub fn new(machine: &StateMachine, max_depth: u64) -> Playout {
         let initial = machine.initial_state();
         Playout {
             next: initial.clone(),
@@ -246,7 +277,15 @@ impl Playout {
             joint: Vec::new(),
             inputs: Vec::new(),
             goals: Vec::new(),
+            max_depth: max_depth.max(1),
+            deadline: None,
         }
+    }
+
+    /// Makes playouts stop where they are once `deadline` passes (looked at every
+    /// [`CLOCK_INTERVAL`] states); `None` lets them run to their end.
+    pub fn stop_at(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
     }
 
     /// The state the last playout ended in (terminal, or where it was abandoned).
@@ -257,8 +296,9 @@ impl Playout {
     /// Plays one random playout from the initial state into `totals`: in every
     /// non-terminal state each role in turn takes [`Stream::draw`] over its `n` legal
     /// moves in input order. Calls `on_move` with each state left and the
-    /// joint move played in it. A state where some role has no legal move abandons
-    /// the playout.
+    /// joint move played in it. A state where some role has no legal move, or
+    /// reached after the depth limit's moves, abandons the playout; the
+    /// deadline stops it uncounted.
     pub fn run(
         &mut self,
         machine: &mut StateMachine,
@@ -292,6 +332,16 @@ impl Playout {
             if eval.value(net.terminal_slot) {
                 game.best_goals(eval, &mut self.goals);
                 totals.finish_with(depth, self.goals.iter().copied());
+                return;
+            }
+            if depth >= self.max_depth {
+                totals.abandoned += 1;
+                totals.at_depth_limit += 1;
+                return;
+            }
+            if depth % CLOCK_INTERVAL == CLOCK_INTERVAL - 1
+                && self.deadline.is_some_and(|d| Instant::now() >= d)
+            {
                 return;
             }
             self.joint.clear();

@@ -6,7 +6,7 @@
 
 use super::{load_game, Failure};
 use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::playout::{monte_carlo, perft, Budget, McConfig};
+use ggpnet::propnet::playout::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -121,6 +121,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
                                 threads: t,
                                 budget: Budget::Seconds(args.seconds / repeats as f64),
                                 seed: 1,
+                                max_depth: DEFAULT_MAX_DEPTH,
                             };
                             samples.push(monte_carlo(&loaded.game, &config).nodes_per_sec());
                         }

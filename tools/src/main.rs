@@ -6,7 +6,7 @@
 use clap::{Args, Parser, Subcommand};
 use failure::Failure;
 use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::playout::{fastest_evaluator, monte_carlo, perft, Budget, McConfig};
+use ggpnet::propnet::playout::{fastest_evaluator, monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
 use ggpnet::propnet::{load, LoadConfig, Loaded};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -166,6 +166,9 @@ struct McArgs {
     /// Evaluator: auto (a short calibration picks the fastest), sweep, differential or lanes.
     #[arg(long, default_value = "auto")]
     evaluator: EvaluatorChoice,
+    /// Moves after which a playout that has not ended is abandoned.
+    #[arg(long, default_value_t = DEFAULT_MAX_DEPTH, value_parser = clap::value_parser!(u64).range(1..))]
+    max_depth: u64,
 }
 
 /// An evaluator named on the command line, or `auto`.
@@ -451,6 +454,7 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
             .playouts
             .map_or(Budget::Seconds(args.seconds.unwrap_or(5.0)), Budget::Playouts),
         seed: args.seed,
+        max_depth: args.max_depth,
     };
     let report = monte_carlo(&loaded.game, &config);
     let value = json!({
@@ -461,6 +465,8 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
         "nodes": report.totals.nodes,
         "playouts": report.totals.playouts,
         "abandoned": report.totals.abandoned,
+        "at_depth_limit": report.totals.at_depth_limit,
+        "max_depth": args.max_depth,
         "nodes_per_sec": report.nodes_per_sec(),
         "playouts_per_sec": report.playouts_per_sec(),
         "avg_depth": report.avg_depth(),
@@ -481,6 +487,13 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
             report.playouts_per_sec(),
             report.avg_depth()
         );
+        let totals = &report.totals;
+        if totals.abandoned > 0 {
+            out.push_str(&format!(
+                "abandoned playouts: {} ({} at the depth limit of {} moves, the others where a role had no legal move)\n",
+                totals.abandoned, totals.at_depth_limit, args.max_depth
+            ));
+        }
         let missing = &report.totals.missing_goals;
         for ((role, goal), missing) in loaded.game.roles.iter().zip(report.avg_goals()).zip(missing) {
             match goal {

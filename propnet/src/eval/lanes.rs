@@ -3,7 +3,9 @@
 //! chooses every lane's joint move from that lane's own random generator exactly
 //! as the scalar driver does (per role in order, [`draw`] over the legal moves in
 //! input order), evaluates the move part, and loads the next
-//! states; a lane that reached a terminal state restarts from the initial state.
+//! states; a lane that reached a terminal state restarts from the initial state,
+//! and so does a lane whose playout reached the depth limit (abandoned, as the
+//! scalar driver abandons it).
 
 use super::compiled::{CompiledNet, Gate, Step};
 use super::{fixpoint, GateValue};
@@ -37,6 +39,10 @@ pub struct LanePlayouts {
     /// The lanes' random streams, eight to a block.
     streams: Vec<Block>,
     depths: Vec<u64>,
+    /// Moves after which a playout is abandoned.
+    max_depth: u64,
+    /// Lanes whose playout has reached `max_depth` moves.
+    at_limit: Lane,
     /// The moves walked in the last step (legal in some active lane), whose
     /// inputs hold its choices: the first `walked` of them.
     walk: Vec<u32>,
@@ -52,8 +58,9 @@ pub struct LanePlayouts {
 }
 
 impl LanePlayouts {
-    /// Lanes over `game`; lane `l` draws from `Stream::new(seed, first_stream + l)`.
-    pub fn new(game: Arc<Game>, seed: u64, first_stream: u64) -> LanePlayouts {
+    /// Lanes over `game`; lane `l` draws from `Stream::new(seed, first_stream + l)`;
+    /// a playout that reaches `max_depth` moves (at least 1) without ending is abandoned.
+    pub fn new(game: Arc<Game>, seed: u64, first_stream: u64, max_depth: u64) -> LanePlayouts {
         let net = Arc::clone(&game.net);
         let roles = game.roles.len();
         let (move_gates, move_steps) = LaneGates::complementing_frames(&net);
@@ -71,6 +78,8 @@ impl LanePlayouts {
                 })
                 .collect(),
             depths: vec![0; LANES],
+            max_depth: max_depth.max(1),
+            at_limit: NONE,
             walk: vec![0; game.role_moves.iter().map(Vec::len).sum()],
             walked: 0,
             moved: NONE,
@@ -159,6 +168,7 @@ impl LanePlayouts {
         let terminal = self.values[self.net.terminal_slot as usize];
         self.finish_playouts(&terminal);
         let mut active = not(&terminal);
+        self.abandon_at_limit(&mut active);
         for &m in &self.walk[..std::mem::take(&mut self.walked)] {
             self.values[self.net.input_slots[m as usize] as usize] = NONE;
         }
@@ -181,7 +191,29 @@ impl LanePlayouts {
         for (&slot, next) in net.base_slots.iter().zip(&self.next) {
             self.values[slot as usize] = *next;
         }
-        for_each_lane(&active, |lane| self.depths[lane] += 1);
+        let (depths, at_limit, max_depth) = (&mut self.depths, &mut self.at_limit, self.max_depth);
+        for_each_lane(&active, |lane| {
+            depths[lane] += 1;
+            if depths[lane] >= max_depth {
+                at_limit[lane / 64] |= 1 << (lane % 64);
+            }
+        });
+    }
+
+    /// Takes the lanes of `active` whose playout reached the depth limit out of
+    /// it, counting their playouts as abandoned.
+    fn abandon_at_limit(&mut self, active: &mut Lane) {
+        let cut = and(&self.at_limit, active);
+        self.at_limit = NONE;
+        if cut == NONE {
+            return;
+        }
+        for_each_lane(&cut, |lane| {
+            self.depths[lane] = 0;
+            self.totals.abandoned += 1;
+            self.totals.at_depth_limit += 1;
+        });
+        *active = and(active, &not(&cut));
     }
 
     fn finish_playouts(&mut self, terminal: &Lane) {
@@ -710,6 +742,7 @@ fn for_each_lane(lanes: &Lane, mut f: impl FnMut(usize)) {
 mod tests {
     use super::super::TURNS;
     use super::*;
+    use crate::playout::DEFAULT_MAX_DEPTH;
 
     /// Every vector width the CPU has, and more planes than the moves need,
     /// make the same choices: lanes stepped each way stay equal to lanes stepped
@@ -735,10 +768,10 @@ mod tests {
                 ways.push(("512-bit", Box::new(|l| unsafe { l.step_avx512() })));
             }
         }
-        let mut fewest = LanePlayouts::new(Arc::clone(&game), 7, 0);
+        let mut fewest = LanePlayouts::new(Arc::clone(&game), 7, 0, DEFAULT_MAX_DEPTH);
         let mut others: Vec<LanePlayouts> = ways
             .iter()
-            .map(|_| LanePlayouts::new(Arc::clone(&game), 7, 0))
+            .map(|_| LanePlayouts::new(Arc::clone(&game), 7, 0, DEFAULT_MAX_DEPTH))
             .collect();
         for step in 0..40 {
             fewest.step();

@@ -159,7 +159,7 @@ mod tests {
         let mut machine = StateMachine::with_evaluator(Arc::clone(game), EvaluatorKind::Sweep);
         let mut rng = Stream::new(SEED, 0);
         let mut totals = PlayoutTotals::new(game.roles.len());
-        let mut playout = Playout::new(&machine);
+        let mut playout = Playout::new(&machine, crate::playout::DEFAULT_MAX_DEPTH);
         let mut visited: Vec<Vec<u64>> = Vec::new();
         while visited.len() < 200 {
             playout.run(&mut machine, &mut rng, &mut totals, |state, _| {
