@@ -4,6 +4,7 @@
 //! scalar playout driver, move by move, on the same random streams.
 
 use crate::propnet::eval::lanes::{LanePlayouts, LANES};
+use crate::propnet::eval::EvaluatorKind;
 use crate::propnet::playout::{Playout, PlayoutTotals};
 use crate::propnet::random::Stream;
 use crate::propnet::{Game, Loaded, State, StateMachine};
@@ -189,4 +190,89 @@ pub fn lanes_against_scalar(game: &Arc<Game>, seed: u64, steps: usize) -> DiffRe
         }
     }
     report
+}
+
+/// Plays `playouts` random playouts of at most `max_steps` moves on the sweep
+/// and the differential evaluator side by side (the same moves, drawn with a
+/// generator seeded by `seed`), comparing at every step terminal, goals, every
+/// role's legal moves and the next state; then the lanes evaluator against the
+/// scalar driver for `max_steps` steps.
+pub fn evaluators_agree(game: &Arc<Game>, playouts: usize, max_steps: usize, seed: u64) -> DiffReport {
+    let mut sweep = StateMachine::with_evaluator(Arc::clone(game), EvaluatorKind::Sweep);
+    let mut differential = StateMachine::with_evaluator(Arc::clone(game), EvaluatorKind::Differential);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut report = DiffReport::default();
+    for playout in 0..playouts {
+        report.playouts += 1;
+        let mut state = sweep.initial_state();
+        for step in 0..=max_steps {
+            report.steps += 1;
+            let compared = compare_scalar(&mut sweep, &mut differential, &state, &mut rng);
+            match compared {
+                Err(difference) => {
+                    report.first_difference = Some(format!("playout {playout} step {step}: {difference}"));
+                    return report;
+                }
+                Ok(None) => break,
+                Ok(Some(next)) => state = next,
+            }
+            if step == max_steps {
+                break;
+            }
+        }
+    }
+    let lanes = lanes_against_scalar(game, seed, max_steps);
+    report.steps += lanes.steps;
+    report.first_difference = lanes.first_difference;
+    report
+}
+
+/// Compares the two machines in `state`; the next state after a random joint
+/// move, or `None` where the playout ends (terminal, or a role without a legal move).
+fn compare_scalar(
+    a: &mut StateMachine,
+    b: &mut StateMachine,
+    state: &State,
+    rng: &mut Xoshiro256PlusPlus,
+) -> Result<Option<State>, String> {
+    let terminal = a.is_terminal(state);
+    if terminal != b.is_terminal(state) {
+        return Err(format!("terminal: sweep {terminal}, differential {}", !terminal));
+    }
+    let goals = a.goals(state);
+    if goals != b.goals(state) {
+        return Err(format!(
+            "goals: sweep {goals:?}, differential {:?}",
+            b.goals(state)
+        ));
+    }
+    if terminal {
+        return Ok(None);
+    }
+    let mut joint = Vec::new();
+    for role in 0..a.roles().len() {
+        let legal = a.legal_moves(state, role);
+        let theirs = b.legal_moves(state, role);
+        if legal != theirs {
+            return Err(format!(
+                "legal moves of role {role}: sweep {legal:?}, differential {theirs:?}"
+            ));
+        }
+        if legal.is_empty() {
+            return Ok(None);
+        }
+        joint.push(legal[rng.gen_range(0..legal.len())]);
+    }
+    let next = a.next_state(state, &joint).map_err(|e| format!("sweep: {e}"))?;
+    let theirs = b
+        .next_state(state, &joint)
+        .map_err(|e| format!("differential: {e}"))?;
+    if next != theirs {
+        return Err(format!(
+            "next state: sweep {:?}, differential {:?}",
+            a.state_to_kif(&next),
+            b.state_to_kif(&theirs)
+        ));
+    }
+    Ok(Some(next))
 }

@@ -3,11 +3,12 @@
 //! This facade re-exports the stage crates — [`kif`] (parsing), [`grounder`]
 //! (checks and instantiation), [`propnet`] (circuit, optimizer, evaluator,
 //! state machine) — and adds what tools and tests share: trace [`replay`],
-//! [`differential`] testing against the reference interpreter, and the
-//! [`corpus`] locator.
+//! [`differential`] testing against the reference interpreter, the
+//! [`corpus`] locator, and the [`fuzz`] targets.
 
 pub mod corpus;
 pub mod differential;
+pub mod fuzz;
 pub mod replay;
 
 pub use ggpnet_grounder as grounder;

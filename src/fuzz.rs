@@ -1,0 +1,80 @@
+//! Fuzz targets: what must hold for any input bytes at each entry point that
+//! reads user input. Each target returns normally for every input, or panics
+//! on a defect (a panic in the code under test, or a property that fails).
+//!
+//! They are run two ways: by libFuzzer for long runs (`fuzz/`, with
+//! `cargo fuzz`, on a nightly toolchain), and by `tests/fuzz.rs` briefly in
+//! CI, on the saved inputs that once found a bug and on seeded mutations of real
+//! games, circuits and traces.
+
+use crate::differential::evaluators_agree;
+use crate::propnet::{export, load, LoadConfig, Loaded};
+use crate::replay::Trace;
+
+/// Ground rules a fuzzed game may have: small, so that every input runs in milliseconds.
+const FUZZ_MAX_GROUND_RULES: usize = 20_000;
+
+/// Random playouts each loaded game or circuit plays on every evaluator.
+const PLAYOUTS: usize = 2;
+
+/// Moves per playout compared.
+const STEPS: usize = 20;
+
+/// The KIF reader: parsing never panics, and a description that parses prints
+/// as text that parses to the same canonical text.
+pub fn kif(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(description) = crate::kif::parse(text) else {
+        return;
+    };
+    let printed = canonical(&description);
+    let again = crate::kif::parse(&printed)
+        .unwrap_or_else(|e| panic!("the canonical text does not parse: {e}\n{printed}"));
+    assert_eq!(canonical(&again), printed, "printing is not stable");
+}
+
+fn canonical(description: &crate::kif::Description) -> String {
+    let rules: Vec<String> = description
+        .rules
+        .iter()
+        .map(|r| crate::kif::rule_to_string(r, &description.symbols))
+        .collect();
+    rules.join("\n")
+}
+
+/// The whole compilation: checks, grounding within small limits, the circuit;
+/// a game that loads plays the same playouts on every evaluator.
+pub fn game(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let mut config = LoadConfig::default();
+    config.ground.max_ground_rules = FUZZ_MAX_GROUND_RULES;
+    if let Ok(loaded) = load(text, &config) {
+        play(&loaded);
+    }
+}
+
+/// The JSON circuit reader: a circuit that loads plays the same playouts on every evaluator.
+pub fn circuit(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Ok(loaded) = export::json::load(text) {
+        play(&loaded);
+    }
+}
+
+/// The trace reader: reading never panics.
+pub fn trace(data: &[u8]) {
+    let _ = Trace::read(data);
+}
+
+fn play(loaded: &Loaded) {
+    let report = evaluators_agree(&loaded.game, PLAYOUTS, STEPS, 1);
+    if let Some(difference) = report.first_difference {
+        panic!("the evaluators disagree: {difference}");
+    }
+}

@@ -1,0 +1,228 @@
+//! The exit-code contract of the `ggpnet` command (README, "Limits and errors"),
+//! for every subcommand: 0 success and agreement, 1 an invalid game or a
+//! disagreement, 2 bad input (usage, option values, unreadable or malformed
+//! files), 3 a limit reached. Every failure prints one clear message and no
+//! backtrace, whatever `RUST_BACKTRACE` says.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A game that parses but is not valid GDL (an unsafe rule).
+const INVALID_GDL: &str = "(role r) (init p) (<= (legal r (go ?x)) (true p)) (<= (next p) (true p))
+    (<= terminal (true p)) (<= (goal r 100) (true p))";
+
+/// A small valid game.
+const VALID: &str = "(role r) (init off) (<= (legal r press) (true off)) (<= (next on) (does r press))
+    (<= terminal (true on)) (<= (goal r 100) (true on)) (<= (goal r 0) (true off))";
+
+/// A scratch directory of this test binary.
+fn scratch() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ggpnet-exit-codes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir
+}
+
+fn write(name: &str, text: &str) -> PathBuf {
+    let path = scratch().join(name);
+    std::fs::write(&path, text).expect("a scratch file");
+    path
+}
+
+fn ggpnet(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ggpnet"))
+        .args(args)
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .expect("ggpnet runs")
+}
+
+/// Runs `args` and checks the exit code, and that standard error (or output)
+/// holds `message` and no backtrace.
+fn expect(args: &[&str], code: i32, message: &str) {
+    let output = ggpnet(args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "{args:?}\nstdout: {stdout}\nstderr: {stderr}"
+    );
+    assert!(
+        stderr.contains(message) || stdout.contains(message),
+        "{args:?}: no '{message}' in\nstdout: {stdout}\nstderr: {stderr}"
+    );
+    for text in [&stderr, &stdout] {
+        assert!(!text.contains("stack backtrace"), "{args:?}: {text}");
+        assert!(!text.contains("panicked"), "{args:?}: {text}");
+    }
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+#[test]
+fn success_is_zero() {
+    let game = write("valid.kif", VALID);
+    expect(&["check", path(&game)], 0, "valid");
+    expect(&["perft", path(&game), "--depth", "2"], 0, "perft(1) = 1");
+    expect(
+        &[
+            "mc",
+            path(&game),
+            "--playouts",
+            "10",
+            "--threads",
+            "1",
+            "--evaluator",
+            "sweep",
+        ],
+        0,
+        "playouts: 10",
+    );
+    expect(&["diff", path(&game)], 0, "agree");
+}
+
+#[test]
+fn invalid_games_are_one() {
+    let game = write("invalid.kif", INVALID_GDL);
+    for command in ["check", "stats", "mc", "perft", "export", "diff"] {
+        let mut args = vec![command, path(&game)];
+        if command == "export" {
+            args.extend(["--format", "json"]);
+        }
+        expect(&args, 1, "unsafe rule");
+    }
+}
+
+#[test]
+fn parse_errors_are_two() {
+    let game = write("unbalanced.kif", "(role r) (init p");
+    for command in ["check", "stats", "mc", "perft", "export", "diff"] {
+        let mut args = vec![command, path(&game)];
+        if command == "export" {
+            args.extend(["--format", "json"]);
+        }
+        expect(&args, 2, "parse error at 1:");
+    }
+}
+
+#[test]
+fn unreadable_files_are_two() {
+    let missing = scratch().join("no-such-game.kif");
+    for command in ["check", "stats", "mc", "perft", "diff"] {
+        expect(&[command, path(&missing)], 2, "cannot read");
+    }
+    let game = write("valid-for-replay.kif", VALID);
+    expect(&["replay", path(&game), path(&missing)], 2, "cannot read");
+    expect(&["corpus", path(&missing)], 2, "no games under");
+}
+
+#[test]
+fn option_values_out_of_range_are_two() {
+    let cases: [(&[&str], &str); 12] = [
+        (&["mc", "--seconds=-1"], "--seconds"),
+        (&["mc", "--seconds", "nan"], "--seconds"),
+        (&["mc", "--seconds", "inf"], "--seconds"),
+        (&["mc", "--seconds", "1e308"], "--seconds"),
+        (&["mc", "--seconds", "1e19", "--evaluator", "lanes"], "--seconds"),
+        (&["mc", "--threads", "10000"], "--threads"),
+        (&["mc", "--threads", "0"], "--threads"),
+        (
+            &["mc", "--playouts", "5", "--seconds", "1"],
+            "cannot be used with",
+        ),
+        (&["mc", "--max-depth", "0"], "--max-depth"),
+        (&["perft", "--depth", "18446744073709551615"], "--depth"),
+        (&["perft", "--depth", "1000000000"], "--depth"),
+        (&["bench", "--seconds", "0"], "--seconds"),
+    ];
+    for (args, message) in cases {
+        expect(args, 2, message);
+    }
+    expect(
+        &["mc", "--evaluator", "quantum"],
+        2,
+        "unknown evaluator 'quantum'",
+    );
+    expect(
+        &["corpus", "--check", "nothing"],
+        2,
+        "--check takes replay or diff",
+    );
+}
+
+#[test]
+fn malformed_traces_are_two_and_never_agree() {
+    let game = write("valid-traced.kif", VALID);
+    let header = r#"{"game":"valid","roles":["r"],"init":["off"]}"#;
+    let playout = r#"{"seed":1,"steps":[{"state":["off"],"legal":[["press"]],"joint":["press"],"goals":[[0]]}],"final":{"state":["on"],"terminal":true,"goals":[100]}}"#;
+    let perft = r#"{"perft":{"1":1}}"#;
+    let good = format!("{header}\n{playout}\n{perft}\n");
+    let trace = write("good.jsonl", &good);
+    expect(&["replay", path(&game), path(&trace)], 0, "agree");
+    let cases = [
+        ("empty", String::new(), "the trace is empty"),
+        (
+            "no-header",
+            format!("{playout}\n{perft}\n"),
+            "must start with its header",
+        ),
+        (
+            "two-headers",
+            format!("{header}\n{header}\n{perft}\n"),
+            "a second header",
+        ),
+        (
+            "no-perft",
+            format!("{header}\n{playout}\n"),
+            "without its perft counts",
+        ),
+        (
+            "no-final",
+            format!(
+                "{header}\n{}\n{perft}\n",
+                playout.replace(r#","final":{"state":["on"],"terminal":true,"goals":[100]}"#, "")
+            ),
+            "neither `final` nor `truncated`",
+        ),
+        (
+            "negative-perft",
+            format!("{header}\n{playout}\n{{\"perft\":{{\"1\":-1}}}}\n"),
+            "expected u64",
+        ),
+        (
+            "text-perft",
+            format!("{header}\n{playout}\n{{\"perft\":{{\"1\":\"one\"}}}}\n"),
+            "expected u64",
+        ),
+        (
+            "depth-zero",
+            format!("{header}\n{playout}\n{{\"perft\":{{\"0\":1}}}}\n"),
+            "perft depth `0`",
+        ),
+        (
+            "after-perft",
+            format!("{good}{playout}\n"),
+            "after the perft counts",
+        ),
+        (
+            "few-roles",
+            format!(
+                "{header}\n{}\n{perft}\n",
+                playout.replace(r#""goals":[100]"#, r#""goals":[]"#)
+            ),
+            "0 entries for 1 roles",
+        ),
+    ];
+    for (name, text, message) in cases {
+        let trace = write(&format!("{name}.jsonl"), &text);
+        expect(&["replay", path(&game), path(&trace)], 2, message);
+    }
+    let wrong = write("wrong.jsonl", &good.replace(r#""1":1"#, r#""1":2"#));
+    expect(
+        &["replay", path(&game), path(&wrong)],
+        1,
+        "perft(1): expected 2, got 1",
+    );
+}
