@@ -356,9 +356,9 @@ fn stats(args: &StatsArgs) -> Result<bool, Failure> {
         "components": r.components,
         "layers": r.layers,
         "sccs": r.sccs,
-        "roles": loaded.game.roles,
-        "bases": loaded.game.facts.len(),
-        "inputs": loaded.game.moves.len(),
+        "roles": loaded.game.roles(),
+        "bases": loaded.game.facts().len(),
+        "inputs": loaded.game.moves().len(),
         "warnings": r.warnings,
         "relations": breakdown.relations.iter().map(|(n, c)| json!({"relation": n, "nodes": c})).collect::<Vec<_>>(),
         "fan_in": breakdown.fan_in,
@@ -460,7 +460,7 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
         "nodes_per_sec": report.nodes_per_sec(),
         "playouts_per_sec": report.playouts_per_sec(),
         "avg_depth": report.avg_depth(),
-        "avg_goals": loaded.game.roles.iter().cloned().zip(report.avg_goals().into_iter().map(|g| json!(g))).collect::<serde_json::Map<_, _>>(),
+        "avg_goals": loaded.game.roles().iter().cloned().zip(report.avg_goals().into_iter().map(|g| json!(g))).collect::<serde_json::Map<_, _>>(),
         "seed": args.seed,
     });
     emit(args.game.json, &value, || {
@@ -476,7 +476,7 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
             report.playouts_per_sec(),
             report.avg_depth()
         );
-        for (role, goal) in loaded.game.roles.iter().zip(report.avg_goals()) {
+        for (role, goal) in loaded.game.roles().iter().zip(report.avg_goals()) {
             out.push_str(&format!("average goal of {role}: {goal:.2}\n"));
         }
         out
