@@ -60,7 +60,7 @@ fn bench(c: &mut Criterion) {
             c.bench_function(&format!("{name}/{kind}/playout"), |b| {
                 let mut playout = Playout::new(&machine, DEFAULT_MAX_DEPTH);
                 let mut rng = Stream::new(1, 0);
-                let mut totals = PlayoutTotals::new(game.roles.len());
+                let mut totals = PlayoutTotals::new(game.roles().len());
                 b.iter(|| playout.run(&mut machine, &mut rng, &mut totals, |_, _| {}))
             });
         }

@@ -159,7 +159,7 @@ pub fn lanes_against_scalar(game: &Arc<Game>, seed: u64, steps: usize) -> DiffRe
     for (record, &lane) in seen.iter().zip(&CHECKED_LANES) {
         let mut rng = Stream::new(seed, lane as u64);
         let mut scalar: Vec<(State, Option<Vec<u32>>)> = Vec::new();
-        let mut totals = PlayoutTotals::new(game.roles.len());
+        let mut totals = PlayoutTotals::new(game.roles().len());
         while scalar.len() < steps {
             playout.run(&mut machine, &mut rng, &mut totals, |state, joint| {
                 scalar.push((state.clone(), Some(joint.iter().map(|m| m.0).collect())));
@@ -174,7 +174,7 @@ pub fn lanes_against_scalar(game: &Arc<Game>, seed: u64, steps: usize) -> DiffRe
                 let show = |(state, joint): &(State, Option<Vec<u32>>)| {
                     let moves = joint.as_ref().map_or("restart".to_owned(), |j| {
                         j.iter()
-                            .map(|&m| game.moves[m as usize].as_str())
+                            .map(|&m| game.moves()[m as usize].as_str())
                             .collect::<Vec<_>>()
                             .join(" ")
                     });

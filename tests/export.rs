@@ -453,9 +453,9 @@ fn json_export_loads_back_and_plays_identically() {
         let text = json::write(&loaded.circuit, &loaded.layering);
         let back = json::load(&text).unwrap_or_else(|e| panic!("{game}: {e}"));
         assert_eq!(back.circuit.nodes, loaded.circuit.nodes, "{game}");
-        assert_eq!(back.game.facts, loaded.game.facts, "{game}");
-        assert_eq!(back.game.moves, loaded.game.moves, "{game}");
-        assert_eq!(back.game.goals, loaded.game.goals, "{game}");
+        assert_eq!(back.game.facts(), loaded.game.facts(), "{game}");
+        assert_eq!(back.game.moves(), loaded.game.moves(), "{game}");
+        assert_eq!(back.game.goals(), loaded.game.goals(), "{game}");
         let depth = if loaded.circuit.nodes.len() > 100_000 {
             1
         } else {

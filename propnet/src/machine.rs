@@ -55,29 +55,79 @@ fn refuse<T>(message: String) -> Result<T, MachineError> {
 }
 
 /// What every thread shares: the compiled circuit and the names of things.
+/// Read-only after [`Game::new`]: its fields are read through accessors of the
+/// same names, so the net, the names and the indexes always agree.
 #[derive(Debug)]
 pub struct Game {
     /// The compiled circuit.
-    pub net: Arc<CompiledNet>,
+    net: Arc<CompiledNet>,
     /// Role names, in order.
-    pub roles: Vec<String>,
+    roles: Vec<String>,
     /// Canonical text of each base's fact.
-    pub facts: Vec<String>,
+    facts: Vec<String>,
     /// Canonical text of each input's move.
-    pub moves: Vec<String>,
+    moves: Vec<String>,
     /// Role of each input.
-    pub move_roles: Vec<usize>,
+    move_roles: Vec<usize>,
     /// Inputs of each role.
-    pub role_moves: Vec<Vec<Move>>,
+    role_moves: Vec<Vec<Move>>,
     /// Goal value of each goal output, and its role.
-    pub goals: Vec<(usize, i64)>,
+    goals: Vec<(usize, i64)>,
     /// The initial state.
-    pub initial: State,
+    initial: State,
     fact_index: FxHashMap<String, usize>,
     move_index: FxHashMap<(usize, String), Move>,
 }
 
 impl Game {
+    /// The compiled circuit.
+    #[inline]
+    pub fn net(&self) -> &Arc<CompiledNet> {
+        &self.net
+    }
+
+    /// Role names, in order.
+    #[inline]
+    pub fn roles(&self) -> &[String] {
+        &self.roles
+    }
+
+    /// Canonical text of each base's fact.
+    #[inline]
+    pub fn facts(&self) -> &[String] {
+        &self.facts
+    }
+
+    /// Canonical text of each input's move.
+    #[inline]
+    pub fn moves(&self) -> &[String] {
+        &self.moves
+    }
+
+    /// Role of each input.
+    #[inline]
+    pub fn move_roles(&self) -> &[usize] {
+        &self.move_roles
+    }
+
+    /// Inputs of each role.
+    #[inline]
+    pub fn role_moves(&self) -> &[Vec<Move>] {
+        &self.role_moves
+    }
+
+    /// Goal value of each goal output, and its role.
+    #[inline]
+    pub fn goals(&self) -> &[(usize, i64)] {
+        &self.goals
+    }
+
+    /// The initial state.
+    #[inline]
+    pub fn initial(&self) -> &State {
+        &self.initial
+    }
+
     /// Per role, the highest goal value derivable in the state `eval` holds
     /// (`None` if none is), into `out`.
     pub(crate) fn best_goals(&self, eval: &mut impl Evaluator, out: &mut Vec<Option<i64>>) {
@@ -85,7 +135,7 @@ impl Game {
         out.clear();
         out.resize(self.roles.len(), None);
         for (g, &(role, value)) in self.goals.iter().enumerate() {
-            if eval.value(self.net.goal_slots[g]) {
+            if eval.value(self.net.goal_slots()[g]) {
                 out[role] = Some(out[role].map_or(value, |best| best.max(value)));
             }
         }
@@ -103,7 +153,7 @@ impl Game {
         for (m, &r) in move_roles.iter().enumerate() {
             role_moves[r].push(Move(m as u32));
         }
-        let mut initial = BitVec::from_vec(net.initial.clone());
+        let mut initial = BitVec::from_vec(net.initial().to_vec());
         initial.truncate(circuit.bases.len());
         let initial = State(initial);
         Game {
@@ -243,7 +293,7 @@ impl StateMachine {
     /// Whether `state` is terminal.
     pub fn is_terminal(&mut self, state: &State) -> bool {
         self.load(state);
-        self.eval.value(self.game.net.terminal_slot)
+        self.eval.value(self.game.net.terminal_slot())
     }
 
     /// Every goal value derivable for each role in `state`, ascending.
@@ -252,7 +302,7 @@ impl StateMachine {
         self.eval.refresh_goals();
         let mut goals = vec![Vec::new(); self.game.roles.len()];
         for (g, &(role, value)) in self.game.goals.iter().enumerate() {
-            if self.eval.value(self.game.net.goal_slots[g]) {
+            if self.eval.value(self.game.net.goal_slots()[g]) {
                 goals[role].push(value);
             }
         }
@@ -287,7 +337,7 @@ impl StateMachine {
                     self.game.moves[m.0 as usize], self.game.roles[owner], self.game.roles[role]
                 ));
             }
-            if !self.eval.value(self.game.net.legal_slots[m.0 as usize]) {
+            if !self.eval.value(self.game.net.legal_slots()[m.0 as usize]) {
                 return refuse(format!(
                     "illegal move {} for role {} in this state",
                     self.game.moves[m.0 as usize], self.game.roles[role]

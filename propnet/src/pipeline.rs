@@ -137,8 +137,8 @@ pub fn load(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
     })
     .map_err(LoadError::Cycle)?;
     timed(phases, "plan", || {
-        Differential::plan(&game.net);
-        Sweep::plan(&game.net);
+        Differential::plan(game.net());
+        Sweep::plan(game.net());
     });
     report.layers = layering.layers;
     report.sccs = layering.cycles;

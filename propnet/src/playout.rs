@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 /// over its legal inputs in input order; `None` when it has none.
 #[inline]
 pub fn random_input(eval: &impl Evaluator, net: &CompiledNet, role: usize, rng: &mut Stream) -> Option<u32> {
-    bits::draw(eval.legal_words(role), rng).map(|at| net.role_inputs[role][at])
+    bits::draw(eval.legal_words(role), rng).map(|at| net.role_inputs()[role][at])
 }
 
 /// What a set of random playouts added up to.
@@ -181,7 +181,7 @@ pub fn monte_carlo(game: &Arc<Game>, config: &McConfig) -> McReport {
             run_thread(game, config, t as u64, stop)
         })
         .into_iter()
-        .fold(PlayoutTotals::new(game.roles.len()), PlayoutTotals::merge);
+        .fold(PlayoutTotals::new(game.roles().len()), PlayoutTotals::merge);
     McReport {
         evaluator: config.evaluator,
         threads,
@@ -243,7 +243,7 @@ fn run_thread(game: &Arc<Game>, config: &McConfig, thread: u64, stop: Stop) -> P
     }
     let mut machine = StateMachine::with_evaluator(Arc::clone(game), config.evaluator);
     let mut rng = Stream::new(config.seed, thread);
-    let mut totals = PlayoutTotals::new(game.roles.len());
+    let mut totals = PlayoutTotals::new(game.roles().len());
     let mut playout = Playout::new(&machine, config.max_depth);
     playout.stop_at(stop.deadline());
     while !stop.reached(&totals) {
@@ -323,13 +323,13 @@ impl Playout {
         totals: &mut PlayoutTotals,
         mut on_move: impl FnMut(&State, &[Move]),
     ) {
-        let net = &*game.net;
-        self.state.clone_from(&game.initial);
+        let net = game.net();
+        self.state.clone_from(game.initial());
         let mut depth = 0u64;
         loop {
             totals.nodes += 1;
             eval.load_state(self.state.0.as_raw_slice());
-            if eval.value(net.terminal_slot) {
+            if eval.value(net.terminal_slot()) {
                 game.best_goals(eval, &mut self.goals);
                 totals.finish_with(depth, self.goals.iter().copied());
                 return;
@@ -346,7 +346,7 @@ impl Playout {
             }
             self.joint.clear();
             self.inputs.clear();
-            for role in 0..game.roles.len() {
+            for role in 0..game.roles().len() {
                 match random_input(eval, net, role, rng) {
                     Some(m) => {
                         self.joint.push(Move(m));

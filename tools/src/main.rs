@@ -363,9 +363,9 @@ fn stats(args: &StatsArgs) -> Result<bool, Failure> {
         "components": r.components,
         "layers": r.layers,
         "sccs": r.sccs,
-        "roles": loaded.game.roles,
-        "bases": loaded.game.facts.len(),
-        "inputs": loaded.game.moves.len(),
+        "roles": loaded.game.roles(),
+        "bases": loaded.game.facts().len(),
+        "inputs": loaded.game.moves().len(),
         "warnings": r.warnings,
         "relations": breakdown.relations.iter().map(|(n, c)| json!({"relation": n, "nodes": c})).collect::<Vec<_>>(),
         "fan_in": breakdown.fan_in,
@@ -470,8 +470,8 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
         "nodes_per_sec": report.nodes_per_sec(),
         "playouts_per_sec": report.playouts_per_sec(),
         "avg_depth": report.avg_depth(),
-        "avg_goals": per_role(&loaded.game.roles, report.avg_goals()),
-        "missing_goals": per_role(&loaded.game.roles, report.totals.missing_goals.iter()),
+        "avg_goals": per_role(loaded.game.roles(), report.avg_goals()),
+        "missing_goals": per_role(loaded.game.roles(), report.totals.missing_goals.iter()),
         "seed": args.seed,
     });
     emit(args.game.json, &value, || {
@@ -495,7 +495,7 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
             ));
         }
         let missing = &report.totals.missing_goals;
-        for ((role, goal), missing) in loaded.game.roles.iter().zip(report.avg_goals()).zip(missing) {
+        for ((role, goal), missing) in loaded.game.roles().iter().zip(report.avg_goals()).zip(missing) {
             match goal {
                 Some(goal) => out.push_str(&format!("average goal of {role}: {goal:.2}\n")),
                 None => out.push_str(&format!("average goal of {role}: none\n")),

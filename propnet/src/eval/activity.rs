@@ -37,10 +37,10 @@ impl Activity {
     /// Whether the `and`-specific counts of `slot` are measured: an acyclic
     /// `and` of at least two inputs.
     pub fn is_measured(net: &CompiledNet, slot: u32) -> bool {
-        slot >= net.first_gate
-            && net.gates[slot as usize] == Gate::And
+        slot >= net.first_gate()
+            && net.gates()[slot as usize] == Gate::And
             && net.inputs(slot).len() >= 2
-            && net.cycle_start[slot as usize] == u32::MAX
+            && net.cycle_start()[slot as usize] == u32::MAX
     }
 
     /// Measures `net` along random playouts (a fixed seed, so the same net gives
@@ -49,15 +49,15 @@ impl Activity {
     /// `kept` up to date (only those count in [`Activity::measured`] and
     /// [`Activity::restart_work`]).
     pub fn measure(net: &CompiledNet, gate_evaluations: usize, kept: &[bool]) -> Activity {
-        let measured: Vec<u32> = (net.first_gate..net.slots as u32)
+        let measured: Vec<u32> = (net.first_gate()..net.slots() as u32)
             .filter(|&s| kept[s as usize] && Activity::is_measured(net, s))
             .collect();
         let mut activity = Activity {
             transitions: 0,
             measured: Vec::new(),
-            flips: vec![0; net.slots],
-            others_changed: vec![0; net.fanin.len()],
-            flips_while_others: vec![0; net.fanin.len()],
+            flips: vec![0; net.slots()],
+            others_changed: vec![0; net.fanin().len()],
+            flips_while_others: vec![0; net.fanin().len()],
             restart_work: 0,
         };
         let (mut restarts, mut restart_work) = (0u64, 0u64);
@@ -71,10 +71,10 @@ impl Activity {
         if restarts == 0 {
             // No playout ended: return from where the measurement stopped.
             let mut values = last.clone();
-            for (b, &slot) in net.base_slots.iter().enumerate() {
-                values[slot as usize] = bit(&net.initial, b);
+            for (b, &slot) in net.base_slots().iter().enumerate() {
+                values[slot as usize] = bit(net.initial(), b);
             }
-            run_steps(&net.steps, &mut values, false, net);
+            run_steps(net.steps(), &mut values, false, net);
             restarts = 1;
             restart_work = work(net, kept, &last, &values);
         }
@@ -94,7 +94,7 @@ impl Activity {
             let full = inputs.len() - 1;
             let true_before = inputs.iter().filter(|&&i| before[i as usize]).count();
             let true_after = inputs.iter().filter(|&&i| after[i as usize]).count();
-            let first_edge = net.fanin_offsets[and as usize] as usize;
+            let first_edge = net.fanin_offsets()[and as usize] as usize;
             for (k, &i) in inputs.iter().enumerate() {
                 let (b, a) = (before[i as usize], after[i as usize]);
                 let others_before = true_before - usize::from(b) == full;
@@ -128,36 +128,36 @@ pub(crate) fn random_walk(
     gate_evaluations: usize,
     mut observe: impl FnMut(Transition, &[bool], &[bool]),
 ) -> Vec<bool> {
-    let budget = (gate_evaluations / net.slots.max(1)).clamp(16, 400);
+    let budget = (gate_evaluations / net.slots().max(1)).clamp(16, 400);
     let mut transitions = 0;
     let mut restarting = false;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x6163_7469_7669_7479);
-    let mut before = vec![false; net.slots];
-    let mut values = vec![false; net.slots];
-    let mut state = net.initial.clone();
+    let mut before = vec![false; net.slots()];
+    let mut values = vec![false; net.slots()];
+    let mut state = net.initial().to_vec();
     let mut joint: Vec<u32> = Vec::new();
     let mut legal = Vec::new();
     let mut first = true;
     while transitions < budget {
         // A new state (with the last joint move still on the inputs).
-        for (b, &slot) in net.base_slots.iter().enumerate() {
+        for (b, &slot) in net.base_slots().iter().enumerate() {
             values[slot as usize] = bit(&state, b);
         }
-        run_steps(&net.steps, &mut values, false, net);
+        run_steps(net.steps(), &mut values, false, net);
         if !first {
             observe(Transition::State { restart: restarting }, &before, &values);
             transitions += 1;
         }
         first = false;
         before.clone_from(&values);
-        let mut stuck = values[net.terminal_slot as usize];
+        let mut stuck = values[net.terminal_slot() as usize];
         let old_joint = std::mem::take(&mut joint);
-        for inputs in &net.role_inputs {
+        for inputs in net.role_inputs() {
             legal.clear();
             legal.extend(
                 inputs
                     .iter()
-                    .filter(|&&m| values[net.legal_slots[m as usize] as usize]),
+                    .filter(|&&m| values[net.legal_slots()[m as usize] as usize]),
             );
             if legal.is_empty() {
                 stuck = true;
@@ -167,23 +167,24 @@ pub(crate) fn random_walk(
         }
         restarting = stuck;
         if stuck {
-            state.clone_from(&net.initial);
+            state.clear();
+            state.extend_from_slice(net.initial());
             joint = old_joint;
             continue;
         }
         // The new joint move.
         for &m in &old_joint {
-            values[net.input_slots[m as usize] as usize] = false;
+            values[net.input_slots()[m as usize] as usize] = false;
         }
         for &m in &joint {
-            values[net.input_slots[m as usize] as usize] = true;
+            values[net.input_slots()[m as usize] as usize] = true;
         }
-        run_steps(&net.steps[net.state_steps..], &mut values, false, net);
+        run_steps(&net.steps()[net.state_steps()..], &mut values, false, net);
         observe(Transition::Moves, &before, &values);
         transitions += 1;
         before.clone_from(&values);
-        pack(&mut state, net.next_slots.len(), |b| {
-            values[net.next_slots[b] as usize]
+        pack(&mut state, net.next_slots().len(), |b| {
+            values[net.next_slots()[b] as usize]
         });
     }
     values
@@ -192,7 +193,7 @@ pub(crate) fn random_walk(
 /// What a differential evaluation from `before` to `after` costs: the fan-out
 /// edges to `kept` slots of the kept slots that change, plus one per slot.
 fn work(net: &CompiledNet, kept: &[bool], before: &[bool], after: &[bool]) -> u64 {
-    (0..net.slots as u32)
+    (0..net.slots() as u32)
         .filter(|&s| kept[s as usize] && before[s as usize] != after[s as usize])
         .map(|s| net.outputs(s).iter().filter(|&&o| kept[o as usize]).count() as u64 + 1)
         .sum()

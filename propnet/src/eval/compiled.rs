@@ -30,45 +30,48 @@ pub enum Step {
     Cycle(u32, u32),
 }
 
-/// A circuit laid out for evaluation.
+/// A circuit laid out for evaluation. Its fields are private and read through
+/// accessors of the same names: a net is made only by [`CompiledNet::new`] and
+/// never changed after, so the plans cached with it (and cloned with it) and the
+/// evaluators' unchecked indexing stay valid.
 #[derive(Clone, Debug)]
 pub struct CompiledNet {
     /// Number of value slots.
-    pub slots: usize,
+    slots: usize,
     /// The first gate slot (bases and inputs come before it).
-    pub first_gate: u32,
+    first_gate: u32,
     /// Slot of each base.
-    pub base_slots: Vec<u32>,
+    base_slots: Vec<u32>,
     /// Slot of each input.
-    pub input_slots: Vec<u32>,
+    input_slots: Vec<u32>,
     /// Gate kind of each slot (meaningful for gate slots only).
-    pub gates: Vec<Gate>,
+    gates: Vec<Gate>,
     /// Fan-in of slot `s`: `fanin[fanin_offsets[s]..fanin_offsets[s + 1]]`.
-    pub fanin_offsets: Vec<u32>,
+    fanin_offsets: Vec<u32>,
     /// Fan-in slots, contiguous per slot.
-    pub fanin: Vec<u32>,
+    fanin: Vec<u32>,
     /// Fan-out of slot `s`: `fanout[fanout_offsets[s]..fanout_offsets[s + 1]]`.
-    pub fanout_offsets: Vec<u32>,
+    fanout_offsets: Vec<u32>,
     /// Fan-out slots, contiguous per slot, ascending.
-    pub fanout: Vec<u32>,
+    fanout: Vec<u32>,
     /// First slot of the cyclic component holding each slot (`u32::MAX` outside cycles).
-    pub cycle_start: Vec<u32>,
+    cycle_start: Vec<u32>,
     /// Evaluation steps; `steps[..state_steps]` depend on the state only.
-    pub steps: Vec<Step>,
+    steps: Vec<Step>,
     /// Number of steps that do not depend on moves.
-    pub state_steps: usize,
+    state_steps: usize,
     /// Slot telling whether each input is legal.
-    pub legal_slots: Vec<u32>,
+    legal_slots: Vec<u32>,
     /// The inputs of each role, ascending.
-    pub role_inputs: Vec<Vec<u32>>,
+    role_inputs: Vec<Vec<u32>>,
     /// Slot of each goal output, in the order of the circuit's goals.
-    pub goal_slots: Vec<u32>,
+    goal_slots: Vec<u32>,
     /// Slot of the terminal output.
-    pub terminal_slot: u32,
+    terminal_slot: u32,
     /// Slot giving each base's next value.
-    pub next_slots: Vec<u32>,
+    next_slots: Vec<u32>,
     /// The initial state: bit `b` is base `b`'s initial value.
-    pub initial: Vec<u64>,
+    initial: Vec<u64>,
     /// The differential evaluator's plan, made when the first one is.
     pub(crate) differential_plan: OnceLock<Arc<Plan>>,
     /// The sweep evaluator's compiled runs, made when the first one is.
@@ -244,6 +247,114 @@ impl CompiledNet {
             differential_plan: OnceLock::new(),
             sweep_plan: OnceLock::new(),
         }
+    }
+
+    /// Number of value slots.
+    #[inline]
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+
+    /// The first gate slot (bases and inputs come before it).
+    #[inline]
+    pub fn first_gate(&self) -> u32 {
+        self.first_gate
+    }
+
+    /// Slot of each base.
+    #[inline]
+    pub fn base_slots(&self) -> &[u32] {
+        &self.base_slots
+    }
+
+    /// Slot of each input.
+    #[inline]
+    pub fn input_slots(&self) -> &[u32] {
+        &self.input_slots
+    }
+
+    /// Gate kind of each slot (meaningful for gate slots only).
+    #[inline]
+    pub fn gates(&self) -> &[Gate] {
+        &self.gates
+    }
+
+    /// Fan-in of slot `s`: `fanin[fanin_offsets[s]..fanin_offsets[s + 1]]`.
+    #[inline]
+    pub fn fanin_offsets(&self) -> &[u32] {
+        &self.fanin_offsets
+    }
+
+    /// Fan-in slots, contiguous per slot.
+    #[inline]
+    pub fn fanin(&self) -> &[u32] {
+        &self.fanin
+    }
+
+    /// Fan-out of slot `s`: `fanout[fanout_offsets[s]..fanout_offsets[s + 1]]`.
+    #[inline]
+    pub fn fanout_offsets(&self) -> &[u32] {
+        &self.fanout_offsets
+    }
+
+    /// Fan-out slots, contiguous per slot, ascending.
+    #[inline]
+    pub fn fanout(&self) -> &[u32] {
+        &self.fanout
+    }
+
+    /// First slot of the cyclic component holding each slot (`u32::MAX` outside cycles).
+    #[inline]
+    pub fn cycle_start(&self) -> &[u32] {
+        &self.cycle_start
+    }
+
+    /// Evaluation steps; `steps[..state_steps]` depend on the state only.
+    #[inline]
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    /// Number of steps that do not depend on moves.
+    #[inline]
+    pub fn state_steps(&self) -> usize {
+        self.state_steps
+    }
+
+    /// Slot telling whether each input is legal.
+    #[inline]
+    pub fn legal_slots(&self) -> &[u32] {
+        &self.legal_slots
+    }
+
+    /// The inputs of each role, ascending.
+    #[inline]
+    pub fn role_inputs(&self) -> &[Vec<u32>] {
+        &self.role_inputs
+    }
+
+    /// Slot of each goal output, in the order of the circuit's goals.
+    #[inline]
+    pub fn goal_slots(&self) -> &[u32] {
+        &self.goal_slots
+    }
+
+    /// Slot of the terminal output.
+    #[inline]
+    pub fn terminal_slot(&self) -> u32 {
+        self.terminal_slot
+    }
+
+    /// Slot giving each base's next value.
+    #[inline]
+    pub fn next_slots(&self) -> &[u32] {
+        &self.next_slots
+    }
+
+    /// The initial state: bit `b` is base `b`'s initial value.
+    #[inline]
+    pub fn initial(&self) -> &[u64] {
+        &self.initial
     }
 
     /// The fan-in slots of `slot`.

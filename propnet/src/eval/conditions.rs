@@ -42,18 +42,19 @@ pub(crate) fn conditions(
     usable: impl Fn(u32, u32) -> bool,
 ) -> Vec<Option<Condition>> {
     // Per slot, how many eligible outputs it could force.
-    let mut forces = vec![0u32; net.slots];
-    for gate in (net.first_gate..net.slots as u32).filter(|&g| eligible[g as usize] && output[g as usize]) {
+    let mut forces = vec![0u32; net.slots()];
+    for gate in (net.first_gate()..net.slots() as u32).filter(|&g| eligible[g as usize] && output[g as usize])
+    {
         for literal in forcing(net, gate) {
             forces[literal.slot as usize] += 1;
         }
     }
-    let mut condition: Vec<Option<Condition>> = vec![None; net.slots];
+    let mut condition: Vec<Option<Condition>> = vec![None; net.slots()];
     // Slots chosen as conditions before their own turn came (readers come
     // after the slots they read, and are decided first): they get none.
-    let mut is_condition = vec![false; net.slots];
+    let mut is_condition = vec![false; net.slots()];
     let mut walk = FaninWalk::new(net);
-    for gate in (net.first_gate..net.slots as u32).rev() {
+    for gate in (net.first_gate()..net.slots() as u32).rev() {
         if !eligible[gate as usize] || is_condition[gate as usize] {
             continue;
         }
@@ -64,7 +65,7 @@ pub(crate) fn conditions(
         for &reader in net.outputs(gate).iter().filter(|_| !output[gate as usize]) {
             // The literals that decide this reader whatever `gate` holds, and
             // the reader's own condition.
-            let mut deciding: Vec<Condition> = match net.gates[reader as usize] {
+            let mut deciding: Vec<Condition> = match net.gates()[reader as usize] {
                 Gate::Not => Vec::new(),
                 kind => net
                     .inputs(reader)
@@ -120,7 +121,7 @@ pub(crate) fn conditions(
 /// The literals that force `gate` (see [`conditions`]): each input of an
 /// `and` with `skip_when` false, of an `or` with `skip_when` true.
 fn forcing(net: &CompiledNet, gate: u32) -> impl Iterator<Item = Condition> + '_ {
-    let skip_when = match net.gates[gate as usize] {
+    let skip_when = match net.gates()[gate as usize] {
         Gate::And => Some(false),
         Gate::Or => Some(true),
         Gate::Not => None,
@@ -226,21 +227,26 @@ mod tests {
     #[test]
     fn the_move_generation_of_the_role_not_to_move_does_not_matter() {
         let loaded = crate::load(NEIGHBOURS, &crate::LoadConfig::default()).unwrap();
-        let (net, game) = (&loaded.game.net, &loaded.game);
+        let (net, game) = (&loaded.game.net(), &loaded.game);
         let control = |role: &str| {
-            let base = game.facts.iter().position(|f| *f == format!("(control {role})"));
-            net.base_slots[base.expect("a control base")]
+            let base = game
+                .facts()
+                .iter()
+                .position(|f| *f == format!("(control {role})"));
+            net.base_slots()[base.expect("a control base")]
         };
-        let outputs: Vec<u32> = [net.terminal_slot]
+        let outputs: Vec<u32> = [net.terminal_slot()]
             .into_iter()
-            .chain(net.goal_slots.iter().copied())
-            .chain(net.legal_slots.iter().copied())
-            .chain(net.next_slots.iter().copied())
+            .chain(net.goal_slots().iter().copied())
+            .chain(net.legal_slots().iter().copied())
+            .chain(net.next_slots().iter().copied())
             .collect();
-        let eligible: Vec<bool> = (0..net.slots as u32)
-            .map(|s| s >= net.first_gate && !outputs.contains(&s) && net.cycle_start[s as usize] == u32::MAX)
+        let eligible: Vec<bool> = (0..net.slots() as u32)
+            .map(|s| {
+                s >= net.first_gate() && !outputs.contains(&s) && net.cycle_start()[s as usize] == u32::MAX
+            })
             .collect();
-        let condition = conditions(net, &eligible, &vec![false; net.slots], |_, _| true);
+        let condition = conditions(net, &eligible, &vec![false; net.slots()], |_, _| true);
         for role in ["a", "b"] {
             let turn = Condition {
                 slot: control(role),
@@ -267,7 +273,7 @@ mod tests {
             assert!(!depends_on(&mut walk, c.slot, gate));
             for &reader in net.outputs(gate) {
                 let decides = net.inputs(reader).contains(&c.slot)
-                    && net.gates[reader as usize] == if c.skip_when { Gate::Or } else { Gate::And };
+                    && net.gates()[reader as usize] == if c.skip_when { Gate::Or } else { Gate::And };
                 assert!(
                     decides || condition[reader as usize] == Some(c),
                     "reader {reader} of {gate} is not decided by {c:?}"
@@ -279,19 +285,19 @@ mod tests {
     #[test]
     fn legality_outputs_are_forced_by_the_turn() {
         let loaded = crate::load(NEIGHBOURS, &crate::LoadConfig::default()).unwrap();
-        let (net, game) = (&loaded.game.net, &loaded.game);
-        let mut output = vec![false; net.slots];
-        for &slot in &net.legal_slots {
+        let (net, game) = (&loaded.game.net(), &loaded.game);
+        let mut output = vec![false; net.slots()];
+        for &slot in net.legal_slots() {
             output[slot as usize] = true;
         }
-        let eligible: Vec<bool> = (0..net.slots as u32)
-            .map(|s| s >= net.first_gate && net.cycle_start[s as usize] == u32::MAX)
+        let eligible: Vec<bool> = (0..net.slots() as u32)
+            .map(|s| s >= net.first_gate() && net.cycle_start()[s as usize] == u32::MAX)
             .collect();
         let condition = conditions(net, &eligible, &output, |_, _| true);
         let mut forced_marks = 0;
-        for (m, text) in game.moves.iter().enumerate() {
-            let legal = net.legal_slots[m];
-            if legal < net.first_gate {
+        for (m, text) in game.moves().iter().enumerate() {
+            let legal = net.legal_slots()[m];
+            if legal < net.first_gate() {
                 continue;
             }
             let Some(c) = condition[legal as usize] else {
@@ -300,12 +306,15 @@ mod tests {
             // An output only ever gets a condition that forces it.
             assert!(forced(net, legal, c), "{text}: {c:?} does not force it");
             if text.starts_with("(mark") {
-                let role = &game.roles[game.move_roles[m]];
-                let base = game.facts.iter().position(|f| *f == format!("(control {role})"));
+                let role = &game.roles()[game.move_roles()[m]];
+                let base = game
+                    .facts()
+                    .iter()
+                    .position(|f| *f == format!("(control {role})"));
                 assert_eq!(
                     c,
                     Condition {
-                        slot: net.base_slots[base.expect("a control base")],
+                        slot: net.base_slots()[base.expect("a control base")],
                         skip_when: false
                     },
                     "{text} is forced by its role's turn"

@@ -157,12 +157,12 @@ impl Cones {
         };
         let base = specializer.baseline();
         let mut least_cost = CALL_COST as f64 + least_cost_of(&base, &specializer.operands);
-        let mut cones: Vec<Function> = Vec::with_capacity(net.input_slots.len());
+        let mut cones: Vec<Function> = Vec::with_capacity(net.input_slots().len());
         let mut budget = OPERAND_BUDGET;
-        for m in 0..net.input_slots.len() {
+        for m in 0..net.input_slots().len() {
             let cone = specializer.cone(m, &mut budget)?;
             let role = specializer.input_role[m] as usize;
-            least_cost += least_cost_of(&cone, &specializer.operands) / net.role_inputs[role].len() as f64;
+            least_cost += least_cost_of(&cone, &specializer.operands) / net.role_inputs()[role].len() as f64;
             if least_cost > most_cost {
                 return None;
             }
@@ -207,8 +207,8 @@ impl Cones {
         if values > MOST_VALUES {
             return None;
         }
-        let mut base_copies = vec![Vec::new(); net.base_slots.len()];
-        for gate in (0..net.slots as u32).filter(|&g| copy_of(g) != NONE && root(g)) {
+        let mut base_copies = vec![Vec::new(); net.base_slots().len()];
+        for gate in (0..net.slots() as u32).filter(|&g| copy_of(g) != NONE && root(g)) {
             base_copies[copy_of(gate) as usize].push(layout.located[gate as usize]);
         }
         let restore_call_cost = |m: usize| match restore_cost(&restores[m]) {
@@ -217,7 +217,7 @@ impl Cones {
         };
         // The packing's call, the baseline's, then per role the average of its cones'.
         let per_role: f64 = net
-            .role_inputs
+            .role_inputs()
             .iter()
             .filter(|inputs| !inputs.is_empty())
             .map(|inputs| {
@@ -247,15 +247,15 @@ impl Cones {
             .chain(cones_live.iter().map(|gates| specializer.steps(gates)))
             .collect();
         let called = functions.iter().map(|steps| !steps.is_empty()).collect();
-        let read_once: Vec<bool> = (0..net.slots)
-            .map(|s| !root(s as u32) && net.fanout_offsets[s + 1] - net.fanout_offsets[s] == 1)
+        let read_once: Vec<bool> = (0..net.slots())
+            .map(|s| !root(s as u32) && net.fanout_offsets()[s + 1] - net.fanout_offsets()[s] == 1)
             .collect();
         let program = NativeProgram::compile_functions(layout, packed.len(), functions, &read_once)?;
         let restoring = restores.iter().map(|steps| !steps.is_empty()).collect();
         let restore_steps = restores
             .into_iter()
             .map(|gates| gates.into_iter().map(NativeStep::Gate).collect());
-        let restores = NativeProgram::compile_functions(layout, 0, restore_steps, &vec![false; net.slots])?;
+        let restores = NativeProgram::compile_functions(layout, 0, restore_steps, &vec![false; net.slots()])?;
         Some(Cones {
             program,
             called,
@@ -371,22 +371,24 @@ impl<'a> Specializer<'a> {
     /// if that has cycles or the net more than 64 roles.
     fn new(net: &'a CompiledNet, kept: &[bool], decoded: &'a DecodedMoves) -> Option<Specializer<'a>> {
         let in_moves = net.in_move_part();
-        let moved: Vec<bool> = (0..net.slots).map(|s| in_moves[s] && kept[s]).collect();
-        if net.role_inputs.len() > 64 || (0..net.slots).any(|s| moved[s] && net.cycle_start[s] != u32::MAX) {
+        let moved: Vec<bool> = (0..net.slots()).map(|s| in_moves[s] && kept[s]).collect();
+        if net.role_inputs().len() > 64
+            || (0..net.slots()).any(|s| moved[s] && net.cycle_start()[s] != u32::MAX)
+        {
             return None;
         }
-        let mut input_role = vec![0u32; net.input_slots.len()];
-        for (role, inputs) in net.role_inputs.iter().enumerate() {
+        let mut input_role = vec![0u32; net.input_slots().len()];
+        for (role, inputs) in net.role_inputs().iter().enumerate() {
             for &m in inputs {
                 input_role[m as usize] = role as u32;
             }
         }
         // Slot order is an evaluation order: acyclic gates come after their inputs.
-        let mut roles = vec![0u64; net.slots];
-        for (m, &slot) in net.input_slots.iter().enumerate() {
+        let mut roles = vec![0u64; net.slots()];
+        for (m, &slot) in net.input_slots().iter().enumerate() {
             roles[slot as usize] = 1 << input_role[m];
         }
-        for slot in net.first_gate as usize..net.slots {
+        for slot in net.first_gate() as usize..net.slots() {
             roles[slot] = net
                 .inputs(slot as u32)
                 .iter()
@@ -398,10 +400,10 @@ impl<'a> Specializer<'a> {
             moved,
             input_role,
             roles,
-            baseline: vec![Value::Read; net.slots],
-            copy_of: vec![NONE; net.slots],
-            in_cone: vec![u32::MAX; net.slots],
-            value: vec![Value::Read; net.slots],
+            baseline: vec![Value::Read; net.slots()],
+            copy_of: vec![NONE; net.slots()],
+            in_cone: vec![u32::MAX; net.slots()],
+            value: vec![Value::Read; net.slots()],
             operands: Vec::new(),
         })
     }
@@ -417,7 +419,7 @@ impl<'a> Specializer<'a> {
     fn baseline(&mut self) -> Function {
         let net = self.net;
         let mut base = Function::default();
-        for slot in (net.first_gate..net.slots as u32).filter(|&s| self.moved[s as usize]) {
+        for slot in (net.first_gate()..net.slots() as u32).filter(|&s| self.moved[s as usize]) {
             let (moved, baseline) = (&self.moved, &self.baseline);
             let value_of = |i: u32| {
                 if is_input(net, i) {
@@ -451,7 +453,7 @@ impl<'a> Specializer<'a> {
     /// The base that `gate` reads as its only operand, if it does.
     fn copied_base(&self, gate: Folded) -> Option<u32> {
         match self.operands[gate.start as usize..gate.end as usize] {
-            [only] if (only as usize) < self.net.base_slots.len() => Some(only),
+            [only] if (only as usize) < self.net.base_slots().len() => Some(only),
             _ => None,
         }
     }
@@ -460,7 +462,7 @@ impl<'a> Specializer<'a> {
     /// its operands taken from `budget`; `None` if they exceed it.
     fn cone(&mut self, m: usize, budget: &mut usize) -> Option<Function> {
         let net = self.net;
-        let (input, role) = (net.input_slots[m], self.input_role[m]);
+        let (input, role) = (net.input_slots()[m], self.input_role[m]);
         let mut cone = vec![input];
         self.in_cone[input as usize] = m as u32;
         let mut k = 0;
@@ -524,7 +526,7 @@ impl<'a> Specializer<'a> {
     /// Per slot, whether it must be stored: a gate of the move part that a
     /// function of `functions` reads from memory but does not compute.
     fn must_store<'f>(&self, functions: impl IntoIterator<Item = &'f Function>) -> Vec<bool> {
-        let mut must_store = vec![false; self.net.slots];
+        let mut must_store = vec![false; self.net.slots()];
         for function in functions {
             let computed: Vec<u32> = function.gates.iter().map(|g| g.out).collect();
             for gate in &function.gates {
@@ -556,7 +558,7 @@ impl<'a> Specializer<'a> {
 
 /// Whether `slot` is an input of `net`.
 pub(crate) fn is_input(net: &CompiledNet, slot: u32) -> bool {
-    (net.base_slots.len() as u32..net.first_gate).contains(&slot)
+    (net.base_slots().len() as u32..net.first_gate()).contains(&slot)
 }
 
 impl Function {
@@ -608,7 +610,7 @@ fn fold(
     value_of: impl Fn(u32) -> Value,
     operands: &mut Vec<u32>,
 ) -> (Folded, Option<bool>) {
-    let (all, negate) = match net.gates[slot as usize] {
+    let (all, negate) = match net.gates()[slot as usize] {
         Gate::And => (true, false),
         Gate::Or => (false, false),
         Gate::Not => (true, true),
@@ -652,16 +654,16 @@ mod tests {
     /// does, against a plain evaluation of the whole net.
     fn cones_compute_what_the_net_computes(game: &str) {
         let loaded = crate::load(game, &crate::LoadConfig::default()).unwrap();
-        let net: &CompiledNet = &loaded.game.net;
+        let net: &CompiledNet = loaded.game.net();
         let kept: Vec<bool> = net.goal_only().iter().map(|&g| !g).collect();
         let decoded = DecodedMoves::new(net, &kept);
         let output = outputs(net);
-        let packed: Vec<Vec<u32>> = net.next_slots.chunks(64).map(<[u32]>::to_vec).collect();
+        let packed: Vec<Vec<u32>> = net.next_slots().chunks(64).map(<[u32]>::to_vec).collect();
         let located = in_place(net);
         let layout = Layout {
             located: &located,
-            pack_area: net.slots,
-            first_flag: net.slots + 64 * packed.len(),
+            pack_area: net.slots(),
+            first_flag: net.slots() + 64 * packed.len(),
         };
         let Some(cones) = Cones::new(net, &kept, &decoded, &output, layout, &packed, f64::INFINITY) else {
             assert!(
@@ -676,30 +678,30 @@ mod tests {
         cones.restore_all(&mut values);
         let mut previous: Vec<u32> = Vec::new();
         for _ in 0..300 {
-            let mut plain = vec![false; net.slots];
-            for &base in &net.base_slots {
+            let mut plain = vec![false; net.slots()];
+            for &base in net.base_slots() {
                 plain[base as usize] = rng.gen_bool(0.3);
             }
             let moves: Vec<u32> = net
-                .role_inputs
+                .role_inputs()
                 .iter()
                 .map(|inputs| inputs[rng.gen_range(0..inputs.len())])
                 .collect();
             assert!(cones.accepts(&moves));
             for &m in &moves {
-                plain[net.input_slots[m as usize] as usize] = true;
+                plain[net.input_slots()[m as usize] as usize] = true;
             }
-            super::super::run_steps(&net.steps, &mut plain, false, net);
+            super::super::run_steps(net.steps(), &mut plain, false, net);
             // What loading the state (a changed base stores its copies too),
             // the state part and loading the moves leave in the values.
-            for base in 0..net.base_slots.len() as u32 {
+            for base in 0..net.base_slots().len() as u32 {
                 if values[base as usize] != plain[base as usize] {
                     for &byte in cones.copies_of(base) {
                         values[byte as usize] = plain[base as usize];
                     }
                 }
             }
-            for slot in 0..net.slots {
+            for slot in 0..net.slots() {
                 if !(in_moves[slot] && kept[slot]) || decoded.is_decoded(slot as u32) {
                     values[slot] = plain[slot];
                 }
@@ -714,13 +716,13 @@ mod tests {
                     .fold(0u64, |w, (bit, &slot)| w | u64::from(plain[slot as usize]) << bit);
                 assert_eq!(*word, expected, "next state after {moves:?}");
             }
-            for slot in (0..net.slots).filter(|&s| output[s] && kept[s]) {
+            for slot in (0..net.slots()).filter(|&s| output[s] && kept[s]) {
                 assert_eq!(values[slot], plain[slot], "slot {slot} after {moves:?}");
             }
             previous = moves;
         }
         // Two inputs of one role: the whole move part runs instead.
-        let role = net.role_inputs.iter().find(|inputs| inputs.len() > 1).unwrap();
+        let role = net.role_inputs().iter().find(|inputs| inputs.len() > 1).unwrap();
         assert!(!cones.accepts(&role[..2]));
     }
 

@@ -23,17 +23,17 @@ pub(crate) struct DecodedMoves {
 impl DecodedMoves {
     /// The acyclic `or`s of `net` that are `kept` and read moves only.
     pub(crate) fn new(net: &CompiledNet, kept: &[bool]) -> DecodedMoves {
-        let mut is_input = vec![false; net.first_gate as usize];
-        for &slot in &net.input_slots {
+        let mut is_input = vec![false; net.first_gate() as usize];
+        for &slot in net.input_slots() {
             is_input[slot as usize] = true;
         }
-        let mut of_input: Vec<Vec<u32>> = vec![Vec::new(); net.first_gate as usize];
-        let mut decoded = vec![false; net.slots];
-        for gate in net.first_gate..net.slots as u32 {
+        let mut of_input: Vec<Vec<u32>> = vec![Vec::new(); net.first_gate() as usize];
+        let mut decoded = vec![false; net.slots()];
+        for gate in net.first_gate()..net.slots() as u32 {
             let inputs = net.inputs(gate);
-            if net.gates[gate as usize] == Gate::Or
+            if net.gates()[gate as usize] == Gate::Or
                 && kept[gate as usize]
-                && net.cycle_start[gate as usize] == u32::MAX
+                && net.cycle_start()[gate as usize] == u32::MAX
                 && !inputs.is_empty()
                 && inputs.iter().all(|&i| is_input.get(i as usize) == Some(&true))
             {

@@ -250,30 +250,30 @@ impl Plan {
         let kept: Vec<bool> = goal_only.iter().map(|&g| !g).collect();
         // The gates of a move part run as cones keep no counters.
         let moved = |slot: usize| move_cones.as_ref().is_some_and(|m| m.is_moved(slot as u32));
-        let kept: Vec<bool> = (0..net.slots).map(|s| kept[s] && !moved(s)).collect();
+        let kept: Vec<bool> = (0..net.slots()).map(|s| kept[s] && !moved(s)).collect();
         let role_words = role_words(net);
-        let mut legal_of: Vec<Vec<u32>> = vec![Vec::new(); net.slots];
-        for (role, inputs) in net.role_inputs.iter().enumerate() {
+        let mut legal_of: Vec<Vec<u32>> = vec![Vec::new(); net.slots()];
+        for (role, inputs) in net.role_inputs().iter().enumerate() {
             for (at, &m) in inputs.iter().enumerate() {
                 let bit = (role_words[role] * 64 + at) as u32;
-                legal_of[net.legal_slots[m as usize] as usize].push(bit);
+                legal_of[net.legal_slots()[m as usize] as usize].push(bit);
             }
         }
         // The cones pack the next state, if they run the move part.
-        let mut next_of: Vec<Vec<u32>> = vec![Vec::new(); net.slots];
+        let mut next_of: Vec<Vec<u32>> = vec![Vec::new(); net.slots()];
         if move_cones.is_none() {
-            for (b, &slot) in net.next_slots.iter().enumerate() {
+            for (b, &slot) in net.next_slots().iter().enumerate() {
                 next_of[slot as usize].push(b as u32);
             }
         }
         let legal_words = role_words.last().copied().unwrap_or(0);
         let legal_ors = legal_ors(net, &kept, &legal_of);
-        let mut is_legal_or = vec![false; net.slots];
+        let mut is_legal_or = vec![false; net.slots()];
         for &(or, _) in &legal_ors {
             is_legal_or[or as usize] = true;
         }
         // Slots read by nothing but legality outputs and legal-move `or`s.
-        let legal_only: Vec<bool> = (0..net.slots)
+        let legal_only: Vec<bool> = (0..net.slots())
             .map(|s| {
                 net.outputs(s as u32).iter().all(|&o| is_legal_or[o as usize])
                     && next_of[s].is_empty()
@@ -281,7 +281,7 @@ impl Plan {
             })
             .collect();
         let guard_of = choose_guards(net, activity, &kept, &legal_only, &legal_of);
-        let mut guard_index = vec![NONE; net.slots];
+        let mut guard_index = vec![NONE; net.slots()];
         let mut guard_slots = Vec::new();
         for &g in &guard_of {
             if g != NONE && guard_index[g as usize] == NONE {
@@ -289,7 +289,7 @@ impl Plan {
                 guard_slots.push(g);
             }
         }
-        let lazy: Vec<bool> = (0..net.slots)
+        let lazy: Vec<bool> = (0..net.slots())
             .map(|s| legal_only[s] && guard_of[s] != NONE)
             .collect();
         let guarded_by: Vec<u32> = guard_of
@@ -297,12 +297,12 @@ impl Plan {
             .map(|&g| if g == NONE { NONE } else { guard_index[g as usize] })
             .collect();
         let mut guard_members = vec![Vec::new(); guard_slots.len()];
-        for s in (0..net.slots).filter(|&s| guarded_by[s] != NONE && !lazy[s]) {
+        for s in (0..net.slots()).filter(|&s| guarded_by[s] != NONE && !lazy[s]) {
             guard_members[guarded_by[s] as usize].push(s as u32);
         }
         let mut ready_words = vec![0u32];
         let mut members = Vec::new();
-        let mut ready_bit = vec![NONE; net.slots];
+        let mut ready_bit = vec![NONE; net.slots()];
         for guarded in &guard_members {
             for &and in guarded {
                 ready_bit[and as usize] = members.len() as u32;
@@ -312,7 +312,7 @@ impl Plan {
             ready_words.push((members.len() / 64) as u32);
         }
         let mut guard_words = vec![(usize::MAX, 0); guard_slots.len()];
-        for s in (0..net.slots).filter(|&s| lazy[s]) {
+        for s in (0..net.slots()).filter(|&s| lazy[s]) {
             let words = &mut guard_words[guard_index[guard_of[s] as usize] as usize];
             for &bit in &legal_of[s] {
                 let word = bit as usize >> 6;
@@ -322,20 +322,20 @@ impl Plan {
         for words in &mut guard_words {
             words.0 = words.0.min(words.1);
         }
-        let mut spans = Vec::with_capacity(net.slots + 1);
-        let mut targets = Vec::with_capacity(net.fanout.len());
-        let mut lazy_of = vec![Vec::new(); net.slots];
+        let mut spans = Vec::with_capacity(net.slots() + 1);
+        let mut targets = Vec::with_capacity(net.fanout().len());
+        let mut lazy_of = vec![Vec::new(); net.slots()];
         assert!(
-            net.slots < 1 << 30,
+            net.slots() < 1 << 30,
             "too many slots for the differential evaluator"
         );
         assert!(
-            (0..net.slots as u32).all(|s| net.inputs(s).len() < 1 << (LEVEL_BITS - 1)),
+            (0..net.slots() as u32).all(|s| net.inputs(s).len() < 1 << (LEVEL_BITS - 1)),
             "a gate has too many inputs for the differential evaluator"
         );
-        for slot in 0..net.slots as u32 {
+        for slot in 0..net.slots() as u32 {
             let s = slot as usize;
-            let own = net.cycle_start[s];
+            let own = net.cycle_start()[s];
             let gates_start = targets.len() as u32;
             let mut cycles = Vec::new();
             for &out in net
@@ -343,7 +343,7 @@ impl Plan {
                 .iter()
                 .filter(|&&o| kept[o as usize] && !is_legal_or[o as usize])
             {
-                match net.cycle_start[out as usize] {
+                match net.cycle_start()[out as usize] {
                     NONE if guard_of[out as usize] == slot => {}
                     NONE => targets.push(out),
                     cycle if cycle != own && !cycles.contains(&cycle) => cycles.push(cycle),
@@ -367,9 +367,9 @@ impl Plan {
         // The propagation slices the targets by the spans, and indexes counters
         // and pending slots by the targets, unchecked.
         assert!(
-            spans.len() == net.slots + 1
+            spans.len() == net.slots() + 1
                 && spans.windows(2).all(|w| w[0][0] <= w[0][1] && w[0][1] <= w[1][0])
-                && spans[net.slots][0] as usize == targets.len(),
+                && spans[net.slots()][0] as usize == targets.len(),
             "fan-out spans out of order"
         );
         assert!(
@@ -383,7 +383,7 @@ impl Plan {
                             .iter()
                             .filter(|&&e| e & EFFECT_KIND == CYCLE_EFFECT),
                     )
-                    .all(|&t| ((t & !EFFECT_KIND) as usize) < net.slots)
+                    .all(|&t| ((t & !EFFECT_KIND) as usize) < net.slots())
                     && targets[effects as usize..end as usize]
                         .iter()
                         .filter(|&&e| e & EFFECT_KIND == BYTE_EFFECT)
@@ -392,7 +392,7 @@ impl Plan {
             "a fan-out outside the net"
         );
         let (lazy_offsets, lazy_bits) = flatten(lazy_of);
-        let guarded = (0..net.slots)
+        let guarded = (0..net.slots())
             .map(|s| match guard_of[s] {
                 NONE => GuardedAnd::UNGUARDED,
                 slot => GuardedAnd {
@@ -412,18 +412,18 @@ impl Plan {
                         && (and.guard == NONE || and.is_lazy() || (and.ready_bit as usize) < members.len())
                         && (and.guard == NONE
                             || (and.guard as usize) < guard_slots.len()
-                                && (and.guard_slot as usize) < net.slots)
+                                && (and.guard_slot as usize) < net.slots())
                 }),
             "guarded `and`s out of place"
         );
-        let mut goal_reads: Vec<u32> = (0..net.slots as u32)
+        let mut goal_reads: Vec<u32> = (0..net.slots() as u32)
             .filter(|&s| goal_only[s as usize])
             .flat_map(|s| net.inputs(s).iter().copied())
             .filter(|&i| kept[i as usize])
             .collect();
         goal_reads.sort_unstable();
         goal_reads.dedup();
-        let snapshot_bytes = net.slots * size_of::<Counter>()
+        let snapshot_bytes = net.slots() * size_of::<Counter>()
             + bytes
             + members.len() / 8
             + guard_slots.len() * legal_words * size_of::<u64>();
@@ -436,16 +436,18 @@ impl Plan {
             legal_or_slots,
             legal_or_offsets,
             legal_or_masks,
-            goal_gates: (0..net.slots as u32).filter(|&s| goal_only[s as usize]).collect(),
+            goal_gates: (0..net.slots() as u32)
+                .filter(|&s| goal_only[s as usize])
+                .collect(),
             goal_program: Program::new(
                 net,
-                &net.steps,
+                net.steps(),
                 &goal_only,
                 Vec::new(),
                 Layout {
                     located: &in_place(net),
-                    pack_area: net.slots,
-                    first_flag: net.slots,
+                    pack_area: net.slots(),
+                    first_flag: net.slots(),
                 },
             ),
             goal_reads,
@@ -488,11 +490,11 @@ fn choose_guards(
         .copied()
         .filter(|&and| kept[and as usize])
         .collect();
-    let mut saving = vec![0u64; net.slots];
-    let mut chosen = vec![0usize; net.slots];
+    let mut saving = vec![0u64; net.slots()];
+    let mut chosen = vec![0usize; net.slots()];
     // Per input, the legality words its lazy `and`s span, if it has any.
-    let mut lazy_words: Vec<Option<(u32, u32)>> = vec![None; net.slots];
-    let everything = vec![true; net.slots];
+    let mut lazy_words: Vec<Option<(u32, u32)>> = vec![None; net.slots()];
+    let everything = vec![true; net.slots()];
     for &and in &measured {
         let (guard, saved) = best_guard(net, activity, legal_only, &everything, and);
         if guard != NONE {
@@ -507,7 +509,7 @@ fn choose_guards(
             }
         }
     }
-    let allowed: Vec<bool> = (0..net.slots)
+    let allowed: Vec<bool> = (0..net.slots())
         .map(|g| {
             if let Some((first, end)) = lazy_words[g] {
                 saving[g] > u64::from(activity.flips[g]) * (GUARD_CHANGE_COST + u64::from(end - first))
@@ -516,7 +518,7 @@ fn choose_guards(
             }
         })
         .collect();
-    let mut guard_of = vec![NONE; net.slots];
+    let mut guard_of = vec![NONE; net.slots()];
     for &and in &measured {
         guard_of[and as usize] = best_guard(net, activity, legal_only, &allowed, and).0;
     }
@@ -534,7 +536,7 @@ fn best_guard(
     and: u32,
 ) -> (u32, u64) {
     let inputs = net.inputs(and);
-    let first_edge = net.fanin_offsets[and as usize] as usize;
+    let first_edge = net.fanin_offsets()[and as usize] as usize;
     let flips = |i: u32| u64::from(activity.flips[i as usize]);
     let updates: u64 = inputs.iter().map(|&i| flips(i)).sum();
     let unguarded = if legal_only[and as usize] {
@@ -566,19 +568,19 @@ fn best_guard(
 /// and an `and` read by them and as legality can be lazy (amazons: every legal
 /// move is also read by `anyLegalMove`).
 fn legal_ors(net: &CompiledNet, kept: &[bool], legal_of: &[Vec<u32>]) -> Vec<(u32, Vec<(usize, u64)>)> {
-    let mut feeds_legality = vec![false; net.slots];
-    let mut stack: Vec<u32> = net.legal_slots.clone();
+    let mut feeds_legality = vec![false; net.slots()];
+    let mut stack: Vec<u32> = net.legal_slots().to_vec();
     while let Some(slot) = stack.pop() {
         if !std::mem::replace(&mut feeds_legality[slot as usize], true) {
             stack.extend(net.inputs(slot));
         }
     }
-    (net.first_gate..net.slots as u32)
+    (net.first_gate()..net.slots() as u32)
         .filter(|&s| {
             let inputs = net.inputs(s);
             kept[s as usize]
-                && net.gates[s as usize] == Gate::Or
-                && net.cycle_start[s as usize] == NONE
+                && net.gates()[s as usize] == Gate::Or
+                && net.cycle_start()[s as usize] == NONE
                 && !feeds_legality[s as usize]
                 && !inputs.is_empty()
                 && inputs.iter().all(|&i| !legal_of[i as usize].is_empty())
@@ -842,21 +844,21 @@ impl Differential {
 
     /// An evaluator of `net` by `plan`, holding the all-false state and no moves.
     fn with_plan(net: Arc<CompiledNet>, plan: Arc<Plan>) -> Differential {
-        let mut values = vec![false; net.slots];
-        run_steps(&net.steps, &mut values, false, &*net);
+        let mut values = vec![false; net.slots()];
+        run_steps(net.steps(), &mut values, false, &*net);
         let legal_words = plan.legal_words;
         let mut ready = Ready {
             bits: vec![0; plan.members.len() / 64],
             legal: vec![0; plan.guard_slots.len() * legal_words],
         };
-        let mut next = vec![0u64; net.base_slots.len().div_ceil(64)];
+        let mut next = vec![0u64; net.base_slots().len().div_ceil(64)];
         let mut legal = vec![0u64; legal_words];
         let mut bytes = vec![false; plan.bytes];
-        let mut counters = Vec::with_capacity(net.slots);
-        for s in 0..net.slots as u32 {
+        let mut counters = Vec::with_capacity(net.slots());
+        for s in 0..net.slots() as u32 {
             let inputs = net.inputs(s);
             let guard = plan.guarded[s as usize].guard_slot;
-            let (threshold, inverted) = match net.gates[s as usize] {
+            let (threshold, inverted) = match net.gates()[s as usize] {
                 Gate::And if guard != NONE => (inputs.len() as u32 - 1, false),
                 Gate::And => (inputs.len() as u32, false),
                 Gate::Or => (1, false),
@@ -907,8 +909,8 @@ impl Differential {
             move_cones.restore_all(&mut bytes);
         }
         Differential {
-            pending: Pending::new(net.slots),
-            state: vec![0; net.base_slots.len().div_ceil(64)],
+            pending: Pending::new(net.slots()),
+            state: vec![0; net.base_slots().len().div_ceil(64)],
             initial: None,
             goals_fresh: true,
             values_scratch: Vec::new(),
@@ -1188,13 +1190,13 @@ impl Propagation<'_> {
     #[inline(never)]
     fn recompute_cycle(&mut self, start: u32) {
         let net = self.net;
-        let end = (start..net.slots as u32)
-            .find(|&s| net.cycle_start[s as usize] != start)
-            .unwrap_or(net.slots as u32);
+        let end = (start..net.slots() as u32)
+            .find(|&s| net.cycle_start()[s as usize] != start)
+            .unwrap_or(net.slots() as u32);
         // The fixpoint reads the values of the component's inputs and members.
         let mut values = std::mem::take(self.scratch);
         values.clear();
-        values.extend((0..net.slots as u32).map(|s| slot_value(self.plan, self.counters, s)));
+        values.extend((0..net.slots() as u32).map(|s| slot_value(self.plan, self.counters, s)));
         fixpoint(&mut values, start, end, false, net);
         for slot in start..end {
             self.set(slot, values[slot as usize]);
@@ -1216,11 +1218,11 @@ impl Evaluator for Differential {
     /// from a snapshot of its first load (see `Plan::restore_initial`).
     fn load_state(&mut self, state: &[u64]) {
         self.goals_fresh = false;
-        let bases = self.net.base_slots.len();
+        let bases = self.net.base_slots().len();
         let words = self.state.len();
         // Word by word, in line: a call to `memcmp` costs more for a few words.
         let initial =
-            self.plan.restore_initial && state[..words].iter().zip(&self.net.initial).all(|(a, b)| a == b);
+            self.plan.restore_initial && state[..words].iter().zip(self.net.initial()).all(|(a, b)| a == b);
         if let (true, Some(snapshot)) = (initial, &self.initial) {
             self.values.restore_from(snapshot);
             self.state[..words].copy_from_slice(&state[..words]);
@@ -1234,7 +1236,7 @@ impl Evaluator for Differential {
                 let b = word * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 if b < bases {
-                    propagation.set(propagation.net.base_slots[b], value);
+                    propagation.set(propagation.net.base_slots()[b], value);
                 }
             }
         };
@@ -1290,7 +1292,7 @@ impl Evaluator for Differential {
         }
         let mut loaded = std::mem::take(&mut self.values.moves);
         let mut propagation = self.propagation();
-        let input_slots = &propagation.net.input_slots;
+        let input_slots = &propagation.net.input_slots();
         for &m in moves {
             propagation.set(input_slots[m as usize], true);
         }
@@ -1320,7 +1322,7 @@ impl Evaluator for Differential {
             return;
         }
         let mut values = std::mem::take(&mut self.values_scratch);
-        values.resize(self.net.slots, false);
+        values.resize(self.net.slots(), false);
         for &slot in &self.plan.goal_reads {
             values[slot as usize] = self.value(slot);
         }
@@ -1350,18 +1352,18 @@ mod tests {
              (<= (goal a 0) (not (true (cell 2 a)))) (goal b 50)",
         );
         let loaded = crate::load(&game, &crate::LoadConfig::default()).unwrap();
-        let net = &loaded.game.net;
+        let net = loaded.game.net();
         let goal_only = net.goal_only();
         assert!(
             loaded
                 .game
-                .goals
+                .goals()
                 .iter()
-                .zip(&net.goal_slots)
+                .zip(net.goal_slots())
                 .any(|(&(_, value), &slot)| value == 100 && goal_only[slot as usize]),
             "the goal of 100 is read by nothing else"
         );
-        assert!(!goal_only[net.terminal_slot as usize]);
+        assert!(!goal_only[net.terminal_slot() as usize]);
         let plan = Plan::chosen(net);
         assert!(!plan.goal_gates.is_empty());
         for (slot, _) in goal_only.iter().enumerate().filter(|(_, &g)| g) {
@@ -1377,8 +1379,8 @@ mod tests {
         // a marks cells 1 and 2 (b marks 9 and 8 between), then the goals are asked for.
         let mut state = sweep.initial_state();
         let input = |text: &str, role: usize| {
-            let found = (0..loaded.game.moves.len())
-                .find(|&m| loaded.game.moves[m] == text && loaded.game.move_roles[m] == role);
+            let found = (0..loaded.game.moves().len())
+                .find(|&m| loaded.game.moves()[m] == text && loaded.game.move_roles()[m] == role);
             crate::Move(found.expect("a move") as u32)
         };
         for (turn, cell) in ["(mark 1)", "(mark 9)", "(mark 2)", "(mark 8)"]
@@ -1404,15 +1406,15 @@ mod tests {
             "(<= terminal (not open)) (<= (can_move ?r) (legal ?r (mark ?c))) (<= terminal (true (control a)) (not (can_move a)))",
         );
         let loaded = crate::load(&game, &crate::LoadConfig::default()).unwrap();
-        let net = &loaded.game.net;
+        let net = loaded.game.net();
         let plan = Plan::chosen(net);
         assert!(
             !plan.legal_or_slots.is_empty(),
             "can_move is an or of legal moves"
         );
-        for (m, text) in loaded.game.moves.iter().enumerate() {
+        for (m, text) in loaded.game.moves().iter().enumerate() {
             if text.starts_with("(mark") {
-                let legal = net.legal_slots[m] as usize;
+                let legal = net.legal_slots()[m] as usize;
                 assert!(
                     plan.guarded[legal].is_lazy(),
                     "{text} is lazy although can_move reads it"
@@ -1453,12 +1455,12 @@ mod tests {
             ),
         );
         let loaded = crate::load(&game, &crate::LoadConfig::default()).unwrap();
-        let net = &loaded.game.net;
+        let net = loaded.game.net();
         let plan = Plan::chosen(net);
         assert!(plan.legal_words >= 66, "{} legality words", plan.legal_words);
-        for (m, text) in loaded.game.moves.iter().enumerate() {
+        for (m, text) in loaded.game.moves().iter().enumerate() {
             if text.starts_with("(mark") {
-                let legal = net.legal_slots[m] as usize;
+                let legal = net.legal_slots()[m] as usize;
                 assert!(plan.guarded[legal].is_lazy(), "{text} is lazy");
             }
         }
@@ -1467,17 +1469,17 @@ mod tests {
     #[test]
     fn the_turn_guards_the_legality_of_marks() {
         let loaded = crate::load(TURNS, &crate::LoadConfig::default()).unwrap();
-        let net = &loaded.game.net;
-        let activity = Activity::measure(net, 1_000_000, &vec![true; net.slots]);
+        let net = loaded.game.net();
+        let activity = Activity::measure(net, 1_000_000, &vec![true; net.slots()]);
         let control = |role: &str| {
             let fact = format!("(control {role})");
             let base = loaded
                 .game
-                .facts
+                .facts()
                 .iter()
                 .position(|f| *f == fact)
                 .expect("a control base");
-            net.base_slots[base]
+            net.base_slots()[base]
         };
         // Playouts of nine moves: the turn changes in nine of every ten states
         // (not on the restart), a cell at most once a playout.
@@ -1489,10 +1491,10 @@ mod tests {
             "the turn changed {turns} times in {states} states"
         );
         let plan = Plan::chosen(net);
-        for (m, text) in loaded.game.moves.iter().enumerate() {
+        for (m, text) in loaded.game.moves().iter().enumerate() {
             if text.starts_with("(mark") {
-                let role = loaded.game.roles[loaded.game.move_roles[m]].as_str();
-                let legal = net.legal_slots[m] as usize;
+                let role = loaded.game.roles()[loaded.game.move_roles()[m]].as_str();
+                let legal = net.legal_slots()[m] as usize;
                 assert_eq!(
                     plan.guarded[legal].guard_slot,
                     control(role),

@@ -61,15 +61,15 @@ impl LanePlayouts {
     /// Lanes over `game`; lane `l` draws from `Stream::new(seed, first_stream + l)`;
     /// a playout that reaches `max_depth` moves (at least 1) without ending is abandoned.
     pub fn new(game: Arc<Game>, seed: u64, first_stream: u64, max_depth: u64) -> LanePlayouts {
-        let net = Arc::clone(&game.net);
-        let roles = game.roles.len();
+        let net = Arc::clone(game.net());
+        let roles = game.roles().len();
         let (move_gates, move_steps) = LaneGates::complementing_frames(&net);
-        let initial: Vec<bool> = game.initial.0.iter().by_vals().collect();
+        let initial: Vec<bool> = game.initial().0.iter().by_vals().collect();
         let mut lanes = LanePlayouts {
-            state_part: Program::new(&LaneGates::plain(&net), &net.steps[..net.state_steps]),
+            state_part: Program::new(&LaneGates::plain(&net), &net.steps()[..net.state_steps()]),
             move_part: Program::new(&move_gates, &move_steps),
             values: vec![NONE; move_gates.slots()],
-            next: vec![NONE; net.base_slots.len()],
+            next: vec![NONE; net.base_slots().len()],
             streams: (0..LANES as u64 / 8)
                 .map(|b| {
                     Block::new(std::array::from_fn(|i| {
@@ -80,7 +80,7 @@ impl LanePlayouts {
             depths: vec![0; LANES],
             max_depth: max_depth.max(1),
             at_limit: NONE,
-            walk: vec![0; game.role_moves.iter().map(Vec::len).sum()],
+            walk: vec![0; game.role_moves().iter().map(Vec::len).sum()],
             walked: 0,
             moved: NONE,
             goal_scratch: Vec::new(),
@@ -90,7 +90,7 @@ impl LanePlayouts {
             game,
             net,
         };
-        for (b, &slot) in lanes.net.base_slots.iter().enumerate() {
+        for (b, &slot) in lanes.net.base_slots().iter().enumerate() {
             lanes.values[slot as usize] = if lanes.initial[b] { ALL } else { NONE };
         }
         lanes
@@ -106,7 +106,7 @@ impl LanePlayouts {
         let (word, bit) = (lane / 64, lane % 64);
         State(
             self.net
-                .base_slots
+                .base_slots()
                 .iter()
                 .map(|&s| (self.values[s as usize][word] >> bit) & 1 != 0)
                 .collect(),
@@ -119,13 +119,13 @@ impl LanePlayouts {
     pub fn last_joint(&self, lane: usize) -> Option<Vec<u32>> {
         let (word, bit) = (lane / 64, lane % 64);
         let taken =
-            |m: &&Move| (self.values[self.net.input_slots[m.0 as usize] as usize][word] >> bit) & 1 != 0;
+            |m: &&Move| (self.values[self.net.input_slots()[m.0 as usize] as usize][word] >> bit) & 1 != 0;
         if (self.moved[word] >> bit) & 1 == 0 {
             return None;
         }
         // The moves' inputs still hold the last step's choices.
         self.game
-            .role_moves
+            .role_moves()
             .iter()
             .map(|moves| moves.iter().find(taken).map(|m| m.0))
             .collect()
@@ -165,14 +165,14 @@ impl LanePlayouts {
         // of the `Arc`: its reference count is shared with the other threads.
         self.state_part.run(&self.net, &mut self.values);
         self.totals.nodes += LANES as u64;
-        let terminal = self.values[self.net.terminal_slot as usize];
+        let terminal = self.values[self.net.terminal_slot() as usize];
         self.finish_playouts(&terminal);
         let mut active = not(&terminal);
         self.abandon_at_limit(&mut active);
         for &m in &self.walk[..std::mem::take(&mut self.walked)] {
-            self.values[self.net.input_slots[m as usize] as usize] = NONE;
+            self.values[self.net.input_slots()[m as usize] as usize] = NONE;
         }
-        for role in 0..self.game.roles.len() {
+        for role in 0..self.game.roles().len() {
             self.choose::<VECTOR_BITS>(role, &mut active, fewest_planes);
         }
         self.moved = active;
@@ -180,7 +180,7 @@ impl LanePlayouts {
         // Read every next value before writing any base: a next value may be a base.
         let restart = not(&active);
         let net = &*self.net;
-        for (b, &next) in net.next_slots.iter().enumerate() {
+        for (b, &next) in net.next_slots().iter().enumerate() {
             let next = and(&self.values[next as usize], &active);
             self.next[b] = if self.initial[b] {
                 or(&next, &restart)
@@ -188,7 +188,7 @@ impl LanePlayouts {
                 next
             };
         }
-        for (&slot, next) in net.base_slots.iter().zip(&self.next) {
+        for (&slot, next) in net.base_slots().iter().zip(&self.next) {
             self.values[slot as usize] = *next;
         }
         let (depths, at_limit, max_depth) = (&mut self.depths, &mut self.at_limit, self.max_depth);
@@ -217,9 +217,9 @@ impl LanePlayouts {
     }
 
     fn finish_playouts(&mut self, terminal: &Lane) {
-        let roles = self.game.roles.len();
-        let goals = &self.game.goals;
-        let goal_slots = &self.net.goal_slots;
+        let roles = self.game.roles().len();
+        let goals = &self.game.goals();
+        let goal_slots = self.net.goal_slots();
         let values = &self.values;
         let totals = &mut self.totals;
         let depths = &mut self.depths;
@@ -248,7 +248,7 @@ impl LanePlayouts {
     /// least `fewest_planes` (more planes than needed count and select the same).
     #[inline(always)]
     fn choose<const VECTOR_BITS: u32>(&mut self, role: usize, active: &mut Lane, fewest_planes: u32) {
-        match fewest_planes.max(usize::BITS - self.game.role_moves[role].len().leading_zeros()) {
+        match fewest_planes.max(usize::BITS - self.game.role_moves()[role].len().leading_zeros()) {
             0..=1 => self.choose_in::<1, VECTOR_BITS>(role, active),
             2 => self.choose_in::<2, VECTOR_BITS>(role, active),
             3 => self.choose_in::<3, VECTOR_BITS>(role, active),
@@ -269,8 +269,8 @@ impl LanePlayouts {
     #[inline(always)]
     fn choose_in<const P: usize, const VECTOR_BITS: u32>(&mut self, role: usize, active: &mut Lane) {
         let net = &*self.net;
-        let moves = &self.game.role_moves[role];
-        let legal_of = |values: &[Lane], m: &Move| values[net.legal_slots[m.0 as usize] as usize];
+        let moves = &self.game.role_moves()[role];
+        let legal_of = |values: &[Lane], m: &Move| values[net.legal_slots()[m.0 as usize] as usize];
         let mut planes = [NONE; P];
         let mut waiting = CarrySave::<P>::new();
         // Only the moves legal in some active lane are counted and walked
@@ -346,7 +346,7 @@ impl LanePlayouts {
                 *plane = xor(plane, &borrow);
                 borrow = next_borrow;
             }
-            self.values[net.input_slots[m as usize] as usize] = borrow;
+            self.values[net.input_slots()[m as usize] as usize] = borrow;
         }
     }
 }
@@ -602,10 +602,10 @@ impl<'a> LaneGates<'a> {
     fn complementing_frames(net: &'a CompiledNet) -> (LaneGates<'a>, Vec<Step>) {
         let mut gates = LaneGates::plain(net);
         let groups: Vec<Vec<u32>> = net
-            .role_inputs
+            .role_inputs()
             .iter()
             .map(|inputs| {
-                let mut slots: Vec<u32> = inputs.iter().map(|&m| net.input_slots[m as usize]).collect();
+                let mut slots: Vec<u32> = inputs.iter().map(|&m| net.input_slots()[m as usize]).collect();
                 slots.sort_unstable();
                 slots
             })
@@ -614,17 +614,17 @@ impl<'a> LaneGates<'a> {
         for (role, slots) in groups.iter().enumerate() {
             role_of.extend(slots.iter().map(|&slot| (slot, role)));
         }
-        for step in &net.steps[net.state_steps..] {
+        for step in &net.steps()[net.state_steps()..] {
             let Step::Gates(start, end) = *step else { continue };
             for slot in start..end {
-                if net.gates[slot as usize] == Gate::Or {
+                if net.gates()[slot as usize] == Gate::Or {
                     gates.complement(slot, &groups, &role_of);
                 }
             }
         }
-        let first_added = net.slots as u32;
+        let first_added = net.slots() as u32;
         let mut steps = vec![Step::Gates(first_added, first_added + gates.added.len() as u32)];
-        steps.extend_from_slice(&net.steps[net.state_steps..]);
+        steps.extend_from_slice(&net.steps()[net.state_steps()..]);
         (gates, steps)
     }
 
@@ -669,23 +669,23 @@ impl<'a> LaneGates<'a> {
 
     fn add(&mut self, gate: Gate, inputs: Vec<u32>) -> u32 {
         self.added.push((gate, inputs));
-        (self.net.slots + self.added.len() - 1) as u32
+        (self.net.slots() + self.added.len() - 1) as u32
     }
 
     /// Slots in all: the net's and the added gates'.
     fn slots(&self) -> usize {
-        self.net.slots + self.added.len()
+        self.net.slots() + self.added.len()
     }
 
     fn gate(&self, slot: u32) -> Gate {
-        match (slot as usize).checked_sub(self.net.slots) {
+        match (slot as usize).checked_sub(self.net.slots()) {
             Some(added) => self.added[added].0,
-            None => self.net.gates[slot as usize],
+            None => self.net.gates()[slot as usize],
         }
     }
 
     fn inputs(&self, slot: u32) -> &[u32] {
-        match (slot as usize).checked_sub(self.net.slots) {
+        match (slot as usize).checked_sub(self.net.slots()) {
             Some(added) => &self.added[added].1,
             None => self
                 .rewritten
@@ -702,7 +702,7 @@ struct NetGates<'a>(&'a CompiledNet);
 impl GateValue<Lane> for NetGates<'_> {
     #[inline(always)]
     fn value(&self, values: &[Lane], slot: u32) -> Lane {
-        gate_value(self.0.gates[slot as usize], self.0.inputs(slot), values)
+        gate_value(self.0.gates()[slot as usize], self.0.inputs(slot), values)
     }
 }
 

@@ -49,7 +49,7 @@ pub trait Evaluator {
     /// The legal inputs of `role` after the last [`Evaluator::load_state`], ascending, into `out`.
     fn legal_inputs(&self, net: &CompiledNet, role: usize, out: &mut Vec<u32>) {
         out.clear();
-        let inputs = &net.role_inputs[role];
+        let inputs = &net.role_inputs()[role];
         for (w, &word) in self.legal_words(role).iter().enumerate() {
             let mut bits = word;
             while bits != 0 {
@@ -61,7 +61,7 @@ pub trait Evaluator {
     /// Writes the next state (bit `b`: base `b`'s next value) after the last
     /// [`Evaluator::load_moves`] into `out`, whose bits past the bases stay zero.
     fn next_state(&self, net: &CompiledNet, out: &mut [u64]) {
-        pack(out, net.next_slots.len(), |b| self.value(net.next_slots[b]));
+        pack(out, net.next_slots().len(), |b| self.value(net.next_slots()[b]));
     }
 }
 
@@ -251,7 +251,7 @@ pub(crate) fn fixpoint<V: Copy + PartialEq>(
 /// `role_words[r]..role_words[r + 1]`, bit `at` for its input at position `at`.
 pub(crate) fn role_words(net: &CompiledNet) -> Vec<usize> {
     let mut role_words = vec![0];
-    for inputs in &net.role_inputs {
+    for inputs in net.role_inputs() {
         role_words.push(role_words.last().copied().unwrap_or(0) + inputs.len().div_ceil(64));
     }
     role_words

@@ -48,27 +48,27 @@ impl MoveCones {
     /// than the counter updates `activity` says a joint move takes through it.
     pub(crate) fn new(net: &CompiledNet, kept: &[bool], activity: &Activity) -> Option<MoveCones> {
         let in_moves = net.in_move_part();
-        let moved: Vec<bool> = (0..net.slots)
-            .map(|s| s >= net.first_gate as usize && in_moves[s] && kept[s])
+        let moved: Vec<bool> = (0..net.slots())
+            .map(|s| s >= net.first_gate() as usize && in_moves[s] && kept[s])
             .collect();
         if !moved.iter().any(|&m| m) || activity.transitions < 2 {
             return None;
         }
         // Per slot, whether the cones read its value: a kept slot of the
         // state part read by the move part, or a next value.
-        let mut read = vec![false; net.slots];
-        for gate in (0..net.slots).filter(|&g| moved[g]) {
+        let mut read = vec![false; net.slots()];
+        for gate in (0..net.slots()).filter(|&g| moved[g]) {
             for &i in net.inputs(gate as u32) {
                 read[i as usize] |= kept[i as usize] && !moved[i as usize] && !is_input(net, i);
             }
         }
-        for &slot in &net.next_slots {
+        for &slot in net.next_slots() {
             read[slot as usize] |= !moved[slot as usize];
         }
         // Counter updates per node through the move part (a node is two
         // transitions: a state and a joint move), and bytes stored.
         let nodes = f64::from(activity.transitions) / 2.0;
-        let updates: f64 = (0..net.slots)
+        let updates: f64 = (0..net.slots())
             .map(|s| {
                 let into_moves = net
                     .outputs(s as u32)
@@ -79,25 +79,25 @@ impl MoveCones {
                 f64::from(activity.flips[s]) * (into_moves + evaluation)
             })
             .sum();
-        let stores: f64 = (0..net.slots)
+        let stores: f64 = (0..net.slots())
             .filter(|&s| read[s])
             .map(|s| f64::from(activity.flips[s]))
             .sum();
         let most_cost = (updates * UPDATE_VALUES - stores) / nodes;
         let decoded = DecodedMoves::new(net, kept);
-        let next_words: Vec<Vec<u32>> = net.next_slots.chunks(64).map(<[u32]>::to_vec).collect();
-        let located = located(net, &decoded, [(net.slots, &next_words)]);
-        let bytes = net.slots + 64 * next_words.len();
+        let next_words: Vec<Vec<u32>> = net.next_slots().chunks(64).map(<[u32]>::to_vec).collect();
+        let located = located(net, &decoded, [(net.slots(), &next_words)]);
+        let bytes = net.slots() + 64 * next_words.len();
         let layout = Layout {
             located: &located,
-            pack_area: net.slots,
+            pack_area: net.slots(),
             first_flag: bytes,
         };
         let cones = Cones::new(net, kept, &decoded, &outputs(net), layout, &next_words, most_cost)?;
         // The bytes of a move played: its input's and its `or`s of moves'
         // (those where roles' moves meet, of simultaneous moves).
         let move_bytes = cones.reads_moves().then(|| {
-            net.input_slots
+            net.input_slots()
                 .iter()
                 .map(|&slot| {
                     std::iter::once(slot)
@@ -106,10 +106,10 @@ impl MoveCones {
                 })
                 .collect()
         });
-        let bytes_of = (0..net.slots)
+        let bytes_of = (0..net.slots())
             .map(|s| {
                 let own = read[s].then_some(located[s]);
-                let copies: &[u32] = if s < net.base_slots.len() {
+                let copies: &[u32] = if s < net.base_slots().len() {
                     cones.copies_of(s as u32)
                 } else {
                     &[]
@@ -117,8 +117,8 @@ impl MoveCones {
                 own.into_iter().chain(copies.iter().copied()).collect()
             })
             .collect();
-        let mut next_bit = vec![NONE; net.slots];
-        for (b, &slot) in net.next_slots.iter().enumerate() {
+        let mut next_bit = vec![NONE; net.slots()];
+        for (b, &slot) in net.next_slots().iter().enumerate() {
             next_bit[slot as usize] = b as u32;
         }
         Some(MoveCones {
@@ -192,16 +192,16 @@ impl MoveCones {
             return true;
         }
         scratch.clear();
-        scratch.extend((0..net.slots as u32).map(|s| !self.moved[s as usize] && state_value(s)));
-        for &slot in &net.input_slots {
+        scratch.extend((0..net.slots() as u32).map(|s| !self.moved[s as usize] && state_value(s)));
+        for &slot in net.input_slots() {
             scratch[slot as usize] = false;
         }
         for &m in moves {
-            scratch[net.input_slots[m as usize] as usize] = true;
+            scratch[net.input_slots()[m as usize] as usize] = true;
         }
-        run_steps(&net.steps[net.state_steps..], scratch, false, net);
+        run_steps(&net.steps()[net.state_steps()..], scratch, false, net);
         next.fill(0);
-        for (b, &slot) in net.next_slots.iter().enumerate() {
+        for (b, &slot) in net.next_slots().iter().enumerate() {
             next[b / 64] |= u64::from(scratch[slot as usize]) << (b % 64);
         }
         false
@@ -231,7 +231,7 @@ mod tests {
     /// role, which the cones refuse.
     fn next_states_by_move_cones(game: &str) {
         let loaded = crate::load(game, &crate::LoadConfig::default()).unwrap();
-        let net: &Arc<CompiledNet> = &loaded.game.net;
+        let net: &Arc<CompiledNet> = loaded.game.net();
         let mut eval = Differential::new(Arc::clone(net));
         if !eval.has_move_cones() {
             assert!(
@@ -241,32 +241,32 @@ mod tests {
             return;
         }
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
-        let words = net.base_slots.len().div_ceil(64);
+        let words = net.base_slots().len().div_ceil(64);
         for step in 0..300 {
-            let mut plain = vec![false; net.slots];
+            let mut plain = vec![false; net.slots()];
             let mut state = vec![0u64; words];
-            for (b, &slot) in net.base_slots.iter().enumerate() {
+            for (b, &slot) in net.base_slots().iter().enumerate() {
                 plain[slot as usize] = rng.gen_bool(0.3);
                 state[b / 64] |= u64::from(plain[slot as usize]) << (b % 64);
             }
             let mut moves: Vec<u32> = net
-                .role_inputs
+                .role_inputs()
                 .iter()
                 .map(|inputs| inputs[rng.gen_range(0..inputs.len())])
                 .collect();
             if step % 5 == 4 {
-                let first = &net.role_inputs[0];
+                let first = &net.role_inputs()[0];
                 moves.push(first[(first.iter().position(|&m| m == moves[0]).unwrap() + 1) % first.len()]);
             }
             for &m in &moves {
-                plain[net.input_slots[m as usize] as usize] = true;
+                plain[net.input_slots()[m as usize] as usize] = true;
             }
-            run_steps(&net.steps, &mut plain, false, &**net);
+            run_steps(net.steps(), &mut plain, false, &**net);
             eval.load_state(&state);
             eval.load_moves(&moves);
             let mut next = vec![0u64; words];
             eval.next_state(net, &mut next);
-            for (b, &slot) in net.next_slots.iter().enumerate() {
+            for (b, &slot) in net.next_slots().iter().enumerate() {
                 assert_eq!(
                     next[b / 64] >> (b % 64) & 1 != 0,
                     plain[slot as usize],
@@ -278,7 +278,10 @@ mod tests {
                     "value of next slot {slot}"
                 );
             }
-            assert_eq!(eval.value(net.terminal_slot), plain[net.terminal_slot as usize]);
+            assert_eq!(
+                eval.value(net.terminal_slot()),
+                plain[net.terminal_slot() as usize]
+            );
         }
     }
 

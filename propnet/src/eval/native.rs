@@ -1106,7 +1106,7 @@ mod tests {
             0..=3 => Some(Guard::Block(gate / 7)),
             4 | 5 => Some(Guard::Condition(Condition {
                 slot: gate / 7 * 7 - 1,
-                skip_when: gate / 7 % 2 == 0,
+                skip_when: (gate / 7).is_multiple_of(2),
             })),
             _ => None,
         };

@@ -51,8 +51,8 @@ impl<E: Evaluator> Runner<E> {
         Runner {
             eval,
             rng: Stream::new(SEED, 0),
-            state: net.initial.clone(),
-            next: vec![0; net.initial.len()],
+            state: net.initial().to_vec(),
+            next: vec![0; net.initial().len()],
             inputs: Vec::new(),
         }
     }
@@ -61,20 +61,22 @@ impl<E: Evaluator> Runner<E> {
     fn play(&mut self, net: &CompiledNet, nodes: u64) {
         for _ in 0..nodes {
             self.eval.load_state(&self.state);
-            if self.eval.value(net.terminal_slot) {
+            if self.eval.value(net.terminal_slot()) {
                 self.eval.refresh_goals();
-                self.state.clone_from(&net.initial);
+                self.state.clear();
+                self.state.extend_from_slice(net.initial());
                 continue;
             }
             self.inputs.clear();
-            for role in 0..net.role_inputs.len() {
+            for role in 0..net.role_inputs().len() {
                 match random_input(&self.eval, net, role, &mut self.rng) {
                     Some(m) => self.inputs.push(m),
                     None => break,
                 }
             }
-            if self.inputs.len() < net.role_inputs.len() {
-                self.state.clone_from(&net.initial);
+            if self.inputs.len() < net.role_inputs().len() {
+                self.state.clear();
+                self.state.extend_from_slice(net.initial());
                 continue;
             }
             self.eval.load_moves(&self.inputs);
@@ -155,10 +157,10 @@ mod tests {
     fn runners_play_the_playouts_of_monte_carlo() {
         let loaded = crate::load(super::super::TURNS, &crate::LoadConfig::default()).unwrap();
         let game = &loaded.game;
-        let net = &*game.net;
+        let net = game.net();
         let mut machine = StateMachine::with_evaluator(Arc::clone(game), EvaluatorKind::Sweep);
         let mut rng = Stream::new(SEED, 0);
-        let mut totals = PlayoutTotals::new(game.roles.len());
+        let mut totals = PlayoutTotals::new(game.roles().len());
         let mut playout = Playout::new(&machine, crate::playout::DEFAULT_MAX_DEPTH);
         let mut visited: Vec<Vec<u64>> = Vec::new();
         while visited.len() < 200 {
@@ -167,7 +169,7 @@ mod tests {
             });
             visited.push(playout.last_state().0.as_raw_slice().to_vec());
         }
-        let mut runner = Runner::new(net, Differential::new(Arc::clone(&game.net)));
+        let mut runner = Runner::new(net, Differential::new(Arc::clone(game.net())));
         for (node, state) in visited.iter().enumerate() {
             assert_eq!(runner.state(), &state[..], "state of node {node}");
             runner.play(net, 1);
@@ -179,7 +181,7 @@ mod tests {
     #[test]
     fn a_race_measures_both_evaluators() {
         let loaded = crate::load(super::super::TURNS, &crate::LoadConfig::default()).unwrap();
-        let net = &loaded.game.net;
+        let net = loaded.game.net();
         let ratio = time_ratio(
             net,
             Sweep::new(Arc::clone(net)),

@@ -103,7 +103,7 @@ pub(crate) fn choose(net: &CompiledNet, candidates: &[Candidate], changes: &Chan
         // block ending at gate j - 1 starts in that cut (None: unguarded).
         let mut best = vec![0.0; gates.len() + 1];
         let mut start: Vec<Option<usize>> = vec![None; gates.len() + 1];
-        let mut seen = vec![usize::MAX; net.first_gate as usize];
+        let mut seen = vec![usize::MAX; net.first_gate() as usize];
         let mut union = vec![0u64; changes.words[part]];
         for end in 1..=gates.len() {
             best[end] = best[end - 1] + gates[end - 1].operands as f64;
@@ -170,7 +170,7 @@ impl Changes {
     /// Measures along a random walk, showing each transition and the values
     /// after it to `observe` too (one walk serves every measurement at load).
     pub(crate) fn measure(net: &CompiledNet, mut observe: impl FnMut(Transition, &[bool])) -> Changes {
-        let sources = net.first_gate as usize;
+        let sources = net.first_gate() as usize;
         // Changed sources per transition, and per part the run each transition ends.
         let mut transitions: Vec<(Transition, Vec<u32>)> = Vec::new();
         random_walk(net, MEASURE_BUDGET, |transition, before, after| {
@@ -248,8 +248,8 @@ impl Changes {
 /// move they read, formed more blocks but ran slower: connect four 6.2M nodes
 /// per second against 8.4M, with fewer instructions.)
 pub(crate) fn lowest_sources(net: &CompiledNet) -> Vec<u32> {
-    let mut lowest: Vec<u32> = (0..net.slots as u32).collect();
-    for slot in net.first_gate..net.slots as u32 {
+    let mut lowest: Vec<u32> = (0..net.slots() as u32).collect();
+    for slot in net.first_gate()..net.slots() as u32 {
         lowest[slot as usize] = net
             .inputs(slot)
             .iter()
@@ -278,7 +278,7 @@ impl<'a> SupportWalker<'a> {
     fn support(&mut self, gate: u32) -> Option<Vec<u32>> {
         let mut sources = Vec::new();
         let mut walked = 0;
-        let first_gate = self.net.first_gate;
+        let first_gate = self.net.first_gate();
         let whole = self.walk.walk(gate, |slot| {
             walked += 1;
             if walked > MAX_SUPPORT_WALK {
@@ -319,7 +319,7 @@ impl Marks {
         copies: impl Fn(u32) -> &'a [u32],
         flags: impl IntoIterator<Item = (u32, &'a [u32])>,
     ) -> Marks {
-        let mut flags_of: Vec<Vec<u32>> = vec![Vec::new(); net.first_gate as usize];
+        let mut flags_of: Vec<Vec<u32>> = vec![Vec::new(); net.first_gate() as usize];
         for (flag, support) in flags {
             for &source in support {
                 flags_of[source as usize].push(flag);
@@ -330,7 +330,7 @@ impl Marks {
             stores: Vec::new(),
             extent: 0,
         };
-        for (source, flags) in (0..net.first_gate).zip(flags_of) {
+        for (source, flags) in (0..net.first_gate()).zip(flags_of) {
             let start = marks.stores.len() as u32;
             marks.stores.extend_from_slice(copies(source));
             marks.starts.push((start, marks.stores.len() as u32));
@@ -343,7 +343,7 @@ impl Marks {
             .stores
             .iter()
             .map(|&s| s as usize + 1)
-            .fold(net.first_gate as usize, usize::max);
+            .fold(net.first_gate() as usize, usize::max);
         marks
     }
 
@@ -384,9 +384,9 @@ mod tests {
     #[test]
     fn blocks_of_the_move_part_can_be_dropped() {
         let loaded = crate::load(super::super::TURNS, &crate::LoadConfig::default()).unwrap();
-        let net: &CompiledNet = &loaded.game.net;
+        let net: &CompiledNet = loaded.game.net();
         let in_moves = net.in_move_part();
-        let candidates: Vec<Candidate> = (net.first_gate..net.slots as u32)
+        let candidates: Vec<Candidate> = (net.first_gate()..net.slots() as u32)
             .map(|gate| Candidate {
                 gate,
                 operands: net.inputs(gate).len(),

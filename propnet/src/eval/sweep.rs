@@ -110,7 +110,7 @@ impl Program {
         // Per condition: the values its gates read, and the runs of consecutive gates.
         let mut reads: HashMap<Condition, (usize, usize)> = HashMap::new();
         let mut last = None;
-        for (gate, operands) in NativeProgram::stored_gates(net.slots, ordered, &self.read_once(net)) {
+        for (gate, operands) in NativeProgram::stored_gates(net.slots(), ordered, &self.read_once(net)) {
             let condition = conditions[gate as usize];
             if let Some(condition) = condition {
                 let (values, runs) = reads.entry(condition).or_default();
@@ -182,7 +182,7 @@ impl Program {
     /// The gates that native code stores without a condition, which it
     /// could guard with a flag, as [`skipping::choose`] takes them.
     fn candidates(&self, net: &CompiledNet, moves: bool, key: &[u32]) -> Vec<Candidate> {
-        NativeProgram::stored_gates(net.slots, self.native_steps(Some(key)), &self.read_once(net))
+        NativeProgram::stored_gates(net.slots(), self.native_steps(Some(key)), &self.read_once(net))
             .into_iter()
             .filter(|&(gate, _)| self.conditions.get(gate as usize).is_none_or(Option::is_none))
             .map(|(gate, operands)| Candidate {
@@ -209,7 +209,7 @@ impl Program {
         let mut read_once: Vec<bool> = outputs(net)
             .iter()
             .enumerate()
-            .map(|(s, &output)| !output && net.fanout_offsets[s + 1] - net.fanout_offsets[s] == 1)
+            .map(|(s, &output)| !output && net.fanout_offsets()[s + 1] - net.fanout_offsets()[s] == 1)
             .collect();
         for &slot in self.packed.iter().flatten() {
             read_once[slot as usize] = false;
@@ -289,7 +289,7 @@ impl Program {
             let mut count = 0;
             for slot in (start..end).filter(|&s| taken[s as usize]) {
                 let inputs = net.inputs(slot);
-                if (kind.takes)(net.gates[slot as usize], inputs.len()) {
+                if (kind.takes)(net.gates()[slot as usize], inputs.len()) {
                     count += 1;
                     self.operands.push(slot);
                     if kind.counted {
@@ -521,12 +521,17 @@ fn skipped_conditions(
     output: &[bool],
 ) -> Vec<Option<Condition>> {
     let in_moves = net.in_move_part();
-    let inputs = net.input_slots.iter().copied().min().unwrap_or(net.first_gate);
-    let eligible: Vec<bool> = (0..net.slots)
-        .map(|s| s >= net.first_gate as usize && kept[s] && net.cycle_start[s] == u32::MAX)
+    let inputs = net
+        .input_slots()
+        .iter()
+        .copied()
+        .min()
+        .unwrap_or(net.first_gate());
+    let eligible: Vec<bool> = (0..net.slots())
+        .map(|s| s >= net.first_gate() as usize && kept[s] && net.cycle_start()[s] == u32::MAX)
         .collect();
     conditions::conditions(net, &eligible, output, |gate, slot| {
-        let is_input = (inputs..net.first_gate).contains(&slot);
+        let is_input = (inputs..net.first_gate()).contains(&slot);
         kept[slot as usize]
             && !read_once[slot as usize]
             && (in_moves[gate as usize] || !(in_moves[slot as usize] || is_input))
@@ -536,12 +541,12 @@ fn skipped_conditions(
 /// Per slot, whether it is an output: terminal, a goal, a move's legality
 /// or a base's next value.
 pub(crate) fn outputs(net: &CompiledNet) -> Vec<bool> {
-    let mut output = vec![false; net.slots];
-    let outputs = [net.terminal_slot]
+    let mut output = vec![false; net.slots()];
+    let outputs = [net.terminal_slot()]
         .into_iter()
-        .chain(net.goal_slots.iter().copied())
-        .chain(net.legal_slots.iter().copied())
-        .chain(net.next_slots.iter().copied());
+        .chain(net.goal_slots().iter().copied())
+        .chain(net.legal_slots().iter().copied())
+        .chain(net.next_slots().iter().copied());
     for slot in outputs {
         output[slot as usize] = true;
     }
@@ -611,22 +616,22 @@ impl Plan {
     fn build(net: &CompiledNet, moved: bool, cones: bool) -> Option<Plan> {
         let goal_only = net.goal_only();
         let kept: Vec<bool> = goal_only.iter().map(|&g| !g).collect();
-        let (state, moves) = net.steps.split_at(net.state_steps);
+        let (state, moves) = net.steps().split_at(net.state_steps());
         let legal_words: Vec<Vec<u32>> = net
-            .role_inputs
+            .role_inputs()
             .iter()
             .flat_map(|inputs| {
-                let slots: Vec<u32> = inputs.iter().map(|&m| net.legal_slots[m as usize]).collect();
+                let slots: Vec<u32> = inputs.iter().map(|&m| net.legal_slots()[m as usize]).collect();
                 slots.chunks(64).map(<[u32]>::to_vec).collect::<Vec<_>>()
             })
             .collect();
-        let next_words: Vec<Vec<u32>> = net.next_slots.chunks(64).map(<[u32]>::to_vec).collect();
+        let next_words: Vec<Vec<u32>> = net.next_slots().chunks(64).map(<[u32]>::to_vec).collect();
         let decoded = DecodedMoves::new(net, &kept);
-        let evaluated: Vec<bool> = (0..net.slots)
+        let evaluated: Vec<bool> = (0..net.slots())
             .map(|s| kept[s] && !decoded.is_decoded(s as u32))
             .collect();
         // The legality set's pack area, the next state's, then the flags.
-        let (state_area, moves_area) = (net.slots, net.slots + 64 * legal_words.len());
+        let (state_area, moves_area) = (net.slots(), net.slots() + 64 * legal_words.len());
         let flags_start = moves_area + 64 * next_words.len();
         let moved = moved && native_code_enabled();
         let located = if moved {
@@ -650,7 +655,7 @@ impl Plan {
         let (blocks, cones) = if native_code_enabled() {
             let conditions = skipped_conditions(net, &kept, &state.read_once(net), &output);
             let in_moves = net.in_move_part();
-            let mut used: Vec<(Condition, bool)> = (0..net.slots)
+            let mut used: Vec<(Condition, bool)> = (0..net.slots())
                 .filter_map(|s| conditions[s].map(|c| (c, in_moves[s])))
                 .collect();
             used.sort_unstable();
@@ -698,7 +703,7 @@ impl Plan {
         // Goals are evaluated in terminal states only: never guarded.
         let goals = Program::new(
             net,
-            &net.steps,
+            net.steps(),
             &goal_only,
             Vec::new(),
             layout(flags_start, flags_start),
@@ -715,7 +720,7 @@ impl Plan {
         let marks = Marks::new(
             net,
             |source| match &cones {
-                Some(cones) if (source as usize) < net.base_slots.len() => cones.copies_of(source),
+                Some(cones) if (source as usize) < net.base_slots().len() => cones.copies_of(source),
                 _ => decoded.of(source),
             },
             flags,
@@ -736,7 +741,7 @@ impl Plan {
 
 /// Each slot's value in its own byte.
 pub(crate) fn in_place(net: &CompiledNet) -> Vec<u32> {
-    (0..net.slots as u32).collect()
+    (0..net.slots() as u32).collect()
 }
 
 /// Where the sweep's native code keeps each slot's value: in its own byte,
@@ -753,16 +758,16 @@ pub(crate) fn located<'a>(
     packs: impl IntoIterator<Item = (usize, &'a Vec<Vec<u32>>)>,
 ) -> Vec<u32> {
     let mut located = in_place(net);
-    let mut bits = vec![0u32; net.slots];
+    let mut bits = vec![0u32; net.slots()];
     let packs: Vec<(usize, &Vec<Vec<u32>>)> = packs.into_iter().collect();
     for &slot in packs.iter().flat_map(|(_, words)| words.iter().flatten()) {
         bits[slot as usize] += 1;
     }
-    let cyclic = |slot: u32| net.cycle_start[slot as usize] != u32::MAX;
+    let cyclic = |slot: u32| net.cycle_start()[slot as usize] != u32::MAX;
     for (area, words) in packs {
         for (w, word) in words.iter().enumerate() {
             for (i, &slot) in word.iter().enumerate() {
-                if slot >= net.first_gate
+                if slot >= net.first_gate()
                     && bits[slot as usize] == 1
                     && !decoded.is_decoded(slot)
                     && !cyclic(slot)
@@ -827,9 +832,9 @@ impl Sweep {
         }
         Sweep {
             values,
-            loaded: vec![0; net.base_slots.len().div_ceil(64)],
+            loaded: vec![0; net.base_slots().len().div_ceil(64)],
             legal: vec![0; plan.role_words.last().copied().unwrap_or(0)],
-            next: vec![0; net.next_slots.len().div_ceil(64)],
+            next: vec![0; net.next_slots().len().div_ceil(64)],
             plan,
             net,
             moves: Vec::new(),
@@ -854,7 +859,7 @@ impl Evaluator for Sweep {
             while changed != 0 {
                 let at = changed.trailing_zeros();
                 changed &= changed - 1;
-                let slot = net.base_slots[w * 64 + at as usize];
+                let slot = net.base_slots()[w * 64 + at as usize];
                 plan.marks.set(values, slot, new >> at & 1 != 0);
             }
             *loaded = new;
@@ -877,12 +882,12 @@ impl Evaluator for Sweep {
         let marking = by_cones.is_none_or(Cones::reads_moves);
         if self.marked {
             for &m in &self.moves {
-                plan.marks.set(values, net.input_slots[m as usize], false);
+                plan.marks.set(values, net.input_slots()[m as usize], false);
             }
         }
         if marking {
             for &m in moves {
-                plan.marks.set(values, net.input_slots[m as usize], true);
+                plan.marks.set(values, net.input_slots()[m as usize], true);
             }
         }
         self.marked = marking;
@@ -925,7 +930,7 @@ impl GateValue<bool> for CompiledNet {
     #[inline(always)]
     fn value(&self, values: &[bool], slot: u32) -> bool {
         let inputs = self.inputs(slot);
-        match self.gates[slot as usize] {
+        match self.gates()[slot as usize] {
             Gate::And => inputs.iter().all(|&i| values[i as usize]),
             Gate::Or => inputs.iter().any(|&i| values[i as usize]),
             Gate::Not => !values[inputs[0] as usize],
@@ -972,7 +977,7 @@ mod tests {
     #[test]
     fn ors_of_moves_are_set_as_moves_load() {
         let loaded = crate::load(super::super::TURNS, &crate::LoadConfig::default()).unwrap();
-        let net = &loaded.game.net;
+        let net = loaded.game.net();
         let kept: Vec<bool> = net.goal_only().iter().map(|&g| !g).collect();
         assert!(
             DecodedMoves::new(net, &kept).count() > 0,
@@ -998,26 +1003,30 @@ mod tests {
     #[test]
     fn native_code_computes_what_the_interpreter_computes() {
         let loaded = crate::load(&chain_game(), &crate::LoadConfig::default()).unwrap();
-        let net = &loaded.game.net;
+        let net = loaded.game.net();
         assert!(
-            net.steps.iter().any(|s| matches!(s, Step::Cycle(..))),
+            net.steps().iter().any(|s| matches!(s, Step::Cycle(..))),
             "the circuit must have cycles"
         );
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
-        let everything = vec![true; net.slots];
+        let everything = vec![true; net.slots()];
         // Words packing the next state, 64 slots at a time, and a few arbitrary slots.
-        let mut packed: Vec<Vec<u32>> = net.next_slots.chunks(64).map(<[u32]>::to_vec).collect();
-        packed.push((0..64).map(|_| rng.gen_range(0..net.slots as u32)).collect());
+        let mut packed: Vec<Vec<u32>> = net.next_slots().chunks(64).map(<[u32]>::to_vec).collect();
+        packed.push((0..64).map(|_| rng.gen_range(0..net.slots() as u32)).collect());
         packed.push(Vec::new());
         // The values of packed gates moved to the pack area where they can be.
-        let located = located(net, &DecodedMoves::new(net, &everything), [(net.slots, &packed)]);
-        assert!((0..net.slots).any(|s| located[s] != s as u32), "no value moved");
+        let located = located(
+            net,
+            &DecodedMoves::new(net, &everything),
+            [(net.slots(), &packed)],
+        );
+        assert!((0..net.slots()).any(|s| located[s] != s as u32), "no value moved");
         let layout = Layout {
             located: &located,
-            pack_area: net.slots,
-            first_flag: net.slots + 64 * packed.len(),
+            pack_area: net.slots(),
+            first_flag: net.slots() + 64 * packed.len(),
         };
-        let interpreted = Program::interpreted(net, &net.steps, &everything, packed);
+        let interpreted = Program::interpreted(net, net.steps(), &everything, packed);
         let read_once = interpreted.read_once(net);
         let Some(native) = NativeProgram::compile(
             layout,
@@ -1033,9 +1042,14 @@ mod tests {
             );
             return;
         };
-        let sources: Vec<u32> = net.base_slots.iter().chain(&net.input_slots).copied().collect();
+        let sources: Vec<u32> = net
+            .base_slots()
+            .iter()
+            .chain(net.input_slots())
+            .copied()
+            .collect();
         for _ in 0..200 {
-            let mut values = vec![false; net.slots];
+            let mut values = vec![false; net.slots()];
             for &s in &sources {
                 values[s as usize] = rng.gen_bool(0.5);
             }
@@ -1048,7 +1062,7 @@ mod tests {
                 fixpoint(values, start, end, false, &**net)
             });
             // Gates read once may be computed in registers only.
-            for slot in (0..net.slots).filter(|&s| !read_once[s]) {
+            for slot in (0..net.slots()).filter(|&s| !read_once[s]) {
                 assert_eq!(values[slot], native_values[located[slot] as usize], "slot {slot}");
             }
             assert_eq!(words, native_words);

@@ -378,10 +378,10 @@ mod tests {
         let text = write(&loaded.circuit, &loaded.layering);
         let back = load(&text).unwrap();
         assert_eq!(back.circuit.nodes, loaded.circuit.nodes);
-        assert_eq!(back.game.facts, loaded.game.facts);
-        assert_eq!(back.game.moves, loaded.game.moves);
-        assert_eq!(back.game.roles, loaded.game.roles);
-        assert_eq!(back.game.initial, loaded.game.initial);
+        assert_eq!(back.game.facts(), loaded.game.facts());
+        assert_eq!(back.game.moves(), loaded.game.moves());
+        assert_eq!(back.game.roles(), loaded.game.roles());
+        assert_eq!(back.game.initial(), loaded.game.initial());
         assert_eq!(write(&back.circuit, &back.layering), text);
     }
 
