@@ -326,6 +326,9 @@ impl Playout {
         let net = game.net();
         self.state.clone_from(game.initial());
         let mut depth = 0u64;
+        // The depth at which to look at the depth limit and the clock next: one
+        // comparison per state.
+        let mut checkpoint = self.max_depth.min(CLOCK_INTERVAL);
         loop {
             totals.nodes += 1;
             eval.load_state(self.state.0.as_raw_slice());
@@ -334,15 +337,16 @@ impl Playout {
                 totals.finish_with(depth, self.goals.iter().copied());
                 return;
             }
-            if depth >= self.max_depth {
-                totals.abandoned += 1;
-                totals.at_depth_limit += 1;
-                return;
-            }
-            if depth % CLOCK_INTERVAL == CLOCK_INTERVAL - 1
-                && self.deadline.is_some_and(|d| Instant::now() >= d)
-            {
-                return;
+            if depth >= checkpoint {
+                if depth >= self.max_depth {
+                    totals.abandoned += 1;
+                    totals.at_depth_limit += 1;
+                    return;
+                }
+                if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                    return;
+                }
+                checkpoint = self.max_depth.min(depth.saturating_add(CLOCK_INTERVAL));
             }
             self.joint.clear();
             self.inputs.clear();
