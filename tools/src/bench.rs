@@ -69,7 +69,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
         .corpus
         .clone()
         .or_else(|| ggpnet::corpus::locate(Path::new(".")))
-        .ok_or_else(|| Failure("no corpus: pass --corpus DIR or set GGPNET_CORPUS".to_owned()))?;
+        .ok_or_else(|| Failure::new("no corpus: pass --corpus DIR or set GGPNET_CORPUS".to_owned()))?;
     let names: Vec<String> = if args.games.is_empty() {
         ANCHOR_GAMES.iter().map(|(g, _)| g.to_string()).collect()
     } else {
@@ -102,7 +102,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
         progress.show(&stem, "load");
         let mut row = json!({"game": stem, "anchors": anchors(&stem, &peers, &published)});
         match load_game(Some(&path)) {
-            Err(Failure(e)) => row["error"] = json!(e),
+            Err(e) => row["error"] = json!(e.message),
             Ok(loaded) => {
                 row["init_seconds"] = json!(loaded.report.phases.iter().map(|(_, s)| s).sum::<f64>());
                 row["components"] = json!(loaded.report.components.values().sum::<usize>());
@@ -160,13 +160,14 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
     });
     let markdown = markdown(&report, threads);
     std::fs::create_dir_all(&args.out_dir)
-        .map_err(|e| Failure(format!("cannot create {}: {e}", args.out_dir.display())))?;
+        .map_err(|e| Failure::new(format!("cannot create {}: {e}", args.out_dir.display())))?;
     for (file, text) in [
         ("bench.json", format!("{report:#}\n")),
         ("bench.md", markdown.clone()),
     ] {
         let path = args.out_dir.join(file);
-        std::fs::write(&path, text).map_err(|e| Failure(format!("cannot write {}: {e}", path.display())))?;
+        std::fs::write(&path, text)
+            .map_err(|e| Failure::new(format!("cannot write {}: {e}", path.display())))?;
     }
     if args.json {
         println!("{report}");
@@ -203,8 +204,7 @@ fn game_path(corpus: &Path, name: &str) -> PathBuf {
 /// Perft to the depth of the game's reference trace (3 without one) with each
 /// scalar evaluator: the faster one's rate, and whether every count equals the trace's.
 fn perft_against_trace(corpus: &Path, game: &str, loaded: &std::sync::Arc<ggpnet::propnet::Game>) -> Value {
-    let trace =
-        std::fs::read_to_string(corpus.join("traces").join(format!("{game}.jsonl"))).unwrap_or_default();
+    let trace = super::read_input(&corpus.join("traces").join(format!("{game}.jsonl"))).unwrap_or_default();
     let expected: BTreeMap<usize, u64> = trace
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -244,7 +244,7 @@ fn perft_against_trace(corpus: &Path, game: &str, loaded: &std::sync::Arc<ggpnet
 
 /// Every markdown table row of a file: first cell → column header → number.
 fn markdown_tables(path: &Path) -> BTreeMap<String, BTreeMap<String, f64>> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let text = super::read_input(path).unwrap_or_default();
     let mut rows = BTreeMap::new();
     let mut header: Vec<String> = Vec::new();
     for line in text.lines().map(str::trim) {

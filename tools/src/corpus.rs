@@ -184,28 +184,28 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
     let dir = match &args.dir {
         Some(d) => d.clone(),
         None => ggpnet::corpus::locate(Path::new("."))
-            .ok_or_else(|| Failure("no corpus: pass a directory or set GGPNET_CORPUS".into()))?,
+            .ok_or_else(|| Failure::new("no corpus: pass a directory or set GGPNET_CORPUS".into()))?,
     };
     let games: Vec<_> = ggpnet::corpus::games(&dir)
         .into_iter()
         .filter(|g| args.only.as_ref().is_none_or(|o| g.name.contains(o.as_str())))
         .collect();
     if games.is_empty() {
-        return Err(Failure(format!("no games under {}", dir.display())));
+        return Err(Failure::new(format!("no games under {}", dir.display())));
     }
     if !matches!(args.check.as_str(), "replay" | "diff") {
-        return Err(Failure(format!(
+        return Err(Failure::new(format!(
             "--check takes replay or diff, not {}",
             args.check
         )));
     }
-    let exe = std::env::current_exe().map_err(|e| Failure(format!("cannot find this program: {e}")))?;
+    let exe = std::env::current_exe().map_err(|e| Failure::new(format!("cannot find this program: {e}")))?;
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
     let timeout = Duration::from_secs(args.timeout);
-    let max_rss_bytes = args.max_mem.map(|mib| mib.saturating_mul(1 << 20));
+    let max_rss_bytes = super::max_mem_mib().map(|mib| mib.saturating_mul(1 << 20));
     let results = run_all(
         games.len(),
         jobs,
@@ -238,7 +238,7 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
     });
     if let Some(path) = &args.markdown {
         std::fs::write(path, markdown(&results, &summary, args))
-            .map_err(|e| Failure(format!("cannot write {}: {e}", path.display())))?;
+            .map_err(|e| Failure::new(format!("cannot write {}: {e}", path.display())))?;
     }
     if args.json {
         println!("{}", json!({"summary": summary, "games": results}));
@@ -250,7 +250,7 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
 
 fn markdown(results: &[Value], summary: &Value, args: &CorpusArgs) -> String {
     let (check, timeout) = (&args.check, args.timeout);
-    let (memory_flag, memory_limit) = match args.max_mem {
+    let (memory_flag, memory_limit) = match super::max_mem_mib() {
         Some(mib) => (
             format!(" --max-mem {mib}"),
             format!(" and a memory limit of {mib} MiB"),

@@ -62,7 +62,7 @@ pub struct ExportArgs {
 }
 
 fn too_large(count: usize, max: usize, what: &str, hint: &str) -> Failure {
-    Failure(format!(
+    Failure::new(format!(
         "error: the export has {count} {what}, more than --max-nodes {max}{hint}"
     ))
 }
@@ -75,12 +75,14 @@ fn is_json(path: Option<&Path>) -> bool {
 pub fn run(args: &ExportArgs) -> Result<(), Failure> {
     let path = args.game.as_deref();
     if args.stage == Stage::Raw && is_json(path) {
-        return Err(Failure(
+        return Err(Failure::new(
             "error: --stage raw needs a game description: a .json circuit has one stage only".to_owned(),
         ));
     }
     if !args.cone.is_empty() && args.format != Format::Dot {
-        return Err(Failure("error: --cone applies to --format dot only".to_owned()));
+        return Err(Failure::new(
+            "error: --cone applies to --format dot only".to_owned(),
+        ));
     }
     let mut config = super::load_config();
     if args.stage == Stage::Raw {
@@ -88,7 +90,7 @@ pub fn run(args: &ExportArgs) -> Result<(), Failure> {
     }
     let loaded = load_game_with(path, &config)?;
     let (circuit, layering) = (&loaded.circuit, &loaded.layering);
-    let failure = |e: ggpnet::propnet::export::ExportError| Failure(e.to_string());
+    let failure = |e: ggpnet::propnet::export::ExportError| Failure::new(e.to_string());
     let bytes = match args.format {
         Format::Dot => {
             let (member, marked) = if args.cone.is_empty() {
@@ -127,9 +129,9 @@ pub fn run(args: &ExportArgs) -> Result<(), Failure> {
     };
     match &args.output {
         Some(file) => std::fs::write(file, &bytes)
-            .map_err(|e| Failure(format!("error: cannot write {}: {e}", file.display()))),
+            .map_err(|e| Failure::new(format!("error: cannot write {}: {e}", file.display()))),
         None => std::io::stdout()
             .write_all(&bytes)
-            .map_err(|e| Failure(format!("error: cannot write to standard output: {e}"))),
+            .map_err(|e| Failure::new(format!("error: cannot write to standard output: {e}"))),
     }
 }

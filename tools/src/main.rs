@@ -4,6 +4,7 @@
 //! is). Every subcommand prints a human-readable summary, or one JSON object with `--json`.
 
 use clap::{Args, Parser, Subcommand};
+use ggpnet::grounder::instantiate as grounder;
 use ggpnet::propnet::eval::EvaluatorKind;
 use ggpnet::propnet::playout::{fastest_evaluator, monte_carlo, perft, Budget, McConfig};
 use ggpnet::propnet::{load, LoadConfig, Loaded};
@@ -14,6 +15,7 @@ use std::process::ExitCode;
 mod bench;
 mod corpus;
 mod export;
+mod input;
 mod stats_dir;
 
 #[derive(Parser)]
@@ -35,6 +37,51 @@ struct Cli {
     /// Threads the grounder may use for big rounds (the result is the same for any number).
     #[arg(long, global = true, default_value_t = 1)]
     ground_threads: usize,
+    /// Most rule instances grounding may find (static and dynamic, duplicates included)
+    /// before it stops with exit code 3.
+    #[arg(long, global = true, value_name = "N", default_value_t = grounder::DEFAULT_MAX_GROUND_RULES as u64,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_ground_rules: u64,
+    /// Most ground sentences grounding may derive before it stops with exit code 3.
+    #[arg(long, global = true, value_name = "N", default_value_t = grounder::DEFAULT_MAX_GROUND_ATOMS as u64,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_ground_atoms: u64,
+    /// Deepest nesting of a ground term grounding accepts (1 to 1024; a constant has depth 1).
+    #[arg(long, global = true, value_name = "N", default_value_t = grounder::DEFAULT_MAX_TERM_DEPTH as u64,
+          value_parser = clap::value_parser!(u64).range(1..=1024))]
+    max_term_depth: u64,
+    /// Memory bound of loading a game, in MiB: the grounder's estimate of its own memory
+    /// (exit code 3 past it; 2048 when not given). With `corpus` and `stats --dir`, also
+    /// the resident memory allowed per game (when not given: none, and 4096).
+    #[arg(long, global = true, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
+    max_mem: Option<u64>,
+    /// Largest input file read, in MiB.
+    #[arg(long, global = true, value_name = "MIB", default_value_t = input::DEFAULT_MAX_INPUT_MIB,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    max_input: u64,
+}
+
+/// The global limits that are not load settings: `--max-mem` as given, and `--max-input` in bytes.
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    max_mem_mib: Option<u64>,
+    max_input_bytes: u64,
+}
+
+/// This run's [`Limits`].
+static LIMITS: std::sync::OnceLock<Limits> = std::sync::OnceLock::new();
+
+/// `--max-mem` in MiB, if given.
+fn max_mem_mib() -> Option<u64> {
+    LIMITS.get().and_then(|l| l.max_mem_mib)
+}
+
+/// Reads a user's file within `--max-input` (see [`input::read_text`]).
+fn read_input(path: &Path) -> Result<String, Failure> {
+    let max = LIMITS
+        .get()
+        .map_or(input::DEFAULT_MAX_INPUT_MIB << 20, |l| l.max_input_bytes);
+    input::read_text(path, max)
 }
 
 /// How this run loads games: the optimizer passes (the defaults, plus `--with`, less
@@ -95,9 +142,6 @@ struct CorpusArgs {
     /// Seconds allowed per game.
     #[arg(long, default_value_t = 120)]
     timeout: u64,
-    /// Resident memory allowed per game, in MiB (default: no limit).
-    #[arg(long)]
-    max_mem: Option<u64>,
     /// Games run at once (default: every core).
     #[arg(long)]
     jobs: Option<usize>,
@@ -125,9 +169,6 @@ struct StatsArgs {
     /// With --dir: seconds allowed per game.
     #[arg(long, default_value_t = 60)]
     timeout: u64,
-    /// With --dir: resident memory allowed per game, in MiB.
-    #[arg(long, default_value_t = 4096)]
-    max_mem: u64,
     /// With --dir: write a CSV table to this file.
     #[arg(long)]
     csv: Option<PathBuf>,
@@ -232,8 +273,38 @@ struct ReplayArgs {
     json: bool,
 }
 
-/// A failure to report: the message, and whether it is the user's input at fault.
-struct Failure(String);
+/// A failure to report: the message, and whether a grounding limit was passed.
+#[derive(Debug)]
+struct Failure {
+    message: String,
+    limit: bool,
+}
+
+impl Failure {
+    /// A failure of the input or the command line (exit code 2).
+    fn new(message: String) -> Self {
+        Failure {
+            message,
+            limit: false,
+        }
+    }
+
+    /// A failure to load a game: a passed limit (exit code 3) or any other (exit code 2).
+    fn load(message: String, error: &ggpnet::propnet::LoadError) -> Self {
+        Failure {
+            message,
+            limit: error.is_limit(),
+        }
+    }
+
+    /// The exit code of this failure.
+    fn code(&self) -> ExitCode {
+        ExitCode::from(if self.limit { LIMIT_EXIT } else { 2 })
+    }
+}
+
+/// The exit code when a game passes a grounding limit.
+const LIMIT_EXIT: u8 = 3;
 
 fn game_name(path: Option<&Path>) -> String {
     path.and_then(|p| p.file_stem()).map_or_else(
@@ -245,9 +316,7 @@ fn game_name(path: Option<&Path>) -> String {
 fn read_game(path: Option<&Path>) -> Result<String, Failure> {
     match path {
         None => Ok(ggpnet::DEFAULT_GAME.to_owned()),
-        Some(p) => {
-            std::fs::read_to_string(p).map_err(|e| Failure(format!("cannot read {}: {e}", p.display())))
-        }
+        Some(p) => read_input(p),
     }
 }
 
@@ -260,9 +329,10 @@ fn load_game_with(path: Option<&Path>, config: &LoadConfig) -> Result<Loaded, Fa
     let source = read_game(path)?;
     let name = path.map_or_else(|| "built-in game".to_owned(), |p| p.display().to_string());
     if is_circuit_file(path) {
-        return ggpnet::propnet::export::json::load(&source).map_err(|e| Failure(format!("{name}: {e}")));
+        return ggpnet::propnet::export::json::load(&source)
+            .map_err(|e| Failure::new(format!("{name}: {e}")));
     }
-    load(&source, config).map_err(|e| Failure(format!("{name}: {e}")))
+    load(&source, config).map_err(|e| Failure::load(format!("{name}: {e}"), &e))
 }
 
 /// Loads a game as the command line says (`--with`, `--without`, `--ground-threads`).
@@ -304,13 +374,18 @@ fn emit(json_mode: bool, value: &Value, text: impl FnOnce() -> String) {
     }
 }
 
-fn check(args: &GameArgs) -> Result<bool, Failure> {
+/// Validates a game; its exit code: 0 valid, 1 invalid, 3 past a grounding limit.
+fn check(args: &GameArgs) -> Result<ExitCode, Failure> {
     let source = read_game(args.game.as_deref())?;
     let name = game_name(args.game.as_deref());
+    let mut limit = false;
     let loaded = if is_circuit_file(args.game.as_deref()) {
         ggpnet::propnet::export::json::load(&source).map_err(|e| e.to_string())
     } else {
-        load(&source, &LoadConfig::default()).map_err(|e| e.to_string())
+        load(&source, &load_config()).map_err(|e| {
+            limit = e.is_limit();
+            e.to_string()
+        })
     };
     let (valid, error, warnings) = match loaded {
         Ok(loaded) => (true, None, loaded.report.warnings),
@@ -333,7 +408,11 @@ fn check(args: &GameArgs) -> Result<bool, Failure> {
         }
         out
     });
-    Ok(valid)
+    Ok(match (valid, limit) {
+        (true, _) => ExitCode::SUCCESS,
+        (false, false) => ExitCode::FAILURE,
+        (false, true) => ExitCode::from(LIMIT_EXIT),
+    })
 }
 
 fn stats(args: &StatsArgs) -> Result<bool, Failure> {
@@ -525,8 +604,7 @@ const LANES_CHECK_STEPS: usize = 100;
 
 fn replay(args: &ReplayArgs) -> Result<bool, Failure> {
     let loaded = load_game(Some(&args.game))?;
-    let trace = std::fs::read_to_string(&args.trace)
-        .map_err(|e| Failure(format!("cannot read {}: {e}", args.trace.display())))?;
+    let trace = read_input(&args.trace)?;
     let kinds: Vec<EvaluatorKind> = match args.evaluator {
         EvaluatorChoice::Auto => EvaluatorKind::ALL.to_vec(),
         EvaluatorChoice::Kind(kind) => vec![kind],
@@ -536,7 +614,7 @@ fn replay(args: &ReplayArgs) -> Result<bool, Failure> {
     let mut report = ggpnet::replay::ReplayReport::default();
     for kind in kinds {
         let (agree, difference, detail) = if kind.is_scalar() {
-            let r = ggpnet::replay::replay(&loaded, trace.as_bytes(), kind).map_err(Failure)?;
+            let r = ggpnet::replay::replay(&loaded, trace.as_bytes(), kind).map_err(Failure::new)?;
             let detail = json!({"playouts": r.playouts, "steps": r.steps, "perft_depths": r.perft_depths});
             report = r.clone();
             (r.agree(), r.first_difference, detail)
@@ -584,16 +662,16 @@ fn replay(args: &ReplayArgs) -> Result<bool, Failure> {
 fn diff(args: &DiffArgs) -> Result<bool, Failure> {
     let path = args.game.game.as_deref();
     if is_circuit_file(path) {
-        return Err(Failure(
+        return Err(Failure::new(
             "error: diff needs the game description (KIF) for the reference interpreter, not a circuit"
                 .to_owned(),
         ));
     }
     let loaded = load_game(path)?;
     let source = read_game(path)?;
-    let description = ggpnet::kif::parse(&source).map_err(|e| Failure(e.to_string()))?;
+    let description = ggpnet::kif::parse(&source).map_err(|e| Failure::new(e.to_string()))?;
     let reference = ggpnet_reference::Reference::new(&description)
-        .map_err(|e| Failure(format!("reference interpreter: {e}")))?;
+        .map_err(|e| Failure::new(format!("reference interpreter: {e}")))?;
     let report =
         ggpnet::differential::differential(&loaded, &reference, args.playouts, args.steps, args.seed);
     let value = json!({
@@ -639,7 +717,14 @@ fn main() -> ExitCode {
         ..LoadConfig::default()
     };
     config.ground.threads = cli.ground_threads.max(1);
+    set_limits(&mut config.ground, &cli);
     LOAD.set(config).expect("set once");
+    LIMITS
+        .set(Limits {
+            max_mem_mib: cli.max_mem,
+            max_input_bytes: cli.max_input << 20,
+        })
+        .expect("set once");
     let mut flags = Vec::new();
     for (name, passes) in [("--with", &cli.with), ("--without", &cli.without)] {
         if !passes.is_empty() {
@@ -647,29 +732,63 @@ fn main() -> ExitCode {
         }
     }
     flags.extend(["--ground-threads".to_owned(), cli.ground_threads.to_string()]);
+    flags.extend(["--max-input".to_owned(), cli.max_input.to_string()]);
+    let limits = [
+        ("--max-ground-rules", cli.max_ground_rules),
+        ("--max-ground-atoms", cli.max_ground_atoms),
+        ("--max-term-depth", cli.max_term_depth),
+    ];
+    for (name, value) in limits {
+        flags.extend([name.to_owned(), value.to_string()]);
+    }
+    if let Some(mib) = cli.max_mem {
+        flags.extend(["--max-mem".to_owned(), mib.to_string()]);
+    }
     LOAD_FLAGS.set(flags).expect("set once");
     // With no subcommand: `ggpnet mc` on the built-in game, with mc's defaults.
     let command = cli
         .command
         .or_else(|| Cli::parse_from(["ggpnet", "mc"]).command)
         .expect("mc parses");
+    let exit = |ok: bool| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE };
     let outcome = match &command {
         Command::Check(a) => check(a),
-        Command::Stats(a) => stats(a),
-        Command::Mc(a) => mc(a).map(|_| true),
-        Command::Perft(a) => perft_command(a).map(|_| true),
-        Command::Replay(a) => replay(a),
-        Command::Diff(a) => diff(a),
-        Command::Corpus(a) => corpus::run(a),
-        Command::Bench(a) => bench::run(a),
-        Command::Export(a) => export::run(a).map(|_| true),
+        Command::Stats(a) => stats(a).map(exit),
+        Command::Mc(a) => mc(a).map(|_| ExitCode::SUCCESS),
+        Command::Perft(a) => perft_command(a).map(|_| ExitCode::SUCCESS),
+        Command::Replay(a) => replay(a).map(exit),
+        Command::Diff(a) => diff(a).map(exit),
+        Command::Corpus(a) => corpus::run(a).map(exit),
+        Command::Bench(a) => bench::run(a).map(exit),
+        Command::Export(a) => export::run(a).map(|_| ExitCode::SUCCESS),
     };
-    match outcome {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(Failure(message)) => {
-            eprintln!("{message}");
-            ExitCode::from(2)
-        }
+    outcome.unwrap_or_else(|failure| {
+        eprintln!("{}", failure.message);
+        failure.code()
+    })
+}
+
+/// Puts the grounding limits given on the command line into `ground`.
+fn set_limits(ground: &mut ggpnet::grounder::Config, cli: &Cli) {
+    let size = |value: u64| usize::try_from(value).unwrap_or(usize::MAX);
+    ground.max_ground_rules = size(cli.max_ground_rules);
+    ground.max_ground_atoms = size(cli.max_ground_atoms);
+    ground.max_term_depth = size(cli.max_term_depth);
+    if let Some(mib) = cli.max_mem {
+        ground.max_bytes = size(mib.saturating_mul(1 << 20));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// The help of `--max-mem` states the grounder's default.
+    #[test]
+    fn max_mem_help_states_the_default() {
+        let help = Cli::command().render_long_help().to_string();
+        let default = format!("{} when not given", grounder::DEFAULT_MAX_BYTES >> 20);
+        assert!(help.contains(&default), "{help}");
     }
 }

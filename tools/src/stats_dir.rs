@@ -13,7 +13,7 @@ use std::time::Duration;
 /// The `.kif` files directly in `dir`, by name.
 fn games(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
     let entries =
-        std::fs::read_dir(dir).map_err(|e| Failure(format!("cannot read {}: {e}", dir.display())))?;
+        std::fs::read_dir(dir).map_err(|e| Failure::new(format!("cannot read {}: {e}", dir.display())))?;
     let mut games: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "kif"))
@@ -169,19 +169,23 @@ fn text(results: &[Value], summary: &Value) -> String {
     out
 }
 
+/// The resident memory allowed per game when `--max-mem` is not given, in MiB.
+const DEFAULT_MAX_MEM_MIB: u64 = 4096;
+
 /// Runs every game of `dir`; returns whether every game compiled within the limits.
 pub(super) fn run(dir: &Path, args: &StatsArgs) -> Result<bool, Failure> {
     let games = games(dir)?;
     if games.is_empty() {
-        return Err(Failure(format!("no .kif games in {}", dir.display())));
+        return Err(Failure::new(format!("no .kif games in {}", dir.display())));
     }
-    let exe = std::env::current_exe().map_err(|e| Failure(format!("cannot find this program: {e}")))?;
+    let exe = std::env::current_exe().map_err(|e| Failure::new(format!("cannot find this program: {e}")))?;
     let timeout = Duration::from_secs(args.timeout);
-    let max_rss = args.max_mem.saturating_mul(1 << 20);
+    let max_mem = super::max_mem_mib().unwrap_or(DEFAULT_MAX_MEM_MIB);
+    let max_rss = max_mem.saturating_mul(1 << 20);
     let bar = ProgressBar::new(games.len() as u64);
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {msg}")
-            .map_err(|e| Failure(e.to_string()))?,
+            .map_err(|e| Failure::new(e.to_string()))?,
     );
     let results = run_all(
         games.len(),
@@ -193,10 +197,10 @@ pub(super) fn run(dir: &Path, args: &StatsArgs) -> Result<bool, Failure> {
         },
     );
     bar.finish_and_clear();
-    let summary = summary(&results, args.timeout, args.max_mem);
+    let summary = summary(&results, args.timeout, max_mem);
     if let Some(path) = &args.csv {
         std::fs::write(path, csv(&results))
-            .map_err(|e| Failure(format!("cannot write {}: {e}", path.display())))?;
+            .map_err(|e| Failure::new(format!("cannot write {}: {e}", path.display())))?;
     }
     if args.game.json {
         println!("{}", json!({"summary": summary, "games": results}));
