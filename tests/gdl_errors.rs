@@ -208,3 +208,88 @@ fn recursion_inside_a_state_reaches_its_least_fixpoint() {
         assert!(machine.is_terminal(&next));
     }
 }
+
+/// The error of loading `source`, which must be a GDL error.
+fn load_gdl_error(source: &str) -> ggpnet::grounder::GdlError {
+    match load(source, &Default::default()) {
+        Err(LoadError::Gdl(e)) => e,
+        Err(other) => panic!("expected a GDL error, got {other}"),
+        Ok(_) => panic!("expected a GDL error for {source}"),
+    }
+}
+
+#[test]
+fn games_that_cannot_be_played_are_refused() {
+    let cases = [
+        ("", "error: the game description is empty (no rules)"),
+        (
+            "; nothing but a comment\n",
+            "error: the game description is empty (no rules)",
+        ),
+        (
+            "(init s) (<= terminal (true s)) (goal r 100)",
+            "error: game has no role (no (role ...) fact)",
+        ),
+        (
+            "(role r) (init s) (legal r go) (goal r 100)",
+            "error: no rule defines terminal",
+        ),
+        (
+            "(role r)\n(role b) (init s) (legal r go) (legal b go) (<= terminal (true s)) (goal r 100)",
+            "error at 2:1: role b has no goal rule\n  in rule (role b)",
+        ),
+        (
+            "(role r) (role b) (init s) (legal r go) (<= terminal (true t)) (<= (goal ?p 0) (role ?p))",
+            "error: role b has no legal move in the initial state",
+        ),
+    ];
+    for (source, expected) in cases {
+        let e = load_gdl_error(source);
+        assert_eq!(e.kind, ErrorKind::Unplayable, "{source}");
+        assert_eq!(e.to_string(), expected, "{source}");
+    }
+    // A game that is over from the start needs no legal move.
+    let loaded = loads("(role r) (init s) (<= terminal (true s)) (goal r 100)");
+    assert!(loaded.machine().is_terminal(&loaded.machine().initial_state()));
+}
+
+#[test]
+fn repeated_roles_and_goal_values_out_of_range_are_warned() {
+    let loaded = loads("(role r) (init s) (legal r go) (<= terminal (true t)) (goal r 150)\n(role r)");
+    assert_eq!(
+        loaded.report.warnings,
+        vec![
+            "warning at 2:1: role r declared again (first at 1:1); the repeat is ignored".to_owned(),
+            "warning: goal value 150 of role r is outside 0..=100 (kept as is)".to_owned(),
+        ]
+    );
+    assert_eq!(loaded.game.roles(), ["r".to_owned()]);
+    // A goal value that is not an integer stays an error.
+    let Err(LoadError::Build(e)) = load(
+        "(role r) (init s) (legal r go) (<= terminal (true t)) (goal r high)",
+        &Default::default(),
+    ) else {
+        panic!("expected a build error")
+    };
+    assert_eq!(
+        e.to_string(),
+        "error: goal value 'high' in (goal r high) is not an integer"
+    );
+}
+
+#[test]
+fn grounding_limits_are_errors_callers_can_tell_apart() {
+    let mut config = LoadConfig::default();
+    config.ground.max_ground_rules = 10;
+    let source = format!("{PRELUDE}(n 1) (n 2) (n 3) (n 4) (<= (pair ?x ?y) (n ?x) (n ?y))");
+    let e = load(&source, &config).err().expect("over the limit");
+    assert!(e.is_limit());
+    assert_eq!(
+        e.to_string(),
+        "error: grounding too large: more than 10 ground rules (at relation `pair`); raise --max-ground-rules"
+    );
+    assert!(!load("(role r", &Default::default())
+        .err()
+        .expect("parse error")
+        .is_limit());
+}

@@ -16,8 +16,11 @@ pub enum ErrorKind {
     RecursionRestriction,
     /// A GDL keyword used where the spec forbids it.
     Keyword,
-    /// The ground program would exceed a configured size.
+    /// Grounding passed a configured limit (rule instances, atoms, term depth, memory).
     TooLarge,
+    /// A game that cannot be played: no role, no `terminal`, a role without a goal
+    /// rule or without a legal move in the initial state.
+    Unplayable,
 }
 
 /// A problem that makes a description invalid or impossible to ground.

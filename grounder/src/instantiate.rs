@@ -16,22 +16,32 @@
 //! fixed order, so the ground program is the same whatever the number of threads.
 
 use crate::check::Analysis;
-use crate::error::{ErrorKind, GdlError};
+use crate::error::GdlError;
+use crate::limits::{too_large, Budget, Limit};
 use crate::normalize::{NormalLiteral, NormalRule};
 use crate::program::{GroundLiteral, GroundProgram, GroundRule};
 use crate::terms::{GroundTerm, LocalTerms, TermId, TermMap, TermStore};
-use ggpnet_kif::{Description, SymbolId, Term};
+use ggpnet_kif::{Description, SymbolId, SymbolTable, Term};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::collections::hash_map::Entry;
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
 
-/// Limits of grounding.
+/// Limits of grounding; passing one stops grounding with an
+/// [`ErrorKind::TooLarge`] error naming the relation being grounded.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// Stop with an error when the ground program would hold more rule instances.
+    /// Most rule instances grounding may find (static and dynamic rules, each
+    /// instance counted as found, duplicates included).
     pub max_ground_rules: usize,
+    /// Most distinct ground sentences (static and dynamic).
+    pub max_ground_atoms: usize,
+    /// Deepest nesting of a ground argument (a constant has depth 1, `(s 0)` depth 2).
+    /// Printing a term recurses on its nesting: keep this in the thousands at most.
+    pub max_term_depth: usize,
+    /// Most bytes the grounder's terms, facts, indexes and rules may take (an estimate).
+    pub max_bytes: usize,
     /// Threads the joins of a big round run on (the ground program is the same for
     /// any number). One by default: on the project's 2-core machines two threads
     /// ground no faster (0.6x to 1.15x, docs/INIT.md).
@@ -41,11 +51,26 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            max_ground_rules: 50_000_000,
+            max_ground_rules: DEFAULT_MAX_GROUND_RULES,
+            max_ground_atoms: DEFAULT_MAX_GROUND_ATOMS,
+            max_term_depth: DEFAULT_MAX_TERM_DEPTH,
+            max_bytes: DEFAULT_MAX_BYTES,
             threads: 1,
         }
     }
 }
+
+/// The default of [`Config::max_ground_rules`].
+pub const DEFAULT_MAX_GROUND_RULES: usize = 8_000_000;
+/// The default of [`Config::max_ground_atoms`].
+pub const DEFAULT_MAX_GROUND_ATOMS: usize = 8_000_000;
+/// The default of [`Config::max_term_depth`].
+pub const DEFAULT_MAX_TERM_DEPTH: usize = 64;
+/// The default of [`Config::max_bytes`].
+pub const DEFAULT_MAX_BYTES: usize = 2 << 30;
+
+/// Instances a join finds between two charges to the [`Budget`].
+const CHARGE_EVERY: usize = 1024;
 
 const UNBOUND: TermId = TermId::NONE;
 
@@ -125,7 +150,15 @@ struct Relation {
     /// Facts before `stable` are old; `stable..end` are the current delta.
     stable: u32,
     end: u32,
+    /// An estimate of the bytes the facts and their indexes take.
+    bytes: usize,
 }
+
+/// Estimated bytes of one fact in its relation (its slot and membership entry).
+const FACT_BYTES: usize = 32;
+
+/// Estimated bytes of one entry of an index list, its share of the key included.
+const INDEX_ENTRY_BYTES: usize = 16;
 
 impl Relation {
     fn insert(&mut self, sentence: TermId, store: &TermStore) -> bool {
@@ -135,6 +168,7 @@ impl Relation {
             Entry::Vacant(slot) => slot.insert(at),
         };
         self.sentences.push(sentence);
+        let mut entries = self.composite.len();
         for (&mask, index) in &mut self.composite {
             let key = composite_key(mask, store.args(sentence).iter().copied().enumerate());
             index.entry(key).or_default().push(at);
@@ -147,12 +181,14 @@ impl Relation {
             .collect();
         while let Some((term, path, depth)) = stack.pop() {
             self.index.entry((path, term.raw())).or_default().push(at);
+            entries += 1;
             if let GroundTerm::Compound(f, args) = store.term(term) {
                 if !args.is_empty() {
                     self.index
                         .entry((path, FUNCTOR_TAG | f.index() as u32))
                         .or_default()
                         .push(at);
+                    entries += 1;
                     for (i, &a) in args.iter().enumerate() {
                         if let Some(p) = child_path(path, depth, i) {
                             stack.push((a, p, depth + 1));
@@ -161,6 +197,7 @@ impl Relation {
                 }
             }
         }
+        self.bytes += FACT_BYTES + INDEX_ENTRY_BYTES * entries;
         true
     }
 
@@ -175,6 +212,7 @@ impl Relation {
             let key = composite_key(mask, store.args(sentence).iter().copied().enumerate());
             index.entry(key).or_default().push(at as u32);
         }
+        self.bytes += INDEX_ENTRY_BYTES * self.sentences.len();
         self.composite.insert(mask, index);
     }
 
@@ -264,9 +302,16 @@ struct Output {
     heads: Vec<TermId>,
     body_ends: Vec<u32>,
     literals: Vec<GroundLiteral>,
+    /// The instances and bytes charged to the budget for these.
+    charged: (usize, usize),
 }
 
 impl Output {
+    /// An estimate of the bytes these instances take.
+    fn bytes(&self) -> usize {
+        8 * (self.heads.len() + self.literals.len())
+    }
+
     /// Replaces provisional term ids by their final ones.
     fn remap(&mut self, map: &TermMap) {
         if map.is_identity() {
@@ -285,6 +330,16 @@ struct Engine<'a> {
     store: TermStore,
     relations: FxHashMap<SymbolId, Relation>,
     dynamic: &'a FxHashSet<SymbolId>,
+    symbols: &'a SymbolTable,
+    config: &'a Config,
+    /// Instances found and bytes in use, against the limits.
+    budget: Budget,
+    /// Distinct facts of every relation.
+    facts: usize,
+    /// The estimated bytes of every relation's facts and indexes.
+    fact_bytes: usize,
+    /// The nesting depth of each interned term, by id, as far as computed.
+    depths: Vec<u32>,
     parallel_min: ParallelMin,
     /// Threads a round may run on (the current rayon pool has at least as many).
     threads: usize,
@@ -301,6 +356,8 @@ struct Facts<'a> {
 trait Terms {
     fn store(&self) -> &TermStore;
     fn intern(&mut self, term: GroundTerm) -> TermId;
+    /// An estimate of the bytes of the terms this holds.
+    fn bytes(&self) -> usize;
 }
 
 /// Terms built straight into the store: a join that has the store to itself.
@@ -313,6 +370,10 @@ impl Terms for OwnStore<'_> {
 
     fn intern(&mut self, term: GroundTerm) -> TermId {
         self.0.intern(term)
+    }
+
+    fn bytes(&self) -> usize {
+        self.0.bytes()
     }
 }
 
@@ -338,6 +399,10 @@ impl Terms for SharedStore<'_> {
 
     fn intern(&mut self, term: GroundTerm) -> TermId {
         self.new.intern(self.store, term)
+    }
+
+    fn bytes(&self) -> usize {
+        self.new.bytes()
     }
 }
 
@@ -535,9 +600,18 @@ fn same_term(store: &TermStore, a: &Pattern, b: &Pattern, binding: &[TermId]) ->
 /// A composite index a join stopped for: the relation and the argument positions.
 type Wanted = (SymbolId, u64);
 
+/// Why a join stopped before its end.
+#[derive(Clone, Copy, Debug)]
+enum Halt {
+    /// A composite index is missing: the join runs again once it is built.
+    Index(Wanted),
+    /// A limit was passed: grounding stops.
+    Limit(Limit),
+}
+
 /// What one join run beside the store gives: the new terms and instances of each of
-/// its parts, in order, or the composite index it stopped for.
-type SharedResult = Result<Vec<(LocalTerms, Output)>, Wanted>;
+/// its parts, in order, or why it stopped.
+type SharedResult = Result<Vec<(LocalTerms, Output)>, Halt>;
 
 /// One join of a round: a rule and the window of each of its positive literals.
 struct JoinSpec<'r> {
@@ -570,14 +644,22 @@ struct Join<'a, T: Terms> {
     trail: Vec<u32>,
     /// A composite index this join stopped for: the join must be run again once it is built.
     wanted: Option<Wanted>,
+    /// The limit this join passed, if any.
+    over: Option<Limit>,
+    budget: &'a Budget,
+    /// The bytes of `terms` when the join began.
+    bytes_base: usize,
     terms: T,
     out: Output,
 }
 
 impl<'a, T: Terms> Join<'a, T> {
-    fn new(facts: Facts<'a>, spec: &'a JoinSpec, record: bool, terms: T) -> Self {
+    fn new(facts: Facts<'a>, spec: &'a JoinSpec, record: bool, budget: &'a Budget, terms: T) -> Self {
         let rule = spec.rule;
         Join {
+            over: None,
+            budget,
+            bytes_base: terms.bytes(),
             facts,
             rule,
             windows: &spec.windows,
@@ -604,7 +686,7 @@ impl<'a, T: Terms> Join<'a, T> {
     /// Runs the join; with `part`, only over that range of the first step's candidates.
     /// Returns the instances and the new terms they need, or the composite index the
     /// join stopped for.
-    fn run(mut self, part: Option<Range<usize>>) -> Result<(T, Output), Wanted> {
+    fn run(mut self, part: Option<Range<usize>>) -> Result<(T, Output), Halt> {
         match self.first_step() {
             Step::Stop => {}
             Step::Emit => self.emit(),
@@ -616,10 +698,34 @@ impl<'a, T: Terms> Join<'a, T> {
                 self.bind_each(k, candidates);
             }
         }
+        self.charge();
+        if let Some(limit) = self.over {
+            return Err(Halt::Limit(limit));
+        }
         match self.wanted {
-            Some(wanted) => Err(wanted),
+            Some(wanted) => {
+                let (instances, bytes) = self.out.charged;
+                self.budget.refund(instances, bytes);
+                Err(Halt::Index(wanted))
+            }
             None => Ok((self.terms, self.out)),
         }
+    }
+
+    /// Charges the budget with the instances and bytes found since the last charge.
+    fn charge(&mut self) {
+        let (instances, bytes) = self.out.charged;
+        let spent = (self.out.bytes() + self.terms.bytes()).saturating_sub(self.bytes_base);
+        let new = (self.out.heads.len() - instances, spent.saturating_sub(bytes));
+        self.out.charged = (instances + new.0, bytes + new.1);
+        if let Some(limit) = self.budget.charge(new.0, new.1) {
+            self.over.get_or_insert(limit);
+        }
+    }
+
+    /// Whether the join must stop: for a missing index or a passed limit.
+    fn halted(&self) -> bool {
+        self.wanted.is_some() || self.over.is_some()
     }
 
     /// The facts `literal` may match now, restricted to its window (none, with
@@ -677,7 +783,7 @@ impl<'a, T: Terms> Join<'a, T> {
         for k in 0..self.pending.len() {
             let candidates = self.candidates(self.pending[k]);
             let count = candidates.len();
-            if count == 0 || self.wanted.is_some() {
+            if count == 0 || self.halted() {
                 return Step::Stop;
             }
             if best.as_ref().is_none_or(|(_, b)| count < b.len()) {
@@ -707,7 +813,7 @@ impl<'a, T: Terms> Join<'a, T> {
             Candidates::List(list) => {
                 for &fact in list {
                     self.bind(literal, relation.sentences[fact as usize]);
-                    if self.wanted.is_some() {
+                    if self.halted() {
                         break;
                     }
                 }
@@ -715,7 +821,7 @@ impl<'a, T: Terms> Join<'a, T> {
             Candidates::Range(range) => {
                 for fact in range {
                     self.bind(literal, relation.sentences[fact as usize]);
-                    if self.wanted.is_some() {
+                    if self.halted() {
                         break;
                     }
                 }
@@ -792,6 +898,9 @@ impl<'a, T: Terms> Join<'a, T> {
             }
         }
         out.body_ends.push(out.literals.len() as u32);
+        if out.heads.len() - out.charged.0 >= CHARGE_EVERY {
+            self.charge();
+        }
     }
 }
 
@@ -876,55 +985,93 @@ impl Engine<'_> {
     /// join builds them beside the store and they are interned after the parts
     /// before it, which gives the same ids. A join that finds a composite index
     /// missing is dropped from the pass (with its terms); the indexes are built after
-    /// the pass and the dropped joins run again in another.
-    fn round(&mut self, specs: &[JoinSpec], record: bool, previous: Option<usize>) -> Vec<Output> {
+    /// the pass and the dropped joins run again in another. Each output comes with
+    /// the relation of its rule's head.
+    fn round(
+        &mut self,
+        specs: &[JoinSpec],
+        record: bool,
+        previous: Option<usize>,
+    ) -> Result<Vec<(SymbolId, Output)>, GdlError> {
         let mut outputs = Vec::new();
         let mut todo: Vec<&JoinSpec> = specs.iter().collect();
         while !todo.is_empty() {
             let mut again = Vec::new();
             let mut wanted = Vec::new();
-            if let Some(results) = self.parallel_pass(&todo, record, previous) {
-                for (spec, result) in todo.iter().zip(results) {
-                    match result {
-                        Ok(parts) => {
-                            for (terms, mut out) in parts {
-                                out.remap(&self.store.absorb(terms));
-                                outputs.push(out);
-                            }
-                        }
-                        Err(want) => {
-                            again.push(*spec);
-                            wanted.push(want);
-                        }
-                    }
-                }
-            } else {
-                let facts = Facts {
-                    relations: &self.relations,
-                    dynamic: self.dynamic,
-                };
-                for spec in &todo {
-                    let mark = self.store.len();
-                    match Join::new(facts, spec, record, OwnStore(&mut self.store)).run(None) {
-                        Ok((_, out)) => outputs.push(out),
-                        Err(want) => {
-                            self.store.truncate(mark);
-                            again.push(*spec);
-                            wanted.push(want);
+            let results = match self.parallel_pass(&todo, record, previous) {
+                Some(results) => results,
+                None => self.serial_pass(&todo, record),
+            };
+            for (spec, result) in todo.iter().zip(results) {
+                let relation = spec.rule.head_relation;
+                match result {
+                    Ok(parts) => {
+                        for (terms, mut out) in parts {
+                            out.remap(&self.store.absorb(terms));
+                            outputs.push((relation, out));
                         }
                     }
+                    Err(Halt::Index(want)) => {
+                        again.push(*spec);
+                        wanted.push(want);
+                    }
+                    Err(Halt::Limit(limit)) => return Err(self.too_large(limit, relation)),
                 }
             }
             for (relation, mask) in wanted {
-                if let Some(r) = self.relations.get_mut(&relation) {
-                    if !r.composite.contains_key(&mask) {
-                        r.add_composite(mask, &self.store);
-                    }
-                }
+                self.add_composite(relation, mask)?;
             }
             todo = again;
         }
-        outputs
+        Ok(outputs)
+    }
+
+    /// Runs `joins` one after the other on this thread, their new terms straight
+    /// into the store (a join dropped for a missing index takes its terms back).
+    fn serial_pass(&mut self, joins: &[&JoinSpec], record: bool) -> Vec<SharedResult> {
+        let facts = Facts {
+            relations: &self.relations,
+            dynamic: self.dynamic,
+        };
+        let mut results = Vec::with_capacity(joins.len());
+        for spec in joins {
+            let mark = self.store.len();
+            let join = Join::new(facts, spec, record, &self.budget, OwnStore(&mut self.store));
+            let result = join.run(None).map(|(_, out)| out);
+            if result.is_err() {
+                self.store.truncate(mark);
+            }
+            results.push(result.map(|out| vec![(LocalTerms::new(&self.store), out)]));
+        }
+        results
+    }
+
+    /// Builds the composite index `mask` of `relation` if it is missing, and counts its bytes.
+    fn add_composite(&mut self, relation: SymbolId, mask: u64) -> Result<(), GdlError> {
+        let Some(r) = self.relations.get_mut(&relation) else {
+            return Ok(());
+        };
+        if r.composite.contains_key(&mask) {
+            return Ok(());
+        }
+        let before = r.bytes;
+        r.add_composite(mask, &self.store);
+        let added = r.bytes - before;
+        self.fact_bytes += added;
+        match self.budget.charge(0, added) {
+            Some(limit) => Err(self.too_large(limit, relation)),
+            None => Ok(()),
+        }
+    }
+
+    /// The error for passing `limit` while grounding `relation`.
+    fn too_large(&self, limit: Limit, relation: SymbolId) -> GdlError {
+        let max = match limit {
+            Limit::Atoms => self.config.max_ground_atoms,
+            Limit::Depth => self.config.max_term_depth,
+            Limit::Rules | Limit::Memory => self.budget.max(limit),
+        };
+        too_large(limit, max, self.symbols.name(relation))
     }
 
     /// Runs `joins` on the current rayon pool's threads, each join cut into parts,
@@ -943,12 +1090,13 @@ impl Engine<'_> {
         }
         let facts = self.facts();
         // Each join's first step, the same in every part of it.
-        let firsts: Vec<Result<usize, Wanted>> = joins
+        let firsts: Vec<Result<usize, Halt>> = joins
             .iter()
             .map(|spec| {
-                let mut join = Join::new(facts, spec, record, SharedStore::new(&self.store));
+                let store = SharedStore::new(&self.store);
+                let mut join = Join::new(facts, spec, record, &self.budget, store);
                 match join.first_step() {
-                    Step::Stop => join.wanted.map_or(Ok(0), Err),
+                    Step::Stop => join.wanted.map(Halt::Index).map_or(Ok(0), Err),
                     Step::Emit => Ok(1),
                     Step::Bind(_, candidates) => Ok(candidates.len()),
                 }
@@ -984,7 +1132,8 @@ impl Engine<'_> {
         let mut done = tasks
             .par_iter()
             .map(|(j, part)| {
-                let join = Join::new(facts, joins[*j], record, SharedStore::new(&self.store));
+                let store = SharedStore::new(&self.store);
+                let join = Join::new(facts, joins[*j], record, &self.budget, store);
                 (*j, join.run(part.clone()).map(|(terms, out)| (terms.new, out)))
             })
             .collect::<Vec<_>>()
@@ -996,30 +1145,47 @@ impl Engine<'_> {
             .map(|(j, first)| {
                 first?;
                 let mut parts = Vec::new();
-                let mut wanted = None;
+                let mut halt = None;
                 while let Some((_, result)) = done.next_if(|(task_join, _)| *task_join == j) {
                     match result {
                         Ok(part) => parts.push(part),
+                        Err(Halt::Limit(limit)) => halt = Some(Halt::Limit(limit)),
                         Err(want) => {
-                            wanted.get_or_insert(want);
+                            halt.get_or_insert(want);
                         }
                     }
                 }
-                wanted.map_or(Ok(parts), Err)
+                let Some(halt) = halt else { return Ok(parts) };
+                // The join is dropped whole: what its finished parts charged is taken back.
+                for (_, out) in &parts {
+                    self.budget.refund(out.charged.0, out.charged.1);
+                }
+                Err(halt)
             })
             .collect();
         Some(results)
     }
 
-    /// Adds a derived sentence (and its `true`/`does` alias) to its relation.
-    fn insert(&mut self, sentence: TermId, alias: bool) -> bool {
+    /// Adds a derived sentence (and its `true`/`does` alias) to its relation; an
+    /// error when there are too many facts or the sentence is nested too deep.
+    fn insert(&mut self, sentence: TermId, alias: bool) -> Result<bool, GdlError> {
         let relation = self.store.functor(sentence);
-        let new = self
-            .relations
-            .entry(relation)
-            .or_default()
-            .insert(sentence, &self.store);
-        if new && alias {
+        let r = self.relations.entry(relation).or_default();
+        let before = r.bytes;
+        let new = r.insert(sentence, &self.store);
+        self.fact_bytes += r.bytes - before;
+        if !new {
+            return Ok(false);
+        }
+        self.facts += 1;
+        if self.facts > self.config.max_ground_atoms {
+            return Err(self.too_large(Limit::Atoms, relation));
+        }
+        // The sentence is one level above its arguments.
+        if self.depth(sentence) > self.config.max_term_depth.saturating_add(1) {
+            return Err(self.too_large(Limit::Depth, relation));
+        }
+        if alias {
             let target = match relation {
                 SymbolId::NEXT => Some(SymbolId::TRUE),
                 SymbolId::LEGAL => Some(SymbolId::DOES),
@@ -1028,10 +1194,26 @@ impl Engine<'_> {
             if let Some(target) = target {
                 let args: Box<[TermId]> = self.store.args(sentence).into();
                 let aliased = self.store.intern(GroundTerm::Compound(target, args));
-                self.insert(aliased, false);
+                self.insert(aliased, false)?;
             }
         }
-        new
+        Ok(true)
+    }
+
+    /// The nesting depth of an interned term (a constant has depth 1).
+    fn depth(&mut self, term: TermId) -> usize {
+        // Arguments are interned before the terms that hold them, so their ids are smaller.
+        for index in self.depths.len()..self.store.len() {
+            let args = self.store.args(TermId::from_index(index));
+            let deepest = args.iter().filter_map(|a| self.depths.get(a.index())).max();
+            self.depths.push(deepest.map_or(1, |d| d.saturating_add(1)));
+        }
+        self.depths.get(term.index()).map_or(1, |&d| d as usize)
+    }
+
+    /// The estimated bytes of the terms and facts kept so far.
+    fn bytes(&self) -> usize {
+        self.store.bytes() + self.fact_bytes + 4 * self.depths.len()
     }
 
     /// Evaluates `rules` to their fixpoint; relations in `growing` may gain facts.
@@ -1087,15 +1269,20 @@ impl Engine<'_> {
             }
             let mut any_new = false;
             let mut instances = 0;
-            for out in self.round(&specs, record.is_some(), previous) {
+            let kept = |record: &Option<&mut RuleSink>| record.as_ref().map_or(0, |sink| sink.bytes);
+            self.budget.set_bytes(self.bytes() + kept(&record));
+            for (relation, out) in self.round(&specs, record.is_some(), previous)? {
                 instances += out.heads.len();
                 let mut start = 0;
                 for (&head, &end) in out.heads.iter().zip(&out.body_ends) {
-                    any_new |= self.insert(head, true);
+                    any_new |= self.insert(head, true)?;
                     if let Some(sink) = record.as_deref_mut() {
-                        sink.add(head, &out.literals[start..end as usize])?;
+                        sink.add(head, &out.literals[start..end as usize]);
                     }
                     start = end as usize;
+                }
+                if self.bytes() + kept(&record) > self.budget.max(Limit::Memory) {
+                    return Err(self.too_large(Limit::Memory, relation));
                 }
             }
             for relation in growing {
@@ -1111,30 +1298,27 @@ impl Engine<'_> {
     }
 }
 
-/// Collects ground rules, without duplicates, up to the configured limit.
+/// Collects ground rules, without duplicates.
+#[derive(Default)]
 struct RuleSink {
     rules: FxHashSet<GroundRule>,
-    max: usize,
+    /// An estimate of the bytes the rules take.
+    bytes: usize,
 }
 
+/// Estimated bytes of one ground rule besides its body: its slot in the set and
+/// an allocation header.
+const RULE_BYTES: usize = 48;
+
 impl RuleSink {
-    fn add(&mut self, head: TermId, body: &[GroundLiteral]) -> Result<(), GdlError> {
-        self.rules.insert(GroundRule {
+    fn add(&mut self, head: TermId, body: &[GroundLiteral]) {
+        let added = self.rules.insert(GroundRule {
             head,
             body: body.into(),
         });
-        if self.rules.len() > self.max {
-            return Err(GdlError {
-                kind: ErrorKind::TooLarge,
-                span: None,
-                rule: None,
-                message: format!(
-                    "the ground program exceeds {} rule instances (raise the limit or simplify the game)",
-                    self.max
-                ),
-            });
+        if added {
+            self.bytes += RULE_BYTES + 8 * body.len();
         }
-        Ok(())
     }
 }
 
@@ -1179,6 +1363,12 @@ fn instantiate_with(
         store: TermStore::new(),
         relations: FxHashMap::default(),
         dynamic: &analysis.dynamic,
+        symbols: &description.symbols,
+        config,
+        budget: Budget::new(config.max_ground_rules, config.max_bytes),
+        facts: 0,
+        fact_bytes: 0,
+        depths: Vec::new(),
         parallel_min,
         threads: config.threads.max(1),
     };
@@ -1204,7 +1394,7 @@ fn instantiate_with(
         let sentence = engine
             .store
             .intern(GroundTerm::Compound(SymbolId::TRUE, vec![fact].into()));
-        engine.insert(sentence, false);
+        engine.insert(sentence, false)?;
     }
     let roles = roles(description, &mut engine.store);
 
@@ -1216,10 +1406,7 @@ fn instantiate_with(
     let mut growing: FxHashSet<SymbolId> = analysis.dynamic.clone();
     growing.insert(SymbolId::TRUE);
     growing.insert(SymbolId::DOES);
-    let mut sink = RuleSink {
-        rules: FxHashSet::default(),
-        max: config.max_ground_rules,
-    };
+    let mut sink = RuleSink::default();
     engine.fixpoint(&dynamic_rules, &growing, Some(&mut sink))?;
 
     // A negated sentence that can never hold is simply true: drop the literal.
@@ -1337,5 +1524,128 @@ mod tests {
         assert_eq!(one.atoms, two.atoms);
         assert_eq!(one.rules, two.rules);
         assert_eq!(legal(&one).len(), 20);
+    }
+
+    /// A rule over eight independent variables of a 30-element domain (30^8 instances).
+    fn eight_variables() -> Description {
+        let domain: String = (1..=30).map(|i| format!("(d {i}) ")).collect();
+        ggpnet_kif::parse(&format!(
+            "(role r) {domain} (<= (p ?a ?b ?c ?d ?e ?f ?g ?h) (d ?a) (d ?b) (d ?c) (d ?d) (d ?e) (d ?f) \
+             (d ?g) (d ?h)) (<= (legal r (m ?a)) (p ?a ?a ?a ?a ?a ?a ?a ?a))"
+        ))
+        .unwrap()
+    }
+
+    fn ground_error(description: &Description, config: &Config) -> GdlError {
+        crate::ground(description, config).unwrap_err()
+    }
+
+    #[test]
+    fn rule_instances_stop_inside_a_join() {
+        let config = Config {
+            max_ground_rules: 5000,
+            ..Config::default()
+        };
+        let e = ground_error(&eight_variables(), &config);
+        assert_eq!(e.kind, crate::ErrorKind::TooLarge);
+        assert_eq!(
+            e.message,
+            "grounding too large: more than 5000 ground rules (at relation `p`); raise --max-ground-rules"
+        );
+    }
+
+    #[test]
+    fn estimated_memory_stops_grounding() {
+        let config = Config {
+            max_bytes: 1 << 20,
+            ..Config::default()
+        };
+        assert_eq!(
+            ground_error(&eight_variables(), &config).message,
+            "grounding too large: more than 1 MiB of memory (estimated) (at relation `p`); raise --max-mem"
+        );
+    }
+
+    #[test]
+    fn ground_atoms_are_bounded() {
+        let config = Config {
+            max_ground_atoms: 20,
+            ..Config::default()
+        };
+        assert_eq!(
+            ground_error(&eight_variables(), &config).message,
+            "grounding too large: more than 20 ground atoms (at relation `d`); raise --max-ground-atoms"
+        );
+    }
+
+    /// `next` nests the state one level deeper each step, without end.
+    #[test]
+    fn ever_deeper_terms_stop_at_the_depth_limit() {
+        let game = ggpnet_kif::parse(
+            "(role r) (init (c 0)) (<= (next (c (s ?x))) (true (c ?x))) (<= (legal r go) (true (c ?x)))",
+        )
+        .unwrap();
+        let e = ground_error(&game, &Config::default());
+        assert_eq!(
+            e.message,
+            format!(
+                "grounding too large: terms nested deeper than {DEFAULT_MAX_TERM_DEPTH} (at relation `next`); \
+                 raise --max-term-depth"
+            )
+        );
+        let config = Config {
+            max_term_depth: 5,
+            ..Config::default()
+        };
+        assert!(ground_error(&game, &config)
+            .message
+            .contains("nested deeper than 5 "));
+    }
+
+    /// Nesting up to the limit is accepted: `(c (s (s (s 0))))` has depth 5.
+    #[test]
+    fn terms_at_the_depth_limit_ground() {
+        let game = ggpnet_kif::parse(
+            "(role r) (init (c 0)) (small 0) (small (s 0)) (small (s (s 0))) \
+             (<= (next (c (s ?x))) (true (c ?x)) (small ?x)) (<= (legal r go) (true (c ?x)))",
+        )
+        .unwrap();
+        let config = Config {
+            max_term_depth: 5,
+            ..Config::default()
+        };
+        assert!(crate::ground(&game, &config).is_ok());
+        let config = Config {
+            max_term_depth: 4,
+            ..Config::default()
+        };
+        assert!(ground_error(&game, &config)
+            .message
+            .contains("nested deeper than 4 "));
+    }
+
+    /// The rule limit stops a parallel round as it stops a serial one.
+    #[test]
+    fn parallel_rounds_stop_at_the_rule_limit() {
+        let mut description = eight_variables();
+        let (rules, analysis) = crate::prepare(&mut description).unwrap();
+        let always = ParallelMin {
+            instances: 0,
+            candidates: 0,
+        };
+        let config = Config {
+            threads: 2,
+            max_ground_rules: 5000,
+            ..Config::default()
+        };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let e = pool
+            .install(|| instantiate_with(&description, &rules, &analysis, &config, always))
+            .unwrap_err();
+        assert!(
+            e.message
+                .starts_with("grounding too large: more than 5000 ground rules"),
+            "{e}"
+        );
     }
 }

@@ -19,12 +19,16 @@
 //! assert_eq!(program.kif(program.initial_state[0]), "off");
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod check;
 pub mod decompose;
 pub mod error;
 pub mod factor;
 pub mod instantiate;
+mod limits;
 pub mod normalize;
+pub mod playable;
 pub mod program;
 pub mod project;
 pub mod terms;
@@ -35,6 +39,7 @@ pub use error::{ErrorKind, GdlError};
 pub use factor::factor;
 pub use instantiate::{instantiate, Config};
 pub use normalize::{normalize, NormalLiteral, NormalRule};
+pub use playable::check_playable;
 pub use program::{GroundLiteral, GroundProgram, GroundRule};
 pub use project::project;
 pub use terms::{GroundTerm, TermId, TermStore};

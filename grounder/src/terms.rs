@@ -24,6 +24,26 @@ impl TermId {
     pub fn raw(self) -> u32 {
         self.0
     }
+
+    /// The id at `index` of a store's dense tables.
+    pub(crate) fn from_index(index: usize) -> TermId {
+        TermId(index as u32)
+    }
+}
+
+/// Estimated bytes one interned term takes besides its arguments: its slot, its
+/// hash-table entry (the key is a second copy), and two allocation headers.
+const TERM_BYTES: usize = 96;
+
+/// Estimated bytes one argument takes (stored twice: in the slot and the key).
+const ARG_BYTES: usize = 8;
+
+/// The estimated bytes of interning `term`.
+fn term_bytes(term: &GroundTerm) -> usize {
+    match term {
+        GroundTerm::Atom(_) => TERM_BYTES,
+        GroundTerm::Compound(_, args) => TERM_BYTES + ARG_BYTES * args.len(),
+    }
 }
 
 /// The shape of a ground term.
@@ -41,6 +61,8 @@ pub enum GroundTerm {
 pub struct TermStore {
     terms: Vec<GroundTerm>,
     ids: FxHashMap<GroundTerm, TermId>,
+    /// An estimate of the memory the terms take, for the grounder's memory limit.
+    bytes: usize,
 }
 
 impl TermStore {
@@ -55,6 +77,7 @@ impl TermStore {
         match self.ids.entry(term) {
             Entry::Occupied(entry) => *entry.get(),
             Entry::Vacant(entry) => {
+                self.bytes += term_bytes(entry.key());
                 self.terms.push(entry.key().clone());
                 entry.insert(next);
                 next
@@ -65,6 +88,7 @@ impl TermStore {
     /// Forgets the terms interned after the first `len`.
     pub(crate) fn truncate(&mut self, len: usize) {
         for term in self.terms.drain(len..) {
+            self.bytes -= term_bytes(&term);
             self.ids.remove(&term);
         }
     }
@@ -97,6 +121,11 @@ impl TermStore {
     /// Number of interned terms.
     pub fn len(&self) -> usize {
         self.terms.len()
+    }
+
+    /// An estimate of the bytes the terms take.
+    pub fn bytes(&self) -> usize {
+        self.bytes
     }
 
     /// True when nothing is interned.
@@ -194,6 +223,10 @@ impl LocalTerms {
             return id;
         }
         TermId(self.base_len + self.new.intern(term).0)
+    }
+    /// An estimate of the bytes the new terms take.
+    pub(crate) fn bytes(&self) -> usize {
+        self.new.bytes
     }
 }
 

@@ -1,14 +1,8 @@
-//! Tokens of KIF, recognized with nom: parentheses, symbols, variables.
+//! Tokens of KIF: parentheses, symbols, variables.
 //!
-//! Whitespace and `;` comments (to the end of the line) separate tokens.
-
-use nom::branch::alt;
-use nom::bytes::complete::{take_till, take_while1};
-use nom::character::complete::{char, multispace1};
-use nom::combinator::{map, recognize};
-use nom::multi::many0_count;
-use nom::sequence::preceded;
-use nom::IResult;
+//! Every Unicode whitespace character and `;` comments (to the end of the line)
+//! separate tokens. The scanner is total: each step consumes at least one
+//! character, so every input tokenizes completely.
 
 /// One token and the byte offset where it starts.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -25,48 +19,31 @@ fn is_symbol_char(c: char) -> bool {
     !(c.is_whitespace() || c == '(' || c == ')' || c == ';')
 }
 
-fn comment(input: &str) -> IResult<&str, &str> {
-    recognize(preceded(char(';'), take_till(|c| c == '\n')))(input)
-}
-
-/// Skips whitespace and comments.
-fn skip(input: &str) -> IResult<&str, usize> {
-    many0_count(alt((multispace1, comment)))(input)
-}
-
-fn token(input: &str) -> IResult<&str, Token<'_>> {
-    alt((
-        map(char('('), |_| Token::Open),
-        map(char(')'), |_| Token::Close),
-        map(take_while1(is_symbol_char), Token::Symbol),
-    ))(input)
-}
-
 /// Splits `source` into tokens with their byte offsets.
 ///
-/// Every character is either part of a token, whitespace, or a comment, so
-/// tokenizing cannot fail.
+/// Every character is part of a token, whitespace, or a comment, so tokenizing
+/// cannot fail and never stops before the end of `source`.
 pub fn tokenize(source: &str) -> Vec<(usize, Token<'_>)> {
     let mut tokens = Vec::new();
-    let mut rest = source;
-    loop {
-        if let Ok((after, _)) = skip(rest) {
-            rest = after;
-        }
-        if rest.is_empty() {
-            return tokens;
-        }
-        let offset = source.len() - rest.len();
-        match token(rest) {
-            Ok((after, tok)) => {
-                tokens.push((offset, tok));
-                rest = after;
+    let mut at = 0;
+    while let Some(c) = source[at..].chars().next() {
+        let rest = &source[at..];
+        let len = match c {
+            '(' | ')' => {
+                tokens.push((at, if c == '(' { Token::Open } else { Token::Close }));
+                1
             }
-            // Unreachable by construction (every non-space character starts a token),
-            // but never loop forever on surprising input.
-            Err(_) => return tokens,
-        }
+            ';' => rest.find('\n').unwrap_or(rest.len()),
+            c if c.is_whitespace() => c.len_utf8(),
+            _ => {
+                let len = rest.find(|c| !is_symbol_char(c)).unwrap_or(rest.len());
+                tokens.push((at, Token::Symbol(&rest[..len])));
+                len
+            }
+        };
+        at += len;
     }
+    tokens
 }
 
 #[cfg(test)]
@@ -102,5 +79,38 @@ mod tests {
         let toks = tokenize("  (a)");
         assert_eq!(toks[0].0, 2);
         assert_eq!(toks[1], (3, Token::Symbol("a")));
+    }
+
+    /// Every Unicode whitespace separates tokens, and what follows it is read.
+    #[test]
+    fn every_unicode_whitespace_separates_tokens() {
+        for space in ['\u{0B}', '\u{0C}', '\u{85}', '\u{A0}', '\u{2028}', '\u{3000}'] {
+            let source = format!("(a{space}b){space}(c)");
+            let toks: Vec<_> = tokenize(&source).into_iter().map(|(_, t)| t).collect();
+            assert_eq!(
+                toks,
+                vec![
+                    Token::Open,
+                    Token::Symbol("a"),
+                    Token::Symbol("b"),
+                    Token::Close,
+                    Token::Open,
+                    Token::Symbol("c"),
+                    Token::Close
+                ],
+                "separator U+{:04X}",
+                space as u32
+            );
+        }
+    }
+
+    /// A comment runs to the end of its line only; one at the end of input ends it.
+    #[test]
+    fn comments_end_at_newline_or_input_end() {
+        let toks: Vec<_> = tokenize("a ; b\u{0C} c\nd ; e")
+            .into_iter()
+            .map(|(_, t)| t)
+            .collect();
+        assert_eq!(toks, vec![Token::Symbol("a"), Token::Symbol("d")]);
     }
 }

@@ -1,8 +1,10 @@
-//! KIF/GDL front end: tokens (nom), an AST with interned symbols, precise parse
+//! KIF/GDL front end: tokens, an AST with interned symbols, precise parse
 //! errors (line:column and what was expected), and a canonical printer.
 //!
 //! GDL keywords are matched case-insensitively and printed in lower case; every
 //! other symbol keeps its case. Numbers are ordinary symbols (`10` differs from `010`).
+
+#![forbid(unsafe_code)]
 
 pub mod ast;
 pub mod lexer;

@@ -398,6 +398,25 @@ mod tests {
         assert!(parse(&deep).unwrap_err().message.contains("nested deeper"));
     }
 
+    /// Rules after an unusual whitespace character (form feed, vertical tab, NEL,
+    /// no-break space, ideographic space) are read, and garbage after it is an error.
+    #[test]
+    fn rules_after_any_whitespace_are_read() {
+        for space in ['\u{0B}', '\u{0C}', '\u{85}', '\u{A0}', '\u{3000}'] {
+            let source = format!("(role r){space}(<= terminal (true done)){space}(goal r 100)");
+            let d = parse(&source).unwrap();
+            assert_eq!(d.rules.len(), 3, "separator U+{:04X}", space as u32);
+            assert_eq!(d.rules[1].head, Term::Atom(SymbolId::TERMINAL));
+            assert_eq!(d.rules[2].head.functor(), Some(SymbolId::GOAL));
+            let e = parse(&format!("(role r){space}(((( garbage")).unwrap_err();
+            assert_eq!(e.span, Span { line: 1, column: 13 });
+            assert_eq!(
+                e.message,
+                "expected ')' to close this '(' before the end of the file"
+            );
+        }
+    }
+
     #[test]
     fn parse_term_reads_moves() {
         let mut symbols = SymbolTable::new();

@@ -6,7 +6,7 @@ use crate::eval::{Differential, Sweep};
 use crate::layer::{layer, CycleError, Layering};
 use crate::machine::{Game, StateMachine};
 use crate::optimize::{optimize, OptimizeConfig};
-use ggpnet_grounder::GdlError;
+use ggpnet_grounder::{ErrorKind, GdlError};
 use ggpnet_kif::ParseError;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -43,6 +43,14 @@ impl fmt::Display for LoadError {
             LoadError::Build(e) => e.fmt(f),
             LoadError::Cycle(e) => e.fmt(f),
         }
+    }
+}
+
+impl LoadError {
+    /// Whether grounding stopped at one of its limits ([`ggpnet_grounder::Config`]),
+    /// rather than finding the game invalid.
+    pub fn is_limit(&self) -> bool {
+        matches!(self, LoadError::Gdl(e) if e.kind == ErrorKind::TooLarge)
     }
 }
 
@@ -116,8 +124,13 @@ pub fn load(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
     report
         .warnings
         .extend(description.warnings.iter().map(|w| w.to_string()));
-    let (rules, analysis) =
-        timed(phases, "check", || ggpnet_grounder::prepare(&mut description)).map_err(LoadError::Gdl)?;
+    let (rules, analysis, warnings) = timed(phases, "check", || {
+        let (rules, analysis) = ggpnet_grounder::prepare(&mut description)?;
+        let warnings = ggpnet_grounder::check_playable(&description)?;
+        Ok((rules, analysis, warnings))
+    })
+    .map_err(LoadError::Gdl)?;
+    report.warnings.extend(warnings);
     let program = timed(phases, "ground", || {
         ggpnet_grounder::instantiate(&description, &rules, &analysis, &config.ground)
     })
@@ -127,6 +140,7 @@ pub fn load(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
     report.ground_atoms = program.atoms.len();
     report.ground_rules = program.rules.len();
     let mut circuit = timed(phases, "build", || build(program)).map_err(LoadError::Build)?;
+    report.warnings.extend(goal_warnings(&circuit));
     report.components_raw = circuit.counts();
     timed(phases, "optimize", || optimize(&mut circuit, &config.optimize));
     report.components = circuit.counts();
@@ -142,10 +156,49 @@ pub fn load(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
     });
     report.layers = layering.layers;
     report.sccs = layering.cycles;
+    check_initial_moves(&game).map_err(LoadError::Gdl)?;
     Ok(Loaded {
         circuit,
         layering,
         game,
         report,
     })
+}
+
+/// A warning for each goal value outside 0..=100 (such values are kept as they are;
+/// a value that is not an integer is an error of the build).
+fn goal_warnings(circuit: &Circuit) -> Vec<String> {
+    circuit
+        .goals
+        .iter()
+        .filter(|g| !(0..=100).contains(&g.value))
+        .map(|g| {
+            let role = circuit.vocabulary.kif(circuit.roles[g.role]);
+            format!(
+                "warning: goal value {} of role {role} is outside 0..=100 (kept as is)",
+                g.value
+            )
+        })
+        .collect()
+}
+
+/// An error when some role has no legal move in the initial state (unless that
+/// state is already terminal): such a game cannot be played at all.
+fn check_initial_moves(game: &Arc<Game>) -> Result<(), GdlError> {
+    let mut machine = StateMachine::new(Arc::clone(game));
+    let start = machine.initial_state();
+    if machine.is_terminal(&start) {
+        return Ok(());
+    }
+    for (index, role) in game.roles().iter().enumerate() {
+        if machine.legal_moves(&start, index).is_empty() {
+            return Err(GdlError {
+                kind: ErrorKind::Unplayable,
+                span: None,
+                rule: None,
+                message: format!("role {role} has no legal move in the initial state"),
+            });
+        }
+    }
+    Ok(())
 }

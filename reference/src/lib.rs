@@ -33,6 +33,8 @@
 //! assert_eq!(moves, ["(do a b)", "(do b a)"]);
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod database;
 mod demand;
 mod error;

@@ -205,8 +205,7 @@ fn game_path(corpus: &Path, name: &str) -> PathBuf {
 /// Perft to the depth of the game's reference trace (3 without one) with each
 /// scalar evaluator: the faster one's rate, and whether every count equals the trace's.
 fn perft_against_trace(corpus: &Path, game: &str, loaded: &std::sync::Arc<ggpnet::propnet::Game>) -> Value {
-    let trace =
-        std::fs::read_to_string(corpus.join("traces").join(format!("{game}.jsonl"))).unwrap_or_default();
+    let trace = super::read_input(&corpus.join("traces").join(format!("{game}.jsonl"))).unwrap_or_default();
     let expected: BTreeMap<usize, u64> = trace
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -246,7 +245,7 @@ fn perft_against_trace(corpus: &Path, game: &str, loaded: &std::sync::Arc<ggpnet
 
 /// Every markdown table row of a file: first cell → column header → number.
 fn markdown_tables(path: &Path) -> BTreeMap<String, BTreeMap<String, f64>> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let text = super::read_input(path).unwrap_or_default();
     let mut rows = BTreeMap::new();
     let mut header: Vec<String> = Vec::new();
     for line in text.lines().map(str::trim) {

@@ -211,7 +211,7 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
     let timeout = Duration::from_secs(args.timeout);
-    let max_rss_bytes = args.max_mem.map(|mib| mib.saturating_mul(1 << 20));
+    let max_rss_bytes = super::max_mem_mib().map(|mib| mib.saturating_mul(1 << 20));
     let results = run_all(
         games.len(),
         jobs,
@@ -262,7 +262,7 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
 
 fn markdown(results: &[Value], summary: &Value, args: &CorpusArgs) -> String {
     let (check, timeout) = (&args.check, args.timeout);
-    let (memory_flag, memory_limit) = match args.max_mem {
+    let (memory_flag, memory_limit) = match super::max_mem_mib() {
         Some(mib) => (
             format!(" --max-mem {mib}"),
             format!(" and a memory limit of {mib} MiB"),

@@ -15,6 +15,7 @@ use ggpnet::propnet::LoadError;
 use std::process::ExitCode;
 
 /// Why a run could not do what was asked: the message for standard error and its exit code.
+#[derive(Debug)]
 pub struct Failure {
     message: String,
     code: u8,
@@ -37,12 +38,29 @@ impl Failure {
         }
     }
 
-    /// Why a game named `name` did not load, with the exit code of that kind of failure.
-    pub fn load(name: &str, error: &LoadError) -> Failure {
-        let message = format!("{name}: {error}");
+    /// A configured limit was reached (exit 3).
+    pub fn limit(message: impl Into<String>) -> Failure {
+        Failure {
+            message: message.into(),
+            code: 3,
+        }
+    }
+
+    /// Why a game did not load, with the exit code of that kind of failure.
+    pub fn load(error: &LoadError) -> Failure {
+        let message = error.to_string();
         match error {
             LoadError::Parse(_) => Failure::input(message),
+            error if error.is_limit() => Failure::limit(message),
             _ => Failure::invalid(message),
+        }
+    }
+
+    /// The same failure with `place` (a file, say) named before its message.
+    pub fn at(self, place: &str) -> Failure {
+        Failure {
+            message: format!("{place}: {}", self.message),
+            code: self.code,
         }
     }
 

@@ -5,6 +5,8 @@
 
 use clap::{Args, Parser, Subcommand};
 use failure::Failure;
+
+use ggpnet::grounder::instantiate as grounder;
 use ggpnet::propnet::eval::EvaluatorKind;
 use ggpnet::propnet::playout::{fastest_evaluator, monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
 use ggpnet::propnet::{load, LoadConfig, Loaded};
@@ -16,6 +18,8 @@ mod bench;
 mod corpus;
 mod export;
 mod failure;
+
+mod input;
 mod stats_dir;
 
 #[derive(Parser)]
@@ -37,6 +41,51 @@ struct Cli {
     /// Threads the grounder may use for big rounds (the result is the same for any number).
     #[arg(long, global = true, default_value_t = 1, value_parser = failure::threads)]
     ground_threads: usize,
+    /// Most rule instances grounding may find (static and dynamic, duplicates included)
+    /// before it stops with exit code 3.
+    #[arg(long, global = true, value_name = "N", default_value_t = grounder::DEFAULT_MAX_GROUND_RULES as u64,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_ground_rules: u64,
+    /// Most ground sentences grounding may derive before it stops with exit code 3.
+    #[arg(long, global = true, value_name = "N", default_value_t = grounder::DEFAULT_MAX_GROUND_ATOMS as u64,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_ground_atoms: u64,
+    /// Deepest nesting of a ground term grounding accepts (1 to 1024; a constant has depth 1).
+    #[arg(long, global = true, value_name = "N", default_value_t = grounder::DEFAULT_MAX_TERM_DEPTH as u64,
+          value_parser = clap::value_parser!(u64).range(1..=1024))]
+    max_term_depth: u64,
+    /// Memory bound of loading a game, in MiB: the grounder's estimate of its own memory
+    /// (exit code 3 past it; 2048 when not given). With `corpus` and `stats --dir`, also
+    /// the resident memory allowed per game (when not given: none, and 4096).
+    #[arg(long, global = true, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
+    max_mem: Option<u64>,
+    /// Largest input file read, in MiB.
+    #[arg(long, global = true, value_name = "MIB", default_value_t = input::DEFAULT_MAX_INPUT_MIB,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    max_input: u64,
+}
+
+/// The global limits that are not load settings: `--max-mem` as given, and `--max-input` in bytes.
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    max_mem_mib: Option<u64>,
+    max_input_bytes: u64,
+}
+
+/// This run's [`Limits`].
+static LIMITS: std::sync::OnceLock<Limits> = std::sync::OnceLock::new();
+
+/// `--max-mem` in MiB, if given.
+fn max_mem_mib() -> Option<u64> {
+    LIMITS.get().and_then(|l| l.max_mem_mib)
+}
+
+/// Reads a user's file within `--max-input` (see [`input::read_text`]).
+fn read_input(path: &Path) -> Result<String, Failure> {
+    let max = LIMITS
+        .get()
+        .map_or(input::DEFAULT_MAX_INPUT_MIB << 20, |l| l.max_input_bytes);
+    input::read_text(path, max)
 }
 
 /// How this run loads games: the optimizer passes (the defaults, plus `--with`, less
@@ -97,9 +146,6 @@ struct CorpusArgs {
     /// Seconds allowed per game.
     #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     timeout: u64,
-    /// Resident memory allowed per game, in MiB (default: no limit).
-    #[arg(long)]
-    max_mem: Option<u64>,
     /// Games run at once (default: every core).
     #[arg(long, value_parser = failure::threads)]
     jobs: Option<usize>,
@@ -127,9 +173,6 @@ struct StatsArgs {
     /// With --dir: seconds allowed per game.
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     timeout: u64,
-    /// With --dir: resident memory allowed per game, in MiB.
-    #[arg(long, default_value_t = 4096)]
-    max_mem: u64,
     /// With --dir: write a CSV table to this file.
     #[arg(long)]
     csv: Option<PathBuf>,
@@ -247,8 +290,7 @@ fn game_name(path: Option<&Path>) -> String {
 fn read_game(path: Option<&Path>) -> Result<String, Failure> {
     match path {
         None => Ok(ggpnet::DEFAULT_GAME.to_owned()),
-        Some(p) => std::fs::read_to_string(p)
-            .map_err(|e| Failure::input(format!("cannot read {}: {e}", p.display()))),
+        Some(p) => read_input(p),
     }
 }
 
@@ -263,14 +305,18 @@ fn load_game_with(path: Option<&Path>, config: &LoadConfig) -> Result<Loaded, Fa
 }
 
 /// Loads `source`, the text of the game at `path` (a KIF description, or a circuit
-/// written by `ggpnet export --format json`).
+/// written by `ggpnet export --format json`); the failure names the file.
 fn load_game_from(path: Option<&Path>, source: &str, config: &LoadConfig) -> Result<Loaded, Failure> {
     let name = path.map_or_else(|| "built-in game".to_owned(), |p| p.display().to_string());
+    load_source(path, source, config).map_err(|f| f.at(&name))
+}
+
+/// [`load_game_from`], with a failure that does not name the file.
+fn load_source(path: Option<&Path>, source: &str, config: &LoadConfig) -> Result<Loaded, Failure> {
     if is_circuit_file(path) {
-        return ggpnet::propnet::export::json::load(source)
-            .map_err(|e| Failure::input(format!("{name}: {e}")));
+        return ggpnet::propnet::export::json::load(source).map_err(|e| Failure::input(e.to_string()));
     }
-    load(source, config).map_err(|e| Failure::load(&name, &e))
+    load(source, config).map_err(|e| Failure::load(&e))
 }
 
 /// Loads a game as the command line says (`--with`, `--without`, `--ground-threads`).
@@ -318,7 +364,7 @@ fn check(args: &GameArgs) -> Result<bool, Failure> {
     let path = args.game.as_deref();
     let source = read_game(path)?;
     let name = game_name(path);
-    let (warnings, failure) = match load_game_from(path, &source, &load_config()) {
+    let (warnings, failure) = match load_source(path, &source, &load_config()) {
         Ok(loaded) => (loaded.report.warnings, None),
         Err(failure) => {
             let warnings = ggpnet::kif::parse(&source)
@@ -563,8 +609,7 @@ const LANES_CHECK_STEPS: usize = 100;
 
 fn replay(args: &ReplayArgs) -> Result<bool, Failure> {
     let loaded = load_game(Some(&args.game))?;
-    let trace = std::fs::read_to_string(&args.trace)
-        .map_err(|e| Failure::input(format!("cannot read {}: {e}", args.trace.display())))?;
+    let trace = read_input(&args.trace)?;
     let trace = ggpnet::replay::Trace::read(trace.as_bytes())
         .map_err(|e| Failure::input(format!("{}: {e}", args.trace.display())))?;
     let kinds: Vec<EvaluatorKind> = match args.evaluator {
@@ -680,7 +725,15 @@ fn main() -> ExitCode {
         ..LoadConfig::default()
     };
     config.ground.threads = cli.ground_threads;
+
+    set_limits(&mut config.ground, &cli);
     LOAD.set(config).expect("set once");
+    LIMITS
+        .set(Limits {
+            max_mem_mib: cli.max_mem,
+            max_input_bytes: cli.max_input << 20,
+        })
+        .expect("set once");
     let mut flags = Vec::new();
     for (name, passes) in [("--with", &cli.with), ("--without", &cli.without)] {
         if !passes.is_empty() {
@@ -688,6 +741,18 @@ fn main() -> ExitCode {
         }
     }
     flags.extend(["--ground-threads".to_owned(), cli.ground_threads.to_string()]);
+    flags.extend(["--max-input".to_owned(), cli.max_input.to_string()]);
+    let limits = [
+        ("--max-ground-rules", cli.max_ground_rules),
+        ("--max-ground-atoms", cli.max_ground_atoms),
+        ("--max-term-depth", cli.max_term_depth),
+    ];
+    for (name, value) in limits {
+        flags.extend([name.to_owned(), value.to_string()]);
+    }
+    if let Some(mib) = cli.max_mem {
+        flags.extend(["--max-mem".to_owned(), mib.to_string()]);
+    }
     LOAD_FLAGS.set(flags).expect("set once");
     // With no subcommand: `ggpnet mc` on the built-in game, with mc's defaults.
     let command = cli
@@ -709,5 +774,30 @@ fn main() -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(failure) => failure.report(),
+    }
+}
+
+/// Puts the grounding limits given on the command line into `ground`.
+fn set_limits(ground: &mut ggpnet::grounder::Config, cli: &Cli) {
+    let size = |value: u64| usize::try_from(value).unwrap_or(usize::MAX);
+    ground.max_ground_rules = size(cli.max_ground_rules);
+    ground.max_ground_atoms = size(cli.max_ground_atoms);
+    ground.max_term_depth = size(cli.max_term_depth);
+    if let Some(mib) = cli.max_mem {
+        ground.max_bytes = size(mib.saturating_mul(1 << 20));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// The help of `--max-mem` states the grounder's default.
+    #[test]
+    fn max_mem_help_states_the_default() {
+        let help = Cli::command().render_long_help().to_string();
+        let default = format!("{} when not given", grounder::DEFAULT_MAX_BYTES >> 20);
+        assert!(help.contains(&default), "{help}");
     }
 }

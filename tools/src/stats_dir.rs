@@ -169,6 +169,9 @@ fn text(results: &[Value], summary: &Value) -> String {
     out
 }
 
+/// The resident memory allowed per game when `--max-mem` is not given, in MiB.
+const DEFAULT_MAX_MEM_MIB: u64 = 4096;
+
 /// Runs every game of `dir`; returns whether every game compiled within the limits.
 pub(super) fn run(dir: &Path, args: &StatsArgs) -> Result<bool, Failure> {
     let games = games(dir)?;
@@ -178,7 +181,8 @@ pub(super) fn run(dir: &Path, args: &StatsArgs) -> Result<bool, Failure> {
     let exe =
         std::env::current_exe().map_err(|e| Failure::input(format!("cannot find this program: {e}")))?;
     let timeout = Duration::from_secs(args.timeout);
-    let max_rss = args.max_mem.saturating_mul(1 << 20);
+    let max_mem = super::max_mem_mib().unwrap_or(DEFAULT_MAX_MEM_MIB);
+    let max_rss = max_mem.saturating_mul(1 << 20);
     let bar = ProgressBar::new(games.len() as u64);
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {msg}")
@@ -194,7 +198,7 @@ pub(super) fn run(dir: &Path, args: &StatsArgs) -> Result<bool, Failure> {
         },
     );
     bar.finish_and_clear();
-    let summary = summary(&results, args.timeout, args.max_mem);
+    let summary = summary(&results, args.timeout, max_mem);
     if let Some(path) = &args.csv {
         std::fs::write(path, csv(&results))
             .map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))?;

@@ -1,0 +1,284 @@
+//! The `ggpnet` program on hostile input: unusual whitespace, games that cannot be
+//! played, games whose grounding never ends, files that never end or never open.
+//! Each case asserts the exit code and the message, and must end within seconds.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Longest any case may run: the limits must stop every reproducer well before.
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// A file of this test with `contents`, removed when dropped.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(name: &str, contents: &[u8]) -> TempFile {
+        let path = std::env::temp_dir().join(format!("ggpnet-hostile-{}-{name}", std::process::id()));
+        std::fs::write(&path, contents).expect("temp file written");
+        TempFile(path)
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().expect("UTF-8 temp path")
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// What one run printed and its exit code.
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    seconds: f64,
+}
+
+/// Runs `ggpnet` with `args`; fails the test when it runs past [`DEADLINE`].
+fn ggpnet(args: &[&str]) -> Run {
+    let start = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ggpnet"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ggpnet starts");
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("ggpnet can be waited for") {
+            break status;
+        }
+        if start.elapsed() > DEADLINE {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("ggpnet {args:?} ran past {DEADLINE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stdout = String::new();
+    let mut stderr = String::new();
+    child
+        .stdout
+        .take()
+        .expect("piped")
+        .read_to_string(&mut stdout)
+        .expect("stdout");
+    child
+        .stderr
+        .take()
+        .expect("piped")
+        .read_to_string(&mut stderr)
+        .expect("stderr");
+    Run {
+        code: status.code(),
+        stdout,
+        stderr,
+        seconds: start.elapsed().as_secs_f64(),
+    }
+}
+
+/// `ggpnet check` on a game with `source`: its exit code and standard output.
+fn check(name: &str, source: &str) -> (Option<i32>, String) {
+    let file = TempFile::new(&format!("{name}.kif"), source.as_bytes());
+    let run = ggpnet(&["check", file.path()]);
+    (run.code, run.stdout)
+}
+
+/// The stem `ggpnet check` names a temp game by.
+fn stem(name: &str) -> String {
+    format!("ggpnet-hostile-{}-{name}", std::process::id())
+}
+
+#[test]
+fn every_unicode_whitespace_separates_tokens() {
+    for (i, space) in ["\u{0B}", "\u{0C}", "\u{85}", "\u{A0}", "\u{3000}"]
+        .iter()
+        .enumerate()
+    {
+        let name = format!("space{i}");
+        let game = format!("(role r) (init s) (legal r go){space}(<= terminal (true t)){space}(goal r 100)");
+        let (code, stdout) = check(&name, &game);
+        assert_eq!(
+            code,
+            Some(0),
+            "U+{:04X}: {stdout}",
+            space.chars().next().unwrap() as u32
+        );
+        assert_eq!(stdout, format!("{}: valid (0 warning(s))\n", stem(&name)));
+    }
+    let (code, stdout) = check("formfeed", "(role r)\u{0C}(((( garbage");
+    assert_eq!(code, Some(2), "a parse error is bad input");
+    assert_eq!(
+        stdout,
+        format!(
+            "{}: invalid\nparse error at 1:13: expected ')' to close this '(' before the end of the file\n",
+            stem("formfeed")
+        )
+    );
+}
+
+#[test]
+fn games_that_cannot_be_played_are_invalid() {
+    let cases = [
+        ("empty", "", "error: the game description is empty (no rules)"),
+        (
+            "norole",
+            "(init s) (<= terminal (true s)) (goal r 100)",
+            "error: game has no role (no (role ...) fact)",
+        ),
+        (
+            "noterminal",
+            "(role r) (init s) (legal r go) (goal r 100)",
+            "error: no rule defines terminal",
+        ),
+        (
+            "nogoal",
+            "(role r) (init s) (legal r go) (<= terminal (true s))",
+            "error at 1:1: role r has no goal rule\n  in rule (role r)",
+        ),
+        (
+            "nolegal",
+            "(role r) (init s) (<= terminal (true t)) (goal r 100)",
+            "error: role r has no legal move in the initial state",
+        ),
+    ];
+    for (name, source, error) in cases {
+        let (code, stdout) = check(name, source);
+        assert_eq!(code, Some(1), "{name}: {stdout}");
+        assert_eq!(stdout, format!("{}: invalid\n{error}\n", stem(name)), "{name}");
+    }
+}
+
+#[test]
+fn grounding_that_would_not_end_stops_at_a_limit() {
+    let domain: String = (1..=30).map(|i| format!("(d {i}) ")).collect();
+    let eight = format!(
+        "(role r) {domain} (<= (p ?a ?b ?c ?d ?e ?f ?g ?h) (d ?a) (d ?b) (d ?c) (d ?d) (d ?e) (d ?f) \
+         (d ?g) (d ?h)) (<= (legal r (m ?a)) (p ?a ?a ?a ?a ?a ?a ?a ?a)) (<= terminal (true x)) (goal r 0)"
+    );
+    let file = TempFile::new("eight.kif", eight.as_bytes());
+    let run = ggpnet(&["check", file.path()]);
+    assert_eq!(run.code, Some(3), "{}", run.stdout);
+    assert!(
+        run.stdout.ends_with(" (at relation `p`); raise --max-mem\n")
+            || run
+                .stdout
+                .ends_with(" (at relation `p`); raise --max-ground-rules\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("error: grounding too large: more than "),
+        "{}",
+        run.stdout
+    );
+    println!("eight variables stopped in {:.1} s", run.seconds);
+    let run = ggpnet(&["--max-ground-rules", "1000", "check", file.path()]);
+    assert_eq!(run.code, Some(3));
+    assert!(run.stdout.ends_with(
+        "error: grounding too large: more than 1000 ground rules (at relation `p`); raise --max-ground-rules\n"
+    ));
+    let run = ggpnet(&["stats", file.path(), "--max-mem", "16"]);
+    assert_eq!(run.code, Some(3));
+    assert!(run.stderr.ends_with(
+        "error: grounding too large: more than 16 MiB of memory (estimated) (at relation `p`); raise --max-mem\n"
+    ));
+
+    let deep = "(role r) (init (c 0)) (<= (next (c (s ?x))) (true (c ?x))) (<= (legal r go) (true (c ?x)))
+        (<= terminal (true x)) (goal r 0)";
+    let file = TempFile::new("deep.kif", deep.as_bytes());
+    let run = ggpnet(&["check", file.path()]);
+    assert_eq!(run.code, Some(3));
+    assert!(run.stdout.ends_with(
+        "error: grounding too large: terms nested deeper than 64 (at relation `next`); raise --max-term-depth\n"
+    ));
+    let run = ggpnet(&["check", file.path(), "--max-term-depth", "8"]);
+    assert_eq!(run.code, Some(3));
+    assert!(run
+        .stdout
+        .contains("terms nested deeper than 8 (at relation `next`)"));
+}
+
+#[test]
+fn limits_are_validated_when_parsed() {
+    for option in [
+        "--max-ground-rules",
+        "--max-ground-atoms",
+        "--max-term-depth",
+        "--max-mem",
+        "--max-input",
+    ] {
+        let run = ggpnet(&[option, "0", "check"]);
+        assert_eq!(run.code, Some(2), "{option}");
+        assert!(
+            run.stderr.contains(&format!("invalid value '0' for '{option} <")),
+            "{option}: {}",
+            run.stderr
+        );
+    }
+    let run = ggpnet(&["--max-term-depth", "1025", "check"]);
+    assert_eq!(run.code, Some(2));
+    for command in ["corpus", "stats", "check"] {
+        let run = ggpnet(&[command, "--help"]);
+        assert_eq!(run.code, Some(0), "{command} --help: {}", run.stderr);
+        assert!(run.stdout.contains("--max-mem <MIB>"), "{command} --help");
+    }
+}
+
+#[test]
+fn devices_and_oversized_files_are_refused() {
+    let run = ggpnet(&["check", "/dev/zero"]);
+    assert_eq!(run.code, Some(2));
+    assert_eq!(
+        run.stderr,
+        "error: cannot read /dev/zero: it is not a regular file (a device, FIFO or socket)\n"
+    );
+    let big = TempFile::new("big.kif", &vec![b' '; (1 << 20) + 1]);
+    let run = ggpnet(&["--max-input", "1", "check", big.path()]);
+    assert_eq!(run.code, Some(2));
+    assert_eq!(
+        run.stderr,
+        format!(
+            "error: cannot read {}: it is larger than 1 MiB (raise --max-input)\n",
+            big.path()
+        )
+    );
+    let game = TempFile::new("game.kif", ggpnet::DEFAULT_GAME.as_bytes());
+    let run = ggpnet(&["replay", game.path(), "/dev/zero"]);
+    assert_eq!(run.code, Some(2));
+    assert_eq!(
+        run.stderr,
+        "error: cannot read /dev/zero: it is not a regular file (a device, FIFO or socket)\n"
+    );
+    let run = ggpnet(&["export", "/dev/zero", "--format", "json"]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run
+        .stderr
+        .contains("cannot read /dev/zero: it is not a regular file"));
+}
+
+#[test]
+fn a_fifo_is_refused_without_waiting_for_a_writer() {
+    let path = std::env::temp_dir().join(format!("ggpnet-hostile-{}-fifo.kif", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let made = Command::new("mkfifo").arg(&path).status();
+    if !made.is_ok_and(|s| s.success()) {
+        println!("notice: mkfifo is not available; skipping the FIFO case");
+        return;
+    }
+    let fifo = TempFile(path);
+    let run = ggpnet(&["check", fifo.path()]);
+    assert_eq!(run.code, Some(2));
+    assert_eq!(
+        run.stderr,
+        format!(
+            "error: cannot read {}: it is not a regular file (a device, FIFO or socket)\n",
+            fifo.path()
+        )
+    );
+}
