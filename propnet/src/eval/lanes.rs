@@ -38,11 +38,15 @@ pub struct LanePlayouts {
     next: Vec<Lane>,
     /// The lanes' random streams, eight to a block.
     streams: Vec<Block>,
-    depths: Vec<u64>,
+    /// Steps taken so far.
+    steps: u64,
+    /// The step at which each lane's playout visited its initial state: its
+    /// depth is `steps` less that.
+    starts: Vec<u64>,
+    /// At most the earliest of `starts`.
+    earliest_start: u64,
     /// Moves after which a playout is abandoned.
     max_depth: u64,
-    /// Lanes whose playout has reached `max_depth` moves.
-    at_limit: Lane,
     /// The moves walked in the last step (legal in some active lane), whose
     /// inputs hold its choices: the first `walked` of them.
     walk: Vec<u32>,
@@ -77,9 +81,10 @@ impl LanePlayouts {
                     }))
                 })
                 .collect(),
-            depths: vec![0; LANES],
+            steps: 0,
+            starts: vec![0; LANES],
+            earliest_start: 0,
             max_depth: max_depth.max(1),
-            at_limit: NONE,
             walk: vec![0; game.role_moves().iter().map(Vec::len).sum()],
             walked: 0,
             moved: NONE,
@@ -168,7 +173,9 @@ impl LanePlayouts {
         let terminal = self.values[self.net.terminal_slot() as usize];
         self.finish_playouts(&terminal);
         let mut active = not(&terminal);
-        self.abandon_at_limit(&mut active);
+        if self.steps - self.earliest_start >= self.max_depth {
+            self.abandon_at_limit(&mut active);
+        }
         for &m in &self.walk[..std::mem::take(&mut self.walked)] {
             self.values[self.net.input_slots()[m as usize] as usize] = NONE;
         }
@@ -191,29 +198,29 @@ impl LanePlayouts {
         for (&slot, next) in net.base_slots().iter().zip(&self.next) {
             self.values[slot as usize] = *next;
         }
-        let (depths, at_limit, max_depth) = (&mut self.depths, &mut self.at_limit, self.max_depth);
-        for_each_lane(&active, |lane| {
-            depths[lane] += 1;
-            if depths[lane] >= max_depth {
-                at_limit[lane / 64] |= 1 << (lane % 64);
-            }
-        });
+        self.steps += 1;
+        let (starts, steps) = (&mut self.starts, self.steps);
+        for_each_lane(&restart, |lane| starts[lane] = steps);
     }
 
     /// Takes the lanes of `active` whose playout reached the depth limit out of
-    /// it, counting their playouts as abandoned.
+    /// it, counting their playouts as abandoned (they restart at the next step).
     fn abandon_at_limit(&mut self, active: &mut Lane) {
-        let cut = and(&self.at_limit, active);
-        self.at_limit = NONE;
-        if cut == NONE {
-            return;
-        }
-        for_each_lane(&cut, |lane| {
-            self.depths[lane] = 0;
-            self.totals.abandoned += 1;
-            self.totals.at_depth_limit += 1;
+        let mut cut = NONE;
+        for_each_lane(active, |lane| {
+            if self.steps - self.starts[lane] >= self.max_depth {
+                cut[lane / 64] |= 1 << (lane % 64);
+                self.totals.abandoned += 1;
+                self.totals.at_depth_limit += 1;
+            }
         });
         *active = and(active, &not(&cut));
+        let ongoing = self
+            .starts
+            .iter()
+            .enumerate()
+            .filter(|&(lane, _)| (cut[lane / 64] >> (lane % 64)) & 1 == 0);
+        self.earliest_start = ongoing.map(|(_, &start)| start).min().unwrap_or(self.steps + 1);
     }
 
     fn finish_playouts(&mut self, terminal: &Lane) {
@@ -222,7 +229,7 @@ impl LanePlayouts {
         let goal_slots = self.net.goal_slots();
         let values = &self.values;
         let totals = &mut self.totals;
-        let depths = &mut self.depths;
+        let (starts, steps) = (&self.starts, self.steps);
         let best = &mut self.goal_scratch;
         for_each_lane(terminal, |lane| {
             let (word, bit) = (lane / 64, lane % 64);
@@ -233,8 +240,7 @@ impl LanePlayouts {
                     best[role] = Some(best[role].map_or(value, |b: i64| b.max(value)));
                 }
             }
-            totals.finish_with(depths[lane], best.iter().copied());
-            depths[lane] = 0;
+            totals.finish_with(steps - starts[lane], best.iter().copied());
         });
     }
 
@@ -297,14 +303,9 @@ impl LanePlayouts {
             // none are abandoned; only the others draw.
             let low = planes[0][w];
             let high = planes[1..].iter().fold(0, |acc, plane| acc | plane[w]);
-            let mut empty = active[w] & !(low | high);
+            let empty = active[w] & !(low | high);
             abandoned[w] = empty;
-            while empty != 0 {
-                let lane = w * 64 + empty.trailing_zeros() as usize;
-                empty &= empty - 1;
-                self.totals.abandoned += 1;
-                self.depths[lane] = 0;
-            }
+            self.totals.abandoned += u64::from(empty.count_ones());
             // Eight lanes at a time: their counts from the planes, their ranks
             // drawn side by side, the ranks back into the planes.
             let drawing = active[w] & high;
