@@ -240,6 +240,15 @@ impl NativeProgram {
                 inlined += inlining.inlined.iter().filter(|g| g.is_some()).count();
             }
         }
+        // Every code segment ends with its `ret`, so it starts within the
+        // code: `ExecutableMemory::call` relies on it.
+        assert!(
+            assembler.segments.iter().all(|segment| match *segment {
+                Segment::Code(offset) => offset < assembler.code.len(),
+                Segment::Cycle(start, end) => start <= end && end as usize <= slots,
+            }),
+            "a code segment outside the code"
+        );
         Some(NativeProgram {
             memory: ExecutableMemory::new(&assembler.code)?,
             segments: assembler.segments,
@@ -907,8 +916,11 @@ struct ExecutableMemory {
 }
 
 // SAFETY: the memory is written once, before it becomes executable, and only
-// read and executed after: threads may share and send it.
+// read and executed after: a thread may own it and drop it (unmap it) once no
+// other uses it, which ownership ensures.
 unsafe impl Send for ExecutableMemory {}
+// SAFETY: shared, it is only read and executed, never written (it is mapped
+// read-only), and the code keeps no state of its own.
 unsafe impl Sync for ExecutableMemory {}
 
 #[cfg(all(target_arch = "x86_64", unix))]
@@ -946,6 +958,9 @@ impl ExecutableMemory {
     /// `offset`, and what it does with them must be sound.
     unsafe fn call(&self, offset: usize, values: *mut u8, words: *mut u64) {
         debug_assert!(offset < self.len);
+        // SAFETY: `offset` is the start of a code segment, within the mapping
+        // (checked when the program is assembled), where the caller guarantees
+        // a function of this type begins.
         let function: extern "sysv64" fn(*mut u8, *mut u64) = std::mem::transmute(self.start.add(offset));
         function(values, words)
     }
@@ -965,6 +980,10 @@ impl ExecutableMemory {
         None
     }
 
+    /// Never called: [`ExecutableMemory::new`] gives no memory on this platform.
+    ///
+    /// # Safety
+    /// As on x86-64 Unix.
     unsafe fn call(&self, _offset: usize, _values: *mut u8, _words: *mut u64) {
         unreachable!("no native code on this platform")
     }
