@@ -5,7 +5,7 @@
 use ggpnet_propnet::eval::EvaluatorKind;
 use ggpnet_propnet::export::{aiger, cone, dot, json};
 use ggpnet_propnet::inspect::breakdown;
-use ggpnet_propnet::playout::{monte_carlo, Budget, McConfig};
+use ggpnet_propnet::playout::{monte_carlo, perft, Budget, McConfig};
 use ggpnet_propnet::{load, LoadConfig, Loaded, OptimizeConfig, StateMachine};
 use std::sync::Arc;
 
@@ -161,5 +161,28 @@ fn a_long_chain_loads_back_from_json_on_a_worker_thread() {
         let back = json::load(&text).expect("the chain loads back");
         assert_eq!(back.layering.layers, loaded.layering.layers);
         play_everywhere(&back);
+    });
+}
+
+/// A circuit file of a game that never ends: one role, one move always legal,
+/// one base that toggles.
+const ENDLESS: &str = r#"{"format": "ggpnet-circuit", "version": 1, "roles": ["r"],
+    "nodes": [{"kind": "base", "inputs": [], "layer": 0}, {"kind": "input", "inputs": [], "layer": 0},
+        {"kind": "not", "inputs": [0], "layer": 1}, {"kind": "true", "inputs": [], "layer": 0},
+        {"kind": "false", "inputs": [], "layer": 0}],
+    "bases": [{"node": 0, "fact": "on", "next": 2, "initial": false}],
+    "inputs": [{"node": 1, "role": 0, "move": "go", "legal": 3}],
+    "goals": [], "terminal": 4}"#;
+
+#[test]
+fn perft_deeper_than_the_stack_counts_on_a_worker_thread() {
+    on_worker(|| {
+        let loaded = json::load(ENDLESS).expect("the endless game loads");
+        for kind in EvaluatorKind::ALL.into_iter().filter(|k| k.is_scalar()) {
+            let report = perft(&loaded.game, CHAIN, kind);
+            assert_eq!(report.nodes, CHAIN as u64, "{kind}");
+            assert!(report.counts.iter().all(|&c| c == 1), "{kind}");
+            assert_eq!(report.counts.len(), CHAIN, "{kind}");
+        }
     });
 }
