@@ -2,7 +2,7 @@
 //! bit sets of base propositions; moves are indexes of input propositions; both
 //! convert to and from canonical KIF strings.
 
-use crate::circuit::Circuit;
+use crate::circuit::{Circuit, VerifyError};
 use crate::eval::{CompiledNet, Evaluator, EvaluatorKind, Scalar};
 use crate::layer::Layering;
 use crate::playout::random_input;
@@ -141,9 +141,10 @@ impl Game {
         }
     }
 
-    /// Compiles a layered circuit.
-    pub fn new(circuit: &Circuit, layering: &Layering) -> Game {
-        let net = Arc::new(CompiledNet::new(circuit, layering));
+    /// Compiles a layered circuit, refusing one that breaks an invariant of
+    /// the evaluators (see [`CompiledNet::new`]).
+    pub fn new(circuit: &Circuit, layering: &Layering) -> Result<Game, VerifyError> {
+        let net = Arc::new(CompiledNet::new(circuit, layering)?);
         let v = &circuit.vocabulary;
         let roles: Vec<String> = circuit.roles.iter().map(|&r| v.kif(r)).collect();
         let facts: Vec<String> = circuit.bases.iter().map(|b| v.kif(b.fact)).collect();
@@ -156,7 +157,7 @@ impl Game {
         let mut initial = BitVec::from_vec(net.initial().to_vec());
         initial.truncate(circuit.bases.len());
         let initial = State(initial);
-        Game {
+        Ok(Game {
             net,
             fact_index: facts.iter().enumerate().map(|(i, f)| (f.clone(), i)).collect(),
             move_index: moves
@@ -171,7 +172,7 @@ impl Game {
             role_moves,
             goals: circuit.goals.iter().map(|g| (g.role, g.value)).collect(),
             initial,
-        }
+        })
     }
 }
 

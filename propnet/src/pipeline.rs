@@ -1,7 +1,7 @@
 //! The whole compilation, phase by phase, with a report of what each phase took
 //! and produced: parse, check, ground, build, optimize, layer.
 
-use crate::circuit::{build, BuildError, Circuit};
+use crate::circuit::{build, BuildError, Circuit, VerifyError};
 use crate::eval::{Differential, Sweep};
 use crate::layer::{layer, CycleError, Layering};
 use crate::machine::{Game, StateMachine};
@@ -33,6 +33,9 @@ pub enum LoadError {
     Build(BuildError),
     /// Negation on a cycle of the ground circuit.
     Cycle(CycleError),
+    /// An optimized circuit that breaks an invariant of the evaluators (a
+    /// bug of an optimizer pass: the built circuit was verified).
+    Invalid(VerifyError),
 }
 
 impl fmt::Display for LoadError {
@@ -42,6 +45,7 @@ impl fmt::Display for LoadError {
             LoadError::Gdl(e) => e.fmt(f),
             LoadError::Build(e) => e.fmt(f),
             LoadError::Cycle(e) => e.fmt(f),
+            LoadError::Invalid(e) => e.fmt(f),
         }
     }
 }
@@ -145,11 +149,10 @@ pub fn load(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
     timed(phases, "optimize", || optimize(&mut circuit, &config.optimize));
     report.components = circuit.counts();
     let (layering, game) = timed(phases, "layer", || {
-        let layering = layer(&circuit)?;
-        let game = Arc::new(Game::new(&circuit, &layering));
+        let layering = layer(&circuit).map_err(LoadError::Cycle)?;
+        let game = Arc::new(Game::new(&circuit, &layering).map_err(LoadError::Invalid)?);
         Ok((layering, game))
-    })
-    .map_err(LoadError::Cycle)?;
+    })?;
     timed(phases, "plan", || {
         Differential::plan(game.net());
         Sweep::plan(game.net());

@@ -396,16 +396,37 @@ pub fn perft(game: &Arc<Game>, depth: usize, kind: EvaluatorKind) -> PerftReport
         ..Default::default()
     };
     if depth > 0 {
+        // Depth first from an explicit stack, not recursion (a game may last
+        // longer than a thread's stack holds levels): per level, the children
+        // still to expand, the next last.
         let initial = machine.initial_state();
-        expand(&mut machine, &initial, 0, depth, &mut report);
+        let mut levels: Vec<Vec<State>> = Vec::new();
+        levels.extend(expand(&mut machine, &initial, 0, depth, &mut report));
+        while let Some(children) = levels.last_mut() {
+            let Some(child) = children.pop() else {
+                levels.pop();
+                continue;
+            };
+            let level = levels.len();
+            levels.extend(expand(&mut machine, &child, level, depth, &mut report));
+        }
     }
     report.seconds = start.elapsed().as_secs_f64();
     report
 }
 
-fn expand(machine: &mut StateMachine, state: &State, level: usize, depth: usize, report: &mut PerftReport) {
+/// Counts the joint moves of `state`, at `level`, into `report`; its children
+/// in reverse joint-move order (the first last, to be expanded first), if
+/// they are to be expanded.
+fn expand(
+    machine: &mut StateMachine,
+    state: &State,
+    level: usize,
+    depth: usize,
+    report: &mut PerftReport,
+) -> Option<Vec<State>> {
     if machine.is_terminal(state) {
-        return;
+        return None;
     }
     report.nodes += 1;
     let roles = machine.roles().len();
@@ -413,9 +434,9 @@ fn expand(machine: &mut StateMachine, state: &State, level: usize, depth: usize,
     let paths: u128 = legal.iter().map(|l| l.len() as u128).product();
     report.counts[level] += paths;
     if level + 1 == depth || paths == 0 {
-        return;
+        return None;
     }
-    // All children first, while the parent is loaded, then recurse.
+    // All children first, while the parent is loaded.
     let mut children = Vec::with_capacity(paths.min(1 << 16) as usize);
     let mut choice = vec![0usize; roles];
     let mut joint: Vec<Move> = legal.iter().map(|l| l[0]).collect();
@@ -437,7 +458,6 @@ fn expand(machine: &mut StateMachine, state: &State, level: usize, depth: usize,
             joint[r] = legal[r][0];
         }
     }
-    for child in &children {
-        expand(machine, child, level + 1, depth, report);
-    }
+    children.reverse();
+    Some(children)
 }

@@ -147,6 +147,9 @@ impl Block {
         for (p, &bits) in counts.iter().enumerate() {
             n = _mm512_mask_or_epi64(n, bits, n, _mm512_set1_epi64(1 << p));
         }
+        // SAFETY: an unaligned 512-bit load of state word `k` of the eight
+        // streams, `[u64; 8]`: exactly its 64 bytes (the CPU has AVX-512F, the
+        // caller's contract).
         let load = |k: usize| unsafe { _mm512_loadu_si512(self.state[k].as_ptr().cast()) };
         let (s0, s1, s2, s3) = (load(0), load(1), load(2), load(3));
         let v = _mm512_add_epi64(_mm512_rol_epi64::<23>(_mm512_add_epi64(s0, s3)), s0);
@@ -159,6 +162,7 @@ impl Block {
             _mm512_rol_epi64::<45>(x3),
         ];
         for (k, word) in next.into_iter().enumerate() {
+            // SAFETY: stores within state word `k`, `[u64; 8]`, the lanes of `drawing` only.
             _mm512_mask_storeu_epi64(self.state[k].as_mut_ptr().cast(), drawing, word);
         }
         // `v * n` from 32-bit halves (n is below 2^32): the low word, and the high word.
@@ -172,10 +176,12 @@ impl Block {
             // A low word below `n` needs Lemire's exact test (probability below 2^-32).
             let mut words = [[0u64; 8]; 3];
             for (words, vector) in words.iter_mut().zip([v, n, rank]) {
+                // SAFETY: 64 bytes into a `[u64; 8]`.
                 _mm512_storeu_si512(words.as_mut_ptr().cast(), vector);
             }
             let [v, n, mut ranks] = words;
             self.settle(unsure, &v, &n, &mut ranks);
+            // SAFETY: 64 bytes from a `[u64; 8]`.
             rank = _mm512_loadu_si512(ranks.as_ptr().cast());
         }
         rank = _mm512_maskz_mov_epi64(drawing, rank);
@@ -217,6 +223,8 @@ impl Block {
             let words = self.state.as_mut_ptr();
             // SAFETY: word `k` of the block's streams `4 * half..4 * half + 4`.
             let state = |k: usize| unsafe { (*words.add(k)).as_mut_ptr().add(4 * half).cast::<i64>() };
+            // SAFETY: the four words from `state(k)`, within state word `k`
+            // (the CPU has AVX2, the caller's contract).
             let load = |k: usize| unsafe { _mm256_loadu_si256(state(k).cast_const().cast()) };
             let (s0, s1, s2, s3) = (load(0), load(1), load(2), load(3));
             v[half] = _mm256_add_epi64(rol(_mm256_add_epi64(s0, s3), 23), s0);
@@ -230,6 +238,7 @@ impl Block {
             ];
             let moving = lanes_of(drawing, half);
             for (k, word) in next.into_iter().enumerate() {
+                // SAFETY: stores within the four words from `state(k)`, the lanes of `moving` only.
                 _mm256_maskstore_epi64(state(k), moving, word);
             }
             // `v * n` from 32-bit halves (n is below 2^32), as in the 512-bit draw.
@@ -248,12 +257,14 @@ impl Block {
             let mut words = [[0u64; 8]; 3];
             for (words, vectors) in words.iter_mut().zip([v, n, rank]) {
                 for (half, vector) in vectors.into_iter().enumerate() {
+                    // SAFETY: 32 bytes into words `4 half..4 half + 4` of a `[u64; 8]` (`half` is 0 or 1).
                     _mm256_storeu_si256(words[4 * half..].as_mut_ptr().cast(), vector);
                 }
             }
             let [v, n, mut ranks] = words;
             self.settle(unsure, &v, &n, &mut ranks);
             for (half, vector) in rank.iter_mut().enumerate() {
+                // SAFETY: 32 bytes from words `4 half..4 half + 4` of a `[u64; 8]` (`half` is 0 or 1).
                 *vector = _mm256_loadu_si256(ranks[4 * half..].as_ptr().cast());
             }
         }

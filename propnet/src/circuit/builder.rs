@@ -171,6 +171,9 @@ pub fn build(program: GroundProgram) -> Result<Circuit, BuildError> {
         }
     }
     circuit.vocabulary = Arc::new(Vocabulary { symbols, terms });
+    circuit.verify().map_err(|e| BuildError {
+        message: format!("the built circuit is inconsistent: {}: {}", e.place, e.reason),
+    })?;
     Ok(circuit)
 }
 

@@ -3,9 +3,11 @@
 
 pub mod builder;
 pub mod node;
+pub mod verify;
 
 pub use builder::{build, BuildError};
 pub use node::{Node, NodeId, NodeKind};
+pub use verify::{VerifyError, MAX_FANIN, MAX_NODES};
 
 use ggpnet_grounder::TermId;
 use ggpnet_kif::SymbolTable;

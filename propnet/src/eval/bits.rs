@@ -22,6 +22,10 @@ pub fn draw(words: &[u64], rng: &mut Stream) -> Option<usize> {
     draw_with(words, rng, select_in_word_portable)
 }
 
+/// [`draw`] compiled with `popcnt` and `pdep`.
+///
+/// # Safety
+/// The CPU must have POPCNT and BMI2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi2")]
 unsafe fn draw_x86(words: &[u64], rng: &mut Stream) -> Option<usize> {

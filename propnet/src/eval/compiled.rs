@@ -6,7 +6,7 @@
 
 use super::differential::Plan;
 use super::sweep::Plan as SweepPlan;
-use crate::circuit::{Circuit, NodeKind};
+use crate::circuit::{Circuit, NodeKind, VerifyError};
 use crate::layer::Layering;
 use std::sync::{Arc, OnceLock};
 
@@ -79,8 +79,17 @@ pub struct CompiledNet {
 }
 
 impl CompiledNet {
-    /// Lays out `circuit` in the order of `layering`.
-    pub fn new(circuit: &Circuit, layering: &Layering) -> CompiledNet {
+    /// Lays out `circuit` in the order of `layering`, once both are verified
+    /// ([`Circuit::verify`], [`Layering::verify`]): every index the evaluators
+    /// read unchecked comes from here.
+    pub fn new(circuit: &Circuit, layering: &Layering) -> Result<CompiledNet, VerifyError> {
+        circuit.verify()?;
+        layering.verify(circuit)?;
+        Ok(CompiledNet::lay_out(circuit, layering))
+    }
+
+    /// [`CompiledNet::new`] of a verified circuit and layering.
+    fn lay_out(circuit: &Circuit, layering: &Layering) -> CompiledNet {
         let n = circuit.nodes.len();
         let mut depends_on_move = vec![false; n];
         for component in &layering.components {

@@ -149,12 +149,20 @@ impl LanePlayouts {
         }
     }
 
+    /// [`Self::step`] compiled for AVX-512F.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
     unsafe fn step_avx512(&mut self) {
         self.step_lanes::<512>(0)
     }
 
+    /// [`Self::step`] compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn step_avx2(&mut self) {

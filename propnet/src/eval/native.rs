@@ -240,6 +240,15 @@ impl NativeProgram {
                 inlined += inlining.inlined.iter().filter(|g| g.is_some()).count();
             }
         }
+        // Every code segment ends with its `ret`, so it starts within the
+        // code: `ExecutableMemory::call` relies on it.
+        assert!(
+            assembler.segments.iter().all(|segment| match *segment {
+                Segment::Code(offset) => offset < assembler.code.len(),
+                Segment::Cycle(start, end) => start <= end && end as usize <= slots,
+            }),
+            "a code segment outside the code"
+        );
         Some(NativeProgram {
             memory: ExecutableMemory::new(&assembler.code)?,
             segments: assembler.segments,
@@ -416,10 +425,34 @@ impl<'a> Inlining<'a> {
 /// How many values the expression of `gate` reads from memory, the inputs it
 /// computes in registers included.
 fn operands(gate: NativeGate, inlined: &[Option<NativeGate>]) -> usize {
-    gate.inputs
-        .iter()
-        .map(|&i| inlined[i as usize].map_or(1, |definition| operands(definition, inlined)))
-        .sum()
+    // A stack of the expressions still to count, not recursion: a chain of
+    // gates read once is one expression as deep as the chain is long.
+    let mut count = 0;
+    let mut pending = vec![gate];
+    while let Some(gate) = pending.pop() {
+        for &i in gate.inputs {
+            match inlined[i as usize] {
+                Some(definition) => pending.push(definition),
+                None => count += 1,
+            }
+        }
+    }
+    count
+}
+
+/// A part of an expression's code still to emit (see [`Assembler::expression`]).
+#[derive(Clone, Copy, Debug)]
+enum Emit<'a> {
+    /// A gate's whole expression, into the register of this depth.
+    Gate(NativeGate<'a>, usize),
+    /// A slot's value loaded into a register.
+    Load(u8, u32),
+    /// A slot's value combined into a register, by `and` (`all`) or `or`.
+    Read { all: bool, register: u8, slot: u32 },
+    /// Register `other` combined into `register`, by `and` (`all`) or `or`.
+    Combine { all: bool, register: u8, other: u8 },
+    /// The register's value negated.
+    Negate(u8),
 }
 
 /// Emits x86-64 machine code.
@@ -585,45 +618,68 @@ impl<'a> Assembler<'a> {
     }
 
     /// Computes `gate` into the register of `depth`, and the inputs it
-    /// computes in registers into that one and the ones after.
+    /// computes in registers into that one and the ones after. The parts of
+    /// the expression wait on a stack of [`Emit`]s, not in recursive calls: a
+    /// chain of gates read once is one expression as deep as the chain is long.
     fn expression(&mut self, gate: NativeGate, depth: usize, inlined: &[Option<NativeGate>]) {
-        let register = REGISTERS[depth];
-        let Some((&first, rest)) = gate.inputs.split_first() else {
-            // mov r32, imm32
-            self.rex(false, false, register >= 8);
-            self.code.push(0xB8 + (register & 7));
-            self.code.extend(u32::from(gate.all != gate.negate).to_le_bytes());
-            return;
-        };
-        match inlined[first as usize] {
-            Some(input) => self.expression(input, depth, inlined),
-            // movzx r32, byte [first]: a full write of the register, so
-            // no gate depends on the one before through it.
-            None => self.memory(&[0x0F, 0xB6], register, self.at(first), None),
-        }
-        for &input in rest {
-            match inlined[input as usize] {
-                Some(definition) => {
-                    self.expression(definition, depth + 1, inlined);
+        let mut pending = vec![Emit::Gate(gate, depth)];
+        while let Some(emit) = pending.pop() {
+            match emit {
+                Emit::Gate(gate, depth) => {
+                    let register = REGISTERS[depth];
+                    let Some((&first, rest)) = gate.inputs.split_first() else {
+                        // mov r32, imm32
+                        self.rex(false, false, register >= 8);
+                        self.code.push(0xB8 + (register & 7));
+                        self.code.extend(u32::from(gate.all != gate.negate).to_le_bytes());
+                        continue;
+                    };
+                    // Pushed last part first: the first input, each further
+                    // input combined in turn, then the negation.
+                    if gate.negate {
+                        pending.push(Emit::Negate(register));
+                    }
+                    for &input in rest.iter().rev() {
+                        match inlined[input as usize] {
+                            Some(definition) => {
+                                pending.push(Emit::Combine {
+                                    all: gate.all,
+                                    register,
+                                    other: REGISTERS[depth + 1],
+                                });
+                                pending.push(Emit::Gate(definition, depth + 1));
+                            }
+                            None => pending.push(Emit::Read {
+                                all: gate.all,
+                                register,
+                                slot: input,
+                            }),
+                        }
+                    }
+                    match inlined[first as usize] {
+                        Some(input) => pending.push(Emit::Gate(input, depth)),
+                        None => pending.push(Emit::Load(register, first)),
+                    }
+                }
+                // movzx r32, byte [slot]: a full write of the register, so
+                // no gate depends on the one before through it.
+                Emit::Load(register, slot) => self.memory(&[0x0F, 0xB6], register, self.at(slot), None),
+                // and r8, [slot] / or r8, [slot]
+                Emit::Read { all, register, slot } => {
+                    self.memory(&[if all { 0x22 } else { 0x0A }], register, self.at(slot), None)
+                }
+                Emit::Combine { all, register, other } => {
                     // and r/m32, r32 / or r/m32, r32 (r/m: this register).
-                    let other = REGISTERS[depth + 1];
                     self.rex(false, other >= 8, register >= 8);
-                    self.code.push(if gate.all { 0x21 } else { 0x09 });
+                    self.code.push(if all { 0x21 } else { 0x09 });
                     self.code.push(0xC0 | (other & 7) << 3 | (register & 7));
                 }
-                // and r8, [input] / or r8, [input]
-                None => self.memory(
-                    &[if gate.all { 0x22 } else { 0x0A }],
-                    register,
-                    self.at(input),
-                    None,
-                ),
+                Emit::Negate(register) => {
+                    // xor r/m32, imm8 (/6) with 1
+                    self.rex(false, false, register >= 8);
+                    self.code.extend([0x83, 0xF0 | (register & 7), 0x01]);
+                }
             }
-        }
-        if gate.negate {
-            // xor r/m32, imm8 (/6) with 1
-            self.rex(false, false, register >= 8);
-            self.code.extend([0x83, 0xF0 | (register & 7), 0x01]);
         }
     }
 
@@ -860,8 +916,11 @@ struct ExecutableMemory {
 }
 
 // SAFETY: the memory is written once, before it becomes executable, and only
-// read and executed after: threads may share and send it.
+// read and executed after: a thread may own it and drop it (unmap it) once no
+// other uses it, which ownership ensures.
 unsafe impl Send for ExecutableMemory {}
+// SAFETY: shared, it is only read and executed, never written (it is mapped
+// read-only), and the code keeps no state of its own.
 unsafe impl Sync for ExecutableMemory {}
 
 #[cfg(all(target_arch = "x86_64", unix))]
@@ -899,6 +958,9 @@ impl ExecutableMemory {
     /// `offset`, and what it does with them must be sound.
     unsafe fn call(&self, offset: usize, values: *mut u8, words: *mut u64) {
         debug_assert!(offset < self.len);
+        // SAFETY: `offset` is the start of a code segment, within the mapping
+        // (checked when the program is assembled), where the caller guarantees
+        // a function of this type begins.
         let function: extern "sysv64" fn(*mut u8, *mut u64) = std::mem::transmute(self.start.add(offset));
         function(values, words)
     }
@@ -918,6 +980,10 @@ impl ExecutableMemory {
         None
     }
 
+    /// Never called: [`ExecutableMemory::new`] gives no memory on this platform.
+    ///
+    /// # Safety
+    /// As on x86-64 Unix.
     unsafe fn call(&self, _offset: usize, _values: *mut u8, _words: *mut u64) {
         unreachable!("no native code on this platform")
     }

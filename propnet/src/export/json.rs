@@ -4,7 +4,7 @@
 //! its layering and a state machine that behave like the original.
 
 use super::ExportError;
-use crate::circuit::{Base, Circuit, Goal, Input, Node, NodeId, NodeKind, Vocabulary};
+use crate::circuit::{Base, Circuit, Goal, Input, Node, NodeId, NodeKind, VerifyError, Vocabulary};
 use crate::layer::{layer, Layering};
 use crate::machine::Game;
 use crate::pipeline::{LoadReport, Loaded};
@@ -199,7 +199,9 @@ fn node_ref(n: u32, count: usize, what: impl FnOnce() -> String) -> Result<NodeI
 
 /// Rebuilds a circuit from JSON text, refusing anything inconsistent with a
 /// clear message: malformed JSON, another format or version, unknown kinds,
-/// references to missing nodes, misplaced bases or inputs, non-ground sentences.
+/// references to missing nodes, misplaced bases or inputs, non-ground sentences,
+/// and whatever else [`Circuit::verify`] refuses (it runs before the circuit
+/// is returned).
 pub fn read(text: &str) -> Result<Circuit, ExportError> {
     let file: CircuitFile =
         serde_json::from_str(text).map_err(|e| ExportError::new(format!("not a circuit file: {e}")))?;
@@ -322,7 +324,7 @@ pub fn read(text: &str) -> Result<Circuit, ExportError> {
             node: node_ref(entry.node, count, || format!("goal {g}"))?,
         });
     }
-    Ok(Circuit {
+    let circuit = Circuit {
         nodes,
         roles,
         bases: circuit_bases,
@@ -334,7 +336,14 @@ pub fn read(text: &str) -> Result<Circuit, ExportError> {
             symbols: t.symbols,
             terms: t.terms,
         }),
-    })
+    };
+    circuit.verify().map_err(invalid)?;
+    Ok(circuit)
+}
+
+/// A circuit file refused by [`Circuit::verify`]: the place and the reason.
+fn invalid(e: VerifyError) -> ExportError {
+    ExportError::new(format!("{}: {}", e.place, e.reason))
 }
 
 /// Reads a circuit file and makes it ready to play, like [`crate::load`] does
@@ -345,7 +354,7 @@ pub fn load(text: &str) -> Result<Loaded, ExportError> {
     let read_seconds = start.elapsed().as_secs_f64();
     let start = Instant::now();
     let layering = layer(&circuit).map_err(|e| ExportError::new(format!("{e}").replace("error: ", "")))?;
-    let game = Arc::new(Game::new(&circuit, &layering));
+    let game = Arc::new(Game::new(&circuit, &layering).map_err(invalid)?);
     let report = LoadReport {
         phases: vec![("read", read_seconds), ("layer", start.elapsed().as_secs_f64())],
         components_raw: circuit.counts(),

@@ -190,31 +190,50 @@ fn run_rounds(circuit: &mut Circuit, config: &OptimizeConfig, base_groups: &[Vec
         let mut changed = 0;
         if config.factor {
             changed += factor::factor(circuit);
+            checked(circuit, "factor");
         }
         let groups = exclusive_groups(circuit, config, base_groups);
         if !groups.is_empty() {
             changed += exclusive::complement_exclusive(circuit, &groups);
+            checked(circuit, "exclusive-inputs or exclusive-bases");
         }
         if config.reachable {
             changed += reachable::fix_reachable_constants(circuit);
+            checked(circuit, "reachable");
         }
         if config.constants {
             changed += constants::fold_constants(circuit);
+            checked(circuit, "constants");
         }
         if config.negations {
             changed += negations::pull_negations(circuit);
+            checked(circuit, "negations");
         }
         if config.collapse {
             changed += collapse::collapse(circuit);
+            checked(circuit, "collapse");
         }
         if config.merge {
             changed += merge::merge(circuit);
+            checked(circuit, "merge");
         }
         if config.dead {
             changed += dead::remove_dead(circuit);
+            checked(circuit, "dead");
         }
         if changed == 0 {
             break;
+        }
+    }
+}
+
+/// In debug builds and tests, panics if pass `pass` left `circuit` breaking
+/// an invariant of [`Circuit::verify`]: passes take a verified circuit and
+/// must keep it so (a release build verifies again when it compiles the net).
+fn checked(circuit: &Circuit, pass: &str) {
+    if cfg!(any(debug_assertions, test)) {
+        if let Err(e) = circuit.verify() {
+            panic!("the optimizer pass '{pass}' broke the circuit: {e}");
         }
     }
 }
