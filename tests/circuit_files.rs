@@ -10,7 +10,7 @@
 
 use ggpnet::propnet::eval::EvaluatorKind;
 use ggpnet::propnet::export::json;
-use ggpnet::propnet::playout::{monte_carlo, perft, Budget, McConfig};
+use ggpnet::propnet::playout::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
 use ggpnet::propnet::{load, LoadConfig};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -299,6 +299,7 @@ fn a_chain_of_negations_plays_like_the_original_on_a_worker_thread() {
                 threads: 1,
                 budget: Budget::Playouts(300),
                 seed: 3,
+                max_depth: DEFAULT_MAX_DEPTH,
             };
             let (a, b) = (
                 monte_carlo(&long.game, &config),
