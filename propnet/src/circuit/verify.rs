@@ -64,6 +64,17 @@ fn fan_in(kind: NodeKind) -> Option<usize> {
     }
 }
 
+/// The kind's name after its indefinite article: "a not", "an and".
+fn with_article(kind: NodeKind) -> String {
+    let name = kind.name();
+    let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {name}")
+}
+
 impl Circuit {
     /// Checks every invariant the evaluators rely on, and names the first
     /// node (or base, input, goal, output) that breaks one:
@@ -218,7 +229,10 @@ impl Circuit {
                 };
                 return refuse(
                     describe(self, NodeId::new(i)),
-                    format!("reads {count} node(s); a {} reads {wanted}", node.kind.name()),
+                    format!(
+                        "reads {count} node(s); {} reads {wanted}",
+                        with_article(node.kind)
+                    ),
                 );
             }
             if let Some(missing) = node.inputs.iter().find(|id| id.index() >= n) {
@@ -415,6 +429,41 @@ mod tests {
         assert!(m.contains("a base reads none"), "{m}");
         let m = refused(|c| c.nodes[0].kind = NodeKind::Or);
         assert!(m.contains("should be base 0"), "{m}");
+        let m = refused(|c| {
+            let input = NodeId::new(c.bases.len());
+            c.nodes[input.index()].inputs.push(NodeId::new(0));
+        });
+        assert!(
+            m.contains("(input 0") && m.ends_with("reads 1 node(s); an input reads none"),
+            "{m}"
+        );
+        let m = refused(|c| {
+            c.vocabulary = std::sync::Arc::new(super::super::Vocabulary {
+                symbols: Default::default(),
+                terms: Default::default(),
+            })
+        });
+        assert_eq!(m, "role 0: its name is no term (0 terms)");
+        let m = refused(|c| {
+            let term = c.roles[0];
+            c.labels.insert(NodeId::new(9999), term);
+        });
+        assert!(
+            m.starts_with("node 9999: has a sentence but does not exist ("),
+            "{m}"
+        );
+        let n = circuit().nodes.len();
+        let m = refused(|c| {
+            c.add(NodeKind::Or, vec![NodeId::new(0), NodeId::new(n + 5)]);
+        });
+        assert_eq!(
+            m,
+            format!(
+                "node {n} (or): reads node {}, which does not exist ({} nodes)",
+                n + 5,
+                n + 1
+            )
+        );
         let m = refused(|c| {
             c.add(NodeKind::Input(0), Vec::new());
         });
