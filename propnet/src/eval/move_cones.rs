@@ -234,10 +234,9 @@ mod tests {
         let net: &Arc<CompiledNet> = loaded.game.net();
         let mut eval = Differential::new(Arc::clone(net));
         if !eval.has_move_cones() {
-            assert!(
-                !cfg!(all(target_arch = "x86_64", unix)),
-                "no move cones for a game whose moves reach few gates"
-            );
+            if cfg!(all(target_arch = "x86_64", unix)) {
+                panic!("no move cones for a game whose moves reach few gates");
+            }
             return;
         }
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
