@@ -277,3 +277,43 @@ fn optimizer_pass_options_are_checked() {
     ]);
     assert!(default < without_all, "{default} >= {without_all}");
 }
+
+/// Marking game whose "cell c is blank and it is x's turn" is both x's legality
+/// of `(mark c)` and the next value of `(seen c)`: the differential evaluator,
+/// which leaves an `and` read only as legality unevaluated under a guard (here,
+/// whose turn it is), must still compute it for the next state. Found by the
+/// `game` fuzz target; its goals and terminal read such gates too.
+const LEGALITY_THAT_IS_A_NEXT_VALUE: &str = "
+    (role x) (role o)
+    (cell 1) (cell 2) (cell 3) (cell 4) (cell 5) (cell 6) (cell 7) (cell 8) (cell 9)
+    (init (control x))
+    (<= (init (blank ?c)) (cell ?c))
+    (<= (legal ?p (mark ?c)) (true (blank ?c)) (true (control ?p)))
+    (<= (legal x noop) (true (control o)))
+    (<= (legal o noop) (true (control x)))
+    (<= (next (blank ?c)) (true (blank ?c)) (not (marked ?c)))
+    (<= (marked ?c) (does ?p (mark ?c)))
+    (<= (next (owner ?c ?p)) (does ?p (mark ?c)))
+    (<= (next (owner ?c ?p)) (true (owner ?c ?p)))
+    (<= (next (control o)) (true (control x)))
+    (<= (next (control x)) (true (control o)))
+    (<= (next (seen ?c)) (true (blank ?c)) (true (control x)))
+    (<= open (true (blank ?c)))
+    (<= terminal (not open))
+    (<= terminal (true (blank 9)) (true (control o)) (true (owner 1 x)))
+    (<= (goal x 50) (true (blank 5)) (true (control x)))
+    (<= (goal x 0) (not (true (blank 5))))
+    (<= (goal x 0) (true (control o)))
+    (<= (goal o 50) (true (control x)))
+    (<= (goal o 0) (true (control o)))";
+
+#[test]
+fn a_legality_that_is_also_a_next_value_goal_or_terminal_is_computed() {
+    let loaded = load(LEGALITY_THAT_IS_A_NEXT_VALUE, &Default::default()).expect("the game loads");
+    let description = ggpnet::kif::parse(LEGALITY_THAT_IS_A_NEXT_VALUE).expect("the game parses");
+    let reference = ggpnet_reference::Reference::new(&description).expect("the reference loads it");
+    let report = ggpnet::differential::differential(&loaded, &reference, 20, 30, 1);
+    assert_eq!(report.first_difference, None);
+    let report = ggpnet::differential::evaluators_agree(&loaded.game, 20, 30, 1);
+    assert_eq!(report.first_difference, None);
+}

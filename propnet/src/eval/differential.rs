@@ -272,11 +272,18 @@ impl Plan {
         for &(or, _) in &legal_ors {
             is_legal_or[or as usize] = true;
         }
-        // Slots read by nothing but legality outputs and legal-move `or`s.
+        // Slots read by nothing but legality outputs and legal-move `or`s: not
+        // next values (whoever packs the next state, counters or cones), goals
+        // or terminal, which need their values.
+        let mut other_output = vec![false; net.slots()];
+        let outputs = net.next_slots().iter().chain(net.goal_slots());
+        for &slot in outputs.chain(std::iter::once(&net.terminal_slot())) {
+            other_output[slot as usize] = true;
+        }
         let legal_only: Vec<bool> = (0..net.slots())
             .map(|s| {
                 net.outputs(s as u32).iter().all(|&o| is_legal_or[o as usize])
-                    && next_of[s].is_empty()
+                    && !other_output[s]
                     && !legal_of[s].is_empty()
             })
             .collect();
