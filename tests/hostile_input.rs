@@ -162,22 +162,8 @@ fn grounding_that_would_not_end_stops_at_a_limit() {
          (d ?g) (d ?h)) (<= (legal r (m ?a)) (p ?a ?a ?a ?a ?a ?a ?a ?a)) (<= terminal (true x)) (goal r 0)"
     );
     let file = TempFile::new("eight.kif", eight.as_bytes());
-    let run = ggpnet(&["check", file.path()]);
-    assert_eq!(run.code, Some(3), "{}", run.stdout);
-    assert!(
-        run.stdout.ends_with(" (at relation `p`); raise --max-mem\n")
-            || run
-                .stdout
-                .ends_with(" (at relation `p`); raise --max-ground-rules\n"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout.contains("error: grounding too large: more than "),
-        "{}",
-        run.stdout
-    );
-    println!("eight variables stopped in {:.1} s", run.seconds);
+    // The defaults leave room for the corpus's largest games (13 M instances), which
+    // this rule reaches in about 20 s: the limits are given here, smaller.
     let run = ggpnet(&["--max-ground-rules", "1000", "check", file.path()]);
     assert_eq!(run.code, Some(3));
     assert!(run.stdout.ends_with(
@@ -194,6 +180,7 @@ fn grounding_that_would_not_end_stops_at_a_limit() {
     let file = TempFile::new("deep.kif", deep.as_bytes());
     let run = ggpnet(&["check", file.path()]);
     assert_eq!(run.code, Some(3));
+    println!("the deepening term stopped in {:.2} s", run.seconds);
     assert!(run.stdout.ends_with(
         "error: grounding too large: terms nested deeper than 64 (at relation `next`); raise --max-term-depth\n"
     ));

@@ -51,7 +51,7 @@ struct Cli {
           value_parser = clap::value_parser!(u64).range(1..=1024))]
     max_term_depth: u64,
     /// Memory bound of loading a game, in MiB: the grounder's estimate of its own memory
-    /// (exit code 3 past it; 2048 when not given). With `corpus` and `stats --dir`, also
+    /// (exit code 3 past it; 5120 when not given). With `corpus` and `stats --dir`, also
     /// the resident memory allowed per game (when not given: none, and 4096).
     #[arg(long, global = true, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     max_mem: Option<u64>,
