@@ -11,8 +11,14 @@ use crate::differential::evaluators_agree;
 use crate::propnet::{export, load, LoadConfig, Loaded};
 use crate::replay::Trace;
 
-/// Ground rules a fuzzed game may have: small, so that every input runs in milliseconds.
-const FUZZ_MAX_GROUND_RULES: usize = 20_000;
+/// Ground rules and atoms a fuzzed game may have: small, so that every input runs in milliseconds.
+const FUZZ_MAX_GROUND: usize = 20_000;
+
+/// Candidate facts the joins of a fuzzed game may try.
+const FUZZ_MAX_JOIN_STEPS: usize = 1_000_000;
+
+/// The grounder's memory bound for a fuzzed game, in bytes.
+const FUZZ_MAX_BYTES: usize = 256 << 20;
 
 /// Random playouts each loaded game or circuit plays on every evaluator.
 const PLAYOUTS: usize = 2;
@@ -51,7 +57,10 @@ pub fn game(data: &[u8]) {
         return;
     };
     let mut config = LoadConfig::default();
-    config.ground.max_ground_rules = FUZZ_MAX_GROUND_RULES;
+    config.ground.max_ground_rules = FUZZ_MAX_GROUND;
+    config.ground.max_ground_atoms = FUZZ_MAX_GROUND;
+    config.ground.max_join_steps = FUZZ_MAX_JOIN_STEPS;
+    config.ground.max_bytes = FUZZ_MAX_BYTES;
     if let Ok(loaded) = load(text, &config) {
         play(&loaded);
     }

@@ -17,6 +17,8 @@ pub(crate) enum Limit {
     Depth,
     /// Estimated bytes of terms, facts, indexes and rules.
     Memory,
+    /// Candidate facts tried by the joins.
+    Steps,
 }
 
 /// The error for passing `limit`, whose value is `max`, while grounding `relation`.
@@ -29,6 +31,10 @@ pub(crate) fn too_large(limit: Limit, max: usize, relation: &str) -> GdlError {
             format!("more than {} MiB of memory (estimated)", max >> 20),
             "--max-mem",
         ),
+        Limit::Steps => (
+            format!("more than {max} join steps (candidate facts tried)"),
+            "--max-join-steps",
+        ),
     };
     GdlError {
         kind: ErrorKind::TooLarge,
@@ -38,31 +44,56 @@ pub(crate) fn too_large(limit: Limit, max: usize, relation: &str) -> GdlError {
     }
 }
 
-/// The rule instances found so far and the estimated bytes in use, shared by the
-/// joins of a round (on however many threads), against their limits.
+/// What a join found and took: rule instances, estimated bytes, and candidate
+/// facts tried.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub(crate) struct Spent {
+    pub(crate) instances: usize,
+    pub(crate) bytes: usize,
+    pub(crate) steps: usize,
+}
+
+impl Spent {
+    /// What `self` has that `before` had not.
+    pub(crate) fn since(self, before: Spent) -> Spent {
+        Spent {
+            instances: self.instances.saturating_sub(before.instances),
+            bytes: self.bytes.saturating_sub(before.bytes),
+            steps: self.steps.saturating_sub(before.steps),
+        }
+    }
+}
+
+/// The rule instances found so far, the estimated bytes in use and the join steps
+/// taken, shared by the joins of a round (on however many threads), against their limits.
 #[derive(Debug)]
 pub(crate) struct Budget {
     max_instances: usize,
     max_bytes: usize,
+    max_steps: usize,
     instances: AtomicUsize,
     bytes: AtomicUsize,
+    steps: AtomicUsize,
 }
 
 impl Budget {
     /// Nothing spent yet, under these limits.
-    pub(crate) fn new(max_instances: usize, max_bytes: usize) -> Self {
+    pub(crate) fn new(max_instances: usize, max_bytes: usize, max_steps: usize) -> Self {
         Budget {
             max_instances,
             max_bytes,
+            max_steps,
             instances: AtomicUsize::new(0),
             bytes: AtomicUsize::new(0),
+            steps: AtomicUsize::new(0),
         }
     }
 
-    /// The limit of `limit`.
+    /// The limit of `limit` (rule instances, bytes or steps).
     pub(crate) fn max(&self, limit: Limit) -> usize {
         match limit {
             Limit::Memory => self.max_bytes,
+            Limit::Steps => self.max_steps,
             _ => self.max_instances,
         }
     }
@@ -72,23 +103,28 @@ impl Budget {
         self.bytes.store(bytes, Ordering::Relaxed);
     }
 
-    /// Adds instances and bytes; the limit passed, if one is.
-    pub(crate) fn charge(&self, instances: usize, bytes: usize) -> Option<Limit> {
-        let total = self.instances.fetch_add(instances, Ordering::Relaxed) + instances;
-        let used = self.bytes.fetch_add(bytes, Ordering::Relaxed) + bytes;
-        if total > self.max_instances {
+    /// Adds what a join spent; the limit passed, if one is.
+    pub(crate) fn charge(&self, new: Spent) -> Option<Limit> {
+        let add = |counter: &AtomicUsize, n: usize| counter.fetch_add(n, Ordering::Relaxed) + n;
+        let instances = add(&self.instances, new.instances);
+        let bytes = add(&self.bytes, new.bytes);
+        let steps = add(&self.steps, new.steps);
+        if instances > self.max_instances {
             Some(Limit::Rules)
-        } else if used > self.max_bytes {
+        } else if bytes > self.max_bytes {
             Some(Limit::Memory)
+        } else if steps > self.max_steps {
+            Some(Limit::Steps)
         } else {
             None
         }
     }
 
     /// Takes back what a join charged when its results are dropped (to run it again).
-    pub(crate) fn refund(&self, instances: usize, bytes: usize) {
-        self.instances.fetch_sub(instances, Ordering::Relaxed);
-        self.bytes.fetch_sub(bytes, Ordering::Relaxed);
+    pub(crate) fn refund(&self, spent: Spent) {
+        self.instances.fetch_sub(spent.instances, Ordering::Relaxed);
+        self.bytes.fetch_sub(spent.bytes, Ordering::Relaxed);
+        self.steps.fetch_sub(spent.steps, Ordering::Relaxed);
     }
 }
 
@@ -96,15 +132,25 @@ impl Budget {
 mod tests {
     use super::*;
 
+    fn spent(instances: usize, bytes: usize, steps: usize) -> Spent {
+        Spent {
+            instances,
+            bytes,
+            steps,
+        }
+    }
+
     #[test]
     fn charges_pass_each_limit_and_refunds_take_back() {
-        let budget = Budget::new(10, 1000);
-        assert_eq!(budget.charge(10, 1000), None);
-        assert_eq!(budget.charge(1, 0), Some(Limit::Rules));
-        budget.refund(1, 0);
-        assert_eq!(budget.charge(0, 1), Some(Limit::Memory));
+        let budget = Budget::new(10, 1000, 100);
+        assert_eq!(budget.charge(spent(10, 1000, 100)), None);
+        assert_eq!(budget.charge(spent(1, 0, 0)), Some(Limit::Rules));
+        budget.refund(spent(1, 0, 0));
+        assert_eq!(budget.charge(spent(0, 1, 0)), Some(Limit::Memory));
         budget.set_bytes(0);
-        assert_eq!(budget.charge(0, 1), None);
+        assert_eq!(budget.charge(spent(0, 1, 0)), None);
+        assert_eq!(budget.charge(spent(0, 0, 1)), Some(Limit::Steps));
+        assert_eq!(spent(5, 5, 5).since(spent(2, 6, 5)), spent(3, 0, 0));
     }
 
     #[test]

@@ -54,8 +54,13 @@ struct Cli {
     #[arg(long, global = true, value_name = "N", default_value_t = grounder::DEFAULT_MAX_TERM_DEPTH as u64,
           value_parser = clap::value_parser!(u64).range(1..=1024))]
     max_term_depth: u64,
+    /// Most candidate facts grounding's joins may try (a bound on the time of joins that
+    /// find little) before it stops with exit code 3.
+    #[arg(long, global = true, value_name = "N", default_value_t = grounder::DEFAULT_MAX_JOIN_STEPS as u64,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_join_steps: u64,
     /// Memory bound of loading a game, in MiB: the grounder's estimate of its own memory
-    /// (exit code 3 past it; 2048 when not given). With `corpus` and `stats --dir`, also
+    /// (exit code 3 past it; 5120 when not given). With `corpus` and `stats --dir`, also
     /// the resident memory allowed per game (when not given: none, and 4096).
     #[arg(long, global = true, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     max_mem: Option<u64>,
@@ -746,6 +751,7 @@ fn main() -> ExitCode {
         ("--max-ground-rules", cli.max_ground_rules),
         ("--max-ground-atoms", cli.max_ground_atoms),
         ("--max-term-depth", cli.max_term_depth),
+        ("--max-join-steps", cli.max_join_steps),
     ];
     for (name, value) in limits {
         flags.extend([name.to_owned(), value.to_string()]);
@@ -783,6 +789,7 @@ fn set_limits(ground: &mut ggpnet::grounder::Config, cli: &Cli) {
     ground.max_ground_rules = size(cli.max_ground_rules);
     ground.max_ground_atoms = size(cli.max_ground_atoms);
     ground.max_term_depth = size(cli.max_term_depth);
+    ground.max_join_steps = size(cli.max_join_steps);
     if let Some(mib) = cli.max_mem {
         ground.max_bytes = size(mib.saturating_mul(1 << 20));
     }
