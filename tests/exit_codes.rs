@@ -83,28 +83,37 @@ fn success_is_zero() {
     expect(&["diff", path(&game)], 0, "agree");
 }
 
-#[test]
-fn invalid_games_are_one() {
-    let game = write("invalid.kif", INVALID_GDL);
+/// Runs every command that loads a game on `game`, expecting `code` and `message`.
+fn expect_of_every_loading_command(game: &Path, code: i32, message: &str) {
     for command in ["check", "stats", "mc", "perft", "export", "diff"] {
-        let mut args = vec![command, path(&game)];
+        let mut args = vec![command, path(game)];
         if command == "export" {
             args.extend(["--format", "json"]);
         }
-        expect(&args, 1, "unsafe rule");
+        expect(&args, code, message);
     }
+}
+
+#[test]
+fn invalid_games_are_one() {
+    let game = write("invalid.kif", INVALID_GDL);
+    expect_of_every_loading_command(&game, 1, "unsafe rule");
 }
 
 #[test]
 fn parse_errors_are_two() {
     let game = write("unbalanced.kif", "(role r) (init p");
-    for command in ["check", "stats", "mc", "perft", "export", "diff"] {
-        let mut args = vec![command, path(&game)];
-        if command == "export" {
-            args.extend(["--format", "json"]);
-        }
-        expect(&args, 2, "parse error at 1:");
-    }
+    expect_of_every_loading_command(&game, 2, "parse error at 1:");
+}
+
+#[test]
+fn limits_are_three() {
+    let deepening = write(
+        "deepening.kif",
+        "(role r) (init (c 0)) (<= (legal r go) (true (c ?x))) (<= (next (c (s ?x))) (true (c ?x)))
+         (<= terminal (true (c done))) (<= (goal r 0) (true (c ?x)))",
+    );
+    expect_of_every_loading_command(&deepening, 3, "grounding too large");
 }
 
 #[test]

@@ -374,10 +374,7 @@ mod tests {
     use super::*;
     use crate::pipeline::{load, LoadConfig};
 
-    const GAME: &str = "(role r) (init a)
-        (<= (legal r go) (true a)) (<= (legal r stay) (true b))
-        (<= (next b) (does r go)) (<= (next a) (does r stay))
-        (<= terminal (true b)) (<= (goal r 100) (true b)) (<= (goal r 0) (not (true b)))";
+    use crate::test_games::SWITCH as GAME;
 
     fn circuit() -> Circuit {
         load(GAME, &LoadConfig::default())

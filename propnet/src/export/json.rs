@@ -376,10 +376,7 @@ mod tests {
     use super::*;
     use crate::pipeline::load as load_game;
 
-    const GAME: &str = "(role r) (init a)
-        (<= (legal r go) (true a)) (<= (legal r stay) (true b))
-        (<= (next b) (does r go)) (<= (next a) (does r stay))
-        (<= terminal (true b)) (<= (goal r 100) (true b)) (<= (goal r 0) (not (true b)))";
+    use crate::test_games::SWITCH as GAME;
 
     #[test]
     fn round_trip_keeps_everything() {
