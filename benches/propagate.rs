@@ -64,7 +64,7 @@ fn bench(c: &mut Criterion) {
                 b.iter(|| playout.run(&mut machine, &mut rng, &mut totals, |_, _| {}))
             });
         }
-        let mut lanes = LanePlayouts::new(Arc::clone(&game), 1, 0, DEFAULT_MAX_DEPTH);
+        let mut lanes = LanePlayouts::new(Arc::clone(&game), game.initial(), (1, 0), DEFAULT_MAX_DEPTH);
         c.bench_function(&format!("{name}/lanes/step_512"), |b| b.iter(|| lanes.step()));
     }
 }

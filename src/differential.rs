@@ -136,14 +136,20 @@ const CHECKED_LANES: [usize; 16] = [
     LANES - 1,
 ];
 
-/// Runs the lanes evaluator for `steps` steps and, for a sample of its lanes,
-/// the scalar driver on the same generator streams; compares, step by step, the
-/// state each lane visits and the joint move it plays (or that it restarts).
+/// Runs the lanes evaluator for `steps` steps from the initial state and, for a
+/// sample of its lanes, the scalar driver on the same generator streams;
+/// compares, step by step, the state each lane visits and the joint move it
+/// plays (or that it restarts).
 pub fn lanes_against_scalar(game: &Arc<Game>, seed: u64, steps: usize) -> DiffReport {
+    lanes_against_scalar_from(game, game.initial(), seed, steps)
+}
+
+/// [`lanes_against_scalar`] with every playout starting from `from`, a state of `game`.
+pub fn lanes_against_scalar_from(game: &Arc<Game>, from: &State, seed: u64, steps: usize) -> DiffReport {
     // Playouts longer than the steps compared are cut alike on both sides, so
     // that the scalar side stores no more than it compares.
     let max_depth = steps as u64 + 1;
-    let mut lanes = LanePlayouts::new(Arc::clone(game), seed, 0, max_depth);
+    let mut lanes = LanePlayouts::new(Arc::clone(game), from, (seed, 0), max_depth);
     // Per checked lane: the state visited at each step and the joint move played (None: restarted).
     let mut seen: Vec<Vec<(State, Option<Vec<u32>>)>> = vec![Vec::new(); CHECKED_LANES.len()];
     for _ in 0..steps {
@@ -156,6 +162,7 @@ pub fn lanes_against_scalar(game: &Arc<Game>, seed: u64, steps: usize) -> DiffRe
     let mut report = DiffReport::default();
     let mut machine = StateMachine::new(Arc::clone(game));
     let mut playout = Playout::new(&machine, max_depth);
+    playout.start_from(from);
     for (record, &lane) in seen.iter().zip(&CHECKED_LANES) {
         let mut rng = Stream::new(seed, lane as u64);
         let mut scalar: Vec<(State, Option<Vec<u32>>)> = Vec::new();

@@ -302,8 +302,8 @@ fn a_chain_of_negations_plays_like_the_original_on_a_worker_thread() {
                 max_depth: DEFAULT_MAX_DEPTH,
             };
             let (a, b) = (
-                monte_carlo(&long.game, &config),
-                monte_carlo(&plain.game, &config),
+                monte_carlo(&long.game, &config).expect("a run"),
+                monte_carlo(&plain.game, &config).expect("a run"),
             );
             assert_eq!(a.totals, b.totals, "{kind}");
         }

@@ -173,7 +173,7 @@ fn playout_budget_runs_are_deterministic() {
                 seed,
                 max_depth: DEFAULT_MAX_DEPTH,
             };
-            monte_carlo(&loaded.game, &config).totals
+            monte_carlo(&loaded.game, &config).expect("a run").totals
         };
         let first = run(7, 2);
         assert!(first.playouts >= 600, "{evaluator}: {} playouts", first.playouts);
@@ -202,7 +202,7 @@ fn scalar_and_lanes_statistics_agree() {
             seed: 5,
             max_depth: DEFAULT_MAX_DEPTH,
         };
-        monte_carlo(&loaded.game, &config)
+        monte_carlo(&loaded.game, &config).expect("a run")
     };
     let (scalar, lanes) = (run(EvaluatorKind::Differential), run(EvaluatorKind::Lanes));
     assert!(

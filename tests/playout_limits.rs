@@ -46,7 +46,7 @@ fn run(loaded: &Loaded, evaluator: EvaluatorKind, budget: Budget, max_depth: u64
         seed: 3,
         max_depth,
     };
-    monte_carlo(&loaded.game, &config)
+    monte_carlo(&loaded.game, &config).expect("a run")
 }
 
 #[test]

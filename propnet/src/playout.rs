@@ -158,14 +158,55 @@ impl McReport {
     }
 }
 
+/// Why a flat Monte-Carlo run could not start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum McError {
+    /// The start state is not one of this game's states.
+    ForeignState {
+        /// Bases of the state given.
+        bases: usize,
+        /// Bases of the game.
+        expected: usize,
+    },
+    /// The worker threads could not be started.
+    Threads(String),
+}
+
+impl std::fmt::Display for McError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            McError::ForeignState { bases, expected } => write!(
+                f,
+                "the start state has {bases} bases, not the game's {expected}: a state of another game"
+            ),
+            McError::Threads(reason) => write!(f, "cannot start the worker threads: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for McError {}
+
 /// Random playouts from the initial state until the budget is spent.
-pub fn monte_carlo(game: &Arc<Game>, config: &McConfig) -> McReport {
+pub fn monte_carlo(game: &Arc<Game>, config: &McConfig) -> Result<McReport, McError> {
+    monte_carlo_from(game, game.initial(), config)
+}
+
+/// Random playouts from `from`, a state of `game` (every playout starts there,
+/// on every thread and in every lane), until the budget is spent.
+pub fn monte_carlo_from(game: &Arc<Game>, from: &State, config: &McConfig) -> Result<McReport, McError> {
+    let expected = game.facts().len();
+    if from.0.len() != expected {
+        return Err(McError::ForeignState {
+            bases: from.0.len(),
+            expected,
+        });
+    }
     let threads = config.threads.max(1);
     let start = Instant::now();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
-        .expect("a thread pool");
+        .map_err(|e| McError::Threads(e.to_string()))?;
     // Every worker runs its own loop from the start: with work stealing
     // (`into_par_iter`), an idle worker could wake to steal its share only
     // after the other had played out the whole time budget.
@@ -178,16 +219,16 @@ pub fn monte_carlo(game: &Arc<Game>, config: &McConfig) -> McReport {
                     Stop::After(n / threads as u64 + u64::from((t as u64) < n % threads as u64))
                 }
             };
-            run_thread(game, config, t as u64, stop)
+            run_thread(game, from, config, t as u64, stop)
         })
         .into_iter()
         .fold(PlayoutTotals::new(game.roles().len()), PlayoutTotals::merge);
-    McReport {
+    Ok(McReport {
         evaluator: config.evaluator,
         threads,
         seconds: start.elapsed().as_secs_f64(),
         totals,
-    }
+    })
 }
 
 /// Runs each candidate for `seconds` on one thread and returns the fastest in nodes per second.
@@ -200,7 +241,7 @@ pub fn fastest_evaluator(game: &Arc<Game>, candidates: &[EvaluatorKind], seconds
             seed: 0,
             max_depth: DEFAULT_MAX_DEPTH,
         };
-        monte_carlo(game, &config).nodes_per_sec()
+        monte_carlo(game, &config).map_or(0.0, |report| report.nodes_per_sec())
     };
     let rates: Vec<f64> = candidates.iter().map(rate).collect();
     let best = (0..candidates.len())
@@ -232,10 +273,10 @@ impl Stop {
     }
 }
 
-fn run_thread(game: &Arc<Game>, config: &McConfig, thread: u64, stop: Stop) -> PlayoutTotals {
+fn run_thread(game: &Arc<Game>, from: &State, config: &McConfig, thread: u64, stop: Stop) -> PlayoutTotals {
     if config.evaluator == EvaluatorKind::Lanes {
-        let first_stream = thread * LANES as u64;
-        let mut lanes = LanePlayouts::new(Arc::clone(game), config.seed, first_stream, config.max_depth);
+        let streams = (config.seed, thread * LANES as u64);
+        let mut lanes = LanePlayouts::new(Arc::clone(game), from, streams, config.max_depth);
         while !stop.reached(lanes.totals()) {
             lanes.step();
         }
@@ -245,6 +286,7 @@ fn run_thread(game: &Arc<Game>, config: &McConfig, thread: u64, stop: Stop) -> P
     let mut rng = Stream::new(config.seed, thread);
     let mut totals = PlayoutTotals::new(game.roles().len());
     let mut playout = Playout::new(&machine, config.max_depth);
+    playout.start_from(from);
     playout.stop_at(stop.deadline());
     while !stop.reached(&totals) {
         playout.run(&mut machine, &mut rng, &mut totals, |_, _| {});
@@ -252,8 +294,10 @@ fn run_thread(game: &Arc<Game>, config: &McConfig, thread: u64, stop: Stop) -> P
     totals
 }
 
-/// Reusable buffers of scalar random playouts.
+/// Reusable buffers of scalar random playouts, and where they start.
 pub struct Playout {
+    /// The state every playout starts from.
+    start: State,
     state: State,
     next: State,
     joint: Vec<Move>,
@@ -272,6 +316,7 @@ impl Playout {
     pub fn new(machine: &StateMachine, max_depth: u64) -> Playout {
         let initial = machine.initial_state();
         Playout {
+            start: initial.clone(),
             next: initial.clone(),
             state: initial,
             joint: Vec::new(),
@@ -280,6 +325,12 @@ impl Playout {
             max_depth: max_depth.max(1),
             deadline: None,
         }
+    }
+
+    /// Makes playouts start from `state`, a state of the machine's game (the
+    /// initial state until this is called).
+    pub fn start_from(&mut self, state: &State) {
+        self.start.clone_from(state);
     }
 
     /// Makes playouts stop where they are once `deadline` passes (looked at every
@@ -293,7 +344,7 @@ impl Playout {
         &self.state
     }
 
-    /// Plays one random playout from the initial state into `totals`: in every
+    /// Plays one random playout from the start state into `totals`: in every
     /// non-terminal state each role in turn takes [`Stream::draw`] over its `n` legal
     /// moves in input order. Calls `on_move` with each state left and the
     /// joint move played in it. A state where some role has no legal move, or
@@ -324,7 +375,7 @@ impl Playout {
         mut on_move: impl FnMut(&State, &[Move]),
     ) {
         let net = game.net();
-        self.state.clone_from(game.initial());
+        self.state.clone_from(&self.start);
         let mut depth = 0u64;
         // The depth at which to look at the depth limit and the clock next: one
         // comparison per state.

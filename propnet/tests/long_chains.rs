@@ -76,7 +76,8 @@ fn play_everywhere(loaded: &Loaded) {
                 seed: 1,
                 max_depth: DEFAULT_MAX_DEPTH,
             },
-        );
+        )
+        .expect("a run");
         assert!(report.totals.playouts >= 200, "{kind}: {:?}", report.totals);
         assert_eq!(report.avg_depth(), 3.0, "{kind}");
         assert_eq!(report.avg_goals(), vec![Some(100.0)], "{kind}");

@@ -123,7 +123,9 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
                                 seed: 1,
                                 max_depth: DEFAULT_MAX_DEPTH,
                             };
-                            samples.push(monte_carlo(&loaded.game, &config).nodes_per_sec());
+                            let report = monte_carlo(&loaded.game, &config)
+                                .map_err(|e| Failure::input(e.to_string()))?;
+                            samples.push(report.nodes_per_sec());
                         }
                     }
                     let key = |t: usize| t.to_string();

@@ -507,7 +507,7 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
         seed: args.seed,
         max_depth: args.max_depth,
     };
-    let report = monte_carlo(&loaded.game, &config);
+    let report = monte_carlo(&loaded.game, &config).map_err(|e| Failure::input(e.to_string()))?;
     let value = json!({
         "game": game_name(args.game.game.as_deref()),
         "evaluator": report.evaluator.name(),

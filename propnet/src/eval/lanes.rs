@@ -3,7 +3,7 @@
 //! chooses every lane's joint move from that lane's own random generator exactly
 //! as the scalar driver does (per role in order, [`draw`] over the legal moves in
 //! input order), evaluates the move part, and loads the next
-//! states; a lane that reached a terminal state restarts from the initial state,
+//! states; a lane that reached a terminal state restarts from the start state,
 //! and so does a lane whose playout reached the depth limit (abandoned, as the
 //! scalar driver abandons it).
 
@@ -40,7 +40,7 @@ pub struct LanePlayouts {
     streams: Vec<Block>,
     /// Steps taken so far.
     steps: u64,
-    /// The step at which each lane's playout visited its initial state: its
+    /// The step at which each lane's playout visited its start state: its
     /// depth is `steps` less that.
     starts: Vec<u64>,
     /// At most the earliest of `starts`.
@@ -55,20 +55,24 @@ pub struct LanePlayouts {
     goal_scratch: Vec<Option<i64>>,
     /// Lanes that played a move in the last step.
     moved: Lane,
-    initial: Vec<bool>,
+    /// The value of each base in the state every playout starts from.
+    start: Vec<bool>,
     totals: PlayoutTotals,
     /// The widest vector registers the CPU has, in bits.
     vector_bits: u32,
 }
 
 impl LanePlayouts {
-    /// Lanes over `game`; lane `l` draws from `Stream::new(seed, first_stream + l)`;
-    /// a playout that reaches `max_depth` moves (at least 1) without ending is abandoned.
-    pub fn new(game: Arc<Game>, seed: u64, first_stream: u64, max_depth: u64) -> LanePlayouts {
+    /// Lanes over `game` whose playouts all start from `from` (a state of the
+    /// game); with `streams` = `(seed, first_stream)`, lane `l` draws from
+    /// `Stream::new(seed, first_stream + l)`; a playout that reaches `max_depth`
+    /// moves (at least 1) without ending is abandoned.
+    pub fn new(game: Arc<Game>, from: &State, streams: (u64, u64), max_depth: u64) -> LanePlayouts {
+        let (seed, first_stream) = streams;
         let net = Arc::clone(game.net());
         let roles = game.roles().len();
         let (move_gates, move_steps) = LaneGates::complementing_frames(&net);
-        let initial: Vec<bool> = game.initial().0.iter().by_vals().collect();
+        let start: Vec<bool> = from.0.iter().by_vals().collect();
         let mut lanes = LanePlayouts {
             state_part: Program::new(&LaneGates::plain(&net), &net.steps()[..net.state_steps()]),
             move_part: Program::new(&move_gates, &move_steps),
@@ -91,12 +95,12 @@ impl LanePlayouts {
             goal_scratch: Vec::new(),
             totals: PlayoutTotals::new(roles),
             vector_bits: vector_bits(),
-            initial,
+            start,
             game,
             net,
         };
         for (b, &slot) in lanes.net.base_slots().iter().enumerate() {
-            lanes.values[slot as usize] = if lanes.initial[b] { ALL } else { NONE };
+            lanes.values[slot as usize] = if lanes.start[b] { ALL } else { NONE };
         }
         lanes
     }
@@ -197,11 +201,7 @@ impl LanePlayouts {
         let net = &*self.net;
         for (b, &next) in net.next_slots().iter().enumerate() {
             let next = and(&self.values[next as usize], &active);
-            self.next[b] = if self.initial[b] {
-                or(&next, &restart)
-            } else {
-                next
-            };
+            self.next[b] = if self.start[b] { or(&next, &restart) } else { next };
         }
         for (&slot, next) in net.base_slots().iter().zip(&self.next) {
             self.values[slot as usize] = *next;
@@ -777,10 +777,10 @@ mod tests {
                 ways.push(("512-bit", Box::new(|l| unsafe { l.step_avx512() })));
             }
         }
-        let mut fewest = LanePlayouts::new(Arc::clone(&game), 7, 0, DEFAULT_MAX_DEPTH);
+        let mut fewest = LanePlayouts::new(Arc::clone(&game), game.initial(), (7, 0), DEFAULT_MAX_DEPTH);
         let mut others: Vec<LanePlayouts> = ways
             .iter()
-            .map(|_| LanePlayouts::new(Arc::clone(&game), 7, 0, DEFAULT_MAX_DEPTH))
+            .map(|_| LanePlayouts::new(Arc::clone(&game), game.initial(), (7, 0), DEFAULT_MAX_DEPTH))
             .collect();
         for step in 0..40 {
             fewest.step();
