@@ -36,7 +36,7 @@ pub struct BenchArgs {
     /// Games (KIF files, or names in the corpus's games/); default: the 11 anchor games.
     games: Vec<String>,
     /// Seconds of flat Monte-Carlo per evaluator and thread count.
-    #[arg(long, default_value_t = 3.0, value_parser = super::failure::seconds)]
+    #[arg(long, default_value_t = 3.0, value_parser = super::options::seconds)]
     seconds: f64,
     /// Runs those seconds are split into, alternating between the thread
     /// counts; the median run is reported (all runs are in the JSON report), so
@@ -44,7 +44,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     repeats: u32,
     /// Threads of the parallel runs (default: every core).
-    #[arg(long, value_parser = super::failure::threads)]
+    #[arg(long, value_parser = super::options::threads)]
     threads: Option<usize>,
     /// Only these evaluators (comma-separated; default: all).
     #[arg(long, value_delimiter = ',')]

@@ -57,7 +57,7 @@ pub struct ExportArgs {
     cone: Vec<String>,
     /// Refuse larger exports: nodes for DOT (default 2000) and JSON (default none),
     /// and gates for AIGER (default 50000000).
-    #[arg(long, value_parser = super::failure::positive)]
+    #[arg(long, value_parser = super::options::positive)]
     max_nodes: Option<usize>,
 }
 

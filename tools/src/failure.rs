@@ -1,5 +1,4 @@
-//! How a run ends: the exit codes of every subcommand, and the option values
-//! they accept, validated when the command line is parsed.
+//! How a run ends: the exit codes of every subcommand.
 //!
 //! | code | meaning |
 //! | --- | --- |
@@ -101,85 +100,4 @@ pub fn install_panic_hook() {
             .unwrap_or("a panic");
         eprintln!("ggpnet: internal error{place}: {what} (a bug: please report it with the command line)");
     }));
-}
-
-/// Longest run accepted by `--seconds`: about 31 years, far beyond any real run,
-/// and far below the range where adding it to a clock overflows.
-const MAX_SECONDS: f64 = 1e9;
-
-/// Most worker threads accepted by `--threads`.
-pub const MAX_THREADS: usize = 1024;
-
-/// Deepest `perft --depth` accepted.
-pub const MAX_PERFT_DEPTH: usize = 1000;
-
-/// Parses a positive, finite number of seconds up to [`MAX_SECONDS`].
-pub fn seconds(text: &str) -> Result<f64, String> {
-    let value: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{text}' is not a number of seconds"))?;
-    if value.is_finite() && value > 0.0 && value <= MAX_SECONDS {
-        Ok(value)
-    } else {
-        Err(format!(
-            "{text} is out of range: seconds must be a finite number above 0 and at most {MAX_SECONDS:e}"
-        ))
-    }
-}
-
-/// Parses a count between `min` and `max`.
-fn count_in(text: &str, min: usize, max: usize, what: &str) -> Result<usize, String> {
-    let value: usize = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{text}' is not a whole number of {what}"))?;
-    if (min..=max).contains(&value) {
-        Ok(value)
-    } else {
-        Err(format!(
-            "{value} is out of range: {what} must be from {min} to {max}"
-        ))
-    }
-}
-
-/// Parses a thread count from 1 to [`MAX_THREADS`].
-pub fn threads(text: &str) -> Result<usize, String> {
-    count_in(text, 1, MAX_THREADS, "threads")
-}
-
-/// Parses a perft depth from 1 to [`MAX_PERFT_DEPTH`].
-pub fn perft_depth(text: &str) -> Result<usize, String> {
-    count_in(text, 1, MAX_PERFT_DEPTH, "depth")
-}
-
-/// Parses a count of at least 1.
-pub fn positive(text: &str) -> Result<usize, String> {
-    count_in(text, 1, usize::MAX, "items")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn seconds_are_positive_finite_and_bounded() {
-        assert_eq!(seconds("2.5"), Ok(2.5));
-        for bad in ["-1", "0", "nan", "inf", "-inf", "1e308", "1e19", "x", ""] {
-            assert!(seconds(bad).is_err(), "{bad} accepted");
-        }
-        assert!(seconds("1e9").is_ok());
-    }
-
-    #[test]
-    fn counts_are_bounded() {
-        assert_eq!(threads("2"), Ok(2));
-        assert!(threads("0").is_err());
-        assert!(threads("10000").is_err());
-        assert!(perft_depth("18446744073709551615").is_err());
-        assert!(perft_depth("1000000000").is_err());
-        assert!(perft_depth("99999999999999999999999").is_err());
-        assert_eq!(perft_depth("4"), Ok(4));
-        assert!(positive("0").is_err());
-    }
 }

@@ -20,6 +20,7 @@ mod export;
 mod failure;
 
 mod input;
+mod options;
 mod stats_dir;
 
 #[derive(Parser)]
@@ -39,7 +40,7 @@ struct Cli {
     #[arg(long, global = true, value_delimiter = ',')]
     with: Vec<String>,
     /// Threads the grounder may use for big rounds (the result is the same for any number).
-    #[arg(long, global = true, default_value_t = 1, value_parser = failure::threads)]
+    #[arg(long, global = true, default_value_t = 1, value_parser = options::threads)]
     ground_threads: usize,
     /// Most rule instances grounding may find (static and dynamic, duplicates included)
     /// before it stops with exit code 3.
@@ -134,10 +135,10 @@ struct DiffArgs {
     #[command(flatten)]
     game: GameArgs,
     /// Number of playouts.
-    #[arg(long, default_value_t = 3, value_parser = failure::positive)]
+    #[arg(long, default_value_t = 3, value_parser = options::positive)]
     playouts: usize,
     /// Most moves per playout.
-    #[arg(long, default_value_t = 60, value_parser = failure::positive)]
+    #[arg(long, default_value_t = 60, value_parser = options::positive)]
     steps: usize,
     /// Seed of the move choices.
     #[arg(long, default_value_t = 1)]
@@ -152,7 +153,7 @@ struct CorpusArgs {
     #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     timeout: u64,
     /// Games run at once (default: every core).
-    #[arg(long, value_parser = failure::threads)]
+    #[arg(long, value_parser = options::threads)]
     jobs: Option<usize>,
     /// What to run per game: `replay` (the reference trace) or `diff` (against the reference interpreter).
     #[arg(long, default_value = "replay")]
@@ -182,7 +183,7 @@ struct StatsArgs {
     #[arg(long)]
     csv: Option<PathBuf>,
     /// With --dir: games measured at once (default 1, so figures do not disturb each other).
-    #[arg(long, value_parser = failure::threads)]
+    #[arg(long, value_parser = options::threads)]
     jobs: Option<usize>,
 }
 
@@ -200,13 +201,13 @@ struct McArgs {
     #[command(flatten)]
     game: GameArgs,
     /// How long to run playouts (default 5).
-    #[arg(long, value_parser = failure::seconds, conflicts_with = "playouts")]
+    #[arg(long, value_parser = options::seconds, conflicts_with = "playouts")]
     seconds: Option<f64>,
     /// Run this many playouts instead of a time (the same totals for the same seed and threads).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     playouts: Option<u64>,
     /// Worker threads (default: every core).
-    #[arg(long, value_parser = failure::threads)]
+    #[arg(long, value_parser = options::threads)]
     threads: Option<usize>,
     /// Seed of the random generators.
     #[arg(long, default_value_t = 1)]
@@ -260,7 +261,7 @@ struct PerftArgs {
     #[command(flatten)]
     game: GameArgs,
     /// Path length to count to.
-    #[arg(long, default_value_t = 4, value_parser = failure::perft_depth)]
+    #[arg(long, default_value_t = 4, value_parser = options::perft_depth)]
     depth: usize,
     /// Scalar evaluator: auto (a short calibration picks the faster), sweep or differential.
     #[arg(long, default_value = "auto")]
