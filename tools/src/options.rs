@@ -9,7 +9,7 @@ use ggpnet::propnet::playout::MAX_PERFT_DEPTH;
 const MAX_SECONDS: f64 = 1e9;
 
 /// Most worker threads accepted by `--threads`.
-pub const MAX_THREADS: usize = 1024;
+const MAX_THREADS: usize = 1024;
 
 /// Parses a positive, finite number of seconds up to [`MAX_SECONDS`].
 pub fn seconds(text: &str) -> Result<f64, String> {
