@@ -98,6 +98,12 @@ impl Budget {
         }
     }
 
+    /// Rule instances that may still be found.
+    pub(crate) fn remaining_instances(&self) -> usize {
+        self.max_instances
+            .saturating_sub(self.instances.load(Ordering::Relaxed))
+    }
+
     /// Starts a round with `bytes` in use (terms, facts and rules kept so far).
     pub(crate) fn set_bytes(&self, bytes: usize) {
         self.bytes.store(bytes, Ordering::Relaxed);
