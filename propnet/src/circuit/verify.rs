@@ -266,28 +266,19 @@ impl Circuit {
         for (b, base) in self.bases.iter().enumerate() {
             exists(base.next, format!("base {b}"), "next value")?;
         }
+        let role_exists = |role: usize, place: String| match role < roles {
+            true => Ok(()),
+            false => refuse(
+                place,
+                format!("belongs to role {role}, which does not exist ({roles} roles)"),
+            ),
+        };
         for (m, input) in self.inputs.iter().enumerate() {
-            if input.role >= roles {
-                return refuse(
-                    format!("input {m}"),
-                    format!(
-                        "belongs to role {}, which does not exist ({roles} roles)",
-                        input.role
-                    ),
-                );
-            }
+            role_exists(input.role, format!("input {m}"))?;
             exists(input.legal, format!("input {m}"), "legality")?;
         }
         for (g, goal) in self.goals.iter().enumerate() {
-            if goal.role >= roles {
-                return refuse(
-                    format!("goal {g}"),
-                    format!(
-                        "belongs to role {}, which does not exist ({roles} roles)",
-                        goal.role
-                    ),
-                );
-            }
+            role_exists(goal.role, format!("goal {g}"))?;
             exists(goal.node, format!("goal {g}"), "node")?;
         }
         exists(self.terminal, "terminal".to_owned(), "node")
