@@ -9,7 +9,17 @@
 pub mod corpus;
 pub mod differential;
 pub mod fuzz;
+mod game;
+mod machine;
+mod playouts;
 pub mod replay;
+
+pub use game::{Config, Engine, EngineChoice, EvaluatorChoice, Game, LoadError};
+pub use machine::{Error, Machine, Move, PlayoutEnd, State};
+pub use playouts::{Budget, PlayoutReport, Playouts, MAX_THREADS};
+pub use propnet::eval::EvaluatorKind;
+pub use propnet::playout::PlayoutTotals;
+pub use propnet::random::Stream;
 
 pub use ggpnet_grounder as grounder;
 pub use ggpnet_kif as kif;

@@ -141,6 +141,42 @@ impl Game {
         }
     }
 
+    /// The canonical text of a move.
+    pub fn move_to_kif(&self, m: Move) -> &str {
+        &self.moves[m.0 as usize]
+    }
+
+    /// The move of `role` written as `text` (any spacing; canonical form is compared).
+    pub fn parse_move(&self, role: usize, text: &str) -> Result<Move, MachineError> {
+        let canonical = canonical(text)?;
+        match self.move_index.get(&(role, canonical.clone())) {
+            Some(&m) => Ok(m),
+            None => refuse(format!(
+                "unknown move {canonical} for role {}",
+                self.roles.get(role).map_or("?", |r| r.as_str())
+            )),
+        }
+    }
+
+    /// The true facts of a state, canonical and sorted by byte order.
+    pub fn state_to_kif(&self, state: &State) -> Vec<String> {
+        let mut facts: Vec<String> = state.0.iter_ones().map(|b| self.facts[b].clone()).collect();
+        facts.sort_unstable();
+        facts
+    }
+
+    /// The state in which exactly `facts` hold. Refuses facts that can never hold.
+    pub fn state_from_kif(&self, facts: &[String]) -> Result<State, MachineError> {
+        let mut bits: BitVec<u64> = BitVec::repeat(false, self.facts.len());
+        for fact in facts {
+            match self.fact_index.get(&canonical(fact)?) {
+                Some(&b) => bits.set(b, true),
+                None => return refuse(format!("fact {fact} can never hold in this game")),
+            }
+        }
+        Ok(State(bits))
+    }
+
     /// Compiles a layered circuit, refusing one that breaks an invariant of
     /// the evaluators (see [`CompiledNet::new`]).
     pub fn new(circuit: &Circuit, layering: &Layering) -> Result<Game, VerifyError> {
@@ -364,40 +400,24 @@ impl StateMachine {
         self.eval.next_state(&self.game.net, next.0.as_raw_mut_slice());
     }
 
-    /// The canonical text of a move.
+    /// The canonical text of a move (see [`Game::move_to_kif`]).
     pub fn move_to_kif(&self, m: Move) -> &str {
-        &self.game.moves[m.0 as usize]
+        self.game.move_to_kif(m)
     }
 
-    /// The move of `role` written as `text` (any spacing; canonical form is compared).
+    /// The move of `role` written as `text` (see [`Game::parse_move`]).
     pub fn parse_move(&self, role: usize, text: &str) -> Result<Move, MachineError> {
-        let canonical = canonical(text)?;
-        match self.game.move_index.get(&(role, canonical.clone())) {
-            Some(&m) => Ok(m),
-            None => refuse(format!(
-                "unknown move {canonical} for role {}",
-                self.game.roles.get(role).map_or("?", |r| r.as_str())
-            )),
-        }
+        self.game.parse_move(role, text)
     }
 
-    /// The true facts of a state, canonical and sorted by byte order.
+    /// The true facts of a state (see [`Game::state_to_kif`]).
     pub fn state_to_kif(&self, state: &State) -> Vec<String> {
-        let mut facts: Vec<String> = state.0.iter_ones().map(|b| self.game.facts[b].clone()).collect();
-        facts.sort_unstable();
-        facts
+        self.game.state_to_kif(state)
     }
 
-    /// The state in which exactly `facts` hold. Refuses facts that can never hold.
+    /// The state in which exactly `facts` hold (see [`Game::state_from_kif`]).
     pub fn state_from_kif(&self, facts: &[String]) -> Result<State, MachineError> {
-        let mut bits: BitVec<u64> = BitVec::repeat(false, self.game.facts.len());
-        for fact in facts {
-            match self.game.fact_index.get(&canonical(fact)?) {
-                Some(&b) => bits.set(b, true),
-                None => return refuse(format!("fact {fact} can never hold in this game")),
-            }
-        }
-        Ok(State(bits))
+        self.game.state_from_kif(facts)
     }
 }
 

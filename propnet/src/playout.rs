@@ -60,7 +60,8 @@ impl PlayoutTotals {
         }
     }
 
-    fn merge(mut self, other: PlayoutTotals) -> PlayoutTotals {
+    /// The totals of both runs.
+    pub fn merge(mut self, other: PlayoutTotals) -> PlayoutTotals {
         self.nodes += other.nodes;
         self.playouts += other.playouts;
         self.abandoned += other.abandoned;
