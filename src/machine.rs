@@ -348,6 +348,13 @@ impl Machine {
     /// role order) in `state`. Refuses a joint move of the wrong length, a move
     /// of another role or game, and an illegal move, naming the role and the move.
     pub fn next_state(&mut self, state: &State, joint: &[Move]) -> Result<State, Error> {
+        let roles = self.game.roles().len();
+        if joint.len() != roles {
+            return Err(Error::new(format!(
+                "a joint move needs one move per role ({roles}), got {}",
+                joint.len()
+            )));
+        }
         for (role, m) in joint.iter().enumerate() {
             self.game.check_move(m)?;
             if m.role != role {
