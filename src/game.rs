@@ -196,7 +196,8 @@ impl Game {
             EngineChoice::Auto => match crate::propnet::load(text, &config.load) {
                 Ok(loaded) => Backend::Propnet(Box::new(loaded)),
                 Err(e) if e.is_limit() => {
-                    let reason = e.to_string();
+                    let shown = e.to_string();
+                    let reason = shown.strip_prefix("error: ").unwrap_or(&shown).to_owned();
                     Backend::Interpreter(interpret(text, Some(e))?, Some(reason))
                 }
                 Err(e) => return Err(LoadError::Propnet(e)),
@@ -248,8 +249,9 @@ impl Game {
         }
     }
 
-    /// Why the interpreter runs this game instead of the propnet (`None` when
-    /// the propnet runs it, or the interpreter was asked for).
+    /// Why the interpreter runs this game instead of the propnet, such as
+    /// `grounding too large: ...` (`None` when the propnet runs it, or the
+    /// interpreter was asked for).
     pub fn fallback_reason(&self) -> Option<&str> {
         match &self.inner.backend {
             Backend::Propnet(_) => None,

@@ -5,6 +5,7 @@
 //! only: every answer depends on the arguments alone, never on earlier queries.
 
 use crate::game::{Backend, Game};
+use crate::propnet::eval::EvaluatorKind;
 use crate::propnet::playout::{Playout, PlayoutTotals};
 use crate::propnet::random::Stream;
 use crate::propnet::{self, StateMachine};
@@ -124,14 +125,19 @@ impl Game {
     /// A machine for queries on this thread (make one per thread; it is cheap
     /// next to the game, but not free: it holds one evaluator's values).
     pub fn machine(&self) -> Machine {
+        let kind = match self.config().evaluator {
+            crate::EvaluatorChoice::Fixed(EvaluatorKind::Sweep) => EvaluatorKind::Sweep,
+            _ => EvaluatorKind::Differential,
+        };
+        self.machine_with_evaluator(kind)
+    }
+
+    /// A machine whose propnet queries use the scalar evaluator `kind` (`Lanes`,
+    /// which has no scalar form, gives the sweep); on the interpreter, the same
+    /// as [`Game::machine`].
+    pub fn machine_with_evaluator(&self, kind: EvaluatorKind) -> Machine {
         let engine = match self.backend() {
             Backend::Propnet(loaded) => {
-                let kind = match self.config().evaluator {
-                    crate::EvaluatorChoice::Fixed(propnet::eval::EvaluatorKind::Sweep) => {
-                        propnet::eval::EvaluatorKind::Sweep
-                    }
-                    _ => propnet::eval::EvaluatorKind::Differential,
-                };
                 let machine = StateMachine::with_evaluator(Arc::clone(&loaded.game), kind);
                 let playout = Playout::new(&machine, self.config().max_playout_depth);
                 let totals = PlayoutTotals::new(self.roles().len());

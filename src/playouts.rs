@@ -4,9 +4,9 @@
 //! loop.
 
 use crate::game::{Backend, Engine, Game};
-use crate::machine::{interpreter_playout, Error, PlayoutEnd, State, StateRepr};
+use crate::machine::{interpreter_playout, Error, Move, PlayoutEnd, State, StateRepr};
 use crate::propnet::eval::EvaluatorKind;
-use crate::propnet::playout::{monte_carlo_from, McConfig, PlayoutTotals};
+use crate::propnet::playout::{monte_carlo_from, perft, McConfig, PlayoutTotals, MAX_PERFT_DEPTH};
 use crate::propnet::random::Stream;
 use ggpnet_reference::Reference;
 use std::time::{Duration, Instant};
@@ -135,6 +135,63 @@ impl Game {
             _ => unreachable!("a game's states are of its engine"),
         }
     }
+}
+
+impl Game {
+    /// Perft: `counts[d - 1]` is the number of joint-move paths of length `d` from
+    /// the initial state (terminal states are not expanded), for `d` in
+    /// `1..=depth` (at most [`MAX_PERFT_DEPTH`]). The propnet counts with the
+    /// scalar evaluator `kind`.
+    pub fn perft(&self, depth: usize, kind: EvaluatorKind) -> Result<Vec<u128>, Error> {
+        if !(1..=MAX_PERFT_DEPTH).contains(&depth) {
+            return Err(Error::new(format!(
+                "perft depth must be 1 to {MAX_PERFT_DEPTH}, not {depth}"
+            )));
+        }
+        match self.backend() {
+            Backend::Propnet(loaded) => Ok(perft(&loaded.game, depth, kind).counts),
+            Backend::Interpreter(..) => self.interpreter_perft(depth),
+        }
+    }
+
+    /// Perft on the interpreter: depth first, on an explicit stack.
+    fn interpreter_perft(&self, depth: usize) -> Result<Vec<u128>, Error> {
+        let mut machine = self.machine();
+        let mut counts = vec![0u128; depth];
+        let mut stack = vec![(self.initial_state(), 0)];
+        while let Some((state, d)) = stack.pop() {
+            if machine.is_terminal(&state)? {
+                continue;
+            }
+            let legal = (0..self.roles().len())
+                .map(|role| machine.legal_moves(&state, role))
+                .collect::<Result<Vec<_>, _>>()?;
+            let joints = joint_moves(&legal);
+            counts[d] += joints.len() as u128;
+            if d + 1 < depth {
+                for joint in joints {
+                    stack.push((machine.next_state(&state, &joint)?, d + 1));
+                }
+            }
+        }
+        Ok(counts)
+    }
+}
+
+/// Every joint move: one of each role's `legal` moves, in every combination.
+fn joint_moves(legal: &[Vec<Move>]) -> Vec<Vec<Move>> {
+    legal.iter().fold(vec![Vec::new()], |joints, moves| {
+        joints
+            .iter()
+            .flat_map(|joint| {
+                moves.iter().map(move |m| {
+                    let mut longer = joint.clone();
+                    longer.push(m.clone());
+                    longer
+                })
+            })
+            .collect()
+    })
 }
 
 /// [`Game::playouts`] on the interpreter: each thread its own stream and share

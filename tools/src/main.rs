@@ -8,7 +8,7 @@ use failure::Failure;
 
 use ggpnet::grounder::instantiate as grounder;
 use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::playout::{fastest_evaluator, monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
+use ggpnet::propnet::playout::{fastest_evaluator, perft, Budget, McReport, PerftReport, DEFAULT_MAX_DEPTH};
 use ggpnet::propnet::{load, LoadConfig, Loaded};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -65,6 +65,15 @@ struct Cli {
     /// the resident memory allowed per game (when not given: none, and 4096).
     #[arg(long, global = true, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     max_mem: Option<u64>,
+    /// Engine: propnet (exit code 3 past a grounding limit), auto (the propnet, or the
+    /// reference interpreter when grounding passes a limit) or interpreter. Not auto by
+    /// default: the interpreter's work per state is not bounded against hostile games yet.
+    #[arg(long, global = true, default_value = "propnet", value_parser = options::engine)]
+    engine: ggpnet::EngineChoice,
+    /// Longest time grounding may take, in seconds, before it stops (exit code 3, or
+    /// the interpreter with `--engine auto`); no limit when not given.
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = options::seconds)]
+    max_ground_time: Option<f64>,
     /// Largest input file read, in MiB.
     #[arg(long, global = true, value_name = "MIB", default_value_t = input::DEFAULT_MAX_INPUT_MIB,
           value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
@@ -97,6 +106,9 @@ fn read_input(path: &Path) -> Result<String, Failure> {
 /// How this run loads games: the optimizer passes (the defaults, plus `--with`, less
 /// `--without`) and the grounder's threads.
 static LOAD: std::sync::OnceLock<LoadConfig> = std::sync::OnceLock::new();
+
+/// The engine this run may use (`--engine`).
+static ENGINE: std::sync::OnceLock<ggpnet::EngineChoice> = std::sync::OnceLock::new();
 
 /// The command-line options behind [`LOAD`], for the child processes of `corpus` and `stats --dir`.
 static LOAD_FLAGS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
@@ -325,6 +337,48 @@ fn load_source(path: Option<&Path>, source: &str, config: &LoadConfig) -> Result
     load(source, config).map_err(|e| Failure::load(&e))
 }
 
+/// The agent API's settings for this run: [`load_config`] and `--engine`.
+fn game_config() -> ggpnet::Config {
+    ggpnet::Config {
+        load: load_config(),
+        engine: ENGINE.get().copied().unwrap_or_default(),
+        ..ggpnet::Config::default()
+    }
+}
+
+/// Loads the game at `path` on the engine `--engine` allows, with `config`.
+fn load_any(path: Option<&Path>, config: &ggpnet::Config) -> Result<ggpnet::Game, Failure> {
+    let source = read_game(path)?;
+    load_any_from(path, &source, config)
+}
+
+/// [`load_any`] of `source`, the text of the game at `path`; the failure names the file.
+fn load_any_from(
+    path: Option<&Path>,
+    source: &str,
+    config: &ggpnet::Config,
+) -> Result<ggpnet::Game, Failure> {
+    let name = path.map_or_else(|| "built-in game".to_owned(), |p| p.display().to_string());
+    let game = if is_circuit_file(path) {
+        load_source(path, source, &config.load).map(|loaded| ggpnet::Game::from_loaded(loaded, config))
+    } else {
+        ggpnet::Game::load(source, config).map_err(|e| match e {
+            ggpnet::LoadError::Propnet(e) => Failure::load(&e),
+            e @ ggpnet::LoadError::Interpreter { .. } => Failure::invalid(e.to_string()),
+        })
+    };
+    let game = game.map_err(|f| f.at(&name))?;
+    if let Some(why) = game.fallback_reason() {
+        eprintln!("note: {name} runs on the interpreter, as the propnet could not be built: {why}");
+    }
+    Ok(game)
+}
+
+/// The engine a game runs on, and why the interpreter if it does, as JSON fields.
+fn engine_fields(game: &ggpnet::Game) -> (Value, Value) {
+    (json!(game.engine().name()), json!(game.fallback_reason()))
+}
+
 /// Loads a game as the command line says (`--with`, `--without`, `--ground-threads`).
 fn load_game(path: Option<&Path>) -> Result<Loaded, Failure> {
     load_game_with(path, &load_config())
@@ -370,17 +424,24 @@ fn check(args: &GameArgs) -> Result<bool, Failure> {
     let path = args.game.as_deref();
     let source = read_game(path)?;
     let name = game_name(path);
-    let (warnings, failure) = match load_source(path, &source, &load_config()) {
-        Ok(loaded) => (loaded.report.warnings, None),
-        Err(failure) => {
-            let warnings = ggpnet::kif::parse(&source)
-                .map(|d| d.warnings.iter().map(|w| w.to_string()).collect())
-                .unwrap_or_default();
-            (warnings, Some(failure))
+    let (warnings, engine, failure) = match load_any_from(path, &source, &game_config()) {
+        Ok(game) => {
+            let warnings = game.propnet().map(|l| l.report.warnings.clone());
+            let warnings = warnings.unwrap_or_else(|| parse_warnings(&source));
+            (warnings, Some(game), None)
         }
+        Err(failure) => (parse_warnings(&source), None, Some(failure)),
     };
     let error = failure.as_ref().map(Failure::message);
-    let value = json!({"game": name, "valid": failure.is_none(), "error": error, "warnings": warnings});
+    let engine_text = engine
+        .as_ref()
+        .map_or(String::new(), |game| match game.fallback_reason() {
+            Some(why) => format!("; engine: interpreter, as the propnet could not be built: {why}"),
+            None => format!("; engine: {}", game.engine()),
+        });
+    let (engine, fallback_reason) = engine.as_ref().map_or((Value::Null, Value::Null), engine_fields);
+    let value = json!({"game": name, "valid": failure.is_none(), "error": error, "warnings": warnings,
+                       "engine": engine, "fallback_reason": fallback_reason});
     emit(args.json, &value, || {
         let mut out = String::new();
         for w in &warnings {
@@ -388,11 +449,21 @@ fn check(args: &GameArgs) -> Result<bool, Failure> {
         }
         match error {
             Some(e) => out.push_str(&format!("{name}: invalid\n{e}\n")),
-            None => out.push_str(&format!("{name}: valid ({} warning(s))\n", warnings.len())),
+            None => out.push_str(&format!(
+                "{name}: valid ({} warning(s){engine_text})\n",
+                warnings.len()
+            )),
         }
         out
     });
     failure.map_or(Ok(true), |f| Err(f.printed()))
+}
+
+/// The parser's warnings about `source` (none when it does not parse).
+fn parse_warnings(source: &str) -> Vec<String> {
+    ggpnet::kif::parse(source)
+        .map(|d| d.warnings.iter().map(|w| w.to_string()).collect())
+        .unwrap_or_default()
 }
 
 fn stats(args: &StatsArgs) -> Result<bool, Failure> {
@@ -400,12 +471,17 @@ fn stats(args: &StatsArgs) -> Result<bool, Failure> {
         return stats_dir::run(dir, args);
     }
     let args = &args.game;
-    let loaded = load_game(args.game.as_deref())?;
+    let start = std::time::Instant::now();
+    let game = load_any(args.game.as_deref(), &game_config())?;
+    let Some(loaded) = game.propnet() else {
+        return interpreter_stats(args, &game, start.elapsed().as_secs_f64());
+    };
     let r = &loaded.report;
     let total: f64 = r.phases.iter().map(|(_, s)| s).sum();
     let breakdown = ggpnet::propnet::inspect::breakdown(&loaded.circuit, &loaded.layering);
     let value = json!({
         "game": game_name(args.game.as_deref()),
+        "engine": "propnet",
         "phases": r.phases.iter().map(|(n, s)| (n.to_string(), json!(s))).collect::<serde_json::Map<_, _>>(),
         "total_seconds": total,
         "peak_rss_bytes": peak_rss_bytes(),
@@ -461,6 +537,30 @@ fn stats(args: &StatsArgs) -> Result<bool, Failure> {
     Ok(true)
 }
 
+/// `ggpnet stats` of a game the interpreter runs: no circuit to measure.
+fn interpreter_stats(args: &GameArgs, game: &ggpnet::Game, seconds: f64) -> Result<bool, Failure> {
+    let (engine, fallback_reason) = engine_fields(game);
+    let value = json!({
+        "game": game_name(args.game.as_deref()),
+        "engine": engine,
+        "fallback_reason": fallback_reason,
+        "total_seconds": seconds,
+        "peak_rss_bytes": peak_rss_bytes(),
+        "roles": game.roles(),
+    });
+    emit(args.json, &value, || {
+        format!(
+            "game: {}\nengine: interpreter{}\nload time: {:.3} ms\npeak memory: {:.1} MiB\n",
+            value["game"].as_str().unwrap_or_default(),
+            game.fallback_reason()
+                .map_or(String::new(), |why| format!(" (no propnet: {why})")),
+            seconds * 1e3,
+            peak_rss_bytes() as f64 / 1048576.0
+        )
+    });
+    Ok(true)
+}
+
 /// The text lines of `ggpnet stats` about where the circuit's size comes from.
 fn stats_breakdown(b: &ggpnet::propnet::inspect::Breakdown) -> String {
     let top: Vec<String> = b
@@ -495,23 +595,39 @@ fn stats_breakdown(b: &ggpnet::propnet::inspect::Breakdown) -> String {
 }
 
 fn mc(args: &McArgs) -> Result<(), Failure> {
-    let loaded = load_game(args.game.game.as_deref())?;
+    let mut config = game_config();
+    config.evaluator = match args.evaluator {
+        EvaluatorChoice::Auto => ggpnet::EvaluatorChoice::Auto,
+        EvaluatorChoice::Kind(kind) => ggpnet::EvaluatorChoice::Fixed(kind),
+    };
+    config.max_playout_depth = args.max_depth;
+    let game = load_any(args.game.game.as_deref(), &config)?;
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let config = McConfig {
-        evaluator: args.evaluator.resolve(&loaded.game, &EvaluatorKind::ALL),
-        threads,
-        budget: args
-            .playouts
-            .map_or(Budget::Seconds(args.seconds.unwrap_or(5.0)), Budget::Playouts),
-        seed: args.seed,
-        max_depth: args.max_depth,
+    let budget = args
+        .playouts
+        .map_or(Budget::Seconds(args.seconds.unwrap_or(5.0)), Budget::Playouts);
+    let how = ggpnet::Playouts::new(budget).threads(threads).seed(args.seed);
+    let report = game
+        .playouts(&game.initial_state(), &how)
+        .map_err(|e| Failure::input(e.to_string()))?;
+    let report = McReport {
+        evaluator: report.evaluator.unwrap_or(EvaluatorKind::Differential),
+        threads: report.threads,
+        seconds: report.seconds,
+        totals: report.totals,
     };
-    let report = monte_carlo(&loaded.game, &config).map_err(|e| Failure::input(e.to_string()))?;
+    let evaluator = match game.engine() {
+        ggpnet::Engine::Propnet => report.evaluator.name(),
+        ggpnet::Engine::Interpreter => "interpreter",
+    };
+    let (engine, fallback_reason) = engine_fields(&game);
     let value = json!({
         "game": game_name(args.game.game.as_deref()),
-        "evaluator": report.evaluator.name(),
+        "engine": engine,
+        "fallback_reason": fallback_reason,
+        "evaluator": evaluator,
         "threads": report.threads,
         "seconds": report.seconds,
         "nodes": report.totals.nodes,
@@ -522,15 +638,15 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
         "nodes_per_sec": report.nodes_per_sec(),
         "playouts_per_sec": report.playouts_per_sec(),
         "avg_depth": report.avg_depth(),
-        "avg_goals": per_role(loaded.game.roles(), report.avg_goals()),
-        "missing_goals": per_role(loaded.game.roles(), report.totals.missing_goals.iter()),
+        "avg_goals": per_role(game.roles(), report.avg_goals()),
+        "missing_goals": per_role(game.roles(), report.totals.missing_goals.iter()),
         "seed": args.seed,
     });
     emit(args.game.json, &value, || {
         let mut out = format!(
             "game: {}\nevaluator: {}, threads: {}, seconds: {:.2}\nnodes: {} ({:.0} nodes/s)\nplayouts: {} ({:.0} playouts/s)\naverage depth: {:.2}\n",
             value["game"].as_str().unwrap_or_default(),
-            report.evaluator,
+            evaluator,
             report.threads,
             report.seconds,
             report.totals.nodes,
@@ -547,7 +663,7 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
             ));
         }
         let missing = &report.totals.missing_goals;
-        for ((role, goal), missing) in loaded.game.roles().iter().zip(report.avg_goals()).zip(missing) {
+        for ((role, goal), missing) in game.roles().iter().zip(report.avg_goals()).zip(missing) {
             match goal {
                 Some(goal) => out.push_str(&format!("average goal of {role}: {goal:.2}\n")),
                 None => out.push_str(&format!("average goal of {role}: none\n")),
@@ -575,11 +691,16 @@ fn per_role<T: serde::Serialize>(roles: &[String], values: impl IntoIterator<Ite
 }
 
 fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
-    let loaded = load_game(args.game.game.as_deref())?;
-    let evaluator = args
-        .evaluator
-        .resolve(&loaded.game, &[EvaluatorKind::Sweep, EvaluatorKind::Differential]);
-    let report = perft(&loaded.game, args.depth, evaluator);
+    let game = load_any(args.game.game.as_deref(), &game_config())?;
+    let (evaluator, report) = match game.propnet() {
+        Some(loaded) => {
+            let evaluator = args
+                .evaluator
+                .resolve(&loaded.game, &[EvaluatorKind::Sweep, EvaluatorKind::Differential]);
+            (evaluator.name(), perft(&loaded.game, args.depth, evaluator))
+        }
+        None => ("interpreter", interpreter_perft(&game, args.depth)?),
+    };
     let nodes_per_sec = report.nodes as f64 / report.seconds.max(1e-9);
     let counts: serde_json::Map<String, Value> = report
         .counts
@@ -590,7 +711,8 @@ fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
     let value = json!({
         "game": game_name(args.game.game.as_deref()),
         "depth": args.depth,
-        "evaluator": evaluator.name(),
+        "engine": game.engine().name(),
+        "evaluator": evaluator,
         "counts": counts,
         "nodes": report.nodes,
         "seconds": report.seconds,
@@ -610,44 +732,76 @@ fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Perft on the interpreter, timed, in the propnet's report form (`nodes`: the
+/// states reached short of the depth, the start included; unlike the propnet's
+/// count, terminal ones included).
+fn interpreter_perft(game: &ggpnet::Game, depth: usize) -> Result<PerftReport, Failure> {
+    let start = std::time::Instant::now();
+    let counts = game
+        .perft(depth, EvaluatorKind::Differential)
+        .map_err(|e| Failure::input(e.to_string()))?;
+    let expanded: u128 = 1 + counts[..depth - 1].iter().sum::<u128>();
+    Ok(PerftReport {
+        nodes: u64::try_from(expanded).unwrap_or(u64::MAX),
+        counts,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
 /// Steps the lanes evaluator is compared with the scalar driver in a replay.
 const LANES_CHECK_STEPS: usize = 100;
 
 fn replay(args: &ReplayArgs) -> Result<bool, Failure> {
-    let loaded = load_game(Some(&args.game))?;
+    let game = load_any(Some(&args.game), &game_config())?;
     let trace = read_input(&args.trace)?;
     let trace = ggpnet::replay::Trace::read(trace.as_bytes())
         .map_err(|e| Failure::input(format!("{}: {e}", args.trace.display())))?;
-    let kinds: Vec<EvaluatorKind> = match args.evaluator {
-        EvaluatorChoice::Auto => EvaluatorKind::ALL.to_vec(),
-        EvaluatorChoice::Kind(kind) => vec![kind],
+    // The interpreter has one way to evaluate; the propnet one per evaluator.
+    let kinds: Vec<EvaluatorKind> = match (game.propnet(), args.evaluator) {
+        (None, _) => vec![EvaluatorKind::Differential],
+        (Some(_), EvaluatorChoice::Auto) => EvaluatorKind::ALL.to_vec(),
+        (Some(_), EvaluatorChoice::Kind(kind)) => vec![kind],
     };
     let mut results = serde_json::Map::new();
     let mut first_difference = None;
     let mut report = ggpnet::replay::ReplayReport::default();
     for kind in kinds {
-        let (agree, difference, detail) = if kind.is_scalar() {
-            let r = ggpnet::replay::replay(&loaded, &trace, kind);
-            let detail = json!({"playouts": r.playouts, "steps": r.steps, "perft_depths": r.perft_depths});
-            report = r.clone();
-            (r.agree(), r.first_difference, detail)
+        let name = if game.propnet().is_some() {
+            kind.name()
         } else {
-            let r = ggpnet::differential::lanes_against_scalar(&loaded.game, args.seed, LANES_CHECK_STEPS);
-            let detail = json!({"lanes": r.playouts, "steps": r.steps});
-            (r.first_difference.is_none(), r.first_difference, detail)
+            "interpreter"
+        };
+        let (agree, difference, detail) = match game.propnet() {
+            Some(loaded) if !kind.is_scalar() => {
+                let r =
+                    ggpnet::differential::lanes_against_scalar(&loaded.game, args.seed, LANES_CHECK_STEPS);
+                let detail = json!({"lanes": r.playouts, "steps": r.steps});
+                (r.first_difference.is_none(), r.first_difference, detail)
+            }
+            _ => {
+                let r = ggpnet::replay::replay(&game, &trace, kind);
+                let detail =
+                    json!({"playouts": r.playouts, "steps": r.steps, "perft_depths": r.perft_depths});
+                report = r.clone();
+                (r.agree(), r.first_difference, detail)
+            }
         };
         let mut detail = detail;
         detail["agree"] = json!(agree);
-        results.insert(kind.name().to_owned(), detail);
+        results.insert(name.to_owned(), detail);
         if first_difference.is_none() {
-            first_difference = difference.map(|d| format!("[{kind}] {d}"));
+            first_difference = difference.map(|d| format!("[{name}] {d}"));
         }
     }
     let agree = first_difference.is_none();
+    let (engine, fallback_reason) = engine_fields(&game);
+    let loaded = game.propnet();
     let value = json!({
         "game": game_name(Some(&args.game)),
-        "compile_seconds": loaded.report.phases.iter().map(|(_, s)| s).sum::<f64>(),
-        "components": loaded.report.components.values().sum::<usize>(),
+        "engine": engine,
+        "fallback_reason": fallback_reason,
+        "compile_seconds": loaded.map(|l| l.report.phases.iter().map(|(_, s)| s).sum::<f64>()),
+        "components": loaded.map(|l| l.report.components.values().sum::<usize>()),
         "playouts": report.playouts,
         "steps": report.steps,
         "perft_depths": report.perft_depths,
@@ -680,13 +834,22 @@ fn diff(args: &DiffArgs) -> Result<bool, Failure> {
                 .to_owned(),
         ));
     }
-    let loaded = load_game(path)?;
     let source = read_game(path)?;
+    let game = load_any_from(path, &source, &game_config())?;
+    let Some(loaded) = game.propnet() else {
+        let reason = format!(
+            "no propnet to compare: {}",
+            game.fallback_reason().unwrap_or("--engine interpreter")
+        );
+        let value =
+            json!({"game": game_name(path), "engine": "interpreter", "agree": null, "skipped": reason});
+        emit(args.game.json, &value, || format!("{reason}\n"));
+        return Ok(true);
+    };
     let description = ggpnet::kif::parse(&source).map_err(|e| Failure::input(e.to_string()))?;
     let reference = ggpnet_reference::Reference::new(&description)
         .map_err(|e| Failure::invalid(format!("reference interpreter: {e}")))?;
-    let report =
-        ggpnet::differential::differential(&loaded, &reference, args.playouts, args.steps, args.seed);
+    let report = ggpnet::differential::differential(loaded, &reference, args.playouts, args.steps, args.seed);
     let value = json!({
         "game": game_name(path),
         "compile_seconds": loaded.report.phases.iter().map(|(_, s)| s).sum::<f64>(),
@@ -734,6 +897,7 @@ fn main() -> ExitCode {
 
     set_limits(&mut config.ground, &cli);
     LOAD.set(config).expect("set once");
+    ENGINE.set(cli.engine).expect("set once");
     LIMITS
         .set(Limits {
             max_mem_mib: cli.max_mem,
@@ -760,6 +924,10 @@ fn main() -> ExitCode {
     if let Some(mib) = cli.max_mem {
         flags.extend(["--max-mem".to_owned(), mib.to_string()]);
     }
+    if let Some(seconds) = cli.max_ground_time {
+        flags.extend(["--max-ground-time".to_owned(), seconds.to_string()]);
+    }
+    flags.extend(["--engine".to_owned(), options::engine_name(cli.engine).to_owned()]);
     LOAD_FLAGS.set(flags).expect("set once");
     // With no subcommand: `ggpnet mc` on the built-in game, with mc's defaults.
     let command = cli
@@ -794,6 +962,7 @@ fn set_limits(ground: &mut ggpnet::grounder::Config, cli: &Cli) {
     if let Some(mib) = cli.max_mem {
         ground.max_bytes = size(mib.saturating_mul(1 << 20));
     }
+    ground.max_time = cli.max_ground_time.map(std::time::Duration::from_secs_f64);
 }
 
 #[cfg(test)]

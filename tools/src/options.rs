@@ -56,6 +56,24 @@ pub fn positive(text: &str) -> Result<usize, String> {
     count_in(text, 1, usize::MAX, "items")
 }
 
+/// An engine choice: `auto`, `propnet` or `interpreter`.
+pub fn engine(s: &str) -> Result<ggpnet::EngineChoice, String> {
+    use ggpnet::EngineChoice::*;
+    [Auto, Propnet, Interpreter]
+        .into_iter()
+        .find(|&e| engine_name(e) == s)
+        .ok_or_else(|| format!("unknown engine '{s}' (expected auto, propnet or interpreter)"))
+}
+
+/// The command-line name of an engine choice.
+pub fn engine_name(choice: ggpnet::EngineChoice) -> &'static str {
+    match choice {
+        ggpnet::EngineChoice::Auto => "auto",
+        ggpnet::EngineChoice::Propnet => "propnet",
+        ggpnet::EngineChoice::Interpreter => "interpreter",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
