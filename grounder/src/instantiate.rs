@@ -29,7 +29,7 @@ use std::hash::{Hash, Hasher};
 use std::ops::Range;
 
 /// Limits of grounding; passing one stops grounding with an
-/// [`ErrorKind::TooLarge`] error naming the relation being grounded.
+/// [`ErrorKind::TooLarge`](crate::ErrorKind::TooLarge) error naming the relation being grounded.
 #[derive(Clone, Debug)]
 pub struct Config {
     /// Most rule instances grounding may find (static and dynamic rules, each
