@@ -30,6 +30,8 @@
 //! locator, and the [`fuzz`] targets. `examples/` holds a flat Monte-Carlo and
 //! a UCT agent.
 
+#![warn(missing_docs)]
+
 pub mod corpus;
 pub mod differential;
 pub mod fuzz;
