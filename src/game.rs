@@ -196,6 +196,9 @@ impl Game {
             EngineChoice::Auto => match crate::propnet::load(text, &config.load) {
                 Ok(loaded) => Backend::Propnet(Box::new(loaded)),
                 Err(e) if e.is_limit() => {
+                    if let Some(crate::propnet::pipeline::Progress(tell)) = &config.load.progress {
+                        tell("interpreter (the propnet passed a grounding limit)");
+                    }
                     let shown = e.to_string();
                     let reason = shown.strip_prefix("error: ").unwrap_or(&shown).to_owned();
                     Backend::Interpreter(interpret(text, Some(e))?, Some(reason))

@@ -183,6 +183,23 @@ fn grounding_that_would_not_end_stops_at_a_limit() {
         "error: grounding too large: more than 16 MiB of memory (estimated) (at relation `p`); raise --max-mem\n"
     ));
 
+    let run = ggpnet(&[
+        "--max-ground-time",
+        "0.5",
+        "--max-ground-rules",
+        "1000000000",
+        "check",
+        file.path(),
+    ]);
+    assert_eq!(run.code, Some(3));
+    assert!(run.stdout.ends_with(
+        "error: grounding too large: more than 0.5 s spent (at relation `p`); raise --max-ground-time\n"
+    ));
+    println!(
+        "the time limit of 0.5 s stopped grounding in {:.2} s",
+        run.seconds
+    );
+
     // Every binding tried, none kept: the step limit ends it (about 11 s with the default).
     let spin = format!(
         "(role r) {domain} (<= (legal r go) (d ?a) (d ?b) (d ?c) (d ?d) (d ?e) (d ?f) (d ?g) (d ?h) \

@@ -39,7 +39,7 @@ pub(crate) fn too_large(limit: Limit, max: usize, relation: &str) -> GdlError {
             "--max-join-steps",
         ),
         Limit::Time => (
-            format!("more than {:.1} s", max as f64 / 1000.0),
+            format!("more than {:.1} s spent", max as f64 / 1000.0),
             "--max-ground-time",
         ),
     };
@@ -185,7 +185,7 @@ mod tests {
         assert_eq!(budget.max(Limit::Time), 0);
         assert_eq!(
             too_large(Limit::Time, 2500, "r").message,
-            "grounding too large: more than 2.5 s (at relation `r`); raise --max-ground-time"
+            "grounding too large: more than 2.5 s spent (at relation `r`); raise --max-ground-time"
         );
     }
 

@@ -334,7 +334,29 @@ fn load_source(path: Option<&Path>, source: &str, config: &LoadConfig) -> Result
     if is_circuit_file(path) {
         return ggpnet::propnet::export::json::load(source).map_err(|e| Failure::input(e.to_string()));
     }
-    load(source, config).map_err(|e| Failure::load(&e))
+    with_spinner(config, |config| load(source, config)).map_err(|e| Failure::load(&e))
+}
+
+/// Runs `load` with `config`, showing the loading phase under way and the time
+/// spent on a spinner when standard error is a terminal (cleared when done).
+fn with_spinner<T>(config: &LoadConfig, load: impl FnOnce(&LoadConfig) -> T) -> T {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return load(config);
+    }
+    let spinner = indicatif::ProgressBar::new_spinner();
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} loading: {msg} ({elapsed})") {
+        spinner.set_style(style);
+    }
+    spinner.enable_steady_tick(std::time::Duration::from_millis(100));
+    let shown = spinner.clone();
+    let mut config = config.clone();
+    config.progress = Some(ggpnet::propnet::pipeline::Progress(std::sync::Arc::new(
+        move |phase| shown.set_message(phase),
+    )));
+    let out = load(&config);
+    spinner.finish_and_clear();
+    out
 }
 
 /// The agent API's settings for this run: [`load_config`] and `--engine`.
@@ -362,7 +384,14 @@ fn load_any_from(
     let game = if is_circuit_file(path) {
         load_source(path, source, &config.load).map(|loaded| ggpnet::Game::from_loaded(loaded, config))
     } else {
-        ggpnet::Game::load(source, config).map_err(|e| match e {
+        with_spinner(&config.load, |load| {
+            let config = ggpnet::Config {
+                load: load.clone(),
+                ..config.clone()
+            };
+            ggpnet::Game::load(source, &config)
+        })
+        .map_err(|e| match e {
             ggpnet::LoadError::Propnet(e) => Failure::load(&e),
             e @ ggpnet::LoadError::Interpreter { .. } => Failure::invalid(e.to_string()),
         })
