@@ -187,6 +187,12 @@ fn failure_status(code: Option<i32>, message: &str) -> &'static str {
 }
 
 pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
+    if !matches!(args.check.as_str(), "replay" | "diff") {
+        return Err(Failure::input(format!(
+            "--check takes replay or diff, not {}",
+            args.check
+        )));
+    }
     let dir = match &args.dir {
         Some(d) => d.clone(),
         None => ggpnet::corpus::locate(Path::new("."))
@@ -198,12 +204,6 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
         .collect();
     if games.is_empty() {
         return Err(Failure::input(format!("no games under {}", dir.display())));
-    }
-    if !matches!(args.check.as_str(), "replay" | "diff") {
-        return Err(Failure::input(format!(
-            "--check takes replay or diff, not {}",
-            args.check
-        )));
     }
     let exe =
         std::env::current_exe().map_err(|e| Failure::input(format!("cannot find this program: {e}")))?;
