@@ -21,6 +21,7 @@ mod failure;
 
 mod input;
 mod options;
+mod play;
 mod stats_dir;
 
 #[derive(Parser)]
@@ -95,6 +96,13 @@ fn max_mem_mib() -> Option<u64> {
     LIMITS.get().and_then(|l| l.max_mem_mib)
 }
 
+/// `--max-input` in bytes.
+fn max_input_bytes() -> u64 {
+    LIMITS
+        .get()
+        .map_or(input::DEFAULT_MAX_INPUT_MIB << 20, |l| l.max_input_bytes)
+}
+
 /// Reads a user's file within `--max-input` (see [`input::read_text`]).
 fn read_input(path: &Path) -> Result<String, Failure> {
     let max = LIMITS
@@ -140,6 +148,30 @@ enum Command {
     Corpus(CorpusArgs),
     /// Write the circuit as Graphviz DOT, JSON or AIGER.
     Export(export::ExportArgs),
+    /// Play matches for a game manager over HTTP (the GGP match protocol).
+    Play(PlayArgs),
+}
+
+#[derive(Args)]
+struct PlayArgs {
+    /// The port to listen on.
+    #[arg(long, default_value_t = 9147)]
+    port: u16,
+    /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: String,
+    /// How moves are chosen: uct, mc or random.
+    #[arg(long, default_value = "uct", value_parser = options::search)]
+    search: ggpnet::player::Search,
+    /// Search threads per match (default: every core).
+    #[arg(long, value_parser = options::threads)]
+    threads: Option<usize>,
+    /// Seconds before a clock runs out at which the player answers.
+    #[arg(long, default_value_t = 0.3, value_parser = options::seconds)]
+    margin: f64,
+    /// Also log each request as a JSON object per line to this file.
+    #[arg(long)]
+    json_log: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -973,6 +1005,7 @@ fn main() -> ExitCode {
         Command::Corpus(a) => corpus::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Export(a) => export::run(a).map(|_| true),
+        Command::Play(a) => play::run(a),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,

@@ -74,6 +74,15 @@ pub fn engine_name(choice: ggpnet::EngineChoice) -> &'static str {
     }
 }
 
+/// A search of the player: `uct`, `mc` or `random`.
+pub fn search(s: &str) -> Result<ggpnet::player::Search, String> {
+    use ggpnet::player::Search::*;
+    [Uct, Mc, Random]
+        .into_iter()
+        .find(|e| e.name() == s)
+        .ok_or_else(|| format!("unknown search '{s}' (expected uct, mc or random)"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
