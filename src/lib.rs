@@ -37,6 +37,7 @@ pub mod differential;
 pub mod fuzz;
 mod game;
 mod machine;
+pub mod manager;
 pub mod player;
 mod playouts;
 pub mod replay;

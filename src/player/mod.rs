@@ -57,7 +57,8 @@ pub struct PlayerConfig {
     pub search: Search,
     /// Threads a search runs on.
     pub threads: usize,
-    /// How long before its clock runs out a START or PLAY is answered.
+    /// How long before its clock runs out a START or PLAY is answered (at
+    /// most a quarter of the clock).
     pub margin: Duration,
     /// Matches played at once; a START past this is answered `busy`.
     pub max_matches: usize,
@@ -67,6 +68,14 @@ pub struct PlayerConfig {
     pub idle_timeout: Duration,
     /// How games load (engine, limits).
     pub game: Config,
+}
+
+impl PlayerConfig {
+    /// The margin kept on a clock of `clock`: [`PlayerConfig::margin`], but at
+    /// most a quarter of the clock.
+    fn margin_for(&self, clock: Duration) -> Duration {
+        self.margin.min(clock / 4)
+    }
 }
 
 impl Default for PlayerConfig {
@@ -209,9 +218,7 @@ impl Player {
         let entry = Arc::new(Mutex::new(entry));
         matches.insert(id.clone(), Arc::clone(&entry));
         drop(matches);
-        let deadline = (received + start_clock)
-            .checked_sub(self.config.margin)
-            .unwrap_or(received);
+        let deadline = received + start_clock - self.config.margin_for(start_clock);
         let mut entry = entry.lock().unwrap_or_else(|e| e.into_inner());
         entry.wait_for_game(deadline, &self.config);
         let note = match &entry.game {
@@ -228,9 +235,7 @@ impl Player {
         };
         let mut entry = entry.lock().unwrap_or_else(|e| e.into_inner());
         entry.last_seen = received;
-        let deadline = (received + entry.play_clock)
-            .checked_sub(self.config.margin)
-            .unwrap_or(received);
+        let deadline = received + entry.play_clock - self.config.margin_for(entry.play_clock);
         entry.wait_for_game(deadline, &self.config);
         match entry.choose(joint.as_deref(), deadline, &self.config) {
             Ok((text, note)) => Reply::new(text, format!("match {id}: {note}")),

@@ -20,6 +20,7 @@ mod export;
 mod failure;
 
 mod input;
+mod matches;
 mod options;
 mod play;
 mod stats_dir;
@@ -150,6 +151,45 @@ enum Command {
     Export(export::ExportArgs),
     /// Play matches for a game manager over HTTP (the GGP match protocol).
     Play(PlayArgs),
+    /// Run matches of a game between players, as a game manager.
+    Match(MatchArgs),
+}
+
+#[derive(Args)]
+struct MatchArgs {
+    /// The game (KIF).
+    game: PathBuf,
+    /// A player: ROLE=HOST:PORT, or ROLE=builtin:uct|mc|random (in this process).
+    /// A role named `random` with no player is played by the manager.
+    #[arg(long, value_parser = matches::player_spec)]
+    player: Vec<matches::PlayerSpec>,
+    /// Seconds to prepare.
+    #[arg(long, default_value_t = 10.0, value_parser = options::seconds)]
+    startclock: f64,
+    /// Seconds per move.
+    #[arg(long, default_value_t = 5.0, value_parser = options::seconds)]
+    playclock: f64,
+    /// Matches to run, one after the other.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    matches: u64,
+    /// Give each player the next role at each match.
+    #[arg(long)]
+    rotate: bool,
+    /// Rename the game's symbols in what players are sent.
+    #[arg(long)]
+    scramble: bool,
+    /// Seed of the manager's random moves and of scrambling.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Search threads of each built-in player.
+    #[arg(long, default_value_t = 1, value_parser = options::threads)]
+    threads: usize,
+    /// Moves after which a match is aborted.
+    #[arg(long, default_value_t = DEFAULT_MAX_DEPTH, value_parser = clap::value_parser!(u64).range(1..))]
+    max_steps: u64,
+    /// Write the match records (ggp-base's keys) and the results to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -1006,6 +1046,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::run(a),
         Command::Export(a) => export::run(a).map(|_| true),
         Command::Play(a) => play::run(a),
+        Command::Match(a) => matches::run(a),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,
