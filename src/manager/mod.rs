@@ -121,9 +121,7 @@ pub fn run_match(setup: &MatchSetup) -> Result<MatchRecord, Error> {
         })
         .collect();
     let replies = broadcast(&setup.players, &starts, setup.start_clock);
-    record
-        .errors
-        .push(replies.iter().map(start_error).collect());
+    record.errors.push(replies.iter().map(start_error).collect());
     let mut last: Option<Vec<Move>> = None;
     record_state(&mut record, game, &state)?;
     while !machine.is_terminal(&state)? {

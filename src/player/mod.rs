@@ -13,12 +13,14 @@
 //! answered [`PlayerConfig::margin`] before its clock runs out, with the best
 //! move found so far, or a random legal move if the search failed.
 
+mod cpu;
 mod message;
 mod uct;
 
 pub use message::Message;
 
 use crate::{Budget, Config, EngineChoice, Error, Game, Machine, Move, Playouts, State, Stream};
+use cpu::Cpu;
 use std::collections::HashMap;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -124,6 +126,8 @@ struct Worker {
 pub struct Player {
     config: PlayerConfig,
     matches: Mutex<HashMap<String, Arc<Mutex<Match>>>>,
+    /// The cores searches share, whatever the number of matches.
+    cpu: Cpu,
 }
 
 /// What the player answers, and a line saying what it did, for the log.
@@ -147,9 +151,11 @@ impl Reply {
 impl Player {
     /// A player with no match.
     pub fn new(config: PlayerConfig) -> Player {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Player {
             config,
             matches: Mutex::new(HashMap::new()),
+            cpu: Cpu::new(cores),
         }
     }
 
@@ -237,7 +243,7 @@ impl Player {
         entry.last_seen = received;
         let deadline = received + entry.play_clock - self.config.margin_for(entry.play_clock);
         entry.wait_for_game(deadline, &self.config);
-        match entry.choose(joint.as_deref(), deadline, &self.config) {
+        match entry.choose(joint.as_deref(), deadline, &self.config, &self.cpu) {
             Ok((text, note)) => Reply::new(text, format!("match {id}: {note}")),
             Err(e) => Reply::new("error", format!("match {id}: {e}")),
         }
@@ -329,6 +335,7 @@ impl Match {
         joint: Option<&[String]>,
         deadline: Instant,
         config: &PlayerConfig,
+        cpu: &Cpu,
     ) -> Result<(String, String), String> {
         let game = self.game(config)?;
         let role = role_index(&game, &self.role_name).ok_or("no such role")?;
@@ -348,7 +355,7 @@ impl Match {
             self.state = Some(state.clone());
         }
         let chosen = match config.search {
-            Search::Uct => self.uct(&state, role, deadline, config),
+            Search::Uct => self.uct(&state, role, deadline, config, cpu),
             Search::Mc => flat_mc(
                 &game,
                 &mut self.workers[0],
@@ -386,12 +393,13 @@ impl Match {
         role: usize,
         deadline: Instant,
         config: &PlayerConfig,
+        cpu: &Cpu,
     ) -> Result<(Move, String), Error> {
         let results: Vec<Result<Vec<(Move, u64)>, Error>> = std::thread::scope(|scope| {
             let handles: Vec<_> = self
                 .workers
                 .iter_mut()
-                .map(|w| scope.spawn(move || w.search(state, role, deadline, config.max_tree_nodes)))
+                .map(|w| scope.spawn(move || w.search(state, role, deadline, config.max_tree_nodes, cpu)))
                 .collect();
             handles
                 .into_iter()
@@ -427,12 +435,13 @@ impl Worker {
         role: usize,
         deadline: Instant,
         max_nodes: usize,
+        cpu: &Cpu,
     ) -> Result<Vec<(Move, u64)>, Error> {
         if self.tree.as_ref().is_none_or(|t| t.root() != state) {
             self.tree = Some(Tree::new(&mut self.machine, state.clone(), max_nodes)?);
         }
         let tree = self.tree.as_mut().expect("set above");
-        tree.search(&mut self.machine, &mut self.rng, deadline)?;
+        tree.search(&mut self.machine, &mut self.rng, deadline, cpu)?;
         Ok(tree.root_visits(role))
     }
 }

@@ -4,6 +4,7 @@
 //! from it. The tree is kept between moves: after the joint move actually
 //! played, the child it reached becomes the root and the rest is dropped.
 
+use super::cpu::Cpu;
 use crate::{Error, Machine, Move, PlayoutEnd, State, Stream};
 use rustc_hash::FxHashMap;
 use std::time::Instant;
@@ -73,15 +74,18 @@ impl Tree {
         Ok(self.nodes.len() - 1)
     }
 
-    /// Searches until `deadline`.
+    /// Searches until `deadline`, in slices of time on a core of `cpu`.
     pub(crate) fn search(
         &mut self,
         machine: &mut Machine,
         rng: &mut Stream,
         deadline: Instant,
+        cpu: &Cpu,
     ) -> Result<(), Error> {
-        while Instant::now() < deadline {
-            self.iterate(machine, rng)?;
+        while let Some(slice) = cpu.slice(deadline) {
+            while Instant::now() < slice.end() {
+                self.iterate(machine, rng)?;
+            }
         }
         Ok(())
     }
