@@ -125,7 +125,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
                             };
                             let report = monte_carlo(&loaded.game, &config)
                                 .map_err(|e| Failure::input(e.to_string()))?;
-                            samples.push(report.nodes_per_sec());
+                            samples.push(report.transitions_per_sec());
                         }
                     }
                     let key = |t: usize| t.to_string();

@@ -181,7 +181,7 @@ impl LanePlayouts {
         // The net is read through `self.net` at each use, not through a clone
         // of the `Arc`: its reference count is shared with the other threads.
         self.state_part.run(&self.net, &mut self.values);
-        self.totals.nodes += LANES as u64;
+        self.totals.states += LANES as u64;
         let terminal = self.values[self.net.terminal_slot() as usize];
         self.finish_playouts(&terminal);
         let mut active = not(&terminal);
@@ -195,6 +195,7 @@ impl LanePlayouts {
             self.choose::<VECTOR_BITS>(role, &mut active, fewest_planes);
         }
         self.moved = active;
+        self.totals.transitions += active.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
         self.move_part.run(&self.net, &mut self.values);
         // Read every next value before writing any base: a next value may be a base.
         let restart = not(&active);
