@@ -6,6 +6,12 @@
 //! states; a lane that reached a terminal state restarts from the start state,
 //! and so does a lane whose playout reached the depth limit (abandoned, as the
 //! scalar driver abandons it).
+//!
+//! A lane word is held in AVX-512 registers when the CPU has them, else in two
+//! AVX2 or four SSE2 registers. Per-lane counts of legal moves and the ranks
+//! drawn are bit-sliced (plane `p` holds bit `p` of every lane's number), so
+//! counting costs a few word operations per move for all lanes; eight lanes
+//! draw their ranks at once; only moves legal in some lane are walked.
 
 use super::compiled::{CompiledNet, Gate, Step};
 use super::{fixpoint, GateValue};
