@@ -434,9 +434,7 @@ impl PropnetScratch {
                     .collect(),
             }
         } else {
-            PlayoutEnd::Abandoned {
-                depth: t.nodes.saturating_sub(1),
-            }
+            PlayoutEnd::Abandoned { depth: t.transitions }
         }
     }
 }

@@ -217,11 +217,13 @@ fn interpreter_playouts(
             match interpreter_playout(&reference, from.clone(), &mut rng, max_depth, deadline) {
                 None => break,
                 Some(PlayoutEnd::Terminal { depth, goals }) => {
-                    totals.nodes += depth + 1;
+                    totals.transitions += depth;
+                    totals.states += depth + 1;
                     totals.finish_with(depth, goals);
                 }
                 Some(PlayoutEnd::Abandoned { depth }) => {
-                    totals.nodes += depth + 1;
+                    totals.transitions += depth;
+                    totals.states += depth + 1;
                     totals.abandoned += 1;
                     totals.at_depth_limit += u64::from(depth >= max_depth);
                 }

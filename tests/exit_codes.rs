@@ -120,7 +120,7 @@ fn limits_are_three() {
 fn past_a_limit_auto_runs_the_interpreter_and_says_why() {
     let game = write("valid-for-fallback.kif", VALID);
     let fallback = ["--engine", "auto", "--max-ground-rules", "1"];
-    let note = "runs on the interpreter, as the propnet could not be built: grounding too large";
+    let note = "interpreter, as the propnet could not be built: grounding too large";
     for command in ["check", "stats", "mc", "perft"] {
         let mut args = fallback.to_vec();
         args.extend([command, path(&game)]);

@@ -109,7 +109,10 @@ fn every_unicode_whitespace_separates_tokens() {
             "U+{:04X}: {stdout}",
             space.chars().next().unwrap() as u32
         );
-        assert_eq!(stdout, format!("{}: valid (0 warning(s))\n", stem(&name)));
+        assert_eq!(
+            stdout,
+            format!("{}: valid (0 warning(s); engine: propnet)\n", stem(&name))
+        );
     }
     let (code, stdout) = check("formfeed", "(role r)\u{0C}(((( garbage");
     assert_eq!(code, Some(2), "a parse error is bad input");

@@ -18,8 +18,12 @@ pub fn random_input(eval: &impl Evaluator, net: &CompiledNet, role: usize, rng: 
 /// What a set of random playouts added up to.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PlayoutTotals {
-    /// States visited (every state of every playout, terminal ones included).
-    pub nodes: u64,
+    /// State transitions: joint moves applied (a playout of `d` moves counts
+    /// `d`): the unit in which the peer reasoners count flat Monte-Carlo nodes.
+    pub transitions: u64,
+    /// States visited: every state of every playout, its start and terminal
+    /// state included (`transitions` plus one per playout begun).
+    pub states: u64,
     /// Playouts that reached a terminal state.
     pub playouts: u64,
     /// Playouts abandoned in a non-terminal state: where some role had no legal
@@ -62,7 +66,8 @@ impl PlayoutTotals {
 
     /// The totals of both runs.
     pub fn merge(mut self, other: PlayoutTotals) -> PlayoutTotals {
-        self.nodes += other.nodes;
+        self.transitions += other.transitions;
+        self.states += other.states;
         self.playouts += other.playouts;
         self.abandoned += other.abandoned;
         self.at_depth_limit += other.at_depth_limit;
@@ -131,9 +136,14 @@ pub struct McReport {
 }
 
 impl McReport {
-    /// Visited states per second.
-    pub fn nodes_per_sec(&self) -> f64 {
-        self.totals.nodes as f64 / self.seconds.max(1e-9)
+    /// State transitions (joint moves applied) per second: the headline rate.
+    pub fn transitions_per_sec(&self) -> f64 {
+        self.totals.transitions as f64 / self.seconds.max(1e-9)
+    }
+
+    /// Visited states per second (each playout's start state counted too).
+    pub fn states_per_sec(&self) -> f64 {
+        self.totals.states as f64 / self.seconds.max(1e-9)
     }
 
     /// Finished playouts per second.
@@ -232,7 +242,7 @@ pub fn monte_carlo_from(game: &Arc<Game>, from: &State, config: &McConfig) -> Re
     })
 }
 
-/// Runs each candidate for `seconds` on one thread and returns the fastest in nodes per second.
+/// Runs each candidate for `seconds` on one thread and returns the fastest in transitions per second.
 pub fn fastest_evaluator(game: &Arc<Game>, candidates: &[EvaluatorKind], seconds: f64) -> EvaluatorKind {
     let rate = |&kind: &EvaluatorKind| {
         let config = McConfig {
@@ -242,7 +252,7 @@ pub fn fastest_evaluator(game: &Arc<Game>, candidates: &[EvaluatorKind], seconds
             seed: 0,
             max_depth: DEFAULT_MAX_DEPTH,
         };
-        monte_carlo(game, &config).map_or(0.0, |report| report.nodes_per_sec())
+        monte_carlo(game, &config).map_or(0.0, |report| report.transitions_per_sec())
     };
     let rates: Vec<f64> = candidates.iter().map(rate).collect();
     let best = (0..candidates.len())
@@ -382,7 +392,7 @@ impl Playout {
         // comparison per state.
         let mut checkpoint = self.max_depth.min(CLOCK_INTERVAL);
         loop {
-            totals.nodes += 1;
+            totals.states += 1;
             eval.load_state(self.state.0.as_raw_slice());
             if eval.value(net.terminal_slot()) {
                 game.best_goals(eval, &mut self.goals);
@@ -418,6 +428,7 @@ impl Playout {
             eval.load_moves(&self.inputs);
             eval.next_state(net, self.next.0.as_raw_mut_slice());
             std::mem::swap(&mut self.state, &mut self.next);
+            totals.transitions += 1;
             depth += 1;
         }
     }

@@ -453,26 +453,34 @@ fn load_any_from(
     config: &ggpnet::Config,
 ) -> Result<ggpnet::Game, Failure> {
     let name = path.map_or_else(|| "built-in game".to_owned(), |p| p.display().to_string());
-    let game = if is_circuit_file(path) {
-        load_source(path, source, &config.load).map(|loaded| ggpnet::Game::from_loaded(loaded, config))
-    } else {
-        with_spinner(&config.load, |load| {
-            let config = ggpnet::Config {
-                load: load.clone(),
-                ..config.clone()
-            };
-            ggpnet::Game::load(source, &config)
-        })
-        .map_err(|e| match e {
-            ggpnet::LoadError::Propnet(e) => Failure::load(&e),
-            e @ ggpnet::LoadError::Interpreter { .. } => Failure::invalid(e.to_string()),
-        })
-    };
-    let game = game.map_err(|f| f.at(&name))?;
+    let game = load_any_source(path, source, config).map_err(|f| f.at(&name))?;
     if let Some(why) = game.fallback_reason() {
         eprintln!("note: {name} runs on the interpreter, as the propnet could not be built: {why}");
     }
     Ok(game)
+}
+
+/// [`load_any_from`], with a failure that does not name the file.
+fn load_any_source(
+    path: Option<&Path>,
+    source: &str,
+    config: &ggpnet::Config,
+) -> Result<ggpnet::Game, Failure> {
+    if is_circuit_file(path) {
+        return load_source(path, source, &config.load)
+            .map(|loaded| ggpnet::Game::from_loaded(loaded, config));
+    }
+    with_spinner(&config.load, |load| {
+        let config = ggpnet::Config {
+            load: load.clone(),
+            ..config.clone()
+        };
+        ggpnet::Game::load(source, &config)
+    })
+    .map_err(|e| match e {
+        ggpnet::LoadError::Propnet(e) => Failure::load(&e),
+        e @ ggpnet::LoadError::Interpreter { .. } => Failure::invalid(e.to_string()),
+    })
 }
 
 /// The engine a game runs on, and why the interpreter if it does, as JSON fields.
@@ -525,7 +533,7 @@ fn check(args: &GameArgs) -> Result<bool, Failure> {
     let path = args.game.as_deref();
     let source = read_game(path)?;
     let name = game_name(path);
-    let (warnings, engine, failure) = match load_any_from(path, &source, &game_config()) {
+    let (warnings, engine, failure) = match load_any_source(path, &source, &game_config()) {
         Ok(game) => {
             let warnings = game.propnet().map(|l| l.report.warnings.clone());
             let warnings = warnings.unwrap_or_else(|| parse_warnings(&source));
@@ -731,12 +739,14 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
         "evaluator": evaluator,
         "threads": report.threads,
         "seconds": report.seconds,
-        "nodes": report.totals.nodes,
+        "transitions": report.totals.transitions,
+        "states": report.totals.states,
         "playouts": report.totals.playouts,
         "abandoned": report.totals.abandoned,
         "at_depth_limit": report.totals.at_depth_limit,
         "max_depth": args.max_depth,
-        "nodes_per_sec": report.nodes_per_sec(),
+        "transitions_per_sec": report.transitions_per_sec(),
+        "states_per_sec": report.states_per_sec(),
         "playouts_per_sec": report.playouts_per_sec(),
         "avg_depth": report.avg_depth(),
         "avg_goals": per_role(game.roles(), report.avg_goals()),
@@ -745,13 +755,15 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
     });
     emit(args.game.json, &value, || {
         let mut out = format!(
-            "game: {}\nevaluator: {}, threads: {}, seconds: {:.2}\nnodes: {} ({:.0} nodes/s)\nplayouts: {} ({:.0} playouts/s)\naverage depth: {:.2}\n",
+            "game: {}\nevaluator: {}, threads: {}, seconds: {:.2}\ntransitions: {} ({:.0} transitions/s)\nstates visited: {} ({:.0} states/s)\nplayouts: {} ({:.0} playouts/s)\naverage depth: {:.2}\n",
             value["game"].as_str().unwrap_or_default(),
             evaluator,
             report.threads,
             report.seconds,
-            report.totals.nodes,
-            report.nodes_per_sec(),
+            report.totals.transitions,
+            report.transitions_per_sec(),
+            report.totals.states,
+            report.states_per_sec(),
             report.totals.playouts,
             report.playouts_per_sec(),
             report.avg_depth()
