@@ -211,7 +211,12 @@ impl Player {
         config.load.ground.max_time = Some(start_clock / 2);
         let text = rules.clone();
         std::thread::spawn(move || {
-            let _ = send.send(Game::load(&text, &config).map_err(|e| e.to_string()));
+            let game = Game::load(&text, &config).map_err(|e| e.to_string());
+            if let Ok(game) = &game {
+                // Calibrates the playout evaluator now, not during a PLAY.
+                game.evaluator();
+            }
+            let _ = send.send(game);
         });
         let entry = Match {
             game: Loading::Pending(receive, rules),
