@@ -12,6 +12,7 @@ use crate::propnet::{self, StateMachine};
 use ggpnet_reference::{RefState, Reference};
 use std::fmt;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// A game state. Hashable and comparable (for transposition tables); it belongs
 /// to the [`Game`] that made it, and every other game refuses it.
@@ -406,11 +407,32 @@ impl Machine {
     /// a state where some role has no legal move, or
     /// [`Config::max_playout_depth`](crate::Config::max_playout_depth) moves.
     pub fn playout(&mut self, state: &State, rng: &mut Stream) -> Result<PlayoutEnd, Error> {
+        let end = self.playout_by(state, rng, None)?;
+        Ok(end.expect("a playout with no deadline ends"))
+    }
+
+    /// [`Machine::playout`], left unfinished (`None`) if `deadline` passes first
+    /// (the clock is read every move on the interpreter, every 1,024 moves on the propnet).
+    pub fn playout_until(
+        &mut self,
+        state: &State,
+        rng: &mut Stream,
+        deadline: Instant,
+    ) -> Result<Option<PlayoutEnd>, Error> {
+        self.playout_by(state, rng, Some(deadline))
+    }
+
+    fn playout_by(
+        &mut self,
+        state: &State,
+        rng: &mut Stream,
+        deadline: Option<Instant>,
+    ) -> Result<Option<PlayoutEnd>, Error> {
         let max_depth = self.game.config().max_playout_depth.max(1);
         match (&mut self.engine, self.game.repr(state)?) {
-            (MachineEngine::Propnet(p), StateRepr::Bits(bits)) => Ok(p.playout(bits, rng)),
+            (MachineEngine::Propnet(p), StateRepr::Bits(bits)) => Ok(p.playout(bits, rng, deadline)),
             (MachineEngine::Interpreter(r), StateRepr::Facts(facts)) => {
-                Ok(interpreter_playout(r, facts.clone(), rng, max_depth, None).expect("no deadline"))
+                Ok(interpreter_playout(r, facts.clone(), rng, max_depth, deadline))
             }
             _ => unreachable!("a game's states are of its engine"),
         }
@@ -418,23 +440,32 @@ impl Machine {
 }
 
 impl PropnetScratch {
-    /// One playout from `from` on the propnet's scalar driver.
-    fn playout(&mut self, from: &propnet::State, rng: &mut Stream) -> PlayoutEnd {
+    /// One playout from `from` on the propnet's scalar driver; `None` when
+    /// `deadline` stopped it.
+    fn playout(
+        &mut self,
+        from: &propnet::State,
+        rng: &mut Stream,
+        deadline: Option<Instant>,
+    ) -> Option<PlayoutEnd> {
         self.totals = PlayoutTotals::new(self.totals.goal_sums.len());
         self.playout.start_from(from);
+        self.playout.stop_at(deadline);
         self.playout
             .run(&mut self.machine, rng, &mut self.totals, |_, _| {});
         let t = &self.totals;
         if t.playouts == 1 {
             let goals = t.goal_sums.iter().zip(&t.missing_goals);
-            PlayoutEnd::Terminal {
+            Some(PlayoutEnd::Terminal {
                 depth: t.depth_sum,
                 goals: goals
                     .map(|(&sum, &missing)| (missing == 0).then_some(sum as i64))
                     .collect(),
-            }
+            })
+        } else if t.abandoned == 1 {
+            Some(PlayoutEnd::Abandoned { depth: t.transitions })
         } else {
-            PlayoutEnd::Abandoned { depth: t.transitions }
+            None
         }
     }
 }
@@ -446,7 +477,7 @@ pub(crate) fn interpreter_playout(
     mut state: RefState,
     rng: &mut Stream,
     max_depth: u64,
-    deadline: Option<std::time::Instant>,
+    deadline: Option<Instant>,
 ) -> Option<PlayoutEnd> {
     let roles = reference.roles().len();
     let mut depth = 0;
@@ -463,7 +494,7 @@ pub(crate) fn interpreter_playout(
         if depth >= max_depth {
             return Some(PlayoutEnd::Abandoned { depth });
         }
-        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
             return None;
         }
         joint.clear();

@@ -10,8 +10,10 @@
 //! Timing: a START is answered `ready` before its clock runs out even when
 //! compiling takes longer (compilation goes on in the background; grounding
 //! past half the start clock falls back to the interpreter); a PLAY is
-//! answered [`PlayerConfig::margin`] before its clock runs out, with the best
-//! move found so far, or a random legal move if the search failed.
+//! answered [`PlayerConfig::margin`] before its clock runs out, plus how late
+//! recent answers were past their own deadlines (measured, so a loaded machine
+//! answers earlier), with the best move found so far, or a random legal move if
+//! the search failed.
 
 mod cpu;
 mod message;
@@ -128,6 +130,9 @@ pub struct Player {
     matches: Mutex<HashMap<String, Arc<Mutex<Match>>>>,
     /// The cores searches share, whatever the number of matches.
     cpu: Cpu,
+    /// How late recent answers were past their deadline (a decaying maximum),
+    /// added to the margin: measured, so that a loaded machine answers earlier.
+    lateness: Mutex<Duration>,
 }
 
 /// What the player answers, and a line saying what it did, for the log.
@@ -156,6 +161,7 @@ impl Player {
             config,
             matches: Mutex::new(HashMap::new()),
             cpu: Cpu::new(cores),
+            lateness: Mutex::new(Duration::ZERO),
         }
     }
 
@@ -246,12 +252,29 @@ impl Player {
         };
         let mut entry = entry.lock().unwrap_or_else(|e| e.into_inner());
         entry.last_seen = received;
-        let deadline = received + entry.play_clock - self.config.margin_for(entry.play_clock);
+        let clock = entry.play_clock;
+        let deadline = received + clock - self.margin(clock);
         entry.wait_for_game(deadline, &self.config);
-        match entry.choose(joint.as_deref(), deadline, &self.config, &self.cpu) {
+        let chosen = entry.choose(joint.as_deref(), deadline, &self.config, &self.cpu);
+        self.measure_lateness(Instant::now().saturating_duration_since(deadline));
+        match chosen {
             Ok((text, note)) => Reply::new(text, format!("match {id}: {note}")),
             Err(e) => Reply::new("error", format!("match {id}: {e}")),
         }
+    }
+
+    /// The margin kept on a PLAY clock of `clock`: the configured one plus
+    /// the recent lateness, at most half the clock.
+    fn margin(&self, clock: Duration) -> Duration {
+        let late = *self.lateness.lock().unwrap_or_else(|e| e.into_inner());
+        (self.config.margin_for(clock) + late).min(clock / 2)
+    }
+
+    /// Takes in how late an answer was: the lateness becomes the larger of it
+    /// and seven eighths of the lateness before.
+    fn measure_lateness(&self, late: Duration) {
+        let mut lateness = self.lateness.lock().unwrap_or_else(|e| e.into_inner());
+        *lateness = late.max(*lateness * 7 / 8);
     }
 
     fn end(&self, id: &str, reply: &str) -> Reply {

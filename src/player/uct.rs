@@ -84,14 +84,15 @@ impl Tree {
     ) -> Result<(), Error> {
         while let Some(slice) = cpu.slice(deadline) {
             while Instant::now() < slice.end() {
-                self.iterate(machine, rng)?;
+                self.iterate(machine, rng, deadline)?;
             }
         }
         Ok(())
     }
 
-    /// One iteration: select down to a new or terminal node, evaluate it, back up.
-    fn iterate(&mut self, machine: &mut Machine, rng: &mut Stream) -> Result<(), Error> {
+    /// One iteration: select down to a new or terminal node, evaluate it, back
+    /// up; nothing is backed up if `deadline` cuts the playout short.
+    fn iterate(&mut self, machine: &mut Machine, rng: &mut Stream, deadline: Instant) -> Result<(), Error> {
         let mut path: Vec<(usize, Vec<u32>)> = Vec::new();
         let mut node = 0;
         let rewards = loop {
@@ -106,7 +107,9 @@ impl Tree {
             }
             let moves = self.moves(node, &joint);
             let next = machine.next_state(&self.nodes[node].state, &moves)?;
-            let end = machine.playout(&next, rng)?;
+            let Some(end) = machine.playout_until(&next, rng, deadline)? else {
+                return Ok(());
+            };
             if self.nodes.len() < self.max_nodes {
                 let child = self.add(machine, next)?;
                 self.nodes[node].children.insert(joint, child);

@@ -68,10 +68,11 @@ struct Cli {
     #[arg(long, global = true, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     max_mem: Option<u64>,
     /// Engine: propnet (exit code 3 past a grounding limit), auto (the propnet, or the
-    /// reference interpreter when grounding passes a limit) or interpreter. Not auto by
-    /// default: the interpreter's work per state is not bounded against hostile games yet.
-    #[arg(long, global = true, default_value = "propnet", value_parser = options::engine)]
-    engine: ggpnet::EngineChoice,
+    /// reference interpreter when grounding passes a limit) or interpreter. By default
+    /// propnet (the interpreter's work per state is not bounded against hostile games
+    /// yet), but auto for `play`, which must answer whatever game it is given.
+    #[arg(long, global = true, value_parser = options::engine)]
+    engine: Option<ggpnet::EngineChoice>,
     /// Longest time grounding may take, in seconds, before it stops (exit code 3, or
     /// the interpreter with `--engine auto`); no limit when not given.
     #[arg(long, global = true, value_name = "SECONDS", value_parser = options::seconds)]
@@ -116,8 +117,8 @@ fn read_input(path: &Path) -> Result<String, Failure> {
 /// `--without`) and the grounder's threads.
 static LOAD: std::sync::OnceLock<LoadConfig> = std::sync::OnceLock::new();
 
-/// The engine this run may use (`--engine`).
-static ENGINE: std::sync::OnceLock<ggpnet::EngineChoice> = std::sync::OnceLock::new();
+/// The engine this run may use (`--engine`, if given).
+static ENGINE: std::sync::OnceLock<Option<ggpnet::EngineChoice>> = std::sync::OnceLock::new();
 
 /// The command-line options behind [`LOAD`], for the child processes of `corpus` and `stats --dir`.
 static LOAD_FLAGS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
@@ -431,11 +432,16 @@ fn with_spinner<T>(config: &LoadConfig, load: impl FnOnce(&LoadConfig) -> T) -> 
     out
 }
 
+/// `--engine`, if given.
+fn engine_given() -> Option<ggpnet::EngineChoice> {
+    ENGINE.get().copied().flatten()
+}
+
 /// The agent API's settings for this run: [`load_config`] and `--engine`.
 fn game_config() -> ggpnet::Config {
     ggpnet::Config {
         load: load_config(),
-        engine: ENGINE.get().copied().unwrap_or_default(),
+        engine: engine_given().unwrap_or(ggpnet::EngineChoice::Propnet),
         ..ggpnet::Config::default()
     }
 }
@@ -1040,7 +1046,9 @@ fn main() -> ExitCode {
     if let Some(seconds) = cli.max_ground_time {
         flags.extend(["--max-ground-time".to_owned(), seconds.to_string()]);
     }
-    flags.extend(["--engine".to_owned(), options::engine_name(cli.engine).to_owned()]);
+    if let Some(engine) = cli.engine {
+        flags.extend(["--engine".to_owned(), options::engine_name(engine).to_owned()]);
+    }
     LOAD_FLAGS.set(flags).expect("set once");
     // With no subcommand: `ggpnet mc` on the built-in game, with mc's defaults.
     let command = cli

@@ -41,7 +41,10 @@ fn link(spec: &str, threads: usize) -> Link {
             name: format!("builtin-{}", search.name()),
             search,
             threads,
-            game: super::game_config(),
+            game: ggpnet::Config {
+                engine: super::engine_given().unwrap_or(ggpnet::EngineChoice::Auto),
+                ..super::game_config()
+            },
             ..PlayerConfig::default()
         }),
         _ => Link::Remote(spec.to_owned()),

@@ -38,6 +38,8 @@ pub(crate) struct Request {
 pub(crate) fn serve(listener: TcpListener, player: Arc<Player>, log: Arc<Log>, max_body: u64) {
     let active = Arc::new(AtomicUsize::new(0));
     for stream in listener.incoming() {
+        // Clocks count from here, not from when a thread gets to the request.
+        let received = Instant::now();
         let Ok(mut stream) = stream else {
             continue;
         };
@@ -48,7 +50,7 @@ pub(crate) fn serve(listener: TcpListener, player: Arc<Player>, log: Arc<Log>, m
         active.fetch_add(1, Ordering::SeqCst);
         let (player, log, done) = (Arc::clone(&player), Arc::clone(&log), Arc::clone(&active));
         let spawned = std::thread::Builder::new().spawn(move || {
-            serve_one(stream, &player, &log, max_body);
+            serve_one(stream, received, &player, &log, max_body);
             done.fetch_sub(1, Ordering::SeqCst);
         });
         if spawned.is_err() {
@@ -57,9 +59,8 @@ pub(crate) fn serve(listener: TcpListener, player: Arc<Player>, log: Arc<Log>, m
     }
 }
 
-/// Reads one request, answers it, and closes the connection.
-fn serve_one(mut stream: TcpStream, player: &Player, log: &Log, max_body: u64) {
-    let received = Instant::now();
+/// Reads one request received at `received`, answers it, and closes the connection.
+fn serve_one(mut stream: TcpStream, received: Instant, player: &Player, log: &Log, max_body: u64) {
     let peer = stream.peer_addr().map_or("?".to_owned(), |a| a.to_string());
     let _ = stream.set_read_timeout(Some(READ_TIMEOUT));
     let (status, reply) = match read_request(&mut stream, max_body) {
@@ -226,7 +227,10 @@ pub(crate) fn run(args: &PlayArgs) -> Result<bool, Failure> {
         search: args.search,
         threads,
         margin: Duration::from_secs_f64(args.margin),
-        game: super::game_config(),
+        game: ggpnet::Config {
+            engine: super::engine_given().unwrap_or(ggpnet::EngineChoice::Auto),
+            ..super::game_config()
+        },
         ..PlayerConfig::default()
     };
     eprintln!(
