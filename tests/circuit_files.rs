@@ -295,7 +295,7 @@ fn a_chain_of_negations_plays_like_the_original_on_a_worker_thread() {
         }
         for kind in EvaluatorKind::ALL {
             let config = McConfig {
-                evaluator: kind,
+                engine: kind.into(),
                 threads: 1,
                 budget: Budget::Playouts(300),
                 seed: 3,

@@ -40,7 +40,7 @@ fn loaded(source: &str) -> Loaded {
 
 fn run(loaded: &Loaded, evaluator: EvaluatorKind, budget: Budget, max_depth: u64) -> McReport {
     let config = McConfig {
-        evaluator,
+        engine: evaluator.into(),
         threads: 1,
         budget,
         seed: 3,

@@ -3,6 +3,7 @@
 //! compiled evaluator, the state machine API, the flat Monte-Carlo and perft
 //! drivers, size breakdowns and export to DOT, JSON and AIGER.
 
+pub mod choose;
 pub mod circuit;
 pub mod eval;
 pub mod export;

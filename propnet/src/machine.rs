@@ -2,15 +2,16 @@
 //! bit sets of base propositions; moves are indexes of input propositions; both
 //! convert to and from canonical KIF strings.
 
+use crate::choose;
 use crate::circuit::{Circuit, VerifyError};
-use crate::eval::{CompiledNet, Evaluator, EvaluatorKind, Scalar};
+use crate::eval::{CompiledNet, Differential, EvaluatorKind, Scalar, Sweep};
 use crate::layer::Layering;
-use crate::playout::random_input;
+use crate::playout::{best_goals, random_move, Playout, PlayoutTotals};
 use crate::random::Stream;
 use bitvec::vec::BitVec;
 use rustc_hash::FxHashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A game state: the set of true base propositions.
 #[derive(PartialEq, Eq, Hash, Debug)]
@@ -77,6 +78,10 @@ pub struct Game {
     initial: State,
     fact_index: FxHashMap<String, usize>,
     move_index: FxHashMap<(usize, String), Move>,
+    /// The scalar engines, interpreted (0) and native (1), each made (by the
+    /// chooser) when first asked for and shared by every machine and thread.
+    sweep: [OnceLock<Arc<Sweep>>; 2],
+    differential: [OnceLock<Arc<Differential>>; 2],
 }
 
 impl Game {
@@ -128,17 +133,14 @@ impl Game {
         &self.initial
     }
 
-    /// Per role, the highest goal value derivable in the state `eval` holds
-    /// (`None` if none is), into `out`.
-    pub(crate) fn best_goals(&self, eval: &mut impl Evaluator, out: &mut Vec<Option<i64>>) {
-        eval.refresh_goals();
-        out.clear();
-        out.resize(self.roles.len(), None);
-        for (g, &(role, value)) in self.goals.iter().enumerate() {
-            if eval.value(self.net.goal_slots()[g]) {
-                out[role] = Some(out[role].map_or(value, |best| best.max(value)));
-            }
-        }
+    /// Where the sweep engine in native code (if `native`) or not is kept.
+    pub(crate) fn sweep_engine(&self, native: bool) -> &OnceLock<Arc<Sweep>> {
+        &self.sweep[usize::from(native)]
+    }
+
+    /// Where the differential engine in native code (if `native`) or not is kept.
+    pub(crate) fn differential_engine(&self, native: bool) -> &OnceLock<Arc<Differential>> {
+        &self.differential[usize::from(native)]
     }
 
     /// Compiles a layered circuit, refusing one that breaks an invariant of
@@ -172,6 +174,8 @@ impl Game {
             role_moves,
             goals: circuit.goals.iter().map(|g| (g.role, g.value)).collect(),
             initial,
+            sweep: Default::default(),
+            differential: Default::default(),
         })
     }
 }
@@ -185,7 +189,7 @@ pub struct StateMachine {
     /// The state the evaluator holds, if any.
     loaded: Option<State>,
     joint: Vec<u32>,
-    inputs: Vec<u32>,
+    moves: Vec<u32>,
 }
 
 impl StateMachine {
@@ -194,16 +198,17 @@ impl StateMachine {
         StateMachine::with_evaluator(game, EvaluatorKind::Differential)
     }
 
-    /// A machine for `game` with a scalar evaluator of `kind` (`Lanes` has no
-    /// scalar form and gives the sweep evaluator).
+    /// A machine for `game` with a scalar evaluator of `kind` in native code
+    /// where the platform allows (`Lanes` has no scalar form and gives the
+    /// sweep evaluator).
     pub fn with_evaluator(game: Arc<Game>, kind: EvaluatorKind) -> StateMachine {
-        let eval = Scalar::new(kind, Arc::clone(&game.net));
+        let eval = choose::scalar(&game, kind, true);
         StateMachine {
             game,
             eval,
             loaded: None,
             joint: Vec::new(),
-            inputs: Vec::new(),
+            moves: Vec::new(),
         }
     }
 
@@ -236,13 +241,6 @@ impl StateMachine {
     /// The initial state.
     pub fn initial_state(&self) -> State {
         self.game.initial.clone()
-    }
-
-    /// The game and the evaluator itself, for drivers that load states and
-    /// moves into it directly; the machine forgets which state it holds.
-    pub(crate) fn game_and_evaluator(&mut self) -> (&Game, &mut Scalar) {
-        self.loaded = None;
-        (&self.game, &mut self.eval)
     }
 
     fn load(&mut self, state: &State) {
@@ -278,9 +276,9 @@ impl StateMachine {
     /// Like [`StateMachine::legal_moves`], into a reused buffer.
     pub fn legal_moves_into(&mut self, state: &State, role: usize, out: &mut Vec<Move>) {
         self.load(state);
-        self.eval.legal_inputs(&self.game.net, role, &mut self.inputs);
+        self.eval.legal_moves(role, &mut self.moves);
         out.clear();
-        out.extend(self.inputs.iter().map(|&m| Move(m)));
+        out.extend(self.moves.iter().map(|&m| Move(m)));
     }
 
     /// A uniformly random legal move of `role` in `state`: [`Stream::draw`] over its legal
@@ -288,7 +286,7 @@ impl StateMachine {
     /// `None` when it has none.
     pub fn random_legal_move(&mut self, state: &State, role: usize, rng: &mut Stream) -> Option<Move> {
         self.load(state);
-        random_input(&self.eval, &self.game.net, role, rng).map(Move)
+        random_move(&self.game.net, self.eval.legal_words(role), role, rng).map(Move)
     }
 
     /// Whether `state` is terminal.
@@ -313,7 +311,10 @@ impl StateMachine {
     /// Per role, the highest goal value derivable in `state` (`None` if none is), into `out`.
     pub fn best_goals_into(&mut self, state: &State, out: &mut Vec<Option<i64>>) {
         self.load(state);
-        self.game.best_goals(&mut self.eval, out);
+        match &mut self.eval {
+            Scalar::Sweep(engine, cache) => best_goals(&self.game, &**engine, cache, out),
+            Scalar::Differential(engine, cache) => best_goals(&self.game, &**engine, &mut **cache, out),
+        }
     }
 
     /// The state after every role plays its move of `joint` (in role order).
@@ -361,7 +362,7 @@ impl StateMachine {
         self.joint.clear();
         self.joint.extend(joint.iter().map(|m| m.0));
         self.eval.load_moves(&self.joint);
-        self.eval.next_state(&self.game.net, next.0.as_raw_mut_slice());
+        self.eval.next_state(next.0.as_raw_mut_slice());
     }
 
     /// The canonical text of a move.
@@ -398,6 +399,36 @@ impl StateMachine {
             }
         }
         Ok(State(bits))
+    }
+}
+
+/// The playout loop on a state machine's engine (the loop itself is the
+/// driver's, [`Playout::run_on`]; these sit here, above it, because they
+/// take the machine).
+impl Playout {
+    /// Buffers for playouts on `machine`'s game that are abandoned after
+    /// `max_depth` moves (at least 1) without ending.
+    pub fn new(machine: &StateMachine, max_depth: u64) -> Playout {
+        Playout::for_game(&machine.game, max_depth)
+    }
+
+    /// [`Playout::run_on`] the machine's engine (compiled for each kind: no
+    /// per-query dispatch); the machine forgets which state it holds.
+    pub fn run(
+        &mut self,
+        machine: &mut StateMachine,
+        rng: &mut Stream,
+        totals: &mut PlayoutTotals,
+        on_move: impl FnMut(&State, &[Move]),
+    ) {
+        machine.loaded = None;
+        let game = &machine.game;
+        match &mut machine.eval {
+            Scalar::Sweep(engine, cache) => self.run_on(&**engine, cache, game, rng, totals, on_move),
+            Scalar::Differential(engine, cache) => {
+                self.run_on(&**engine, &mut **cache, game, rng, totals, on_move)
+            }
+        }
     }
 }
 

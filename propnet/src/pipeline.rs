@@ -1,8 +1,9 @@
 //! The whole compilation, phase by phase, with a report of what each phase took
 //! and produced: parse, check, ground, build, optimize, layer.
 
+use crate::choose;
 use crate::circuit::{build, BuildError, Circuit, VerifyError};
-use crate::eval::{Differential, Sweep};
+use crate::eval::EvaluatorKind;
 use crate::layer::{layer, CycleError, Layering};
 use crate::machine::{Game, StateMachine};
 use crate::optimize::{optimize, OptimizeConfig};
@@ -154,8 +155,8 @@ pub fn load(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
         Ok((layering, game))
     })?;
     timed(phases, "plan", || {
-        Differential::plan(game.net());
-        Sweep::plan(game.net());
+        choose::scalar(&game, EvaluatorKind::Differential, true);
+        choose::scalar(&game, EvaluatorKind::Sweep, true);
     });
     report.layers = layering.layers;
     report.sccs = layering.cycles;

@@ -1,18 +1,40 @@
-//! Drivers: flat Monte-Carlo (random playouts on every core with rayon, with any
-//! evaluator) and perft (exhaustive counts of joint-move paths).
+//! Drivers: the one scalar playout loop ([`Playout`]), which flat Monte-Carlo,
+//! the chooser's races and the differential tests run; flat Monte-Carlo
+//! (random playouts on every core with rayon, with any evaluator) and perft
+//! (exhaustive counts of joint-move paths).
 
-use crate::eval::lanes::{LanePlayouts, LANES};
-use crate::eval::{bits, CompiledNet, Evaluator, EvaluatorKind, Scalar};
-use crate::machine::{Game, Move, State, StateMachine};
+use crate::choose;
+use crate::eval::lanes::{LanePlayouts, Lanes, LANES};
+use crate::eval::{bits, Choice, CompiledNet, EngineConfig, EvaluatorKind, Scalar, ScalarEngine};
+use crate::machine::{Game, Move, State};
 use crate::random::Stream;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// A uniformly random legal input of `role` in the state `eval` holds: [`Stream::draw`]
-/// over its legal inputs in input order; `None` when it has none.
+/// A uniformly random legal move of `role` whose legality is `legal_words`
+/// (see [`ScalarEngine::legal_words`]): [`Stream::draw`] over its legal moves
+/// in move order; `None` when it has none.
 #[inline]
-pub fn random_input(eval: &impl Evaluator, net: &CompiledNet, role: usize, rng: &mut Stream) -> Option<u32> {
-    bits::draw(eval.legal_words(role), rng).map(|at| net.role_inputs()[role][at])
+pub fn random_move(net: &CompiledNet, legal_words: &[u64], role: usize, rng: &mut Stream) -> Option<u32> {
+    bits::draw(legal_words, rng).map(|at| net.role_inputs()[role][at])
+}
+
+/// Per role, the highest goal value of `game` derivable in the state `cache`
+/// holds (`None` if none is), into `out`.
+pub(crate) fn best_goals<E: ScalarEngine>(
+    game: &Game,
+    engine: &E,
+    cache: &mut E::Cache,
+    out: &mut Vec<Option<i64>>,
+) {
+    engine.refresh_goals(cache);
+    out.clear();
+    out.resize(game.roles().len(), None);
+    for (g, &(role, value)) in game.goals().iter().enumerate() {
+        if engine.value(cache, game.net().goal_slots()[g]) {
+            out[role] = Some(out[role].map_or(value, |best| best.max(value)));
+        }
+    }
 }
 
 /// What a set of random playouts added up to.
@@ -60,7 +82,7 @@ impl PlayoutTotals {
         }
     }
 
-    fn merge(mut self, other: PlayoutTotals) -> PlayoutTotals {
+    pub(crate) fn merge(mut self, other: PlayoutTotals) -> PlayoutTotals {
         self.nodes += other.nodes;
         self.playouts += other.playouts;
         self.abandoned += other.abandoned;
@@ -104,8 +126,9 @@ pub enum Budget {
 /// How to run flat Monte-Carlo.
 #[derive(Clone, Copy, Debug)]
 pub struct McConfig {
-    /// The evaluator.
-    pub evaluator: EvaluatorKind,
+    /// Which evaluator (`Auto`: the chooser's calibration picks among all
+    /// three), and whether in native code.
+    pub engine: EngineConfig,
     /// Threads, each with its own evaluator and generators.
     pub threads: usize,
     /// When to stop.
@@ -119,7 +142,7 @@ pub struct McConfig {
 /// The totals of a flat Monte-Carlo run.
 #[derive(Clone, Debug)]
 pub struct McReport {
-    /// The evaluator used.
+    /// The evaluator used (the one `Auto` chose).
     pub evaluator: EvaluatorKind,
     /// Threads used.
     pub threads: usize,
@@ -202,6 +225,14 @@ pub fn monte_carlo_from(game: &Arc<Game>, from: &State, config: &McConfig) -> Re
         });
     }
     let threads = config.threads.max(1);
+    let evaluator = choose::evaluator(game, config.engine, &EvaluatorKind::ALL);
+    let native = config.engine.native;
+    // One engine for every thread, made before the clock starts.
+    let engine = match evaluator {
+        EvaluatorKind::Lanes => None,
+        kind => Some(choose::scalar(game, kind, native)),
+    };
+    let lanes = (evaluator == EvaluatorKind::Lanes).then(|| Arc::new(Lanes::new(game.net())));
     let start = Instant::now();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -219,35 +250,20 @@ pub fn monte_carlo_from(game: &Arc<Game>, from: &State, config: &McConfig) -> Re
                     Stop::After(n / threads as u64 + u64::from((t as u64) < n % threads as u64))
                 }
             };
-            run_thread(game, from, config, t as u64, stop)
+            match (&engine, &lanes) {
+                (_, Some(lanes)) => run_lanes(game, lanes, from, config, t as u64, stop),
+                (Some(scalar), _) => run_scalar(game, scalar.clone(), from, config, t as u64, stop),
+                (None, None) => unreachable!("an engine of some kind"),
+            }
         })
         .into_iter()
         .fold(PlayoutTotals::new(game.roles().len()), PlayoutTotals::merge);
     Ok(McReport {
-        evaluator: config.evaluator,
+        evaluator,
         threads,
         seconds: start.elapsed().as_secs_f64(),
         totals,
     })
-}
-
-/// Runs each candidate for `seconds` on one thread and returns the fastest in nodes per second.
-pub fn fastest_evaluator(game: &Arc<Game>, candidates: &[EvaluatorKind], seconds: f64) -> EvaluatorKind {
-    let rate = |&kind: &EvaluatorKind| {
-        let config = McConfig {
-            evaluator: kind,
-            threads: 1,
-            budget: Budget::Seconds(seconds),
-            seed: 0,
-            max_depth: DEFAULT_MAX_DEPTH,
-        };
-        monte_carlo(game, &config).map_or(0.0, |report| report.nodes_per_sec())
-    };
-    let rates: Vec<f64> = candidates.iter().map(rate).collect();
-    let best = (0..candidates.len())
-        .max_by(|&a, &b| rates[a].total_cmp(&rates[b]))
-        .expect("at least one candidate");
-    candidates[best]
 }
 
 #[derive(Clone, Copy)]
@@ -273,23 +289,55 @@ impl Stop {
     }
 }
 
-fn run_thread(game: &Arc<Game>, from: &State, config: &McConfig, thread: u64, stop: Stop) -> PlayoutTotals {
-    if config.evaluator == EvaluatorKind::Lanes {
-        let streams = (config.seed, thread * LANES as u64);
-        let mut lanes = LanePlayouts::new(Arc::clone(game), from, streams, config.max_depth);
-        while !stop.reached(lanes.totals()) {
-            lanes.step();
-        }
-        return lanes.totals().clone();
+/// One thread's share of lanes playouts, on the shared `engine`.
+fn run_lanes(
+    game: &Arc<Game>,
+    engine: &Arc<Lanes>,
+    from: &State,
+    config: &McConfig,
+    thread: u64,
+    stop: Stop,
+) -> PlayoutTotals {
+    let streams = (config.seed, thread * LANES as u64);
+    let mut lanes = LanePlayouts::with_engine(
+        Arc::clone(engine),
+        Arc::clone(game),
+        from,
+        streams,
+        config.max_depth,
+    );
+    while !stop.reached(lanes.totals()) {
+        lanes.step();
     }
-    let mut machine = StateMachine::with_evaluator(Arc::clone(game), config.evaluator);
+    lanes.totals().clone()
+}
+
+/// One thread's share of scalar playouts, on its clone of `scalar` (the
+/// engine shared, the cache its own).
+fn run_scalar(
+    game: &Game,
+    mut scalar: Scalar,
+    from: &State,
+    config: &McConfig,
+    thread: u64,
+    stop: Stop,
+) -> PlayoutTotals {
     let mut rng = Stream::new(config.seed, thread);
     let mut totals = PlayoutTotals::new(game.roles().len());
-    let mut playout = Playout::new(&machine, config.max_depth);
+    let mut playout = Playout::for_game(game, config.max_depth);
     playout.start_from(from);
     playout.stop_at(stop.deadline());
-    while !stop.reached(&totals) {
-        playout.run(&mut machine, &mut rng, &mut totals, |_, _| {});
+    match &mut scalar {
+        Scalar::Sweep(engine, cache) => {
+            while !stop.reached(&totals) {
+                playout.run_on(&**engine, cache, game, &mut rng, &mut totals, |_, _| {});
+            }
+        }
+        Scalar::Differential(engine, cache) => {
+            while !stop.reached(&totals) {
+                playout.run_on(&**engine, &mut **cache, game, &mut rng, &mut totals, |_, _| {});
+            }
+        }
     }
     totals
 }
@@ -301,8 +349,8 @@ pub struct Playout {
     state: State,
     next: State,
     joint: Vec<Move>,
-    /// The joint move as inputs.
-    inputs: Vec<u32>,
+    /// The joint move as move indexes.
+    moves: Vec<u32>,
     goals: Vec<Option<i64>>,
     /// Moves after which a playout is abandoned.
     max_depth: u64,
@@ -311,16 +359,16 @@ pub struct Playout {
 }
 
 impl Playout {
-    /// Buffers for playouts on `machine`'s game that are abandoned after
-    /// `max_depth` moves (at least 1) without ending.
-    pub fn new(machine: &StateMachine, max_depth: u64) -> Playout {
-        let initial = machine.initial_state();
+    /// Buffers for playouts of `game` that are abandoned after `max_depth`
+    /// moves (at least 1) without ending.
+    pub fn for_game(game: &Game, max_depth: u64) -> Playout {
+        let initial = game.initial().clone();
         Playout {
             start: initial.clone(),
             next: initial.clone(),
             state: initial,
             joint: Vec::new(),
-            inputs: Vec::new(),
+            moves: Vec::new(),
             goals: Vec::new(),
             max_depth: max_depth.max(1),
             deadline: None,
@@ -344,31 +392,17 @@ impl Playout {
         &self.state
     }
 
-    /// Plays one random playout from the start state into `totals`: in every
-    /// non-terminal state each role in turn takes [`Stream::draw`] over its `n` legal
-    /// moves in input order. Calls `on_move` with each state left and the
-    /// joint move played in it. A state where some role has no legal move, or
-    /// reached after the depth limit's moves, abandons the playout; the
-    /// deadline stops it uncounted.
-    pub fn run(
-        &mut self,
-        machine: &mut StateMachine,
-        rng: &mut Stream,
-        totals: &mut PlayoutTotals,
-        on_move: impl FnMut(&State, &[Move]),
-    ) {
-        // On the evaluator itself, compiled for each kind: no per-query dispatch,
-        // and no check of which state is loaded.
-        match machine.game_and_evaluator() {
-            (game, Scalar::Sweep(eval)) => self.run_on(eval, game, rng, totals, on_move),
-            (game, Scalar::Differential(eval)) => self.run_on(&mut **eval, game, rng, totals, on_move),
-        }
-    }
-
+    /// Plays one random playout of `game` from the start state on `engine`
+    /// into `totals`: in every non-terminal state each role in turn takes
+    /// [`Stream::draw`] over its legal moves in move order. Calls `on_move`
+    /// with each state left and the joint move played in it. A state where
+    /// some role has no legal move, or reached after the depth limit's moves,
+    /// abandons the playout; the deadline stops it uncounted.
     #[inline]
-    fn run_on(
+    pub fn run_on<E: ScalarEngine>(
         &mut self,
-        eval: &mut impl Evaluator,
+        engine: &E,
+        cache: &mut E::Cache,
         game: &Game,
         rng: &mut Stream,
         totals: &mut PlayoutTotals,
@@ -382,9 +416,9 @@ impl Playout {
         let mut checkpoint = self.max_depth.min(CLOCK_INTERVAL);
         loop {
             totals.nodes += 1;
-            eval.load_state(self.state.0.as_raw_slice());
-            if eval.value(net.terminal_slot()) {
-                game.best_goals(eval, &mut self.goals);
+            engine.load_state(cache, self.state.0.as_raw_slice());
+            if engine.value(cache, net.terminal_slot()) {
+                best_goals(game, engine, cache, &mut self.goals);
                 totals.finish_with(depth, self.goals.iter().copied());
                 return;
             }
@@ -400,12 +434,12 @@ impl Playout {
                 checkpoint = self.max_depth.min(depth.saturating_add(CLOCK_INTERVAL));
             }
             self.joint.clear();
-            self.inputs.clear();
+            self.moves.clear();
             for role in 0..game.roles().len() {
-                match random_input(eval, net, role, rng) {
+                match random_move(net, engine.legal_words(cache, role), role, rng) {
                     Some(m) => {
                         self.joint.push(Move(m));
-                        self.inputs.push(m);
+                        self.moves.push(m);
                     }
                     None => {
                         totals.abandoned += 1;
@@ -414,8 +448,8 @@ impl Playout {
                 }
             }
             on_move(&self.state, &self.joint);
-            eval.load_moves(&self.inputs);
-            eval.next_state(net, self.next.0.as_raw_mut_slice());
+            engine.load_moves(cache, &self.moves);
+            engine.next_state(cache, self.next.0.as_raw_mut_slice());
             std::mem::swap(&mut self.state, &mut self.next);
             depth += 1;
         }
@@ -438,10 +472,21 @@ pub struct PerftReport {
     pub seconds: f64,
 }
 
-/// Counts joint-move paths up to `depth` with a scalar evaluator of `kind`.
-pub fn perft(game: &Arc<Game>, depth: usize, kind: EvaluatorKind) -> PerftReport {
+/// Counts joint-move paths up to `depth` with a scalar engine as `config`
+/// says (`Auto`: the chooser's pick of sweep and differential; an evaluator
+/// converts into a config that names it).
+pub fn perft(game: &Arc<Game>, depth: usize, config: impl Into<EngineConfig>) -> PerftReport {
+    let config = config.into();
+    let scalar_kinds = [EvaluatorKind::Sweep, EvaluatorKind::Differential];
+    let kind = match config.choice {
+        Choice::Fixed(kind) => kind,
+        Choice::Auto => choose::evaluator(game, config, &scalar_kinds),
+    };
+    let mut machine = Expander {
+        game,
+        scalar: choose::scalar(game, kind, config.native),
+    };
     let start = Instant::now();
-    let mut machine = StateMachine::with_evaluator(Arc::clone(game), kind);
     let mut report = PerftReport {
         counts: vec![0; depth],
         ..Default::default()
@@ -450,7 +495,7 @@ pub fn perft(game: &Arc<Game>, depth: usize, kind: EvaluatorKind) -> PerftReport
         // Depth first from an explicit stack, not recursion (a game may last
         // longer than a thread's stack holds levels): per level, the children
         // still to expand, the next last.
-        let initial = machine.initial_state();
+        let initial = game.initial().clone();
         let mut levels: Vec<Vec<State>> = Vec::new();
         levels.extend(expand(&mut machine, &initial, 0, depth, &mut report));
         while let Some(children) = levels.last_mut() {
@@ -470,18 +515,19 @@ pub fn perft(game: &Arc<Game>, depth: usize, kind: EvaluatorKind) -> PerftReport
 /// in reverse joint-move order (the first last, to be expanded first), if
 /// they are to be expanded.
 fn expand(
-    machine: &mut StateMachine,
+    machine: &mut Expander,
     state: &State,
     level: usize,
     depth: usize,
     report: &mut PerftReport,
 ) -> Option<Vec<State>> {
-    if machine.is_terminal(state) {
+    machine.scalar.load_state(state.0.as_raw_slice());
+    if machine.scalar.value(machine.game.net().terminal_slot()) {
         return None;
     }
     report.nodes += 1;
-    let roles = machine.roles().len();
-    let legal: Vec<Vec<Move>> = (0..roles).map(|r| machine.legal_moves(state, r)).collect();
+    let roles = machine.game.roles().len();
+    let legal: Vec<Vec<u32>> = (0..roles).map(|r| machine.legal_moves(r)).collect();
     let paths: u128 = legal.iter().map(|l| l.len() as u128).product();
     report.counts[level] += paths;
     if level + 1 == depth || paths == 0 {
@@ -490,9 +536,9 @@ fn expand(
     // All children first, while the parent is loaded.
     let mut children = Vec::with_capacity(paths.min(1 << 16) as usize);
     let mut choice = vec![0usize; roles];
-    let mut joint: Vec<Move> = legal.iter().map(|l| l[0]).collect();
+    let mut joint: Vec<u32> = legal.iter().map(|l| l[0]).collect();
     'joints: loop {
-        children.push(machine.next_unchecked(&joint));
+        children.push(machine.next(&joint));
         // Odometer over the roles' legal lists.
         let mut r = roles;
         loop {
@@ -511,4 +557,27 @@ fn expand(
     }
     children.reverse();
     Some(children)
+}
+
+/// A perft's scalar engine and its game.
+struct Expander<'a> {
+    game: &'a Game,
+    scalar: Scalar,
+}
+
+impl Expander<'_> {
+    /// The legal moves of `role` in the state loaded.
+    fn legal_moves(&self, role: usize) -> Vec<u32> {
+        let mut legal = Vec::new();
+        self.scalar.legal_moves(role, &mut legal);
+        legal
+    }
+
+    /// The state after `joint` in the state loaded.
+    fn next(&mut self, joint: &[u32]) -> State {
+        self.scalar.load_moves(joint);
+        let mut next = self.game.initial().clone();
+        self.scalar.next_state(next.0.as_raw_mut_slice());
+        next
+    }
 }

@@ -70,7 +70,7 @@ fn play_everywhere(loaded: &Loaded) {
         let report = monte_carlo(
             &loaded.game,
             &McConfig {
-                evaluator: kind,
+                engine: kind.into(),
                 threads: 1,
                 budget: Budget::Playouts(200),
                 seed: 1,

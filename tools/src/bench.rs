@@ -117,7 +117,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
                                 &format!("{kind}, {t} thread(s), run {}/{repeats}", repeat + 1),
                             );
                             let config = McConfig {
-                                evaluator: kind,
+                                engine: kind.into(),
                                 threads: t,
                                 budget: Budget::Seconds(args.seconds / repeats as f64),
                                 seed: 1,

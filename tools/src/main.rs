@@ -7,8 +7,10 @@ use clap::{Args, Parser, Subcommand};
 use failure::Failure;
 
 use ggpnet::grounder::instantiate as grounder;
+use ggpnet::propnet::choose;
 use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::playout::{fastest_evaluator, monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
+use ggpnet::propnet::eval::{Choice, EngineConfig};
+use ggpnet::propnet::playout::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
 use ggpnet::propnet::{load, LoadConfig, Loaded};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -214,46 +216,13 @@ struct McArgs {
     seed: u64,
     /// Evaluator: auto (a short calibration picks the fastest), sweep, differential or lanes.
     #[arg(long, default_value = "auto")]
-    evaluator: EvaluatorChoice,
+    evaluator: Choice,
+    /// Native code: on (where the platform allows) or off (the interpreters, to measure them).
+    #[arg(long, default_value = "on", value_name = "on|off", value_parser = options::on_off, action = clap::ArgAction::Set)]
+    native: bool,
     /// Moves after which a playout that has not ended is abandoned.
     #[arg(long, default_value_t = DEFAULT_MAX_DEPTH, value_parser = clap::value_parser!(u64).range(1..))]
     max_depth: u64,
-}
-
-/// An evaluator named on the command line, or `auto`.
-#[derive(Clone, Copy, Debug)]
-enum EvaluatorChoice {
-    Auto,
-    Kind(EvaluatorKind),
-}
-
-impl std::str::FromStr for EvaluatorChoice {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        if s == "auto" {
-            Ok(EvaluatorChoice::Auto)
-        } else {
-            s.parse().map(EvaluatorChoice::Kind)
-        }
-    }
-}
-
-/// Seconds each candidate runs when `auto` calibrates.
-const CALIBRATION_SECONDS: f64 = 0.2;
-
-impl EvaluatorChoice {
-    /// The evaluator to use among `candidates`, calibrating on `game` if `auto`.
-    fn resolve(
-        self,
-        game: &std::sync::Arc<ggpnet::propnet::Game>,
-        candidates: &[EvaluatorKind],
-    ) -> EvaluatorKind {
-        match self {
-            EvaluatorChoice::Kind(kind) => kind,
-            EvaluatorChoice::Auto => fastest_evaluator(game, candidates, CALIBRATION_SECONDS),
-        }
-    }
 }
 
 #[derive(Args)]
@@ -265,7 +234,10 @@ struct PerftArgs {
     depth: usize,
     /// Scalar evaluator: auto (a short calibration picks the faster), sweep or differential.
     #[arg(long, default_value = "auto")]
-    evaluator: EvaluatorChoice,
+    evaluator: Choice,
+    /// Native code: on (where the platform allows) or off (the interpreters, to measure them).
+    #[arg(long, default_value = "on", value_name = "on|off", value_parser = options::on_off, action = clap::ArgAction::Set)]
+    native: bool,
 }
 
 #[derive(Args)]
@@ -277,7 +249,7 @@ struct ReplayArgs {
     /// Evaluator to check: auto checks all (sweep and differential against the
     /// trace, lanes against the scalar driver), or one of sweep, differential, lanes.
     #[arg(long, default_value = "auto")]
-    evaluator: EvaluatorChoice,
+    evaluator: Choice,
     /// Seed of the lanes check.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -500,7 +472,10 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let config = McConfig {
-        evaluator: args.evaluator.resolve(&loaded.game, &EvaluatorKind::ALL),
+        engine: EngineConfig {
+            choice: args.evaluator,
+            native: args.native,
+        },
         threads,
         budget: args
             .playouts
@@ -576,10 +551,23 @@ fn per_role<T: serde::Serialize>(roles: &[String], values: impl IntoIterator<Ite
 
 fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
     let loaded = load_game(args.game.game.as_deref())?;
-    let evaluator = args
-        .evaluator
-        .resolve(&loaded.game, &[EvaluatorKind::Sweep, EvaluatorKind::Differential]);
-    let report = perft(&loaded.game, args.depth, evaluator);
+    let engine = EngineConfig {
+        choice: args.evaluator,
+        native: args.native,
+    };
+    let evaluator = choose::evaluator(
+        &loaded.game,
+        engine,
+        &[EvaluatorKind::Sweep, EvaluatorKind::Differential],
+    );
+    let report = perft(
+        &loaded.game,
+        args.depth,
+        EngineConfig {
+            choice: Choice::Fixed(evaluator),
+            ..engine
+        },
+    );
     let nodes_per_sec = report.nodes as f64 / report.seconds.max(1e-9);
     let counts: serde_json::Map<String, Value> = report
         .counts
@@ -619,8 +607,8 @@ fn replay(args: &ReplayArgs) -> Result<bool, Failure> {
     let trace = ggpnet::replay::Trace::read(trace.as_bytes())
         .map_err(|e| Failure::input(format!("{}: {e}", args.trace.display())))?;
     let kinds: Vec<EvaluatorKind> = match args.evaluator {
-        EvaluatorChoice::Auto => EvaluatorKind::ALL.to_vec(),
-        EvaluatorChoice::Kind(kind) => vec![kind],
+        Choice::Auto => EvaluatorKind::ALL.to_vec(),
+        Choice::Fixed(kind) => vec![kind],
     };
     let mut results = serde_json::Map::new();
     let mut first_difference = None;

@@ -56,6 +56,15 @@ pub fn positive(text: &str) -> Result<usize, String> {
     count_in(text, 1, usize::MAX, "items")
 }
 
+/// Parses `on` or `off` (of `--native`).
+pub fn on_off(text: &str) -> Result<bool, String> {
+    match text.trim() {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("'{text}' is neither on nor off")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,11 +4,8 @@
 //! the state come before those that depend on moves, so one step evaluates each
 //! gate at most once.
 
-use super::differential::Plan;
-use super::sweep::Plan as SweepPlan;
 use crate::circuit::{Circuit, NodeKind, VerifyError};
 use crate::layer::Layering;
-use std::sync::{Arc, OnceLock};
 
 /// How a gate combines its inputs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -32,8 +29,8 @@ pub enum Step {
 
 /// A circuit laid out for evaluation. Its fields are private and read through
 /// accessors of the same names: a net is made only by [`CompiledNet::new`] and
-/// never changed after, so the plans cached with it (and cloned with it) and the
-/// evaluators' unchecked indexing stay valid.
+/// never changed after, so the engines compiled from it and their unchecked
+/// indexing stay valid. It caches no engine: engines sit above it.
 #[derive(Clone, Debug)]
 pub struct CompiledNet {
     /// Number of value slots.
@@ -72,10 +69,6 @@ pub struct CompiledNet {
     next_slots: Vec<u32>,
     /// The initial state: bit `b` is base `b`'s initial value.
     initial: Vec<u64>,
-    /// The differential evaluator's plan, made when the first one is.
-    pub(crate) differential_plan: OnceLock<Arc<Plan>>,
-    /// The sweep evaluator's compiled runs, made when the first one is.
-    pub(crate) sweep_plan: OnceLock<Arc<SweepPlan>>,
 }
 
 impl CompiledNet {
@@ -253,8 +246,6 @@ impl CompiledNet {
                 }
                 bits
             },
-            differential_plan: OnceLock::new(),
-            sweep_plan: OnceLock::new(),
         }
     }
 

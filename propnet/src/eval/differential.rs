@@ -37,7 +37,7 @@ use super::compiled::{CompiledNet, Gate};
 use super::move_cones::MoveCones;
 use super::native::Layout;
 use super::sweep::{in_place, Program};
-use super::{fixpoint, race, role_words, run_steps, Evaluator};
+use super::{fixpoint, role_words, run_steps, Engine, EvaluatorKind, ScalarEngine};
 use std::sync::Arc;
 
 /// No guard, not a guard, no ready bit.
@@ -139,10 +139,10 @@ const LEGAL_EFFECT: u32 = 2 << 30;
 /// Flip bit `index` of the next state.
 const NEXT_EFFECT: u32 = 3 << 30;
 
-/// What every evaluator of one net shares: fan-outs, effects, guards, and the
-/// layout of the legality sets.
+/// What every thread's evaluation of one net reads: fan-outs, effects,
+/// guards, and the layout of the legality sets.
 #[derive(Debug)]
-pub(crate) struct Plan {
+struct Plan {
     /// The move part as cones, where they cost less than propagating joint moves.
     move_cones: Option<MoveCones>,
     /// How many bytes the cones read (none without them).
@@ -224,28 +224,9 @@ impl GuardedAnd {
 }
 
 impl Plan {
-    /// The plan of `net`'s differential evaluators: with its move part by
-    /// cones if the cost model says they cost less than counters, and, when
-    /// their code outgrows the cache, if they also run random playouts faster
-    /// (see [`race::faster`]).
-    fn chosen(net: &Arc<CompiledNet>) -> Arc<Plan> {
-        let kept: Vec<bool> = net.goal_only().iter().map(|&g| !g).collect();
-        let activity = Activity::measure(net, ACTIVITY_BUDGET, &kept);
-        let move_cones = MoveCones::new(net, &kept, &activity);
-        let to_race = move_cones.as_ref().is_some_and(MoveCones::outgrow_cache);
-        let plan = Arc::new(Plan::new(net, &activity, move_cones));
-        if !to_race {
-            return plan;
-        }
-        let by_counters = Arc::new(Plan::new(net, &activity, None));
-        race::faster(net, plan, by_counters, |plan| {
-            Differential::with_plan(Arc::clone(net), plan)
-        })
-    }
-
     /// The plan of `net`, whose activity is `activity`, with its move part by
-    /// `move_cones` or by counters.
-    fn new(net: &CompiledNet, activity: &Activity, move_cones: Option<MoveCones>) -> Plan {
+    /// `move_cones` or by counters, and its goals in native code if `native`.
+    fn new(net: &CompiledNet, activity: &Activity, move_cones: Option<MoveCones>, native: bool) -> Plan {
         let goal_only = net.goal_only();
         let kept: Vec<bool> = goal_only.iter().map(|&g| !g).collect();
         // The gates of a move part run as cones keep no counters.
@@ -456,6 +437,7 @@ impl Plan {
                     pack_area: net.slots(),
                     first_flag: net.slots(),
                 },
+                native,
             ),
             goal_reads,
             restore_initial: RESTORE_MARGIN * (snapshot_bytes / 64) < activity.restart_work as usize,
@@ -817,11 +799,16 @@ impl Values {
     }
 }
 
-/// Per-thread evaluation state over a shared [`CompiledNet`].
-#[derive(Clone, Debug)]
+/// The differential engine of one net: its plan, shared by every thread.
+#[derive(Debug)]
 pub struct Differential {
     net: Arc<CompiledNet>,
-    plan: Arc<Plan>,
+    plan: Plan,
+}
+
+/// One thread's values of a [`Differential`] engine.
+#[derive(Clone, Debug)]
+pub struct DifferentialCache {
     values: Values,
     pending: Pending,
     /// The bases as last loaded.
@@ -843,16 +830,51 @@ pub struct Differential {
 }
 
 impl Differential {
-    /// An evaluator holding the all-false state and no moves.
-    pub fn new(net: Arc<CompiledNet>) -> Differential {
-        let plan = Differential::plan(&net);
-        Differential::with_plan(net, plan)
+    /// The differential engines worth choosing between for `net`, the
+    /// preferred first: its move part by cones (in native code, so only if
+    /// `native`) if the cost model says they cost less than counters; when
+    /// their code outgrows the cache, the plan by counters too, for the
+    /// chooser to race (the cost model misjudges that both ways).
+    pub fn candidates(net: &Arc<CompiledNet>, native: bool) -> Vec<Differential> {
+        let kept: Vec<bool> = net.goal_only().iter().map(|&g| !g).collect();
+        let activity = Activity::measure(net, ACTIVITY_BUDGET, &kept);
+        let move_cones = native.then(|| MoveCones::new(net, &kept, &activity)).flatten();
+        let to_race = move_cones.as_ref().is_some_and(MoveCones::outgrow_cache);
+        let engine = |move_cones| Differential {
+            net: Arc::clone(net),
+            plan: Plan::new(net, &activity, move_cones, native),
+        };
+        let by_cones = engine(move_cones);
+        if to_race {
+            vec![by_cones, engine(None)]
+        } else {
+            vec![by_cones]
+        }
     }
 
-    /// An evaluator of `net` by `plan`, holding the all-false state and no moves.
-    fn with_plan(net: Arc<CompiledNet>, plan: Arc<Plan>) -> Differential {
+    /// Whether the move part runs as cones (see [`MoveCones`]).
+    #[cfg(test)]
+    pub(crate) fn has_move_cones(&self) -> bool {
+        self.plan.move_cones.is_some()
+    }
+}
+
+impl Engine for Differential {
+    type Cache = DifferentialCache;
+
+    fn kind(&self) -> EvaluatorKind {
+        EvaluatorKind::Differential
+    }
+
+    fn net(&self) -> &Arc<CompiledNet> {
+        &self.net
+    }
+
+    /// Values holding the all-false state and no moves.
+    fn cache(&self) -> DifferentialCache {
+        let (net, plan) = (&self.net, &self.plan);
         let mut values = vec![false; net.slots()];
-        run_steps(net.steps(), &mut values, false, &*net);
+        run_steps(net.steps(), &mut values, false, &**net);
         let legal_words = plan.legal_words;
         let mut ready = Ready {
             bits: vec![0; plan.members.len() / 64],
@@ -891,7 +913,7 @@ impl Differential {
                     .fold(0, |f, (_, flag)| f | flag),
             );
             if guard != NONE && count >= threshold {
-                ready.toggle(&plan, &plan.guarded[s as usize], &mut legal, false);
+                ready.toggle(plan, &plan.guarded[s as usize], &mut legal, false);
             }
             counters.push(counter);
             if counter.value() {
@@ -909,23 +931,21 @@ impl Differential {
         }
         for (guard, &slot) in plan.guard_slots.iter().enumerate() {
             if counters[slot as usize].value() {
-                ready.guard_changed(&plan, guard, &mut legal);
+                ready.guard_changed(plan, guard, &mut legal);
             }
         }
         if let Some(move_cones) = &plan.move_cones {
             move_cones.restore_all(&mut bytes);
         }
-        Differential {
+        DifferentialCache {
             pending: Pending::new(net.slots()),
             state: vec![0; net.base_slots().len().div_ceil(64)],
             initial: None,
             goals_fresh: true,
             values_scratch: Vec::new(),
-            crossed: vec![0; max_fanout(&plan)],
+            crossed: vec![0; max_fanout(plan)],
             falling: Vec::new(),
             work: Vec::new(),
-            plan,
-            net,
             values: Values {
                 counters,
                 ready,
@@ -936,26 +956,14 @@ impl Differential {
             },
         }
     }
+}
 
-    /// Whether the move part runs as cones (see [`MoveCones`]).
-    #[cfg(test)]
-    pub(crate) fn has_move_cones(&self) -> bool {
-        self.plan.move_cones.is_some()
-    }
-
-    /// The plan shared by the differential evaluators of `net`: made by the
-    /// first call (it measures activity along random playouts, and may race
-    /// two plans, see [`Plan::chosen`]), kept in `net`.
-    pub(crate) fn plan(net: &Arc<CompiledNet>) -> Arc<Plan> {
-        Arc::clone(net.differential_plan.get_or_init(|| Plan::chosen(net)))
-    }
-
-    /// The values borrowed as slices for one propagation, so that the hot
-    /// loops index slices rather than vectors behind references.
-    fn propagation(&mut self) -> Propagation<'_> {
-        let Differential {
-            net,
-            plan,
+impl DifferentialCache {
+    /// The values borrowed as slices for one propagation by `engine`, so
+    /// that the hot loops index slices rather than vectors behind references.
+    fn propagation<'a>(&'a mut self, engine: &'a Differential) -> Propagation<'a> {
+        let Differential { net, plan } = engine;
+        let DifferentialCache {
             values:
                 Values {
                     counters,
@@ -1212,10 +1220,10 @@ impl Propagation<'_> {
     }
 }
 
-impl Evaluator for Differential {
+impl ScalarEngine for Differential {
     #[inline]
-    fn legal_words(&self, role: usize) -> &[u64] {
-        &self.values.legal[self.plan.role_words[role]..self.plan.role_words[role + 1]]
+    fn legal_words<'c>(&self, cache: &'c DifferentialCache, role: usize) -> &'c [u64] {
+        &cache.values.legal[self.plan.role_words[role]..self.plan.role_words[role + 1]]
     }
 
     /// Sources turning true are applied before those turning false: an `or`
@@ -1223,21 +1231,21 @@ impl Evaluator for Differential {
     /// threshold, where the other order would list it twice for nothing
     /// (breakthrough: 30% less time). The initial state's values may be copied
     /// from a snapshot of its first load (see `Plan::restore_initial`).
-    fn load_state(&mut self, state: &[u64]) {
-        self.goals_fresh = false;
+    fn load_state(&self, cache: &mut DifferentialCache, state: &[u64]) {
+        cache.goals_fresh = false;
         let bases = self.net.base_slots().len();
-        let words = self.state.len();
+        let words = cache.state.len();
         // Word by word, in line: a call to `memcmp` costs more for a few words.
         let initial =
             self.plan.restore_initial && state[..words].iter().zip(self.net.initial()).all(|(a, b)| a == b);
-        if let (true, Some(snapshot)) = (initial, &self.initial) {
-            self.values.restore_from(snapshot);
-            self.state[..words].copy_from_slice(&state[..words]);
+        if let (true, Some(snapshot)) = (initial, &cache.initial) {
+            cache.values.restore_from(snapshot);
+            cache.state[..words].copy_from_slice(&state[..words]);
             return;
         }
-        let mut loaded = std::mem::take(&mut self.state);
-        let mut falling = std::mem::take(&mut self.falling);
-        let mut propagation = self.propagation();
+        let mut loaded = std::mem::take(&mut cache.state);
+        let mut falling = std::mem::take(&mut cache.falling);
+        let mut propagation = cache.propagation(self);
         let mut set = |word: usize, mut bits: u64, value: bool| {
             while bits != 0 {
                 let b = word * 64 + bits.trailing_zeros() as usize;
@@ -1265,21 +1273,20 @@ impl Evaluator for Differential {
         falling.clear();
         propagation.propagate();
         propagation.update_legal_ors();
-        self.state = loaded;
-        self.falling = falling;
+        cache.state = loaded;
+        cache.falling = falling;
         if initial {
-            self.initial = Some(Box::new(self.values.clone()));
+            cache.initial = Some(Box::new(cache.values.clone()));
         }
     }
 
-    fn load_moves(&mut self, moves: &[u32]) {
-        let Differential {
-            net,
-            plan,
+    fn load_moves(&self, cache: &mut DifferentialCache, moves: &[u32]) {
+        let Differential { net, plan } = self;
+        let DifferentialCache {
             values,
             values_scratch,
             ..
-        } = self;
+        } = cache;
         if let Some(move_cones) = &plan.move_cones {
             let counters = &values.counters;
             let by_cones = move_cones.load_moves(
@@ -1297,8 +1304,8 @@ impl Evaluator for Differential {
             }
             return;
         }
-        let mut loaded = std::mem::take(&mut self.values.moves);
-        let mut propagation = self.propagation();
+        let mut loaded = std::mem::take(&mut cache.values.moves);
+        let mut propagation = cache.propagation(self);
         let input_slots = &propagation.net.input_slots();
         for &m in moves {
             propagation.set(input_slots[m as usize], true);
@@ -1311,45 +1318,53 @@ impl Evaluator for Differential {
         propagation.propagate();
         loaded.clear();
         loaded.extend_from_slice(moves);
-        self.values.moves = loaded;
+        cache.values.moves = loaded;
     }
 
     #[inline]
-    fn value(&self, slot: u32) -> bool {
+    fn value(&self, cache: &DifferentialCache, slot: u32) -> bool {
         match &self.plan.move_cones {
-            Some(move_cones) if move_cones.is_moved(slot) => move_cones.value(&self.values.next, slot),
-            _ => slot_value(&self.plan, &self.values.counters, slot),
+            Some(move_cones) if move_cones.is_moved(slot) => move_cones.value(&cache.values.next, slot),
+            _ => slot_value(&self.plan, &cache.values.counters, slot),
         }
     }
 
     /// Evaluates the gates read only on the way to goals, from the kept slots
     /// they read, unless they are up to date.
-    fn refresh_goals(&mut self) {
-        if self.goals_fresh {
+    fn refresh_goals(&self, cache: &mut DifferentialCache) {
+        if cache.goals_fresh {
             return;
         }
-        let mut values = std::mem::take(&mut self.values_scratch);
+        let mut values = std::mem::take(&mut cache.values_scratch);
         values.resize(self.net.slots(), false);
         for &slot in &self.plan.goal_reads {
-            values[slot as usize] = self.value(slot);
+            values[slot as usize] = self.value(cache, slot);
         }
         self.plan.goal_program.run(&self.net, &mut values, &mut []);
         for &slot in &self.plan.goal_gates {
-            self.values.counters[slot as usize].set_value(values[slot as usize]);
+            cache.values.counters[slot as usize].set_value(values[slot as usize]);
         }
-        self.values_scratch = values;
-        self.goals_fresh = true;
+        cache.values_scratch = values;
+        cache.goals_fresh = true;
     }
 
-    fn next_state(&self, _net: &CompiledNet, out: &mut [u64]) {
-        out.copy_from_slice(&self.values.next);
+    fn next_state(&self, cache: &DifferentialCache, out: &mut [u64]) {
+        out.copy_from_slice(&cache.values.next);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::TURNS;
+    use super::super::{Scalar, TURNS};
     use super::*;
+
+    /// The differential engine the chooser gives `game`.
+    fn chosen(game: &crate::machine::Game) -> Arc<Differential> {
+        match crate::choose::scalar(game, EvaluatorKind::Differential, true) {
+            Scalar::Differential(engine, _) => engine,
+            Scalar::Sweep(..) => unreachable!("a differential engine"),
+        }
+    }
 
     #[test]
     fn goals_read_only_by_goals_are_evaluated_when_asked() {
@@ -1371,7 +1386,8 @@ mod tests {
             "the goal of 100 is read by nothing else"
         );
         assert!(!goal_only[net.terminal_slot() as usize]);
-        let plan = Plan::chosen(net);
+        let engine = chosen(&loaded.game);
+        let plan = &engine.plan;
         assert!(!plan.goal_gates.is_empty());
         for (slot, _) in goal_only.iter().enumerate().filter(|(_, &g)| g) {
             let (gates, end) = (plan.spans[slot][0], plan.spans[slot + 1][0]);
@@ -1414,7 +1430,8 @@ mod tests {
         );
         let loaded = crate::load(&game, &crate::LoadConfig::default()).unwrap();
         let net = loaded.game.net();
-        let plan = Plan::chosen(net);
+        let engine = chosen(&loaded.game);
+        let plan = &engine.plan;
         assert!(
             !plan.legal_or_slots.is_empty(),
             "can_move is an or of legal moves"
@@ -1463,7 +1480,8 @@ mod tests {
         );
         let loaded = crate::load(&game, &crate::LoadConfig::default()).unwrap();
         let net = loaded.game.net();
-        let plan = Plan::chosen(net);
+        let engine = chosen(&loaded.game);
+        let plan = &engine.plan;
         assert!(plan.legal_words >= 66, "{} legality words", plan.legal_words);
         for (m, text) in loaded.game.moves().iter().enumerate() {
             if text.starts_with("(mark") {
@@ -1497,7 +1515,8 @@ mod tests {
             turns * 5 >= states * 4 - 5,
             "the turn changed {turns} times in {states} states"
         );
-        let plan = Plan::chosen(net);
+        let engine = chosen(&loaded.game);
+        let plan = &engine.plan;
         for (m, text) in loaded.game.moves().iter().enumerate() {
             if text.starts_with("(mark") {
                 let role = loaded.game.roles()[loaded.game.move_roles()[m]].as_str();

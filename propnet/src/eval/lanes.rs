@@ -8,7 +8,7 @@
 //! scalar driver abandons it).
 
 use super::compiled::{CompiledNet, Gate, Step};
-use super::{fixpoint, GateValue};
+use super::{fixpoint, Engine, EvaluatorKind, GateValue};
 use crate::machine::{Game, Move, State};
 use crate::playout::PlayoutTotals;
 use crate::random::{Block, Stream};
@@ -26,13 +26,54 @@ type Lane = [u64; LANE_WORDS];
 const NONE: Lane = [0; LANE_WORDS];
 const ALL: Lane = [!0; LANE_WORDS];
 
+/// The lanes engine of one net: its state-only part and move part as runs
+/// of like gates, shared by every thread.
+#[derive(Debug)]
+pub struct Lanes {
+    net: Arc<CompiledNet>,
+    state_part: Program,
+    move_part: Program,
+    /// Value slots of the move part's gates (the net's and the complements
+    /// it adds).
+    slots: usize,
+}
+
+impl Lanes {
+    /// The engine of `net`.
+    pub fn new(net: &Arc<CompiledNet>) -> Lanes {
+        let (move_gates, move_steps) = LaneGates::complementing_frames(net);
+        Lanes {
+            state_part: Program::new(&LaneGates::plain(net), &net.steps()[..net.state_steps()]),
+            move_part: Program::new(&move_gates, &move_steps),
+            slots: move_gates.slots(),
+            net: Arc::clone(net),
+        }
+    }
+}
+
+impl Engine for Lanes {
+    /// One lane word per value slot.
+    type Cache = Vec<Lane>;
+
+    fn kind(&self) -> EvaluatorKind {
+        EvaluatorKind::Lanes
+    }
+
+    fn net(&self) -> &Arc<CompiledNet> {
+        &self.net
+    }
+
+    /// All values false in every lane.
+    fn cache(&self) -> Vec<Lane> {
+        vec![NONE; self.slots]
+    }
+}
+
 /// Per-thread state of [`LANES`] simultaneous random playouts.
 pub struct LanePlayouts {
     game: Arc<Game>,
     net: Arc<CompiledNet>,
-    /// The state-only part and the move part, as runs of like gates.
-    state_part: Program,
-    move_part: Program,
+    engine: Arc<Lanes>,
     values: Vec<Lane>,
     /// The next value of every base, before the bases are overwritten.
     next: Vec<Lane>,
@@ -68,15 +109,26 @@ impl LanePlayouts {
     /// `Stream::new(seed, first_stream + l)`; a playout that reaches `max_depth`
     /// moves (at least 1) without ending is abandoned.
     pub fn new(game: Arc<Game>, from: &State, streams: (u64, u64), max_depth: u64) -> LanePlayouts {
+        let engine = Arc::new(Lanes::new(game.net()));
+        LanePlayouts::with_engine(engine, game, from, streams, max_depth)
+    }
+
+    /// [`LanePlayouts::new`] on an engine of the game's net that other
+    /// threads share.
+    pub fn with_engine(
+        engine: Arc<Lanes>,
+        game: Arc<Game>,
+        from: &State,
+        streams: (u64, u64),
+        max_depth: u64,
+    ) -> LanePlayouts {
         let (seed, first_stream) = streams;
         let net = Arc::clone(game.net());
         let roles = game.roles().len();
-        let (move_gates, move_steps) = LaneGates::complementing_frames(&net);
         let start: Vec<bool> = from.0.iter().by_vals().collect();
         let mut lanes = LanePlayouts {
-            state_part: Program::new(&LaneGates::plain(&net), &net.steps()[..net.state_steps()]),
-            move_part: Program::new(&move_gates, &move_steps),
-            values: vec![NONE; move_gates.slots()],
+            values: engine.cache(),
+            engine,
             next: vec![NONE; net.base_slots().len()],
             streams: (0..LANES as u64 / 8)
                 .map(|b| {
@@ -180,7 +232,7 @@ impl LanePlayouts {
     fn step_lanes<const VECTOR_BITS: u32>(&mut self, fewest_planes: u32) {
         // The net is read through `self.net` at each use, not through a clone
         // of the `Arc`: its reference count is shared with the other threads.
-        self.state_part.run(&self.net, &mut self.values);
+        self.engine.state_part.run(&self.net, &mut self.values);
         self.totals.nodes += LANES as u64;
         let terminal = self.values[self.net.terminal_slot() as usize];
         self.finish_playouts(&terminal);
@@ -195,7 +247,7 @@ impl LanePlayouts {
             self.choose::<VECTOR_BITS>(role, &mut active, fewest_planes);
         }
         self.moved = active;
-        self.move_part.run(&self.net, &mut self.values);
+        self.engine.move_part.run(&self.net, &mut self.values);
         // Read every next value before writing any base: a next value may be a base.
         let restart = not(&active);
         let net = &*self.net;

@@ -12,56 +12,69 @@ pub mod differential;
 pub mod lanes;
 mod move_cones;
 mod native;
-mod race;
 mod skipping;
 pub mod sweep;
 
 pub use compiled::CompiledNet;
 use compiled::Step;
-pub use differential::Differential;
-pub use sweep::Sweep;
+pub use differential::{Differential, DifferentialCache};
+pub use sweep::{Sweep, SweepCache};
 
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-/// What every scalar evaluator does: hold the values of one state (and, after
-/// [`Evaluator::load_moves`], one joint move) of a [`CompiledNet`].
-pub trait Evaluator {
+/// What every engine is: the shared, immutable part of an evaluator of one
+/// [`CompiledNet`] (its compiled plan, native code included), held in an
+/// [`Arc`] and read by every thread at once, apart from the per-thread scratch
+/// its evaluation writes ([`Engine::Cache`]), which each thread makes for
+/// itself with [`Engine::cache`].
+pub trait Engine: Send + Sync {
+    /// The values one thread's evaluation writes.
+    type Cache: Send;
+    /// Which evaluator it is.
+    fn kind(&self) -> EvaluatorKind;
+    /// The net it evaluates.
+    fn net(&self) -> &Arc<CompiledNet>;
+    /// Fresh scratch for one thread.
+    fn cache(&self) -> Self::Cache;
+}
+
+/// An engine that evaluates one state at a time (and, after
+/// [`ScalarEngine::load_moves`], one joint move), into a cache.
+pub trait ScalarEngine: Engine {
     /// Sets the bases to the state whose base `b` is bit `b` of `state` and
     /// evaluates everything that depends only on it.
-    fn load_state(&mut self, state: &[u64]);
-    /// Sets the inputs to `moves` (input indexes) and evaluates the part that
-    /// depends on moves. Call after [`Evaluator::load_state`].
-    fn load_moves(&mut self, moves: &[u32]);
+    fn load_state(&self, cache: &mut Self::Cache, state: &[u64]);
+    /// Sets the move propositions to `moves` (move indexes) and evaluates the
+    /// part that depends on moves. Call after [`ScalarEngine::load_state`].
+    fn load_moves(&self, cache: &mut Self::Cache, moves: &[u32]);
     /// The value of an output slot (terminal, goal, legality, next value) after
     /// the last load (of a goal read only on the way to goals, after
-    /// [`Evaluator::refresh_goals`]). Other gates' values are not kept by every
-    /// evaluator: the native sweep computes a gate read once in a register of
+    /// [`ScalarEngine::refresh_goals`]). Other gates' values are not kept by every
+    /// engine: the native sweep computes a gate read once in a register of
     /// its reader.
-    fn value(&self, slot: u32) -> bool;
+    fn value(&self, cache: &Self::Cache, slot: u32) -> bool;
     /// Brings the gates read only on the way to goals ([`CompiledNet::goal_only`])
-    /// up to date, for evaluators that leave them until goals are asked for.
-    fn refresh_goals(&mut self) {}
-    /// The legality of `role`'s inputs after the last [`Evaluator::load_state`]:
-    /// bit `at` of word `w` tells whether its input at position `64 w + at` is legal.
-    fn legal_words(&self, role: usize) -> &[u64];
-    /// The legal inputs of `role` after the last [`Evaluator::load_state`], ascending, into `out`.
-    fn legal_inputs(&self, net: &CompiledNet, role: usize, out: &mut Vec<u32>) {
+    /// up to date, for engines that leave them until goals are asked for.
+    fn refresh_goals(&self, cache: &mut Self::Cache);
+    /// The legality of `role`'s moves after the last [`ScalarEngine::load_state`]:
+    /// bit `at` of word `w` tells whether its move at position `64 w + at` is legal.
+    fn legal_words<'c>(&self, cache: &'c Self::Cache, role: usize) -> &'c [u64];
+    /// Writes the next state (bit `b`: base `b`'s next value) after the last
+    /// [`ScalarEngine::load_moves`] into `out`, whose bits past the bases stay zero.
+    fn next_state(&self, cache: &Self::Cache, out: &mut [u64]);
+    /// The legal moves of `role` after the last [`ScalarEngine::load_state`], ascending, into `out`.
+    fn legal_moves(&self, cache: &Self::Cache, role: usize, out: &mut Vec<u32>) {
         out.clear();
-        let inputs = &net.role_inputs()[role];
-        for (w, &word) in self.legal_words(role).iter().enumerate() {
+        let moves = &self.net().role_inputs()[role];
+        for (w, &word) in self.legal_words(cache, role).iter().enumerate() {
             let mut bits = word;
             while bits != 0 {
-                out.push(inputs[w * 64 + bits.trailing_zeros() as usize]);
+                out.push(moves[w * 64 + bits.trailing_zeros() as usize]);
                 bits &= bits - 1;
             }
         }
-    }
-    /// Writes the next state (bit `b`: base `b`'s next value) after the last
-    /// [`Evaluator::load_moves`] into `out`, whose bits past the bases stay zero.
-    fn next_state(&self, net: &CompiledNet, out: &mut [u64]) {
-        pack(out, net.next_slots().len(), |b| self.value(net.next_slots()[b]));
     }
 }
 
@@ -116,78 +129,155 @@ impl FromStr for EvaluatorKind {
     }
 }
 
-/// A scalar evaluator of either kind, chosen at run time.
-#[derive(Clone, Debug)]
+/// Which evaluator a run uses: one named, or `Auto`, the fastest on the
+/// game at hand (see the driver's chooser).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum Choice {
+    /// The fastest, measured on the game.
+    #[default]
+    Auto,
+    /// This one.
+    Fixed(EvaluatorKind),
+}
+
+impl fmt::Display for Choice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Choice::Auto => f.write_str("auto"),
+            Choice::Fixed(kind) => kind.fmt(f),
+        }
+    }
+}
+
+impl FromStr for Choice {
+    type Err = String;
+
+    /// `auto` or an evaluator's name.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s == "auto" {
+            Ok(Choice::Auto)
+        } else {
+            s.parse().map(Choice::Fixed)
+        }
+    }
+}
+
+/// How a run chooses and builds its engines.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct EngineConfig {
+    /// Which evaluator.
+    pub choice: Choice,
+    /// Whether engines compile to native code where the platform allows
+    /// (off keeps the interpreters, to measure them).
+    pub native: bool,
+}
+
+impl Default for EngineConfig {
+    /// The fastest evaluator, in native code.
+    fn default() -> EngineConfig {
+        EngineConfig {
+            choice: Choice::Auto,
+            native: true,
+        }
+    }
+}
+
+impl From<EvaluatorKind> for EngineConfig {
+    /// `kind`, in native code.
+    fn from(kind: EvaluatorKind) -> EngineConfig {
+        EngineConfig {
+            choice: Choice::Fixed(kind),
+            native: true,
+        }
+    }
+}
+
+/// A scalar engine of either kind, chosen at run time, with one thread's cache.
+#[derive(Clone)]
 pub enum Scalar {
     /// See [`Sweep`].
-    Sweep(Sweep),
-    /// See [`Differential`] (boxed: it holds much more than a sweep).
-    Differential(Box<Differential>),
+    Sweep(Arc<Sweep>, SweepCache),
+    /// See [`Differential`] (the cache boxed: it holds much more than a sweep's).
+    Differential(Arc<Differential>, Box<DifferentialCache>),
 }
 
 impl Scalar {
-    /// A fresh scalar evaluator of `kind` (lanes has no scalar form: it gets a sweep).
-    pub fn new(kind: EvaluatorKind, net: Arc<CompiledNet>) -> Scalar {
-        match kind {
-            EvaluatorKind::Differential => Scalar::Differential(Box::new(Differential::new(net))),
-            EvaluatorKind::Sweep | EvaluatorKind::Lanes => Scalar::Sweep(Sweep::new(net)),
-        }
-    }
-
     /// Which kind it is.
     pub fn kind(&self) -> EvaluatorKind {
         match self {
-            Scalar::Sweep(_) => EvaluatorKind::Sweep,
-            Scalar::Differential(_) => EvaluatorKind::Differential,
+            Scalar::Sweep(..) => EvaluatorKind::Sweep,
+            Scalar::Differential(..) => EvaluatorKind::Differential,
         }
     }
 }
 
-impl Evaluator for Scalar {
+impl fmt::Debug for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Scalar({})", self.kind())
+    }
+}
+
+/// One dispatch per query, for callers that ask one thing at a time (the
+/// state machine); drivers match once and run on the engine itself.
+impl Scalar {
+    /// See [`ScalarEngine::load_state`].
     #[inline]
-    fn load_state(&mut self, state: &[u64]) {
+    pub fn load_state(&mut self, state: &[u64]) {
         match self {
-            Scalar::Sweep(e) => e.load_state(state),
-            Scalar::Differential(e) => e.load_state(state),
+            Scalar::Sweep(e, c) => e.load_state(c, state),
+            Scalar::Differential(e, c) => e.load_state(c, state),
         }
     }
 
+    /// See [`ScalarEngine::load_moves`].
     #[inline]
-    fn load_moves(&mut self, moves: &[u32]) {
+    pub fn load_moves(&mut self, moves: &[u32]) {
         match self {
-            Scalar::Sweep(e) => e.load_moves(moves),
-            Scalar::Differential(e) => e.load_moves(moves),
+            Scalar::Sweep(e, c) => e.load_moves(c, moves),
+            Scalar::Differential(e, c) => e.load_moves(c, moves),
         }
     }
 
+    /// See [`ScalarEngine::value`].
     #[inline]
-    fn value(&self, slot: u32) -> bool {
+    pub fn value(&self, slot: u32) -> bool {
         match self {
-            Scalar::Sweep(e) => e.value(slot),
-            Scalar::Differential(e) => e.value(slot),
+            Scalar::Sweep(e, c) => e.value(c, slot),
+            Scalar::Differential(e, c) => e.value(c, slot),
         }
     }
 
-    fn refresh_goals(&mut self) {
+    /// See [`ScalarEngine::refresh_goals`].
+    pub fn refresh_goals(&mut self) {
         match self {
-            Scalar::Sweep(e) => e.refresh_goals(),
-            Scalar::Differential(e) => e.refresh_goals(),
+            Scalar::Sweep(e, c) => e.refresh_goals(c),
+            Scalar::Differential(e, c) => e.refresh_goals(c),
         }
     }
 
+    /// See [`ScalarEngine::legal_words`].
     #[inline]
-    fn legal_words(&self, role: usize) -> &[u64] {
+    pub fn legal_words(&self, role: usize) -> &[u64] {
         match self {
-            Scalar::Sweep(e) => e.legal_words(role),
-            Scalar::Differential(e) => e.legal_words(role),
+            Scalar::Sweep(e, c) => e.legal_words(c, role),
+            Scalar::Differential(e, c) => e.legal_words(c, role),
         }
     }
 
-    #[inline]
-    fn next_state(&self, net: &CompiledNet, out: &mut [u64]) {
+    /// See [`ScalarEngine::legal_moves`].
+    pub fn legal_moves(&self, role: usize, out: &mut Vec<u32>) {
         match self {
-            Scalar::Sweep(e) => e.next_state(net, out),
-            Scalar::Differential(e) => e.next_state(net, out),
+            Scalar::Sweep(e, c) => e.legal_moves(c, role, out),
+            Scalar::Differential(e, c) => e.legal_moves(c, role, out),
+        }
+    }
+
+    /// See [`ScalarEngine::next_state`].
+    #[inline]
+    pub fn next_state(&self, out: &mut [u64]) {
+        match self {
+            Scalar::Sweep(e, c) => e.next_state(c, out),
+            Scalar::Differential(e, c) => e.next_state(c, out),
         }
     }
 }

@@ -219,7 +219,7 @@ impl MoveCones {
 #[cfg(test)]
 mod tests {
     use super::super::differential::Differential;
-    use super::super::{run_steps, Evaluator, CLAIMS, TURNS};
+    use super::super::{run_steps, Engine, ScalarEngine, CLAIMS, TURNS};
     use super::*;
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
@@ -232,7 +232,8 @@ mod tests {
     fn next_states_by_move_cones(game: &str) {
         let loaded = crate::load(game, &crate::LoadConfig::default()).unwrap();
         let net: &Arc<CompiledNet> = loaded.game.net();
-        let mut eval = Differential::new(Arc::clone(net));
+        let eval = Differential::candidates(net, true).remove(0);
+        let mut cache = eval.cache();
         if !eval.has_move_cones() {
             if cfg!(all(target_arch = "x86_64", unix)) {
                 panic!("no move cones for a game whose moves reach few gates");
@@ -261,10 +262,10 @@ mod tests {
                 plain[net.input_slots()[m as usize] as usize] = true;
             }
             run_steps(net.steps(), &mut plain, false, &**net);
-            eval.load_state(&state);
-            eval.load_moves(&moves);
+            eval.load_state(&mut cache, &state);
+            eval.load_moves(&mut cache, &moves);
             let mut next = vec![0u64; words];
-            eval.next_state(net, &mut next);
+            eval.next_state(&cache, &mut next);
             for (b, &slot) in net.next_slots().iter().enumerate() {
                 assert_eq!(
                     next[b / 64] >> (b % 64) & 1 != 0,
@@ -272,13 +273,13 @@ mod tests {
                     "next value of base {b} after {moves:?} (step {step})"
                 );
                 assert_eq!(
-                    eval.value(slot),
+                    eval.value(&cache, slot),
                     plain[slot as usize],
                     "value of next slot {slot}"
                 );
             }
             assert_eq!(
-                eval.value(net.terminal_slot()),
+                eval.value(&cache, net.terminal_slot()),
                 plain[net.terminal_slot() as usize]
             );
         }

@@ -18,17 +18,9 @@ use super::cones::Cones;
 use super::decoded::DecodedMoves;
 use super::native::{Guard, Layout, NativeGate, NativeProgram, NativeStep};
 use super::skipping::{self, Blocks, Candidate, Marks};
-use super::{fixpoint, race, role_words, Evaluator, GateValue};
+use super::{fixpoint, role_words, Engine, EvaluatorKind, GateValue, ScalarEngine};
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, OnceLock};
-
-/// Whether sweep programs are compiled to native code where the platform
-/// allows: yes unless the environment sets `GGPNET_NATIVE=off` (to measure the
-/// interpreter).
-fn native_code_enabled() -> bool {
-    static ENABLED: OnceLock<bool> = OnceLock::new();
-    *ENABLED.get_or_init(|| std::env::var("GGPNET_NATIVE").map_or(true, |v| v != "off"))
-}
+use std::sync::Arc;
 
 /// One run of a [`Program`]: `count` gates of one kind whose operands start at
 /// `at` in [`Program::operands`].
@@ -73,16 +65,19 @@ pub(crate) struct Program {
 impl Program {
     /// Compiles the gates of `steps` that are `taken` (see
     /// [`Program::interpreted`]) into native code over values laid out as
-    /// `layout` says unless [`native_code_enabled`] says no, guarding no gate.
+    /// `layout` says if `native`, guarding no gate.
     pub(crate) fn new(
         net: &CompiledNet,
         steps: &[Step],
         taken: &[bool],
         packed: Vec<Vec<u32>>,
         layout: Layout,
+        native: bool,
     ) -> Program {
         let mut program = Program::interpreted(net, steps, taken, packed);
-        program.compile(net, layout, |_| None, None);
+        if native {
+            program.compile(net, layout, |_| None, None);
+        }
         program
     }
 
@@ -144,7 +139,7 @@ impl Program {
     }
 
     /// Makes native code of the program over values laid out as `layout`
-    /// says unless [`native_code_enabled`] says no; `block` gives the guarded
+    /// says where the platform allows; `block` gives the guarded
     /// block of each stored gate (see [`NativeProgram::compile`]), and `key`
     /// the order of gates in each independent set (see
     /// [`Program::native_steps`]).
@@ -155,27 +150,25 @@ impl Program {
         mut block: impl FnMut(u32) -> Option<u32>,
         key: Option<&[u32]>,
     ) {
-        if native_code_enabled() {
-            let read_once = self.read_once(net);
-            let native = NativeProgram::compile(
-                layout,
-                self.packed.len(),
-                self.native_steps(key),
-                &read_once,
-                |gate| match self.conditions.get(gate as usize).copied().flatten() {
-                    Some(condition) => Some(Guard::Condition(condition)),
-                    None => block(gate).map(Guard::Block),
-                },
-                |gate| self.forced.get(gate as usize).copied().unwrap_or(false),
-            );
-            if native.is_some() {
-                self.runs = Vec::new();
-                self.operands = Vec::new();
-                self.sets = Vec::new();
-                self.conditions = Vec::new();
-                self.forced = Vec::new();
-                self.native = native;
-            }
+        let read_once = self.read_once(net);
+        let native = NativeProgram::compile(
+            layout,
+            self.packed.len(),
+            self.native_steps(key),
+            &read_once,
+            |gate| match self.conditions.get(gate as usize).copied().flatten() {
+                Some(condition) => Some(Guard::Condition(condition)),
+                None => block(gate).map(Guard::Block),
+            },
+            |gate| self.forced.get(gate as usize).copied().unwrap_or(false),
+        );
+        if native.is_some() {
+            self.runs = Vec::new();
+            self.operands = Vec::new();
+            self.sets = Vec::new();
+            self.conditions = Vec::new();
+            self.forced = Vec::new();
+            self.native = native;
         }
     }
 
@@ -553,9 +546,9 @@ pub(crate) fn outputs(net: &CompiledNet) -> Vec<bool> {
     output
 }
 
-/// What every sweep evaluator of one net shares.
+/// The compiled programs of a [`Sweep`].
 #[derive(Debug)]
-pub(crate) struct Plan {
+struct Plan {
     /// The part that depends on the state only, less the gates read only on
     /// the way to goals ([`CompiledNet::goal_only`]), packing the legality set;
     /// the part that depends on moves, packing the next state; and those
@@ -585,35 +578,21 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    /// The plan of `net`'s sweep evaluators: with the move part by cones if
-    /// the cost model says they cost less than its blocks, and, when their
-    /// code outgrows the cache, if they also run random playouts faster (see
-    /// [`race::faster`]).
-    fn chosen(net: &Arc<CompiledNet>) -> Arc<Plan> {
-        let plan = Arc::new(Plan::new(net, true));
-        if !plan.cones.as_ref().is_some_and(Cones::outgrow_cache) {
-            return plan;
-        }
-        let by_blocks = Arc::new(Plan::new(net, false));
-        race::faster(net, plan, by_blocks, |plan| {
-            Sweep::with_plan(Arc::clone(net), plan)
-        })
+    /// Compiles the three parts of `net` (into native code if `native`) and
+    /// lays out its legality set, the packed values moved to the pack areas
+    /// if every part runs native code; the move part by cones only if `cones`
+    /// allows.
+    fn new(net: &CompiledNet, native: bool, cones: bool) -> Plan {
+        Plan::build(net, native, native, cones)
+            .unwrap_or_else(|| Plan::build(net, native, false, cones).expect("values in place"))
     }
 
-    /// Compiles the three parts of `net` and lays out its legality set, the
-    /// packed values moved to the pack areas if every part runs native code;
-    /// the move part by cones only if `cones` allows.
-    fn new(net: &CompiledNet, cones: bool) -> Plan {
-        Plan::build(net, true, cones)
-            .unwrap_or_else(|| Plan::build(net, false, cones).expect("values in place"))
-    }
-
-    /// The plan with the values of packed gates moved to the pack areas if
-    /// `moved` and native code is enabled (see [`located`]), or `None` if
-    /// then some part does not run native code (which alone addresses them
-    /// where they moved); the move part by cones where the cost model says
-    /// they cost less, if `cones` allows.
-    fn build(net: &CompiledNet, moved: bool, cones: bool) -> Option<Plan> {
+    /// The plan, in native code if `native`, with the values of packed gates
+    /// moved to the pack areas if `moved` and `native` (see [`located`]), or
+    /// `None` if then some part does not run native code (which alone
+    /// addresses them where they moved); the move part by cones where the
+    /// cost model says they cost less, if `cones` allows.
+    fn build(net: &CompiledNet, native: bool, moved: bool, cones: bool) -> Option<Plan> {
         let goal_only = net.goal_only();
         let kept: Vec<bool> = goal_only.iter().map(|&g| !g).collect();
         let (state, moves) = net.steps().split_at(net.state_steps());
@@ -633,7 +612,7 @@ impl Plan {
         // The legality set's pack area, the next state's, then the flags.
         let (state_area, moves_area) = (net.slots(), net.slots() + 64 * legal_words.len());
         let flags_start = moves_area + 64 * next_words.len();
-        let moved = moved && native_code_enabled();
+        let moved = moved && native;
         let located = if moved {
             located(
                 net,
@@ -652,7 +631,7 @@ impl Plan {
             first_flag,
         };
         let output = outputs(net);
-        let (blocks, cones) = if native_code_enabled() {
+        let (blocks, cones) = if native {
             let conditions = skipped_conditions(net, &kept, &state.read_once(net), &output);
             let in_moves = net.in_move_part();
             let mut used: Vec<(Condition, bool)> = (0..net.slots())
@@ -691,14 +670,16 @@ impl Plan {
             (Blocks::default(), None)
         };
         let block_of = |gate: u32| blocks.of_gate.get(&gate).copied();
-        state.compile(net, layout(state_area, flags_start), block_of, Some(&key));
-        let state_flags = state.guarded().len();
-        moves.compile(
-            net,
-            layout(moves_area, flags_start + state_flags),
-            block_of,
-            Some(&key),
-        );
+        if native {
+            state.compile(net, layout(state_area, flags_start), block_of, Some(&key));
+            let state_flags = state.guarded().len();
+            moves.compile(
+                net,
+                layout(moves_area, flags_start + state_flags),
+                block_of,
+                Some(&key),
+            );
+        }
         let guarded: Vec<u32> = state.guarded().iter().chain(moves.guarded()).copied().collect();
         // Goals are evaluated in terminal states only: never guarded.
         let goals = Program::new(
@@ -707,6 +688,7 @@ impl Plan {
             &goal_only,
             Vec::new(),
             layout(flags_start, flags_start),
+            native,
         );
         if moved && !(state.is_native() && moves.is_native() && goals.is_native()) {
             return None;
@@ -781,15 +763,20 @@ pub(crate) fn located<'a>(
     located
 }
 
-/// Per-thread evaluation state over a shared [`CompiledNet`].
-#[derive(Clone, Debug)]
+/// The sweep engine of one net: its compiled programs, shared by every thread.
+#[derive(Debug)]
 pub struct Sweep {
     net: Arc<CompiledNet>,
-    plan: Arc<Plan>,
+    plan: Plan,
+}
+
+/// One thread's values of a [`Sweep`].
+#[derive(Clone, Debug)]
+pub struct SweepCache {
     values: Vec<bool>,
     /// The state whose bases `values` hold.
     loaded: Vec<u64>,
-    /// The legality of every role's inputs, packed as [`Plan::role_words`] says.
+    /// The legality of every role's moves, packed as [`Plan::role_words`] says.
     legal: Vec<u64>,
     moves: Vec<u32>,
     /// The next state after the last joint move.
@@ -799,44 +786,58 @@ pub struct Sweep {
     /// Whether the last joint move ran the whole move part rather than the
     /// cones (so that all of the cones' constants are to be restored).
     ran_whole: bool,
-    /// Whether the inputs of `moves` (and the `or`s of moves) are stored in
-    /// `values`: always when the whole move part runs, when the cones run
-    /// only if they read them.
+    /// Whether the move propositions of `moves` (and the `or`s of moves) are
+    /// stored in `values`: always when the whole move part runs, when the
+    /// cones run only if they read them.
     marked: bool,
 }
 
 impl Sweep {
-    /// The plan shared by the sweep evaluators of `net` (its programs, in
-    /// native code where the platform allows): made by the first call (which
-    /// may race two plans, see [`Plan::chosen`]), kept in `net`. Loading makes
-    /// it, so that it is not allocated among the mutable buffers of a worker
-    /// thread, whose writes would evict it from the caches of the others
-    /// (false sharing).
-    pub(crate) fn plan(net: &Arc<CompiledNet>) -> Arc<Plan> {
-        Arc::clone(net.sweep_plan.get_or_init(|| Plan::chosen(net)))
+    /// The sweep engines worth choosing between for `net` (in native code
+    /// where the platform allows if `native`), the preferred first: the move
+    /// part by cones where the cost model says they cost less than its
+    /// blocks; when their code outgrows the cache, the plan without them too,
+    /// for the chooser to race (a cost model does not make that choice
+    /// reliably).
+    pub fn candidates(net: &Arc<CompiledNet>, native: bool) -> Vec<Sweep> {
+        let sweep = |cones| Sweep {
+            net: Arc::clone(net),
+            plan: Plan::new(net, native, cones),
+        };
+        let by_cones = sweep(true);
+        if by_cones.plan.cones.as_ref().is_some_and(Cones::outgrow_cache) {
+            vec![by_cones, sweep(false)]
+        } else {
+            vec![by_cones]
+        }
+    }
+}
+
+impl Engine for Sweep {
+    type Cache = SweepCache;
+
+    fn kind(&self) -> EvaluatorKind {
+        EvaluatorKind::Sweep
     }
 
-    /// A fresh evaluator (all values false).
-    pub fn new(net: Arc<CompiledNet>) -> Sweep {
-        let plan = Sweep::plan(&net);
-        Sweep::with_plan(net, plan)
+    fn net(&self) -> &Arc<CompiledNet> {
+        &self.net
     }
 
-    /// A fresh evaluator of `net` by `plan` (all values false).
-    fn with_plan(net: Arc<CompiledNet>, plan: Arc<Plan>) -> Sweep {
+    /// Fresh values (all false).
+    fn cache(&self) -> SweepCache {
+        let (net, plan) = (&self.net, &self.plan);
         // Every flag set: no gate has been evaluated yet.
         let mut values = vec![true; plan.value_slots];
         values[..plan.flags_start].fill(false);
         if let Some(cones) = &plan.cones {
             cones.restore_all(&mut values);
         }
-        Sweep {
+        SweepCache {
             values,
             loaded: vec![0; net.base_slots().len().div_ceil(64)],
             legal: vec![0; plan.role_words.last().copied().unwrap_or(0)],
             next: vec![0; net.next_slots().len().div_ceil(64)],
-            plan,
-            net,
             moves: Vec::new(),
             goals_fresh: false,
             ran_whole: false,
@@ -845,16 +846,16 @@ impl Sweep {
     }
 }
 
-impl Evaluator for Sweep {
+impl ScalarEngine for Sweep {
     #[inline]
-    fn legal_words(&self, role: usize) -> &[u64] {
-        &self.legal[self.plan.role_words[role]..self.plan.role_words[role + 1]]
+    fn legal_words<'c>(&self, cache: &'c SweepCache, role: usize) -> &'c [u64] {
+        &cache.legal[self.plan.role_words[role]..self.plan.role_words[role + 1]]
     }
 
-    fn load_state(&mut self, state: &[u64]) {
-        let (net, plan, values) = (&*self.net, &*self.plan, &mut self.values);
+    fn load_state(&self, cache: &mut SweepCache, state: &[u64]) {
+        let (net, plan, values) = (&*self.net, &self.plan, &mut cache.values);
         // Only the bases that differ from the state loaded before.
-        for (w, (loaded, &new)) in self.loaded.iter_mut().zip(state).enumerate() {
+        for (w, (loaded, &new)) in cache.loaded.iter_mut().zip(state).enumerate() {
             let mut changed = *loaded ^ new;
             while changed != 0 {
                 let at = changed.trailing_zeros();
@@ -864,24 +865,24 @@ impl Evaluator for Sweep {
             }
             *loaded = new;
         }
-        plan.state.run(net, values, &mut self.legal);
-        self.goals_fresh = false;
+        plan.state.run(net, values, &mut cache.legal);
+        cache.goals_fresh = false;
     }
 
-    fn load_moves(&mut self, moves: &[u32]) {
-        let (net, plan, values) = (&*self.net, &*self.plan, &mut self.values);
+    fn load_moves(&self, cache: &mut SweepCache, moves: &[u32]) {
+        let (net, plan, values) = (&*self.net, &self.plan, &mut cache.values);
         if let Some(cones) = &plan.cones {
-            if self.ran_whole {
+            if cache.ran_whole {
                 cones.restore_all(values);
             } else {
-                cones.restore(values, &self.moves);
+                cones.restore(values, &cache.moves);
             }
         }
         let by_cones = plan.cones.as_ref().filter(|cones| cones.accepts(moves));
-        // The cones of turn-taking games read no input from memory.
+        // The cones of turn-taking games read no move from memory.
         let marking = by_cones.is_none_or(Cones::reads_moves);
-        if self.marked {
-            for &m in &self.moves {
+        if cache.marked {
+            for &m in &cache.moves {
                 plan.marks.set(values, net.input_slots()[m as usize], false);
             }
         }
@@ -890,36 +891,36 @@ impl Evaluator for Sweep {
                 plan.marks.set(values, net.input_slots()[m as usize], true);
             }
         }
-        self.marked = marking;
-        self.moves.clear();
-        self.moves.extend_from_slice(moves);
+        cache.marked = marking;
+        cache.moves.clear();
+        cache.moves.extend_from_slice(moves);
         match by_cones {
             Some(cones) => {
-                cones.run(values, moves, &mut self.next);
-                self.ran_whole = false;
+                cones.run(values, moves, &mut cache.next);
+                cache.ran_whole = false;
             }
             None => {
-                plan.moves.run(net, values, &mut self.next);
-                self.ran_whole = true;
+                plan.moves.run(net, values, &mut cache.next);
+                cache.ran_whole = true;
             }
         }
     }
 
     #[inline]
-    fn value(&self, slot: u32) -> bool {
-        self.values[self.plan.located[slot as usize] as usize]
+    fn value(&self, cache: &SweepCache, slot: u32) -> bool {
+        cache.values[self.plan.located[slot as usize] as usize]
     }
 
-    fn refresh_goals(&mut self) {
-        if !self.goals_fresh {
-            self.plan.goals.run(&self.net, &mut self.values, &mut []);
-            self.goals_fresh = true;
+    fn refresh_goals(&self, cache: &mut SweepCache) {
+        if !cache.goals_fresh {
+            self.plan.goals.run(&self.net, &mut cache.values, &mut []);
+            cache.goals_fresh = true;
         }
     }
 
-    fn next_state(&self, _net: &CompiledNet, out: &mut [u64]) {
+    fn next_state(&self, cache: &SweepCache, out: &mut [u64]) {
         // Word by word, in line: a call to `memcpy` costs more for a few words.
-        for (o, &n) in out.iter_mut().zip(self.next.iter().chain(std::iter::repeat(&0))) {
+        for (o, &n) in out.iter_mut().zip(cache.next.iter().chain(std::iter::repeat(&0))) {
             *o = n;
         }
     }
