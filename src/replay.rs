@@ -2,8 +2,8 @@
 //! followed move by move and, at every step, the state, every role's legal
 //! moves, terminal and goals are compared with ours; then the perft counts.
 
-use crate::propnet::eval::EvaluatorKind;
-use crate::propnet::playout::{perft, MAX_PERFT_DEPTH};
+use crate::propnet::driver::{perft, MAX_PERFT_DEPTH};
+use crate::propnet::engine::EvaluatorKind;
 use crate::propnet::{Loaded, State, StateMachine};
 use serde::Deserialize;
 use serde_json::Value;

@@ -9,8 +9,8 @@
 //! amazons_10x10, whose terminal test reads every legal move.
 
 use ggpnet::differential::lanes_against_scalar;
-use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::playout::{monte_carlo, Budget, McConfig, DEFAULT_MAX_DEPTH};
+use ggpnet::propnet::driver::{monte_carlo, Budget, McConfig, DEFAULT_MAX_DEPTH};
+use ggpnet::propnet::engine::EvaluatorKind;
 use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{load, Loaded, Move, StateMachine};
 use std::path::Path;

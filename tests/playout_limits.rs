@@ -5,8 +5,8 @@
 //! counted apart from a goal of 0.
 
 use ggpnet::differential::lanes_against_scalar;
-use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::playout::{monte_carlo, Budget, McConfig, McReport};
+use ggpnet::propnet::driver::{monte_carlo, Budget, McConfig, McReport};
+use ggpnet::propnet::engine::EvaluatorKind;
 use ggpnet::propnet::{load, Loaded};
 
 /// A game whose terminal state can never be reached: every playout runs forever.

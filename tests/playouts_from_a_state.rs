@@ -6,10 +6,10 @@
 //! Monte-Carlo from it runs on every evaluator.
 
 use ggpnet::differential::lanes_against_scalar_from;
-use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::playout::{
+use ggpnet::propnet::driver::{
     monte_carlo, monte_carlo_from, Budget, McConfig, McError, Playout, PlayoutTotals, DEFAULT_MAX_DEPTH,
 };
+use ggpnet::propnet::engine::EvaluatorKind;
 use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{load, Loaded, Move, State, StateMachine};
 use std::sync::Arc;

@@ -1,40 +1,15 @@
-//! The state machine: the contract every user codes against. States are packed
-//! bit sets of base propositions; moves are indexes of input propositions; both
-//! convert to and from canonical KIF strings.
+//! The state machine: the contract every user codes against, over a
+//! [`Game`]'s scalar engine. States are packed bit sets of base
+//! propositions; moves are indexes of move propositions; both convert to and
+//! from canonical KIF strings.
 
-use crate::choose;
-use crate::circuit::{Circuit, VerifyError};
-use crate::eval::{CompiledNet, Differential, EvaluatorKind, Scalar, Sweep};
-use crate::layer::Layering;
-use crate::playout::{best_goals, random_move, Playout, PlayoutTotals};
+use crate::driver::{best_goals, choose, random_move, Playout, PlayoutTotals};
+use crate::engine::{EvaluatorKind, Scalar};
+pub use crate::game::{Game, Move, State};
 use crate::random::Stream;
 use bitvec::vec::BitVec;
-use rustc_hash::FxHashMap;
 use std::fmt;
-use std::sync::{Arc, OnceLock};
-
-/// A game state: the set of true base propositions.
-#[derive(PartialEq, Eq, Hash, Debug)]
-pub struct State(pub BitVec<u64>);
-
-impl Clone for State {
-    fn clone(&self) -> State {
-        State(self.0.clone())
-    }
-
-    /// Copies the words in place when the lengths match (no allocation).
-    fn clone_from(&mut self, source: &State) {
-        if self.0.len() == source.0.len() {
-            self.0.as_raw_mut_slice().copy_from_slice(source.0.as_raw_slice());
-        } else {
-            self.0.clone_from(&source.0);
-        }
-    }
-}
-
-/// A move of one role: the index of its input proposition.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-pub struct Move(pub u32);
+use std::sync::Arc;
 
 /// A refused request: unknown role or move, illegal move, malformed fact.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -53,131 +28,6 @@ impl std::error::Error for MachineError {}
 
 fn refuse<T>(message: String) -> Result<T, MachineError> {
     Err(MachineError { message })
-}
-
-/// What every thread shares: the compiled circuit and the names of things.
-/// Read-only after [`Game::new`]: its fields are read through accessors of the
-/// same names, so the net, the names and the indexes always agree.
-#[derive(Debug)]
-pub struct Game {
-    /// The compiled circuit.
-    net: Arc<CompiledNet>,
-    /// Role names, in order.
-    roles: Vec<String>,
-    /// Canonical text of each base's fact.
-    facts: Vec<String>,
-    /// Canonical text of each input's move.
-    moves: Vec<String>,
-    /// Role of each input.
-    move_roles: Vec<usize>,
-    /// Inputs of each role.
-    role_moves: Vec<Vec<Move>>,
-    /// Goal value of each goal output, and its role.
-    goals: Vec<(usize, i64)>,
-    /// The initial state.
-    initial: State,
-    fact_index: FxHashMap<String, usize>,
-    move_index: FxHashMap<(usize, String), Move>,
-    /// The scalar engines, interpreted (0) and native (1), each made (by the
-    /// chooser) when first asked for and shared by every machine and thread.
-    sweep: [OnceLock<Arc<Sweep>>; 2],
-    differential: [OnceLock<Arc<Differential>>; 2],
-}
-
-impl Game {
-    /// The compiled circuit.
-    #[inline]
-    pub fn net(&self) -> &Arc<CompiledNet> {
-        &self.net
-    }
-
-    /// Role names, in order.
-    #[inline]
-    pub fn roles(&self) -> &[String] {
-        &self.roles
-    }
-
-    /// Canonical text of each base's fact.
-    #[inline]
-    pub fn facts(&self) -> &[String] {
-        &self.facts
-    }
-
-    /// Canonical text of each input's move.
-    #[inline]
-    pub fn moves(&self) -> &[String] {
-        &self.moves
-    }
-
-    /// Role of each input.
-    #[inline]
-    pub fn move_roles(&self) -> &[usize] {
-        &self.move_roles
-    }
-
-    /// Inputs of each role.
-    #[inline]
-    pub fn role_moves(&self) -> &[Vec<Move>] {
-        &self.role_moves
-    }
-
-    /// Goal value of each goal output, and its role.
-    #[inline]
-    pub fn goals(&self) -> &[(usize, i64)] {
-        &self.goals
-    }
-
-    /// The initial state.
-    #[inline]
-    pub fn initial(&self) -> &State {
-        &self.initial
-    }
-
-    /// Where the sweep engine in native code (if `native`) or not is kept.
-    pub(crate) fn sweep_engine(&self, native: bool) -> &OnceLock<Arc<Sweep>> {
-        &self.sweep[usize::from(native)]
-    }
-
-    /// Where the differential engine in native code (if `native`) or not is kept.
-    pub(crate) fn differential_engine(&self, native: bool) -> &OnceLock<Arc<Differential>> {
-        &self.differential[usize::from(native)]
-    }
-
-    /// Compiles a layered circuit, refusing one that breaks an invariant of
-    /// the evaluators (see [`CompiledNet::new`]).
-    pub fn new(circuit: &Circuit, layering: &Layering) -> Result<Game, VerifyError> {
-        let net = Arc::new(CompiledNet::new(circuit, layering)?);
-        let v = &circuit.vocabulary;
-        let roles: Vec<String> = circuit.roles.iter().map(|&r| v.kif(r)).collect();
-        let facts: Vec<String> = circuit.bases.iter().map(|b| v.kif(b.fact)).collect();
-        let moves: Vec<String> = circuit.inputs.iter().map(|i| v.kif(i.action)).collect();
-        let move_roles: Vec<usize> = circuit.inputs.iter().map(|i| i.role).collect();
-        let mut role_moves = vec![Vec::new(); roles.len()];
-        for (m, &r) in move_roles.iter().enumerate() {
-            role_moves[r].push(Move(m as u32));
-        }
-        let mut initial = BitVec::from_vec(net.initial().to_vec());
-        initial.truncate(circuit.bases.len());
-        let initial = State(initial);
-        Ok(Game {
-            net,
-            fact_index: facts.iter().enumerate().map(|(i, f)| (f.clone(), i)).collect(),
-            move_index: moves
-                .iter()
-                .enumerate()
-                .map(|(m, s)| ((move_roles[m], s.clone()), Move(m as u32)))
-                .collect(),
-            roles,
-            facts,
-            moves,
-            move_roles,
-            role_moves,
-            goals: circuit.goals.iter().map(|g| (g.role, g.value)).collect(),
-            initial,
-            sweep: Default::default(),
-            differential: Default::default(),
-        })
-    }
 }
 
 /// A state machine over a compiled game, with its own evaluation scratch space.
@@ -224,23 +74,23 @@ impl StateMachine {
 
     /// Role names in the order of the `role` facts.
     pub fn roles(&self) -> &[String] {
-        &self.game.roles
+        self.game.roles()
     }
 
     /// The index of a role by name.
     pub fn role_index(&self, name: &str) -> Result<usize, MachineError> {
-        match self.game.roles.iter().position(|r| r == name) {
+        match self.game.roles().iter().position(|r| r == name) {
             Some(i) => Ok(i),
             None => refuse(format!(
                 "unknown role '{name}' (roles: {})",
-                self.game.roles.join(", ")
+                self.game.roles().join(", ")
             )),
         }
     }
 
     /// The initial state.
     pub fn initial_state(&self) -> State {
-        self.game.initial.clone()
+        self.game.initial().clone()
     }
 
     fn load(&mut self, state: &State) {
@@ -286,22 +136,22 @@ impl StateMachine {
     /// `None` when it has none.
     pub fn random_legal_move(&mut self, state: &State, role: usize, rng: &mut Stream) -> Option<Move> {
         self.load(state);
-        random_move(&self.game.net, self.eval.legal_words(role), role, rng).map(Move)
+        random_move(self.game.net(), self.eval.legal_words(role), role, rng).map(Move)
     }
 
     /// Whether `state` is terminal.
     pub fn is_terminal(&mut self, state: &State) -> bool {
         self.load(state);
-        self.eval.value(self.game.net.terminal_slot())
+        self.eval.value(self.game.net().terminal_slot())
     }
 
     /// Every goal value derivable for each role in `state`, ascending.
     pub fn goals(&mut self, state: &State) -> Vec<Vec<i64>> {
         self.load(state);
         self.eval.refresh_goals();
-        let mut goals = vec![Vec::new(); self.game.roles.len()];
-        for (g, &(role, value)) in self.game.goals.iter().enumerate() {
-            if self.eval.value(self.game.net.goal_slots()[g]) {
+        let mut goals = vec![Vec::new(); self.game.roles().len()];
+        for (g, &(role, value)) in self.game.goals().iter().enumerate() {
+            if self.eval.value(self.game.net().goal_slots()[g]) {
                 goals[role].push(value);
             }
         }
@@ -321,28 +171,31 @@ impl StateMachine {
     /// Refuses a joint move of the wrong length, a move of another role, or an
     /// illegal move, naming the role and the move.
     pub fn next_state(&mut self, state: &State, joint: &[Move]) -> Result<State, MachineError> {
-        if joint.len() != self.game.roles.len() {
+        if joint.len() != self.game.roles().len() {
             return refuse(format!(
                 "a joint move needs one move per role ({}), got {}",
-                self.game.roles.len(),
+                self.game.roles().len(),
                 joint.len()
             ));
         }
         self.load(state);
         for (role, m) in joint.iter().enumerate() {
-            let Some(&owner) = self.game.move_roles.get(m.0 as usize) else {
+            let Some(&owner) = self.game.move_roles().get(m.0 as usize) else {
                 return refuse(format!("move #{} does not exist", m.0));
             };
             if owner != role {
                 return refuse(format!(
                     "move {} belongs to role {}, not to role {}",
-                    self.game.moves[m.0 as usize], self.game.roles[owner], self.game.roles[role]
+                    self.game.moves()[m.0 as usize],
+                    self.game.roles()[owner],
+                    self.game.roles()[role]
                 ));
             }
-            if !self.eval.value(self.game.net.legal_slots()[m.0 as usize]) {
+            if !self.eval.value(self.game.net().legal_slots()[m.0 as usize]) {
                 return refuse(format!(
                     "illegal move {} for role {} in this state",
-                    self.game.moves[m.0 as usize], self.game.roles[role]
+                    self.game.moves()[m.0 as usize],
+                    self.game.roles()[role]
                 ));
             }
         }
@@ -352,7 +205,7 @@ impl StateMachine {
     /// The next state for a joint move known to be legal in the state last
     /// queried (through `legal_moves`, `is_terminal` or `goals`).
     pub fn next_unchecked(&mut self, joint: &[Move]) -> State {
-        let mut next = State(BitVec::repeat(false, self.game.facts.len()));
+        let mut next = State(BitVec::repeat(false, self.game.facts().len()));
         self.next_into(joint, &mut next);
         next
     }
@@ -367,34 +220,38 @@ impl StateMachine {
 
     /// The canonical text of a move.
     pub fn move_to_kif(&self, m: Move) -> &str {
-        &self.game.moves[m.0 as usize]
+        &self.game.moves()[m.0 as usize]
     }
 
     /// The move of `role` written as `text` (any spacing; canonical form is compared).
     pub fn parse_move(&self, role: usize, text: &str) -> Result<Move, MachineError> {
         let canonical = canonical(text)?;
-        match self.game.move_index.get(&(role, canonical.clone())) {
-            Some(&m) => Ok(m),
+        match self.game.move_named(role, &canonical) {
+            Some(m) => Ok(m),
             None => refuse(format!(
                 "unknown move {canonical} for role {}",
-                self.game.roles.get(role).map_or("?", |r| r.as_str())
+                self.game.roles().get(role).map_or("?", |r| r.as_str())
             )),
         }
     }
 
     /// The true facts of a state, canonical and sorted by byte order.
     pub fn state_to_kif(&self, state: &State) -> Vec<String> {
-        let mut facts: Vec<String> = state.0.iter_ones().map(|b| self.game.facts[b].clone()).collect();
+        let mut facts: Vec<String> = state
+            .0
+            .iter_ones()
+            .map(|b| self.game.facts()[b].clone())
+            .collect();
         facts.sort_unstable();
         facts
     }
 
     /// The state in which exactly `facts` hold. Refuses facts that can never hold.
     pub fn state_from_kif(&self, facts: &[String]) -> Result<State, MachineError> {
-        let mut bits: BitVec<u64> = BitVec::repeat(false, self.game.facts.len());
+        let mut bits: BitVec<u64> = BitVec::repeat(false, self.game.facts().len());
         for fact in facts {
-            match self.game.fact_index.get(&canonical(fact)?) {
-                Some(&b) => bits.set(b, true),
+            match self.game.fact_named(&canonical(fact)?) {
+                Some(b) => bits.set(b, true),
                 None => return refuse(format!("fact {fact} can never hold in this game")),
             }
         }

@@ -1,12 +1,12 @@
 //! The whole compilation, phase by phase, with a report of what each phase took
 //! and produced: parse, check, ground, build, optimize, layer.
 
-use crate::choose;
-use crate::circuit::{build, BuildError, Circuit, VerifyError};
-use crate::eval::EvaluatorKind;
-use crate::layer::{layer, CycleError, Layering};
+use crate::driver::choose;
+use crate::engine::EvaluatorKind;
+use crate::ir::{build, BuildError, Circuit, VerifyError};
+use crate::layout::{layer, CycleError, Layering};
 use crate::machine::{Game, StateMachine};
-use crate::optimize::{optimize, OptimizeConfig};
+use crate::opt::{optimize, OptimizeConfig};
 use ggpnet_grounder::{ErrorKind, GdlError};
 use ggpnet_kif::ParseError;
 use std::collections::BTreeMap;

@@ -5,8 +5,8 @@
 //! ours, with the ratios.
 
 use super::{load_game, Failure};
-use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::playout::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
+use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
+use ggpnet::propnet::engine::EvaluatorKind;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -153,7 +153,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
     progress.finish();
     let report = json!({
         "cpu": cpu_model(),
-        "lane_vector_bits": ggpnet::propnet::eval::lanes::vector_bits(),
+        "lane_vector_bits": ggpnet::propnet::engine::vector_bits(),
         "cores": std::thread::available_parallelism().map_or(1, |n| n.get()),
         "threads": threads,
         "seconds": args.seconds,
@@ -221,7 +221,7 @@ fn perft_against_trace(corpus: &Path, game: &str, loaded: &std::sync::Arc<ggpnet
         })
         .unwrap_or_default();
     let depth = expected.keys().max().copied().unwrap_or(3);
-    let runs: Vec<(EvaluatorKind, ggpnet::propnet::playout::PerftReport)> =
+    let runs: Vec<(EvaluatorKind, ggpnet::propnet::driver::PerftReport)> =
         [EvaluatorKind::Sweep, EvaluatorKind::Differential]
             .into_iter()
             .map(|kind| (kind, perft(loaded, depth, kind)))
@@ -229,7 +229,7 @@ fn perft_against_trace(corpus: &Path, game: &str, loaded: &std::sync::Arc<ggpnet
     let matches = runs
         .iter()
         .all(|(_, r)| expected.iter().all(|(&d, &n)| r.counts[d - 1] == n as u128));
-    let rate = |r: &ggpnet::propnet::playout::PerftReport| r.nodes as f64 / r.seconds.max(1e-9);
+    let rate = |r: &ggpnet::propnet::driver::PerftReport| r.nodes as f64 / r.seconds.max(1e-9);
     let (kind, fastest) = runs
         .iter()
         .max_by(|a, b| rate(&a.1).total_cmp(&rate(&b.1)))

@@ -7,10 +7,10 @@ use clap::{Args, Parser, Subcommand};
 use failure::Failure;
 
 use ggpnet::grounder::instantiate as grounder;
-use ggpnet::propnet::choose;
-use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::eval::{Choice, EngineConfig};
-use ggpnet::propnet::playout::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
+use ggpnet::propnet::driver::choose;
+use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
+use ggpnet::propnet::engine::EvaluatorKind;
+use ggpnet::propnet::engine::{Choice, EngineConfig};
 use ggpnet::propnet::{load, LoadConfig, Loaded};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

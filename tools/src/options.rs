@@ -2,7 +2,7 @@
 //! (clap value parsers): a value out of range is a usage error (exit code 2)
 //! that names the option, never a panic later.
 
-use ggpnet::propnet::playout::MAX_PERFT_DEPTH;
+use ggpnet::propnet::driver::MAX_PERFT_DEPTH;
 
 /// Longest run accepted by `--seconds`: about 31 years, far beyond any real run,
 /// and far below the range where adding it to a clock overflows.

@@ -4,8 +4,8 @@
 //! its layering and a state machine that behave like the original.
 
 use super::ExportError;
-use crate::circuit::{Base, Circuit, Goal, Input, Node, NodeId, NodeKind, VerifyError, Vocabulary};
-use crate::layer::{layer, Layering};
+use crate::ir::{Base, Circuit, Goal, Input, Node, NodeId, NodeKind, VerifyError, Vocabulary};
+use crate::layout::{layer, Layering};
 use crate::machine::Game;
 use crate::pipeline::{LoadReport, Loaded};
 use ggpnet_grounder::{TermId, TermStore};
