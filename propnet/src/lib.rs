@@ -15,9 +15,10 @@
 //! 4. [`layout`]: layering and the compiled net (private fields, validated
 //!    once by its constructor, caching nothing from above), with the plain
 //!    evaluation of its steps.
-//! 5. `profile`: measurements along random playouts that the cost models
-//!    decide by, and the cost model's constants.
-//! 6. `jit`: native code (x86-64), which knows slots, bytes and words only.
+//! 5. `jit`: native code (x86-64), which knows slots, bytes and words only.
+//! 6. `profile`: measurements along random playouts that the cost models
+//!    decide by (of the skip conditions native code jumps on, too), and every
+//!    constant of the cost models.
 //! 7. [`engine`]: the evaluators behind one trait, each split into a shared
 //!    immutable engine and a per-thread cache; an engine gives the candidate
 //!    plans worth choosing between, and does not choose.

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// The top-level modules, lowest first: each may use only those before it.
 const ORDER: [&str; 13] = [
-    "random", "ir", "opt", "layout", "profile", "jit", "engine", "game", "driver", "machine", "pipeline",
+    "random", "ir", "opt", "layout", "jit", "profile", "engine", "game", "driver", "machine", "pipeline",
     "inspect", "export",
 ];
 

@@ -10,8 +10,6 @@
 //! must always be right: a condition's slot never has a condition.
 
 use crate::layout::{CompiledNet, FaninWalk, Gate, Visit};
-use crate::profile::activity::Transition;
-use std::collections::HashMap;
 
 pub(crate) use crate::jit::Condition;
 
@@ -143,53 +141,6 @@ fn depends_on(walk: &mut FaninWalk, slot: u32, on: u32) -> bool {
         std::cmp::Ordering::Less => Visit::Skip,
         std::cmp::Ordering::Greater => Visit::Up,
     })
-}
-
-/// How often each of the conditions used holds its skip value when the part
-/// that evaluates its gates runs (`true`: the move part, after each joint
-/// move; `false`: the state part, after each state), counted along a random
-/// walk (the one [`super::skipping::Changes::measure`] takes).
-pub(crate) struct SkipCounts {
-    used: Vec<(Condition, bool)>,
-    skipped: Vec<u32>,
-    runs: [u32; 2],
-}
-
-impl SkipCounts {
-    /// Counts for the `used` conditions, none seen yet.
-    pub(crate) fn new(used: Vec<(Condition, bool)>) -> SkipCounts {
-        SkipCounts {
-            skipped: vec![0; used.len()],
-            used,
-            runs: [0; 2],
-        }
-    }
-
-    /// Counts one transition of the walk, with the values `after` it.
-    pub(crate) fn observe(&mut self, transition: Transition, after: &[bool]) {
-        let moves = transition == Transition::Moves;
-        self.runs[usize::from(moves)] += 1;
-        for (count, (condition, _)) in self
-            .skipped
-            .iter_mut()
-            .zip(&self.used)
-            .filter(|(_, (_, m))| *m == moves)
-        {
-            *count += u32::from(after[condition.slot as usize] == condition.skip_when);
-        }
-    }
-
-    /// The share of its part's runs in which each condition held its skip value.
-    pub(crate) fn rates(&self) -> HashMap<(Condition, bool), f64> {
-        self.used
-            .iter()
-            .zip(&self.skipped)
-            .map(|(&(condition, moves), &count)| {
-                let rate = f64::from(count) / f64::from(self.runs[usize::from(moves)].max(1));
-                ((condition, moves), rate)
-            })
-            .collect()
-    }
 }
 
 #[cfg(test)]

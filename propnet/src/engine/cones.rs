@@ -27,6 +27,7 @@
 use super::decoded::DecodedMoves;
 use crate::jit::{Layout, NativeGate, NativeProgram, NativeStep};
 use crate::layout::{CompiledNet, Gate};
+use crate::profile::costs::{CACHED_CODE_BYTES, CALL_COST};
 
 /// The most gate operands the cones may span, all inputs' together (the
 /// work and memory of folding them): past it, the move part runs whole.
@@ -38,21 +39,6 @@ const OPERAND_BUDGET: usize = 1 << 22;
 /// (four_way_battle: 3.3M values, 17.8 MB of code, 0.6x the move part with
 /// its blocks; ttcc4: 1.1M values, 1.3x).
 const MOST_VALUES: usize = 1 << 21;
-
-/// The most bytes of code the cones may take and still stay in the cache
-/// between joint moves (the level 2 cache of one core, 1 MiB on AMD Zen 4 and
-/// Zen 5). Past it, where the cost model, which counts operands, misjudges
-/// them both ways, the plans with and without them race (the driver's chooser, `driver/choose.rs`).
-/// Measured on a Zen 4, the time of the move part by cones against without:
-/// the differential evaluator's counters, speedChess (3.1 MB of code) 1.06,
-/// amazons_10x10 (1.7 MB) 1.05, quad (1.5 MB) 0.18, chinook (1.5 MB) 0.43;
-/// the sweep's blocks, chineseCheckers4 (2.3 MB) 2.2, checkersTorus (5.6 MB)
-/// 0.44, ttcc4 (7.4 MB) 0.55.
-const CACHED_CODE_BYTES: usize = 1 << 20;
-
-/// What running a function costs, in operands read (call, return, the
-/// loop choosing it).
-const CALL_COST: usize = 8;
 
 /// The functions of [`Cones::program`]: the baseline, the packing, then the
 /// cone of input `m` at `FIRST_CONE + m`.

@@ -39,35 +39,14 @@ use crate::jit::Layout;
 use crate::layout::{fixpoint, role_words, run_steps};
 use crate::layout::{CompiledNet, Gate};
 use crate::profile::activity::Activity;
+use crate::profile::costs::{
+    ACTIVITY_BUDGET, BRANCHLESS_FANOUT, EVALUATION_COST, GUARD_CHANGE_COST, GUARD_FANOUT, RESTORE_MARGIN,
+    TOGGLE_COST,
+};
 use std::sync::Arc;
 
 /// No guard, not a guard, no ready bit.
 const NONE: u32 = u32::MAX;
-/// Gate evaluations spent measuring how often slots change (see [`Activity`]).
-const ACTIVITY_BUDGET: usize = 20_000_000;
-/// Fewest `and`s an input must be the best guard of to guard them, unless
-/// some are lazy (then what they save decides).
-const GUARD_FANOUT: usize = 24;
-/// How many times more fan-out edges than cache lines to copy a return to the
-/// initial state must visit for copying to be chosen (measured: copying gains
-/// 13–20% on ticTacToe, connect four and gomoku at 3.5–5.5 times, nothing on
-/// English checkers, speedChess and chess_200 at 1.2–1.9 times, and loses on
-/// hex at 0.5 times).
-const RESTORE_MARGIN: usize = 2;
-/// The fewest gates in a fan-out told of a change without a branch per gate
-/// (see `Propagation::tell_many`; measured: amazons_10x10 10–12% faster with
-/// any threshold from 6 to 24, other games unchanged; for every fan-out,
-/// speedChess and English checkers were 3% slower).
-const BRANCHLESS_FANOUT: usize = 8;
-/// What taking a guarded `and` into its guard's ready set or out of it costs, in counter updates.
-const TOGGLE_COST: u64 = 4;
-/// What a guard's change costs besides its pass over the legality words, in
-/// counter updates (a call, and a pass over its ready set; without it, full
-/// amazons took 99 guards of one lazy `and` each, and ran at 26k against 29k
-/// nodes/s).
-const GUARD_CHANGE_COST: u64 = 8;
-/// What re-evaluating a changed gate and passing the change on costs, in counter updates.
-const EVALUATION_COST: u64 = 3;
 
 /// Per-gate counter state in four bytes, so that many fit a cache line: the
 /// level in the high [`LEVEL_BITS`] bits, flags in the low ones. Without a

@@ -13,16 +13,7 @@ use crate::jit::Layout;
 use crate::layout::run_steps;
 use crate::layout::CompiledNet;
 use crate::profile::activity::Activity;
-
-/// What one counter update of a propagation costs, in values read or stored
-/// by native code (the unit of the cones' cost). Measured on speedChess and
-/// connect four: a joint move through counters took about 10 instructions
-/// per counter update, the cones about 1.3 per value.
-const UPDATE_VALUES: f64 = 6.0;
-
-/// What re-evaluating a gate whose counter crossed its threshold costs, in
-/// counter updates (besides its fan-out's).
-const EVALUATION_UPDATES: f64 = 3.0;
+use crate::profile::costs::{EVALUATION_UPDATES, UPDATE_VALUES};
 
 /// No next bit.
 const NONE: u32 = u32::MAX;

@@ -9,7 +9,7 @@
 //! at the least expected cost.
 
 use crate::layout::{CompiledNet, FaninWalk, Visit};
-use crate::profile::activity::{random_walk, Transition};
+use crate::profile::skips::Changes;
 use std::collections::HashMap;
 
 /// The most slots walked to find one gate's support; a gate that depends on
@@ -19,16 +19,6 @@ const MAX_SUPPORT_WALK: usize = 1 << 14;
 /// The most gates in a block, and the most sources (counted per gate).
 const MAX_BLOCK_GATES: usize = 256;
 const MAX_BLOCK_SOURCES: usize = 8192;
-
-/// Gate evaluations spent measuring how often sources change (see [`random_walk`]).
-const MEASURE_BUDGET: usize = 10_000_000;
-
-/// Costs in instructions, against one value read: testing the flag and
-/// clearing it, setting it once, and a mispredicted jump (about 20 cycles at
-/// 2.5 instructions per cycle).
-pub(crate) const TEST_COST: f64 = 3.0;
-const MARK_COST: f64 = 6.0;
-pub(crate) const MISPREDICT_COST: f64 = 50.0;
 
 /// A stored gate that native code could guard, in code order.
 #[derive(Clone, Copy, Debug)]
@@ -81,7 +71,7 @@ pub(crate) fn choose(net: &CompiledNet, candidates: &[Candidate], changes: &Chan
             .iter()
             .filter(|c| usize::from(c.moves) == part)
             .collect();
-        if changes.runs[part] == 0 || gates.is_empty() {
+        if changes.runs(part) == 0 || gates.is_empty() {
             blocks.expected_cost[part] = gates.iter().map(|c| c.operands as f64).sum();
             continue;
         }
@@ -90,7 +80,7 @@ pub(crate) fn choose(net: &CompiledNet, candidates: &[Candidate], changes: &Chan
         let sets: Vec<Vec<u64>> = supports
             .iter()
             .map(|support| {
-                let mut set = vec![0; changes.words[part]];
+                let mut set = vec![0; changes.words(part)];
                 for &source in support.iter().flatten() {
                     for (set, &runs) in set.iter_mut().zip(changes.runs_of(part, source)) {
                         *set |= runs;
@@ -104,7 +94,7 @@ pub(crate) fn choose(net: &CompiledNet, candidates: &[Candidate], changes: &Chan
         let mut best = vec![0.0; gates.len() + 1];
         let mut start: Vec<Option<usize>> = vec![None; gates.len() + 1];
         let mut seen = vec![usize::MAX; net.first_gate() as usize];
-        let mut union = vec![0u64; changes.words[part]];
+        let mut union = vec![0u64; changes.words(part)];
         for end in 1..=gates.len() {
             best[end] = best[end - 1] + gates[end - 1].operands as f64;
             union.fill(0);
@@ -118,7 +108,7 @@ pub(crate) fn choose(net: &CompiledNet, candidates: &[Candidate], changes: &Chan
                 operands += gates[first].operands;
                 for &source in support {
                     if std::mem::replace(&mut seen[source as usize], end) != end {
-                        marks += u64::from(changes.count[source as usize]);
+                        marks += u64::from(changes.count(source));
                     }
                 }
                 for (union, &set) in union.iter_mut().zip(&sets[first]) {
@@ -152,94 +142,6 @@ pub(crate) fn choose(net: &CompiledNet, candidates: &[Candidate], changes: &Chan
         }
     }
     blocks
-}
-
-/// How sources change along a random walk: per part (0: state, 1: moves),
-/// the runs of that part after which a source's flags would be set.
-pub(crate) struct Changes {
-    /// Runs of each part, and words of each part's bit sets.
-    runs: [u32; 2],
-    words: [usize; 2],
-    /// Per source, the bit sets of the state part's runs, then the move part's.
-    sets: Vec<u64>,
-    /// Per source, the transitions that changed it.
-    count: Vec<u32>,
-}
-
-impl Changes {
-    /// Measures along a random walk, showing each transition and the values
-    /// after it to `observe` too (one walk serves every measurement at load).
-    pub(crate) fn measure(net: &CompiledNet, mut observe: impl FnMut(Transition, &[bool])) -> Changes {
-        let sources = net.first_gate() as usize;
-        // Changed sources per transition, and per part the run each transition ends.
-        let mut transitions: Vec<(Transition, Vec<u32>)> = Vec::new();
-        random_walk(net, MEASURE_BUDGET, |transition, before, after| {
-            observe(transition, after);
-            let changed = (0..sources as u32).filter(|&s| before[s as usize] != after[s as usize]);
-            transitions.push((transition, changed.collect()));
-        });
-        let runs = [
-            transitions
-                .iter()
-                .filter(|(t, _)| *t != Transition::Moves)
-                .count() as u32,
-            transitions
-                .iter()
-                .filter(|(t, _)| *t == Transition::Moves)
-                .count() as u32,
-        ];
-        let words = runs.map(|r| (r as usize).div_ceil(64));
-        let mut changes = Changes {
-            runs,
-            words,
-            sets: vec![0; sources * (words[0] + words[1])],
-            count: vec![0; sources],
-        };
-        // Sources changed since the move part last ran.
-        let mut pending: Vec<u32> = Vec::new();
-        let mut done = [0usize; 2];
-        for (transition, changed) in transitions {
-            for &source in &changed {
-                changes.count[source as usize] += 1;
-            }
-            pending.extend(&changed);
-            let part = usize::from(transition == Transition::Moves);
-            let setting = if part == 0 {
-                changed
-            } else {
-                std::mem::take(&mut pending)
-            };
-            let run = done[part];
-            for source in setting {
-                let offset = changes.offset(part, source) + run / 64;
-                changes.sets[offset] |= 1 << (run % 64);
-            }
-            done[part] += 1;
-        }
-        changes
-    }
-
-    /// Expected instructions per run of `part` of a guarded block whose flag
-    /// the runs in `set` find set, whose gates read `operands` values and
-    /// whose sources change `marks` times over the walk.
-    fn guarded_cost(&self, part: usize, set: &[u64], operands: usize, marks: u64) -> f64 {
-        let runs = f64::from(self.runs[part]);
-        let set = f64::from(set.iter().map(|w| w.count_ones()).sum::<u32>()) / runs;
-        TEST_COST
-            + MARK_COST * marks as f64 / runs
-            + MISPREDICT_COST * set.min(1.0 - set)
-            + set * operands as f64
-    }
-
-    fn offset(&self, part: usize, source: u32) -> usize {
-        source as usize * (self.words[0] + self.words[1]) + if part == 0 { 0 } else { self.words[0] }
-    }
-
-    /// The runs of `part` after which a change of `source` set its flags.
-    fn runs_of(&self, part: usize, source: u32) -> &[u64] {
-        let offset = self.offset(part, source);
-        &self.sets[offset..offset + self.words[part]]
-    }
 }
 
 /// Per slot, the lowest source slot it depends on (itself for a source): a

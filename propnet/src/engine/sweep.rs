@@ -12,7 +12,7 @@
 //! module); when their code outgrows the cache, the plans with and without
 //! them race on random playouts (the driver's chooser, `driver/choose.rs`) and the faster is kept.
 
-use super::conditions::{self, Condition, SkipCounts};
+use super::conditions::{self, Condition};
 use super::cones::Cones;
 use super::decoded::DecodedMoves;
 use super::skipping::{self, Blocks, Candidate, Marks};
@@ -20,6 +20,8 @@ use super::{Engine, EvaluatorKind, ScalarEngine};
 use crate::jit::{Layout, NativeGate, NativeProgram, NativeStep, Skip};
 use crate::layout::{fixpoint, role_words};
 use crate::layout::{CompiledNet, Gate, Step};
+use crate::profile::costs::{MISPREDICT_COST, TEST_COST};
+use crate::profile::skips::{Changes, SkipCounts};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -120,8 +122,7 @@ impl Program {
             .filter(|&(condition, (values, runs))| {
                 let rate = rates(condition);
                 let mispredicted = rate.min(1.0 - rate);
-                rate * values as f64
-                    > runs as f64 * (skipping::TEST_COST + skipping::MISPREDICT_COST * mispredicted)
+                rate * values as f64 > runs as f64 * (TEST_COST + MISPREDICT_COST * mispredicted)
             })
             .map(|(condition, _)| condition)
             .collect();
@@ -642,8 +643,7 @@ impl Plan {
             used.dedup();
             // One random walk measures both the conditions and the sources.
             let mut counts = SkipCounts::new(used);
-            let changes =
-                skipping::Changes::measure(net, |transition, after| counts.observe(transition, after));
+            let changes = Changes::measure(net, |transition, after| counts.observe(transition, after));
             let rates = counts.rates();
             state.use_conditions(net, &conditions, &output, |c| rates[&(c, false)]);
             moves.use_conditions(net, &conditions, &output, |c| rates[&(c, true)]);
