@@ -9,11 +9,12 @@
 
 use super::PlayoutTotals;
 use crate::engine::{
-    and, for_each_lane, not, or, vector_bits, xor, Engine, Lane, Lanes, ALL, LANES, LANE_WORDS, NONE,
+    and, for_each_lane, not, or, vector_bits, xor, Engine, Lane, Lanes, ALL_LANES, LANES, LANE_WORDS,
+    NO_LANES,
 };
 use crate::game::{Game, Move, State};
 use crate::layout::CompiledNet;
-use crate::random::{Block, Stream};
+use crate::random::{Stream, StreamGroup};
 use std::sync::Arc;
 
 /// Per-thread state of [`LANES`] simultaneous random playouts.
@@ -25,7 +26,7 @@ pub struct LanePlayouts {
     /// The next value of every base, before the bases are overwritten.
     next: Vec<Lane>,
     /// The lanes' random streams, eight to a block.
-    streams: Vec<Block>,
+    streams: Vec<StreamGroup>,
     /// Steps taken so far.
     steps: u64,
     /// The step at which each lane's playout visited its start state: its
@@ -76,10 +77,10 @@ impl LanePlayouts {
         let mut lanes = LanePlayouts {
             values: engine.cache(),
             engine,
-            next: vec![NONE; net.base_slots().len()],
+            next: vec![NO_LANES; net.base_slots().len()],
             streams: (0..LANES as u64 / 8)
                 .map(|b| {
-                    Block::new(std::array::from_fn(|i| {
+                    StreamGroup::new(std::array::from_fn(|i| {
                         Stream::new(seed, first_stream + 8 * b + i as u64)
                     }))
                 })
@@ -90,7 +91,7 @@ impl LanePlayouts {
             max_depth: max_depth.max(1),
             walk: vec![0; game.role_moves().iter().map(Vec::len).sum()],
             walked: 0,
-            moved: NONE,
+            moved: NO_LANES,
             goal_scratch: Vec::new(),
             totals: PlayoutTotals::new(roles),
             vector_bits: vector_bits(),
@@ -99,7 +100,7 @@ impl LanePlayouts {
             net,
         };
         for (b, &slot) in lanes.net.base_slots().iter().enumerate() {
-            lanes.values[slot as usize] = if lanes.start[b] { ALL } else { NONE };
+            lanes.values[slot as usize] = if lanes.start[b] { ALL_LANES } else { NO_LANES };
         }
         lanes
     }
@@ -127,7 +128,7 @@ impl LanePlayouts {
     pub fn last_joint(&self, lane: usize) -> Option<Vec<u32>> {
         let (word, bit) = (lane / 64, lane % 64);
         let taken =
-            |m: &&Move| (self.values[self.net.input_slots()[m.0 as usize] as usize][word] >> bit) & 1 != 0;
+            |m: &&Move| (self.values[self.net.move_slots()[m.0 as usize] as usize][word] >> bit) & 1 != 0;
         if (self.moved[word] >> bit) & 1 == 0 {
             return None;
         }
@@ -188,7 +189,7 @@ impl LanePlayouts {
             self.abandon_at_limit(&mut active);
         }
         for &m in &self.walk[..std::mem::take(&mut self.walked)] {
-            self.values[self.net.input_slots()[m as usize] as usize] = NONE;
+            self.values[self.net.move_slots()[m as usize] as usize] = NO_LANES;
         }
         for role in 0..self.game.roles().len() {
             self.choose::<VECTOR_BITS>(role, &mut active, fewest_planes);
@@ -213,7 +214,7 @@ impl LanePlayouts {
     /// Takes the lanes of `active` whose playout reached the depth limit out of
     /// it, counting their playouts as abandoned (they restart at the next step).
     fn abandon_at_limit(&mut self, active: &mut Lane) {
-        let mut cut = NONE;
+        let mut cut = NO_LANES;
         for_each_lane(active, |lane| {
             if self.steps - self.starts[lane] >= self.max_depth {
                 cut[lane / 64] |= 1 << (lane % 64);
@@ -284,7 +285,7 @@ impl LanePlayouts {
         let net = &*self.net;
         let moves = &self.game.role_moves()[role];
         let legal_of = |values: &[Lane], m: &Move| values[net.legal_slots()[m.0 as usize] as usize];
-        let mut planes = [NONE; P];
+        let mut planes = [NO_LANES; P];
         let mut waiting = CarrySave::<P>::new();
         // Only the moves legal in some active lane are counted and walked
         // (in games of thousands of moves, a few of them).
@@ -292,7 +293,7 @@ impl LanePlayouts {
         let mut walked = first_walked;
         for m in moves {
             let legal = and(&legal_of(&self.values, m), active);
-            if legal != NONE {
+            if legal != NO_LANES {
                 waiting.add(&mut planes, legal);
                 self.walk[walked] = m.0;
                 walked += 1;
@@ -301,7 +302,7 @@ impl LanePlayouts {
         self.walked = walked;
         waiting.flush(&mut planes);
         // Per word of 64 lanes: each lane's rank drawn below its count, into the planes.
-        let mut abandoned = NONE;
+        let mut abandoned = NO_LANES;
         for w in 0..LANE_WORDS {
             if active[w] == 0 {
                 continue;
@@ -354,7 +355,7 @@ impl LanePlayouts {
                 *plane = xor(plane, &borrow);
                 borrow = next_borrow;
             }
-            self.values[net.input_slots()[m as usize] as usize] = borrow;
+            self.values[net.move_slots()[m as usize] as usize] = borrow;
         }
     }
 }
@@ -374,7 +375,7 @@ impl<const P: usize> CarrySave<P> {
     fn new() -> Self {
         CarrySave {
             waiting: 0,
-            addend: [NONE; P],
+            addend: [NO_LANES; P],
         }
     }
 

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 /// in move order; `None` when it has none.
 #[inline]
 pub fn random_move(net: &CompiledNet, legal_words: &[u64], role: usize, rng: &mut Stream) -> Option<u32> {
-    bits::draw(legal_words, rng).map(|at| net.role_inputs()[role][at])
+    bits::draw(legal_words, rng).map(|at| net.role_moves()[role][at])
 }
 
 /// Per role, the highest goal value of `game` derivable in the state `cache`

@@ -47,7 +47,7 @@ const PACK: usize = 1;
 const FIRST_CONE: usize = 2;
 
 /// No base (see [`Specializer::copy_of`]).
-const NONE: u32 = u32::MAX;
+const NO_INDEX: u32 = u32::MAX;
 
 /// The move part of a net as a baseline, cones and a packing (see the module
 /// documentation).
@@ -143,12 +143,12 @@ impl Cones {
         };
         let base = specializer.baseline();
         let mut least_cost = CALL_COST as f64 + least_cost_of(&base, &specializer.operands);
-        let mut cones: Vec<Function> = Vec::with_capacity(net.input_slots().len());
+        let mut cones: Vec<Function> = Vec::with_capacity(net.move_slots().len());
         let mut budget = OPERAND_BUDGET;
-        for m in 0..net.input_slots().len() {
+        for m in 0..net.move_slots().len() {
             let cone = specializer.cone(m, &mut budget)?;
             let role = specializer.input_role[m] as usize;
-            least_cost += least_cost_of(&cone, &specializer.operands) / net.role_inputs()[role].len() as f64;
+            least_cost += least_cost_of(&cone, &specializer.operands) / net.role_moves()[role].len() as f64;
             if least_cost > most_cost {
                 return None;
             }
@@ -171,7 +171,7 @@ impl Cones {
                     .filter_map(|g| {
                         let (all, inputs) = match specializer.baseline[g.out as usize] {
                             Value::Known(v) => (v, &[][..]),
-                            _ if copy_of(g.out) != NONE => {
+                            _ if copy_of(g.out) != NO_INDEX => {
                                 (false, std::slice::from_ref(&specializer.copy_of[g.out as usize]))
                             }
                             _ => return None,
@@ -194,7 +194,7 @@ impl Cones {
             return None;
         }
         let mut base_copies = vec![Vec::new(); net.base_slots().len()];
-        for gate in (0..net.slots() as u32).filter(|&g| copy_of(g) != NONE && root(g)) {
+        for gate in (0..net.slots() as u32).filter(|&g| copy_of(g) != NO_INDEX && root(g)) {
             base_copies[copy_of(gate) as usize].push(layout.located[gate as usize]);
         }
         let restore_call_cost = |m: usize| match restore_cost(&restores[m]) {
@@ -203,7 +203,7 @@ impl Cones {
         };
         // The packing's call, the baseline's, then per role the average of its cones'.
         let per_role: f64 = net
-            .role_inputs()
+            .role_moves()
             .iter()
             .filter(|inputs| !inputs.is_empty())
             .map(|inputs| {
@@ -343,7 +343,7 @@ struct Specializer<'a> {
     /// Per slot, its value with every input false.
     baseline: Vec<Value>,
     /// Per gate, the base its baseline is a copy of (not computed by the
-    /// baseline: see the module documentation), or [`NONE`].
+    /// baseline: see the module documentation), or [`NO_INDEX`].
     copy_of: Vec<u32>,
     /// Per slot, the last input whose cone holds it, and its value there.
     in_cone: Vec<u32>,
@@ -358,20 +358,20 @@ impl<'a> Specializer<'a> {
     fn new(net: &'a CompiledNet, kept: &[bool], decoded: &'a DecodedMoves) -> Option<Specializer<'a>> {
         let in_moves = net.in_move_part();
         let moved: Vec<bool> = (0..net.slots()).map(|s| in_moves[s] && kept[s]).collect();
-        if net.role_inputs().len() > 64
+        if net.role_moves().len() > 64
             || (0..net.slots()).any(|s| moved[s] && net.cycle_start()[s] != u32::MAX)
         {
             return None;
         }
-        let mut input_role = vec![0u32; net.input_slots().len()];
-        for (role, inputs) in net.role_inputs().iter().enumerate() {
+        let mut input_role = vec![0u32; net.move_slots().len()];
+        for (role, inputs) in net.role_moves().iter().enumerate() {
             for &m in inputs {
                 input_role[m as usize] = role as u32;
             }
         }
         // Slot order is an evaluation order: acyclic gates come after their inputs.
         let mut roles = vec![0u64; net.slots()];
-        for (m, &slot) in net.input_slots().iter().enumerate() {
+        for (m, &slot) in net.move_slots().iter().enumerate() {
             roles[slot as usize] = 1 << input_role[m];
         }
         for slot in net.first_gate() as usize..net.slots() {
@@ -387,7 +387,7 @@ impl<'a> Specializer<'a> {
             input_role,
             roles,
             baseline: vec![Value::Read; net.slots()],
-            copy_of: vec![NONE; net.slots()],
+            copy_of: vec![NO_INDEX; net.slots()],
             in_cone: vec![u32::MAX; net.slots()],
             value: vec![Value::Read; net.slots()],
             operands: Vec::new(),
@@ -419,7 +419,7 @@ impl<'a> Specializer<'a> {
             let folded = fold(net, slot, value_of, &mut self.operands);
             // A copy of a base holds the base's value: read the base.
             for operand in &mut self.operands[folded.0.start as usize..] {
-                if self.copy_of[*operand as usize] != NONE {
+                if self.copy_of[*operand as usize] != NO_INDEX {
                     *operand = self.copy_of[*operand as usize];
                 }
             }
@@ -427,7 +427,7 @@ impl<'a> Specializer<'a> {
             if let (Some(base), false, None) = (self.copied_base(folded.0), folded.0.negate, folded.1) {
                 self.copy_of[slot as usize] = base;
             }
-            if self.evaluated(slot) && folded.1.is_none() && self.copy_of[slot as usize] == NONE {
+            if self.evaluated(slot) && folded.1.is_none() && self.copy_of[slot as usize] == NO_INDEX {
                 base.push(folded);
             } else {
                 self.operands.truncate(folded.0.start as usize);
@@ -448,7 +448,7 @@ impl<'a> Specializer<'a> {
     /// its operands taken from `budget`; `None` if they exceed it.
     fn cone(&mut self, m: usize, budget: &mut usize) -> Option<Function> {
         let net = self.net;
-        let (input, role) = (net.input_slots()[m], self.input_role[m]);
+        let (input, role) = (net.move_slots()[m], self.input_role[m]);
         let mut cone = vec![input];
         self.in_cone[input as usize] = m as u32;
         let mut k = 0;
@@ -668,13 +668,13 @@ mod tests {
                 plain[base as usize] = rng.gen_bool(0.3);
             }
             let moves: Vec<u32> = net
-                .role_inputs()
+                .role_moves()
                 .iter()
                 .map(|inputs| inputs[rng.gen_range(0..inputs.len())])
                 .collect();
             assert!(cones.accepts(&moves));
             for &m in &moves {
-                plain[net.input_slots()[m as usize] as usize] = true;
+                plain[net.move_slots()[m as usize] as usize] = true;
             }
             crate::layout::run_steps(net.steps(), &mut plain, false, net);
             // What loading the state (a changed base stores its copies too),
@@ -707,7 +707,7 @@ mod tests {
             previous = moves;
         }
         // Two inputs of one role: the whole move part runs instead.
-        let role = net.role_inputs().iter().find(|inputs| inputs.len() > 1).unwrap();
+        let role = net.role_moves().iter().find(|inputs| inputs.len() > 1).unwrap();
         assert!(!cones.accepts(&role[..2]));
     }
 

@@ -24,7 +24,7 @@ impl DecodedMoves {
     /// The acyclic `or`s of `net` that are `kept` and read moves only.
     pub(crate) fn new(net: &CompiledNet, kept: &[bool]) -> DecodedMoves {
         let mut is_input = vec![false; net.first_gate() as usize];
-        for &slot in net.input_slots() {
+        for &slot in net.move_slots() {
             is_input[slot as usize] = true;
         }
         let mut of_input: Vec<Vec<u32>> = vec![Vec::new(); net.first_gate() as usize];

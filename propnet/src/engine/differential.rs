@@ -46,7 +46,7 @@ use crate::profile::costs::{
 use std::sync::Arc;
 
 /// No guard, not a guard, no ready bit.
-const NONE: u32 = u32::MAX;
+const NO_INDEX: u32 = u32::MAX;
 
 /// Per-gate counter state in four bytes, so that many fit a cache line: the
 /// level in the high [`LEVEL_BITS`] bits, flags in the low ones. Without a
@@ -134,14 +134,14 @@ struct Plan {
     targets: Vec<u32>,
     /// Per slot, its guard if it is a guarded `and` (see [`GuardedAnd`]).
     guarded: Vec<GuardedAnd>,
-    /// The index of each guard, or [`NONE`].
+    /// The index of each guard, or [`NO_INDEX`].
     guard_index: Vec<u32>,
     /// The slot of each guard.
     guard_slots: Vec<u32>,
     /// Per guard (and one past the last), the first word of its evaluated
     /// `and`s' bits in [`Ready::bits`] and in `members` (64 slots a word).
     ready_words: Vec<u32>,
-    /// The evaluated `and` of each ready bit ([`NONE`] past a guard's last).
+    /// The evaluated `and` of each ready bit ([`NO_INDEX`] past a guard's last).
     members: Vec<u32>,
     /// The legality bits of the lazy slots (see [`GuardedAnd::lazy`]).
     lazy_bits: Vec<u32>,
@@ -175,7 +175,7 @@ struct Plan {
 
 /// What a change of a guarded `and`'s other inputs needs, in one place: its
 /// guard, and its legality bits if it is lazy, its ready bit if not. Other
-/// slots have [`NONE`] guards.
+/// slots have [`NO_INDEX`] guards.
 #[derive(Clone, Copy, Debug)]
 struct GuardedAnd {
     /// The guard's index (see [`Plan::guard_slots`]) and its slot, kept here too so
@@ -184,17 +184,17 @@ struct GuardedAnd {
     guard_slot: u32,
     /// A lazy `and`'s legality bits: `lazy_bits[lazy.0..lazy.1]` (empty otherwise).
     lazy: (u32, u32),
-    /// An evaluated `and`'s bit in [`Ready::bits`] ([`NONE`] otherwise).
+    /// An evaluated `and`'s bit in [`Ready::bits`] ([`NO_INDEX`] otherwise).
     ready_bit: u32,
 }
 
 impl GuardedAnd {
     /// Not a guarded `and`.
     const UNGUARDED: GuardedAnd = GuardedAnd {
-        guard: NONE,
-        guard_slot: NONE,
+        guard: NO_INDEX,
+        guard_slot: NO_INDEX,
         lazy: (0, 0),
-        ready_bit: NONE,
+        ready_bit: NO_INDEX,
     };
 
     /// Whether it is lazy.
@@ -214,7 +214,7 @@ impl Plan {
         let kept: Vec<bool> = (0..net.slots()).map(|s| kept[s] && !moved(s)).collect();
         let role_words = role_words(net);
         let mut legal_of: Vec<Vec<u32>> = vec![Vec::new(); net.slots()];
-        for (role, inputs) in net.role_inputs().iter().enumerate() {
+        for (role, inputs) in net.role_moves().iter().enumerate() {
             for (at, &m) in inputs.iter().enumerate() {
                 let bit = (role_words[role] * 64 + at) as u32;
                 legal_of[net.legal_slots()[m as usize] as usize].push(bit);
@@ -249,34 +249,40 @@ impl Plan {
             })
             .collect();
         let guard_of = choose_guards(net, activity, &kept, &legal_only, &legal_of);
-        let mut guard_index = vec![NONE; net.slots()];
+        let mut guard_index = vec![NO_INDEX; net.slots()];
         let mut guard_slots = Vec::new();
         for &g in &guard_of {
-            if g != NONE && guard_index[g as usize] == NONE {
+            if g != NO_INDEX && guard_index[g as usize] == NO_INDEX {
                 guard_index[g as usize] = guard_slots.len() as u32;
                 guard_slots.push(g);
             }
         }
         let lazy: Vec<bool> = (0..net.slots())
-            .map(|s| legal_only[s] && guard_of[s] != NONE)
+            .map(|s| legal_only[s] && guard_of[s] != NO_INDEX)
             .collect();
         let guarded_by: Vec<u32> = guard_of
             .iter()
-            .map(|&g| if g == NONE { NONE } else { guard_index[g as usize] })
+            .map(|&g| {
+                if g == NO_INDEX {
+                    NO_INDEX
+                } else {
+                    guard_index[g as usize]
+                }
+            })
             .collect();
         let mut guard_members = vec![Vec::new(); guard_slots.len()];
-        for s in (0..net.slots()).filter(|&s| guarded_by[s] != NONE && !lazy[s]) {
+        for s in (0..net.slots()).filter(|&s| guarded_by[s] != NO_INDEX && !lazy[s]) {
             guard_members[guarded_by[s] as usize].push(s as u32);
         }
         let mut ready_words = vec![0u32];
         let mut members = Vec::new();
-        let mut ready_bit = vec![NONE; net.slots()];
+        let mut ready_bit = vec![NO_INDEX; net.slots()];
         for guarded in &guard_members {
             for &and in guarded {
                 ready_bit[and as usize] = members.len() as u32;
                 members.push(and);
             }
-            members.resize(members.len().next_multiple_of(64), NONE);
+            members.resize(members.len().next_multiple_of(64), NO_INDEX);
             ready_words.push((members.len() / 64) as u32);
         }
         let mut guard_words = vec![(usize::MAX, 0); guard_slots.len()];
@@ -312,8 +318,8 @@ impl Plan {
                 .filter(|&&o| kept[o as usize] && !is_legal_or[o as usize])
             {
                 match net.cycle_start()[out as usize] {
-                    NONE if guard_of[out as usize] == slot => {}
-                    NONE => targets.push(out),
+                    NO_INDEX if guard_of[out as usize] == slot => {}
+                    NO_INDEX => targets.push(out),
                     cycle if cycle != own && !cycles.contains(&cycle) => cycles.push(cycle),
                     _ => {}
                 }
@@ -362,7 +368,7 @@ impl Plan {
         let (lazy_offsets, lazy_bits) = flatten(lazy_of);
         let guarded = (0..net.slots())
             .map(|s| match guard_of[s] {
-                NONE => GuardedAnd::UNGUARDED,
+                NO_INDEX => GuardedAnd::UNGUARDED,
                 slot => GuardedAnd {
                     guard: guarded_by[s],
                     guard_slot: slot,
@@ -377,8 +383,10 @@ impl Plan {
                 && guarded.iter().all(|and| {
                     and.lazy.0 <= and.lazy.1
                         && and.lazy.1 as usize <= lazy_bits.len()
-                        && (and.guard == NONE || and.is_lazy() || (and.ready_bit as usize) < members.len())
-                        && (and.guard == NONE
+                        && (and.guard == NO_INDEX
+                            || and.is_lazy()
+                            || (and.ready_bit as usize) < members.len())
+                        && (and.guard == NO_INDEX
                             || (and.guard as usize) < guard_slots.len()
                                 && (and.guard_slot as usize) < net.slots())
                 }),
@@ -436,7 +444,7 @@ impl Plan {
     }
 }
 
-/// The guard of each `kept` `and` (or [`NONE`]): the input whose changes, as measured,
+/// The guard of each `kept` `and` (or [`NO_INDEX`]): the input whose changes, as measured,
 /// cost more counter updates than keeping the `and` in a ready set would. An
 /// `and` read only as legality (`legal_only`) that gets a guard is lazy, which
 /// also saves evaluating it. Each change of a guard of lazy `and`s passes over
@@ -466,7 +474,7 @@ fn choose_guards(
     let everything = vec![true; net.slots()];
     for &and in &measured {
         let (guard, saved) = best_guard(net, activity, legal_only, &everything, and);
-        if guard != NONE {
+        if guard != NO_INDEX {
             saving[guard as usize] += saved;
             chosen[guard as usize] += 1;
             if legal_only[and as usize] {
@@ -487,7 +495,7 @@ fn choose_guards(
             }
         })
         .collect();
-    let mut guard_of = vec![NONE; net.slots()];
+    let mut guard_of = vec![NO_INDEX; net.slots()];
     for &and in &measured {
         guard_of[and as usize] = best_guard(net, activity, legal_only, &allowed, and).0;
     }
@@ -495,7 +503,7 @@ fn choose_guards(
 }
 
 /// The cheapest guard of `and` among the `allowed` inputs and what it saves,
-/// in counter updates over the measured transitions, or [`NONE`] if no guard
+/// in counter updates over the measured transitions, or [`NO_INDEX`] if no guard
 /// is cheaper than none.
 fn best_guard(
     net: &CompiledNet,
@@ -513,7 +521,7 @@ fn best_guard(
     } else {
         updates
     };
-    let mut best = (unguarded, NONE);
+    let mut best = (unguarded, NO_INDEX);
     for (k, &guard) in inputs.iter().enumerate() {
         if !allowed[guard as usize] || inputs.iter().filter(|&&i| i == guard).count() != 1 {
             continue;
@@ -549,7 +557,7 @@ fn legal_ors(net: &CompiledNet, kept: &[bool], legal_of: &[Vec<u32>]) -> Vec<(u3
             let inputs = net.inputs(s);
             kept[s as usize]
                 && net.gates()[s as usize] == Gate::Or
-                && net.cycle_start()[s as usize] == NONE
+                && net.cycle_start()[s as usize] == NO_INDEX
                 && !feeds_legality[s as usize]
                 && !inputs.is_empty()
                 && inputs.iter().all(|&i| !legal_of[i as usize].is_empty())
@@ -868,7 +876,7 @@ impl Engine for Differential {
             let inputs = net.inputs(s);
             let guard = plan.guarded[s as usize].guard_slot;
             let (threshold, inverted) = match net.gates()[s as usize] {
-                Gate::And if guard != NONE => (inputs.len() as u32 - 1, false),
+                Gate::And if guard != NO_INDEX => (inputs.len() as u32 - 1, false),
                 Gate::And => (inputs.len() as u32, false),
                 Gate::Or => (1, false),
                 Gate::Not => (1, true),
@@ -881,9 +889,9 @@ impl Engine for Differential {
             let flags = [
                 (inverted, INVERTED),
                 (values[s as usize] && !lazy, VALUE),
-                (guard != NONE, GUARDED),
+                (guard != NO_INDEX, GUARDED),
                 (lazy, LAZY),
-                (plan.guard_index[s as usize] != NONE, GUARD),
+                (plan.guard_index[s as usize] != NO_INDEX, GUARD),
             ];
             let counter = Counter::new(
                 count as i32 - threshold as i32,
@@ -892,7 +900,7 @@ impl Engine for Differential {
                     .filter(|(on, _)| *on)
                     .fold(0, |f, (_, flag)| f | flag),
             );
-            if guard != NONE && count >= threshold {
+            if guard != NO_INDEX && count >= threshold {
                 ready.toggle(plan, &plan.guarded[s as usize], &mut legal, false);
             }
             counters.push(counter);
@@ -1286,13 +1294,13 @@ impl ScalarEngine for Differential {
         }
         let mut loaded = std::mem::take(&mut cache.values.moves);
         let mut propagation = cache.propagation(self);
-        let input_slots = &propagation.net.input_slots();
+        let move_slots = &propagation.net.move_slots();
         for &m in moves {
-            propagation.set(input_slots[m as usize], true);
+            propagation.set(move_slots[m as usize], true);
         }
         for &m in &loaded {
             if !moves.contains(&m) {
-                propagation.set(input_slots[m as usize], false);
+                propagation.set(move_slots[m as usize], false);
             }
         }
         propagation.propagate();

@@ -16,9 +16,9 @@ pub const LANES: usize = LANE_WORDS * 64;
 pub(crate) type Lane = [u64; LANE_WORDS];
 
 /// No lane.
-pub(crate) const NONE: Lane = [0; LANE_WORDS];
+pub(crate) const NO_LANES: Lane = [0; LANE_WORDS];
 /// Every lane.
-pub(crate) const ALL: Lane = [!0; LANE_WORDS];
+pub(crate) const ALL_LANES: Lane = [!0; LANE_WORDS];
 
 /// The lanes engine of one net: its state-only part and move part as runs
 /// of like gates, shared by every thread.
@@ -73,7 +73,7 @@ impl Engine for Lanes {
 
     /// All values false in every lane.
     fn cache(&self) -> Vec<Lane> {
-        vec![NONE; self.slots]
+        vec![NO_LANES; self.slots]
     }
 }
 
@@ -186,7 +186,7 @@ impl Program {
                     8 => self.run_gates::<8>(run, values),
                     _ => self.run_wide_gates(run, values),
                 },
-                Part::Cycle(start, end) => fixpoint(values, start, end, NONE, &NetGates(net)),
+                Part::Cycle(start, end) => fixpoint(values, start, end, NO_LANES, &NetGates(net)),
             }
         }
     }
@@ -232,8 +232,12 @@ impl Program {
 #[inline(always)]
 fn gate_value(gate: Gate, inputs: &[u32], values: &[Lane]) -> Lane {
     match gate {
-        Gate::And => inputs.iter().fold(ALL, |acc, &i| and(&acc, &values[i as usize])),
-        Gate::Or => inputs.iter().fold(NONE, |acc, &i| or(&acc, &values[i as usize])),
+        Gate::And => inputs
+            .iter()
+            .fold(ALL_LANES, |acc, &i| and(&acc, &values[i as usize])),
+        Gate::Or => inputs
+            .iter()
+            .fold(NO_LANES, |acc, &i| or(&acc, &values[i as usize])),
         Gate::Not => not(&values[inputs[0] as usize]),
     }
 }
@@ -274,10 +278,10 @@ impl<'a> LaneGates<'a> {
     fn complementing_frames(net: &'a CompiledNet) -> (LaneGates<'a>, Vec<Step>) {
         let mut gates = LaneGates::plain(net);
         let groups: Vec<Vec<u32>> = net
-            .role_inputs()
+            .role_moves()
             .iter()
             .map(|inputs| {
-                let mut slots: Vec<u32> = inputs.iter().map(|&m| net.input_slots()[m as usize]).collect();
+                let mut slots: Vec<u32> = inputs.iter().map(|&m| net.move_slots()[m as usize]).collect();
                 slots.sort_unstable();
                 slots
             })

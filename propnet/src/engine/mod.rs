@@ -25,7 +25,7 @@ mod skipping;
 mod sweep;
 
 pub use differential::{Differential, DifferentialCache};
-pub(crate) use lanes::{and, for_each_lane, not, or, xor, Lane, ALL, NONE};
+pub(crate) use lanes::{and, for_each_lane, not, or, xor, Lane, ALL_LANES, NO_LANES};
 pub use lanes::{vector_bits, Lanes, LANES, LANE_WORDS};
 pub use sweep::{Sweep, SweepCache};
 
@@ -77,7 +77,7 @@ pub trait ScalarEngine: Engine {
     /// The legal moves of `role` after the last [`ScalarEngine::load_state`], ascending, into `out`.
     fn legal_moves(&self, cache: &Self::Cache, role: usize, out: &mut Vec<u32>) {
         out.clear();
-        let moves = &self.net().role_inputs()[role];
+        let moves = &self.net().role_moves()[role];
         for (w, &word) in self.legal_words(cache, role).iter().enumerate() {
             let mut bits = word;
             while bits != 0 {

@@ -16,7 +16,7 @@ use crate::profile::activity::Activity;
 use crate::profile::costs::{EVALUATION_UPDATES, UPDATE_VALUES};
 
 /// No next bit.
-const NONE: u32 = u32::MAX;
+const NO_INDEX: u32 = u32::MAX;
 
 /// The move part of a net as cones over bytes kept by the differential evaluator.
 #[derive(Debug)]
@@ -24,7 +24,7 @@ pub(crate) struct MoveCones {
     cones: Cones,
     /// Per slot, whether it is a kept gate of the move part (no counter).
     moved: Vec<bool>,
-    /// Per slot, the bit of the next state it is, if it is one ([`NONE`] if not).
+    /// Per slot, the bit of the next state it is, if it is one ([`NO_INDEX`] if not).
     next_bit: Vec<u32>,
     /// Per slot, the bytes a change of its value is stored in.
     bytes_of: Vec<Vec<u32>>,
@@ -88,7 +88,7 @@ impl MoveCones {
         // The bytes of a move played: its input's and its `or`s of moves'
         // (those where roles' moves meet, of simultaneous moves).
         let move_bytes = cones.reads_moves().then(|| {
-            net.input_slots()
+            net.move_slots()
                 .iter()
                 .map(|&slot| {
                     std::iter::once(slot)
@@ -108,7 +108,7 @@ impl MoveCones {
                 own.into_iter().chain(copies.iter().copied()).collect()
             })
             .collect();
-        let mut next_bit = vec![NONE; net.slots()];
+        let mut next_bit = vec![NO_INDEX; net.slots()];
         for (b, &slot) in net.next_slots().iter().enumerate() {
             next_bit[slot as usize] = b as u32;
         }
@@ -184,11 +184,11 @@ impl MoveCones {
         }
         scratch.clear();
         scratch.extend((0..net.slots() as u32).map(|s| !self.moved[s as usize] && state_value(s)));
-        for &slot in net.input_slots() {
+        for &slot in net.move_slots() {
             scratch[slot as usize] = false;
         }
         for &m in moves {
-            scratch[net.input_slots()[m as usize] as usize] = true;
+            scratch[net.move_slots()[m as usize] as usize] = true;
         }
         run_steps(&net.steps()[net.state_steps()..], scratch, false, net);
         next.fill(0);
@@ -202,7 +202,7 @@ impl MoveCones {
     /// only outputs), in the next state `next` last packed.
     pub(crate) fn value(&self, next: &[u64], slot: u32) -> bool {
         let b = self.next_bit[slot as usize];
-        debug_assert!(b != NONE, "a gate of the move part that is no next value");
+        debug_assert!(b != NO_INDEX, "a gate of the move part that is no next value");
         next[b as usize / 64] >> (b % 64) & 1 != 0
     }
 }
@@ -241,16 +241,16 @@ mod tests {
                 state[b / 64] |= u64::from(plain[slot as usize]) << (b % 64);
             }
             let mut moves: Vec<u32> = net
-                .role_inputs()
+                .role_moves()
                 .iter()
                 .map(|inputs| inputs[rng.gen_range(0..inputs.len())])
                 .collect();
             if step % 5 == 4 {
-                let first = &net.role_inputs()[0];
+                let first = &net.role_moves()[0];
                 moves.push(first[(first.iter().position(|&m| m == moves[0]).unwrap() + 1) % first.len()]);
             }
             for &m in &moves {
-                plain[net.input_slots()[m as usize] as usize] = true;
+                plain[net.move_slots()[m as usize] as usize] = true;
             }
             run_steps(net.steps(), &mut plain, false, &**net);
             eval.load_state(&mut cache, &state);

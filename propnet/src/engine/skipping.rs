@@ -1,11 +1,11 @@
 //! Which gates the sweep's native code skips while nothing they depend on
-//! changes. Consecutive stored gates form a guarded block, evaluated only when
+//! changes. Consecutive stored gates form a flagged block, evaluated only when
 //! its flag is set; the flag is set whenever a base or input of the block's
 //! support (the sources its gates depend on) changes, and cleared when the
 //! block is evaluated. A random walk measures, per source, the runs of each
 //! part whose flags it would set. A block's expected cost is the values its
 //! gates read times how often its flag is set, plus the test, the marks and
-//! the mispredicted jumps; the code is cut into blocks and unguarded gates
+//! the mispredicted jumps; the code is cut into blocks and unflagged gates
 //! at the least expected cost.
 
 use crate::layout::{CompiledNet, FaninWalk, Visit};
@@ -13,14 +13,14 @@ use crate::profile::skips::Changes;
 use std::collections::HashMap;
 
 /// The most slots walked to find one gate's support; a gate that depends on
-/// more is not guarded.
+/// more is not flagged.
 const MAX_SUPPORT_WALK: usize = 1 << 14;
 
 /// The most gates in a block, and the most sources (counted per gate).
 const MAX_BLOCK_GATES: usize = 256;
 const MAX_BLOCK_SOURCES: usize = 8192;
 
-/// A stored gate that native code could guard, in code order.
+/// A stored gate that native code could flag, in code order.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Candidate {
     pub gate: u32,
@@ -31,10 +31,10 @@ pub(crate) struct Candidate {
     pub moves: bool,
 }
 
-/// The guarded blocks chosen.
+/// The flagged blocks chosen.
 #[derive(Debug, Default)]
 pub(crate) struct Blocks {
-    /// The block of each guarded gate.
+    /// The block of each flagged gate.
     pub of_gate: HashMap<u32, u32>,
     /// The support of each block (source slots).
     pub supports: Vec<Vec<u32>>,
@@ -45,7 +45,7 @@ pub(crate) struct Blocks {
 }
 
 impl Blocks {
-    /// These blocks without the move part's (which then runs unguarded).
+    /// These blocks without the move part's (which then runs unflagged).
     pub(crate) fn without_moves(mut self) -> Blocks {
         let first = self.first_of_moves;
         self.supports.truncate(first);
@@ -56,8 +56,8 @@ impl Blocks {
 }
 
 /// Groups `candidates` (the stored gates of the state part, then of the move
-/// part, each in code order) into guarded blocks where that pays: per part,
-/// the cuts of the code into unguarded gates and blocks of consecutive gates
+/// part, each in code order) into flagged blocks where that pays: per part,
+/// the cuts of the code into unflagged gates and blocks of consecutive gates
 /// with the least expected cost (dynamic programming over blocks of at most
 /// [`MAX_BLOCK_GATES`] gates depending on [`MAX_BLOCK_SOURCES`] sources).
 pub(crate) fn choose(net: &CompiledNet, candidates: &[Candidate], changes: &Changes) -> Blocks {
@@ -90,7 +90,7 @@ pub(crate) fn choose(net: &CompiledNet, candidates: &[Candidate], changes: &Chan
             })
             .collect();
         // best[j]: the least cost of the first j gates; start[j]: where the
-        // block ending at gate j - 1 starts in that cut (None: unguarded).
+        // block ending at gate j - 1 starts in that cut (None: unflagged).
         let mut best = vec![0.0; gates.len() + 1];
         let mut start: Vec<Option<usize>> = vec![None; gates.len() + 1];
         let mut seen = vec![usize::MAX; net.first_gate() as usize];
@@ -114,7 +114,7 @@ pub(crate) fn choose(net: &CompiledNet, candidates: &[Candidate], changes: &Chan
                 for (union, &set) in union.iter_mut().zip(&sets[first]) {
                     *union |= set;
                 }
-                let cost = best[first] + changes.guarded_cost(part, &union, operands, marks);
+                let cost = best[first] + changes.flagged_cost(part, &union, operands, marks);
                 if cost < best[end] {
                     best[end] = cost;
                     start[end] = Some(first);
@@ -198,7 +198,7 @@ impl<'a> SupportWalker<'a> {
 
 /// What each base and input stores when it changes: its own value, the
 /// values of the `or`s of moves it is read by (see the `decoded` module),
-/// and the flags of the guarded blocks that depend on it, which it sets.
+/// and the flags of the flagged blocks that depend on it, which it sets.
 #[derive(Debug)]
 pub(crate) struct Marks {
     /// Per source slot `s`, where its stores start in `stores` and where its
@@ -282,7 +282,7 @@ mod tests {
     use super::*;
 
     /// Every gate of the test game a candidate: blocks cost at most the
-    /// parts unguarded, and dropping the move part's leaves the state part's.
+    /// parts unflagged, and dropping the move part's leaves the state part's.
     #[test]
     fn blocks_of_the_move_part_can_be_dropped() {
         let loaded = crate::load(super::super::TURNS, &crate::LoadConfig::default()).unwrap();
@@ -298,12 +298,12 @@ mod tests {
         let changes = Changes::measure(net, |_, _| {});
         let blocks = choose(net, &candidates, &changes);
         for part in 0..2 {
-            let unguarded: usize = candidates
+            let unflagged: usize = candidates
                 .iter()
                 .filter(|c| usize::from(c.moves) == part)
                 .map(|c| c.operands)
                 .sum();
-            assert!(blocks.expected_cost[part] <= unguarded as f64, "part {part}");
+            assert!(blocks.expected_cost[part] <= unflagged as f64, "part {part}");
         }
         let state_blocks: Vec<(u32, u32)> = blocks
             .of_gate

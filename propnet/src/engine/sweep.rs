@@ -6,7 +6,7 @@
 //! platform allows, into native code (the `native` module): one straight line of
 //! loads, `and`s, `or`s and stores per part, which also packs the legality set
 //! (state part) and the next state (move part). There, blocks of gates whose
-//! bases and inputs seldom change are guarded: skipped while none of those
+//! bases and inputs seldom change are flagged: skipped while none of those
 //! changed (the `skipping` module chooses them). Where they cost less, the
 //! move part runs instead as the cones of the moves played (the `cones`
 //! module); when their code outgrows the cache, the plans with and without
@@ -68,7 +68,7 @@ pub(crate) struct Program {
 impl Program {
     /// Compiles the gates of `steps` that are `taken` (see
     /// [`Program::interpreted`]) into native code over values laid out as
-    /// `layout` says if `native`, guarding no gate.
+    /// `layout` says if `native`, skipping no gate.
     pub(crate) fn new(
         net: &CompiledNet,
         steps: &[Step],
@@ -141,7 +141,7 @@ impl Program {
     }
 
     /// Makes native code of the program over values laid out as `layout`
-    /// says where the platform allows; `block` gives the guarded
+    /// says where the platform allows; `block` gives the flagged
     /// block of each stored gate (see [`NativeProgram::compile`]), and `key`
     /// the order of gates in each independent set (see
     /// [`Program::native_steps`]).
@@ -175,7 +175,7 @@ impl Program {
     }
 
     /// The gates that native code stores without a condition, which it
-    /// could guard with a flag, as [`skipping::choose`] takes them.
+    /// could flag, as [`skipping::choose`] takes them.
     fn candidates(&self, net: &CompiledNet, moves: bool, key: &[u32]) -> Vec<Candidate> {
         NativeProgram::stored_gates(net.slots(), self.native_steps(Some(key)), &self.read_once(net))
             .into_iter()
@@ -193,9 +193,9 @@ impl Program {
         self.native.is_some()
     }
 
-    /// The blocks its native code guards, in the order of their flags.
-    fn guarded(&self) -> &[u32] {
-        self.native.as_ref().map_or(&[], |native| &native.guarded)
+    /// The blocks its native code flags, in the order of their flags.
+    fn flagged(&self) -> &[u32] {
+        self.native.as_ref().map_or(&[], |native| &native.flagged)
     }
 
     /// Per slot, whether one gate reads it and it is no output (terminal,
@@ -516,12 +516,7 @@ fn skipped_conditions(
     output: &[bool],
 ) -> Vec<Option<Condition>> {
     let in_moves = net.in_move_part();
-    let inputs = net
-        .input_slots()
-        .iter()
-        .copied()
-        .min()
-        .unwrap_or(net.first_gate());
+    let inputs = net.move_slots().iter().copied().min().unwrap_or(net.first_gate());
     let eligible: Vec<bool> = (0..net.slots())
         .map(|s| s >= net.first_gate() as usize && kept[s] && net.cycle_start()[s] == u32::MAX)
         .collect();
@@ -567,7 +562,7 @@ struct Plan {
     role_words: Vec<usize>,
     /// What a change of a base or input stores: its value, the `or`s of
     /// moves (set as joint moves load rather than evaluated), and the flags
-    /// of the blocks that native code guards (they take the slots after the
+    /// of the blocks that native code flags (they take the slots after the
     /// net's).
     marks: Marks,
     /// Where the flags start: the values of the net's slots and the pack
@@ -599,7 +594,7 @@ impl Plan {
         let kept: Vec<bool> = goal_only.iter().map(|&g| !g).collect();
         let (state, moves) = net.steps().split_at(net.state_steps());
         let legal_words: Vec<Vec<u32>> = net
-            .role_inputs()
+            .role_moves()
             .iter()
             .flat_map(|inputs| {
                 let slots: Vec<u32> = inputs.iter().map(|&m| net.legal_slots()[m as usize]).collect();
@@ -673,7 +668,7 @@ impl Plan {
         let block_of = |gate: u32| blocks.of_gate.get(&gate).copied();
         if native {
             state.compile(net, layout(state_area, flags_start), block_of, Some(&key));
-            let state_flags = state.guarded().len();
+            let state_flags = state.flagged().len();
             moves.compile(
                 net,
                 layout(moves_area, flags_start + state_flags),
@@ -681,8 +676,8 @@ impl Plan {
                 Some(&key),
             );
         }
-        let guarded: Vec<u32> = state.guarded().iter().chain(moves.guarded()).copied().collect();
-        // Goals are evaluated in terminal states only: never guarded.
+        let flagged: Vec<u32> = state.flagged().iter().chain(moves.flagged()).copied().collect();
+        // Goals are evaluated in terminal states only: never flagged.
         let goals = Program::new(
             net,
             net.steps(),
@@ -694,7 +689,7 @@ impl Plan {
         if moved && !(state.is_native() && moves.is_native() && goals.is_native()) {
             return None;
         }
-        let flags = guarded.iter().enumerate().map(|(k, &block)| {
+        let flags = flagged.iter().enumerate().map(|(k, &block)| {
             (
                 (flags_start + k) as u32,
                 blocks.supports[block as usize].as_slice(),
@@ -716,7 +711,7 @@ impl Plan {
             role_words: role_words(net),
             marks,
             flags_start,
-            value_slots: flags_start + guarded.len(),
+            value_slots: flags_start + flagged.len(),
             located,
         })
     }
@@ -884,12 +879,12 @@ impl ScalarEngine for Sweep {
         let marking = by_cones.is_none_or(Cones::reads_moves);
         if cache.marked {
             for &m in &cache.moves {
-                plan.marks.set(values, net.input_slots()[m as usize], false);
+                plan.marks.set(values, net.move_slots()[m as usize], false);
             }
         }
         if marking {
             for &m in moves {
-                plan.marks.set(values, net.input_slots()[m as usize], true);
+                plan.marks.set(values, net.move_slots()[m as usize], true);
             }
         }
         cache.marked = marking;
@@ -1030,12 +1025,7 @@ mod tests {
             }
             return;
         };
-        let sources: Vec<u32> = net
-            .base_slots()
-            .iter()
-            .chain(net.input_slots())
-            .copied()
-            .collect();
+        let sources: Vec<u32> = net.base_slots().iter().chain(net.move_slots()).copied().collect();
         for _ in 0..200 {
             let mut values = vec![false; net.slots()];
             for &s in &sources {

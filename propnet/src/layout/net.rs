@@ -39,8 +39,8 @@ pub struct CompiledNet {
     first_gate: u32,
     /// Slot of each base.
     base_slots: Vec<u32>,
-    /// Slot of each input.
-    input_slots: Vec<u32>,
+    /// Slot of each move proposition.
+    move_slots: Vec<u32>,
     /// Gate kind of each slot (meaningful for gate slots only).
     gates: Vec<Gate>,
     /// Fan-in of slot `s`: `fanin[fanin_offsets[s]..fanin_offsets[s + 1]]`.
@@ -59,8 +59,8 @@ pub struct CompiledNet {
     state_steps: usize,
     /// Slot telling whether each input is legal.
     legal_slots: Vec<u32>,
-    /// The inputs of each role, ascending.
-    role_inputs: Vec<Vec<u32>>,
+    /// The move propositions of each role, ascending.
+    role_moves: Vec<Vec<u32>>,
     /// Slot of each goal output, in the order of the circuit's goals.
     goal_slots: Vec<u32>,
     /// Slot of the terminal output.
@@ -219,7 +219,7 @@ impl CompiledNet {
             slots,
             first_gate,
             base_slots: base_nodes.iter().map(|&i| slot[i]).collect(),
-            input_slots: input_nodes.iter().map(|&i| slot[i]).collect(),
+            move_slots: input_nodes.iter().map(|&i| slot[i]).collect(),
             gates,
             fanin_offsets,
             fanin,
@@ -229,7 +229,7 @@ impl CompiledNet {
             steps,
             state_steps,
             legal_slots: circuit.inputs.iter().map(|i| slot[i.legal.index()]).collect(),
-            role_inputs: (0..circuit.roles.len())
+            role_moves: (0..circuit.roles.len())
                 .map(|r| {
                     (0..circuit.inputs.len() as u32)
                         .filter(|&m| circuit.inputs[m as usize].role == r)
@@ -267,10 +267,10 @@ impl CompiledNet {
         &self.base_slots
     }
 
-    /// Slot of each input.
+    /// Slot of each move proposition.
     #[inline]
-    pub fn input_slots(&self) -> &[u32] {
-        &self.input_slots
+    pub fn move_slots(&self) -> &[u32] {
+        &self.move_slots
     }
 
     /// Gate kind of each slot (meaningful for gate slots only).
@@ -327,10 +327,10 @@ impl CompiledNet {
         &self.legal_slots
     }
 
-    /// The inputs of each role, ascending.
+    /// The move propositions of each role, ascending.
     #[inline]
-    pub fn role_inputs(&self) -> &[Vec<u32>] {
-        &self.role_inputs
+    pub fn role_moves(&self) -> &[Vec<u32>] {
+        &self.role_moves
     }
 
     /// Slot of each goal output, in the order of the circuit's goals.

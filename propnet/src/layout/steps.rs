@@ -63,7 +63,7 @@ pub(crate) fn fixpoint<V: Copy + PartialEq>(
 /// `role_words[r]..role_words[r + 1]`, bit `at` for its input at position `at`.
 pub(crate) fn role_words(net: &CompiledNet) -> Vec<usize> {
     let mut role_words = vec![0];
-    for inputs in net.role_inputs() {
+    for inputs in net.role_moves() {
         role_words.push(role_words.last().copied().unwrap_or(0) + inputs.len().div_ceil(64));
     }
     role_words

@@ -152,7 +152,7 @@ pub(crate) fn random_walk(
         before.clone_from(&values);
         let mut stuck = values[net.terminal_slot() as usize];
         let old_joint = std::mem::take(&mut joint);
-        for inputs in net.role_inputs() {
+        for inputs in net.role_moves() {
             legal.clear();
             legal.extend(
                 inputs
@@ -174,10 +174,10 @@ pub(crate) fn random_walk(
         }
         // The new joint move.
         for &m in &old_joint {
-            values[net.input_slots()[m as usize] as usize] = false;
+            values[net.move_slots()[m as usize] as usize] = false;
         }
         for &m in &joint {
-            values[net.input_slots()[m as usize] as usize] = true;
+            values[net.move_slots()[m as usize] as usize] = true;
         }
         run_steps(&net.steps()[net.state_steps()..], &mut values, false, net);
         observe(Transition::Moves, &before, &values);

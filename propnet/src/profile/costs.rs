@@ -4,17 +4,17 @@
 //! the measurements behind it. The engines weigh them against the counts
 //! that [`super::activity`] and the engines' own walks measure.
 
-// The sweep's guarded blocks and skip conditions (`engine/skipping.rs`,
+// The sweep's flagged blocks and skip conditions (`engine/skipping.rs`,
 // `engine/sweep.rs`).
 
 /// Gate evaluations spent measuring how often sources change (see [`super::activity::random_walk`]).
 pub(crate) const MEASURE_BUDGET: usize = 10_000_000;
 
-/// What testing a guarded block's flag and clearing it costs, in
+/// What testing a flagged block's flag and clearing it costs, in
 /// instructions, against one value read.
 pub(crate) const TEST_COST: f64 = 3.0;
 
-/// What setting a guarded block's flag once costs, in instructions.
+/// What setting a flagged block's flag once costs, in instructions.
 pub(crate) const MARK_COST: f64 = 6.0;
 
 /// What a mispredicted jump costs, in instructions (about 20 cycles at 2.5

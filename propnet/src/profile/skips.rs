@@ -1,6 +1,6 @@
 //! Skip measurements, along the one random walk of [`random_walk`] that
 //! serves every measurement at load: how the sources (bases and move
-//! propositions) change, for the sweep's guarded blocks, and how often skip
+//! propositions) change, for the sweep's flagged blocks, and how often skip
 //! conditions hold, for the gates they jump over.
 
 use super::activity::{random_walk, Transition};
@@ -89,10 +89,10 @@ impl Changes {
         self.count[source as usize]
     }
 
-    /// Expected instructions per run of `part` of a guarded block whose flag
+    /// Expected instructions per run of `part` of a flagged block whose flag
     /// the runs in `set` find set, whose gates read `operands` values and
     /// whose sources change `marks` times over the walk.
-    pub(crate) fn guarded_cost(&self, part: usize, set: &[u64], operands: usize, marks: u64) -> f64 {
+    pub(crate) fn flagged_cost(&self, part: usize, set: &[u64], operands: usize, marks: u64) -> f64 {
         let runs = f64::from(self.runs[part]);
         let set = f64::from(set.iter().map(|w| w.count_ones()).sum::<u32>()) / runs;
         TEST_COST

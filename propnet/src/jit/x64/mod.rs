@@ -12,7 +12,7 @@
 //! the others are read one by one. Elsewhere, or when the system refuses
 //! executable memory, programs are interpreted.
 //!
-//! Consecutive stored gates may form a guarded block with a flag, a byte past
+//! Consecutive stored gates may form a flagged block with a flag, a byte past
 //! the net's slots: the code evaluates the block only when the flag is set,
 //! and clears it. The caller sets the flag whenever a base or input that a
 //! gate of the block depends on changes (and before the first run), so that

@@ -67,9 +67,9 @@ pub(crate) struct NativeProgram {
     segments: Vec<Segment>,
     /// The number of bytes the code addresses values in (flags included).
     slots: usize,
-    /// The guarded blocks: flag `first_flag + k` guards the gates of block
-    /// `guarded[k]` (a block cut by a cyclic component has a flag per piece).
-    pub(crate) guarded: Vec<u32>,
+    /// The flagged blocks: flag `first_flag + k` is the flag of block
+    /// `flagged[k]` (a block cut by a cyclic component has a flag per piece).
+    pub(crate) flagged: Vec<u32>,
     /// The number of words it packs values into.
     words: usize,
     /// How many gates it computes in registers only.
@@ -118,25 +118,25 @@ impl NativeProgram {
     /// executable memory is refused. `read_once[s]` says that slot `s` is read by one gate only and
     /// is no output: the program need not store it if it computes it for that
     /// gate. Values of such slots are unspecified after a run.
-    /// `guard(gate)` gives what guards a stored gate, if anything:
+    /// `skip(gate)` gives when a stored gate is skipped, if ever:
     /// consecutive stored gates of one block share a flag, and consecutive
     /// gates under one condition are skipped together (the condition's slot
     /// must be computed before them). A gate under a condition that
     /// `forced(gate)` says forces it is not computed but set to the
     /// condition's `skip_when` when skipped. Flags take the bytes from
-    /// `layout.first_flag` on, in the order of [`NativeProgram::guarded`].
+    /// `layout.first_flag` on, in the order of [`NativeProgram::flagged`].
     pub(crate) fn compile<'a>(
         layout: Layout,
         words: usize,
         steps: impl IntoIterator<Item = NativeStep<'a>>,
         read_once: &[bool],
-        mut guard: impl FnMut(u32) -> Option<Skip>,
+        mut skip: impl FnMut(u32) -> Option<Skip>,
         forced: impl Fn(u32) -> bool,
     ) -> Option<NativeProgram> {
-        NativeProgram::assemble_program(layout, words, steps, read_once, &mut guard, &forced, true)
+        NativeProgram::assemble_program(layout, words, steps, read_once, &mut skip, &forced, true)
     }
 
-    /// Compiles each of `functions` (steps without cycles or guards) into a
+    /// Compiles each of `functions` (steps without cycles or skips) into a
     /// function of its own, over values laid out as `layout` says, addressed
     /// through `rdi` only (a function's set-up costs more than its few
     /// operands would save); run function `k` with
@@ -168,7 +168,7 @@ impl NativeProgram {
         words: usize,
         steps: impl IntoIterator<Item = NativeStep<'a>>,
         read_once: &[bool],
-        guard: &mut impl FnMut(u32) -> Option<Skip>,
+        skip: &mut impl FnMut(u32) -> Option<Skip>,
         forced: &impl Fn(u32) -> bool,
         windowed: bool,
     ) -> Option<NativeProgram> {
@@ -200,19 +200,19 @@ impl NativeProgram {
             let mut draft = Assembler::new(layout, vec![(RDI, 0)]);
             for function in &functions {
                 inlining.plan(function, read_once);
-                draft.assemble(function, &inlining.inlined, words, guard, forced);
+                draft.assemble(function, &inlining.inlined, words, skip, forced);
             }
             choose_windows(&draft.operands)
         } else {
             vec![(RDI, 0)]
         };
         let mut assembler = Assembler::new(layout, windows);
-        let mut guarded = Vec::new();
+        let mut flagged = Vec::new();
         #[cfg(test)]
         let mut inlined = 0;
         for function in &functions {
             inlining.plan(function, read_once);
-            guarded.extend(assembler.assemble(function, &inlining.inlined, words, guard, forced));
+            flagged.extend(assembler.assemble(function, &inlining.inlined, words, skip, forced));
             #[cfg(test)]
             {
                 inlined += inlining.inlined.iter().filter(|g| g.is_some()).count();
@@ -230,8 +230,8 @@ impl NativeProgram {
         Some(NativeProgram {
             memory: ExecutableMemory::new(&assembler.code)?,
             segments: assembler.segments,
-            slots: layout.first_flag + guarded.len(),
-            guarded,
+            slots: layout.first_flag + flagged.len(),
+            flagged,
             words,
             #[cfg(test)]
             inlined,
@@ -441,8 +441,8 @@ struct Assembler<'a> {
     segments: Vec<Segment>,
     /// Whether a code segment is open (its `ret` not yet emitted).
     open: bool,
-    /// The guard open, and where its jump's displacement ends.
-    guard: Option<(Skip, usize)>,
+    /// The skip open, and where its jump's displacement ends.
+    skip: Option<(Skip, usize)>,
     /// The gates under the open condition that it forces, with the value
     /// they take when skipped.
     forced: Vec<(u32, bool)>,
@@ -462,7 +462,7 @@ impl<'a> Assembler<'a> {
             code: Vec::new(),
             segments: Vec::new(),
             open: false,
-            guard: None,
+            skip: None,
             forced: Vec::new(),
             windows,
             operands: Vec::new(),
@@ -470,30 +470,30 @@ impl<'a> Assembler<'a> {
     }
 
     /// Emits the code of `steps` (see [`NativeProgram::compile`]) packing
-    /// `words` output words; returns the guarded blocks, in the order of
+    /// `words` output words; returns the flagged blocks, in the order of
     /// their flags.
     fn assemble(
         &mut self,
         steps: &[NativeStep],
         inlined: &[Option<NativeGate>],
         words: usize,
-        guard: &mut impl FnMut(u32) -> Option<Skip>,
+        skip: &mut impl FnMut(u32) -> Option<Skip>,
         forced: &impl Fn(u32) -> bool,
     ) -> Vec<u32> {
         let slots = self.layout.located.len();
-        let mut guarded = Vec::new();
+        let mut flagged = Vec::new();
         for step in steps {
             match *step {
                 NativeStep::Gate(gate) => {
                     assert!((gate.out as usize) < slots && gate.inputs.iter().all(|&i| (i as usize) < slots));
                     if inlined[gate.out as usize].is_none() {
-                        let guard = guard(gate.out);
-                        if guard != self.guard.map(|(guard, _)| guard) {
-                            self.close_guard();
-                            match guard {
+                        let wanted = skip(gate.out);
+                        if wanted != self.skip.map(|(open, _)| open) {
+                            self.close_skip();
+                            match wanted {
                                 Some(Skip::Unflagged(block)) => {
-                                    self.open_block(block, (self.layout.first_flag + guarded.len()) as u32);
-                                    guarded.push(block);
+                                    self.open_block(block, (self.layout.first_flag + flagged.len()) as u32);
+                                    flagged.push(block);
                                 }
                                 Some(Skip::Condition(condition)) => {
                                     assert!((condition.slot as usize) < slots);
@@ -503,7 +503,7 @@ impl<'a> Assembler<'a> {
                             }
                         }
                         self.root(gate, inlined);
-                        if let (Some(Skip::Condition(condition)), true) = (guard, forced(gate.out)) {
+                        if let (Some(Skip::Condition(condition)), true) = (wanted, forced(gate.out)) {
                             self.forced.push((gate.out, condition.skip_when));
                         }
                     }
@@ -527,7 +527,7 @@ impl<'a> Assembler<'a> {
             }
         }
         self.close();
-        guarded
+        flagged
     }
 
     /// Computes `gate` and stores its value.
@@ -538,7 +538,7 @@ impl<'a> Assembler<'a> {
         encode::store_byte(&mut self.code, REGISTERS[0], out);
     }
 
-    /// Starts guarded block `block`: the code up to [`Assembler::close_guard`]
+    /// Starts flagged block `block`: the code up to [`Assembler::close_skip`]
     /// runs only if `flag` is set, and clears it.
     fn open_block(&mut self, block: u32, flag: u32) {
         self.open();
@@ -546,26 +546,26 @@ impl<'a> Assembler<'a> {
         let flag = self.address(flag);
         encode::compare_byte(&mut self.code, flag, 0);
         let jump_end = encode::jump_if_equal(&mut self.code);
-        self.guard = Some((Skip::Unflagged(block), jump_end));
+        self.skip = Some((Skip::Unflagged(block), jump_end));
         encode::set_byte(&mut self.code, flag, 0);
     }
 
     /// Starts code that runs only if `condition`'s slot does not hold its
-    /// `skip_when` value, up to [`Assembler::close_guard`].
+    /// `skip_when` value, up to [`Assembler::close_skip`].
     fn open_condition(&mut self, condition: Condition) {
         self.open();
-        // cmp byte [slot], skip_when; je (patched when the guard closes)
+        // cmp byte [slot], skip_when; je (patched when the skip closes)
         let slot = self.address(self.at(condition.slot));
         encode::compare_byte(&mut self.code, slot, u8::from(condition.skip_when));
         let jump_end = encode::jump_if_equal(&mut self.code);
-        self.guard = Some((Skip::Condition(condition), jump_end));
+        self.skip = Some((Skip::Condition(condition), jump_end));
     }
 
-    /// Ends the open guard, if any: its jump lands here, or, if it forces
+    /// Ends the open skip, if any: its jump lands here, or, if it forces
     /// gates, on code that stores their values, which the code evaluating
     /// them jumps over.
-    fn close_guard(&mut self) {
-        if let Some((_, jump_end)) = self.guard.take() {
+    fn close_skip(&mut self) {
+        if let Some((_, jump_end)) = self.skip.take() {
             let mut over = None;
             if !self.forced.is_empty() {
                 // patched below
@@ -649,7 +649,7 @@ impl<'a> Assembler<'a> {
     /// one. (Copying them into the area first was slower: a 16-byte load of
     /// bytes stored just before waits until the stores reach the cache.)
     fn pack(&mut self, word: usize, slots: &[u32]) {
-        self.close_guard();
+        self.close_skip();
         self.open();
         let area = (self.layout.pack_area + 64 * word) as u32;
         let in_area = |bit: usize| self.at(slots[bit]) == area + bit as u32;
@@ -773,7 +773,7 @@ impl<'a> Assembler<'a> {
     /// Ends the open code segment, if any: restores the registers saved
     /// and returns.
     fn close(&mut self) {
-        self.close_guard();
+        self.close_skip();
         if self.open {
             for (register, _) in self.windows.clone().into_iter().rev() {
                 if preserved(register) {
@@ -966,13 +966,13 @@ mod tests {
         );
     }
 
-    /// Guarded blocks are evaluated when their flag is set (clearing it) and
+    /// Flagged blocks are evaluated when their flag is set (clearing it) and
     /// skipped, keeping their gates' values, when it is not; gates under a
     /// condition are skipped, keeping their values (or taking the condition's
     /// value, if it forces them), when its slot holds the value that skips
     /// them.
     #[test]
-    fn guarded_gates_run_only_when_flagged_or_needed() {
+    fn flagged_gates_run_only_when_flagged_or_needed() {
         const SLOTS: u32 = 60;
         const SOURCES: u32 = 8;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
@@ -999,9 +999,9 @@ mod tests {
             })
             .collect();
         // In each group of seven consecutive gates, a block of four, two gates
-        // under a condition on the slot before the group, one unguarded;
+        // under a condition on the slot before the group, one unflagged;
         // nothing computed in registers.
-        let guard = |gate: u32| match gate % 7 {
+        let skip = |gate: u32| match gate % 7 {
             0..=3 => Some(Skip::Unflagged(gate / 7)),
             4 | 5 => Some(Skip::Condition(Condition {
                 slot: gate / 7 * 7 - 1,
@@ -1012,7 +1012,7 @@ mod tests {
         // The second gate under each condition is forced: skipped, it takes
         // the condition's `skip_when`.
         let forced = |gate: u32| gate % 7 == 5;
-        let block = |gate: u32| match guard(gate) {
+        let block = |gate: u32| match skip(gate) {
             Some(Skip::Unflagged(block)) => Some(block),
             _ => None,
         };
@@ -1030,20 +1030,20 @@ mod tests {
             pack_area: SLOTS as usize,
             first_flag: FIRST_FLAG,
         };
-        let Some(program) = NativeProgram::compile(layout, 1, steps, &[false; SLOTS as usize], guard, forced)
+        let Some(program) = NativeProgram::compile(layout, 1, steps, &[false; SLOTS as usize], skip, forced)
         else {
             if cfg!(all(target_arch = "x86_64", unix)) {
                 panic!("no native code on x86-64 Unix");
             }
             return;
         };
-        let flags = program.guarded.len();
+        let flags = program.flagged.len();
         let mut blocks: Vec<u32> = (SOURCES..SLOTS).filter_map(block).collect();
         blocks.dedup();
-        assert_eq!(program.guarded, blocks);
+        assert_eq!(program.flagged, blocks);
         let flag_of = |gate: u32| {
             let k = program
-                .guarded
+                .flagged
                 .iter()
                 .position(|&b| Some(b) == block(gate))
                 .unwrap();
@@ -1054,7 +1054,7 @@ mod tests {
         let model = |values: &mut [bool], skipped: &mut dyn FnMut(u32, &[bool]) -> bool| {
             for s in SOURCES..SLOTS {
                 if skipped(s, values) {
-                    if let (Some(Skip::Condition(c)), true) = (guard(s), forced(s)) {
+                    if let (Some(Skip::Condition(c)), true) = (skip(s), forced(s)) {
                         values[s as usize] = c.skip_when;
                     }
                     continue;
@@ -1073,18 +1073,18 @@ mod tests {
             for value in values.iter_mut().take(SOURCES as usize) {
                 *value = rng.gen_bool(0.5);
             }
-            // Some flags set, and every guarded gate's value made wrong.
+            // Some flags set, and every flagged gate's value made wrong.
             let mut right = values[..SLOTS as usize].to_vec();
             model(&mut right, &mut |_, _| false);
             let set: Vec<bool> = (0..flags).map(|_| round == 0 || rng.gen_bool(0.5)).collect();
             for (k, &flag) in set.iter().enumerate() {
                 values[FIRST_FLAG + k] = flag;
             }
-            for gate in (SOURCES..SLOTS).filter(|&g| guard(g).is_some()) {
+            for gate in (SOURCES..SLOTS).filter(|&g| skip(g).is_some()) {
                 values[gate as usize] = !right[gate as usize];
             }
             let mut expected = values[..SLOTS as usize].to_vec();
-            model(&mut expected, &mut |s, so_far| match guard(s) {
+            model(&mut expected, &mut |s, so_far| match skip(s) {
                 Some(Skip::Unflagged(_)) => !set[flag_of(s) - FIRST_FLAG],
                 Some(Skip::Condition(c)) => {
                     let skipped = so_far[c.slot as usize] == c.skip_when;
