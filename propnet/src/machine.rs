@@ -5,7 +5,7 @@
 
 use crate::driver::{best_goals, choose, random_move, Playout, PlayoutTotals};
 use crate::engine::{EvaluatorKind, Scalar};
-pub use crate::game::{Game, Move, State};
+use crate::game::{Game, Move, State};
 use crate::random::Stream;
 use bitvec::vec::BitVec;
 use std::fmt;

@@ -3,9 +3,10 @@
 
 use crate::driver::choose;
 use crate::engine::EvaluatorKind;
+use crate::game::Game;
 use crate::ir::{build, BuildError, Circuit, VerifyError};
 use crate::layout::{layer, CycleError, Layering};
-use crate::machine::{Game, StateMachine};
+use crate::machine::StateMachine;
 use crate::opt::{optimize, OptimizeConfig};
 use ggpnet_grounder::{ErrorKind, GdlError};
 use ggpnet_kif::ParseError;
