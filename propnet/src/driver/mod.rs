@@ -239,13 +239,13 @@ pub fn monte_carlo_from(game: &Arc<Game>, from: &State, config: &McConfig) -> Re
     }
     let threads = config.threads.max(1);
     let evaluator = choose::evaluator(game, config.engine, &EvaluatorKind::ALL);
-    let native = config.engine.native;
-    // One engine for every thread, made before the clock starts.
+    // One engine for every thread, made before the clock starts (and
+    // outside the workers, whose writes to their caches would otherwise
+    // share its cache lines).
     let engine = match evaluator {
-        EvaluatorKind::Lanes => None,
-        kind => Some(choose::scalar(game, kind, native)),
+        EvaluatorKind::Lanes => RunEngine::Lanes(Arc::new(Lanes::new(game.net()))),
+        kind => RunEngine::Scalar(choose::scalar(game, kind, config.engine.native)),
     };
-    let lanes = (evaluator == EvaluatorKind::Lanes).then(|| Arc::new(Lanes::new(game.net())));
     let start = Instant::now();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -263,10 +263,9 @@ pub fn monte_carlo_from(game: &Arc<Game>, from: &State, config: &McConfig) -> Re
                     Stop::After(n / threads as u64 + u64::from((t as u64) < n % threads as u64))
                 }
             };
-            match (&engine, &lanes) {
-                (_, Some(lanes)) => run_lanes(game, lanes, from, config, t as u64, stop),
-                (Some(scalar), _) => run_scalar(game, scalar.clone(), from, config, t as u64, stop),
-                (None, None) => unreachable!("an engine of some kind"),
+            match &engine {
+                RunEngine::Lanes(lanes) => run_lanes(game, lanes, from, config, t as u64, stop),
+                RunEngine::Scalar(scalar) => run_scalar(game, scalar.clone(), from, config, t as u64, stop),
             }
         })
         .into_iter()
@@ -300,6 +299,14 @@ impl Stop {
             Stop::After(_) => None,
         }
     }
+}
+
+/// The engine the threads of a flat Monte-Carlo run share.
+enum RunEngine {
+    /// A scalar engine, whose fresh cache each thread clones.
+    Scalar(Scalar),
+    /// The lanes engine.
+    Lanes(Arc<Lanes>),
 }
 
 /// One thread's share of lanes playouts, on the shared `engine`.
