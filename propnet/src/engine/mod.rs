@@ -215,8 +215,8 @@ impl Scalar {
     /// Which kind it is.
     pub fn kind(&self) -> EvaluatorKind {
         match self {
-            Scalar::Sweep(..) => EvaluatorKind::Sweep,
-            Scalar::Differential(..) => EvaluatorKind::Differential,
+            Scalar::Sweep(engine, _) => engine.kind(),
+            Scalar::Differential(engine, _) => engine.kind(),
         }
     }
 }
