@@ -1,15 +1,53 @@
 //! ggpnet: compiles GDL games into propositional networks and runs them.
 //!
-//! This facade re-exports the stage crates — [`kif`] (parsing), [`grounder`]
-//! (checks and instantiation), [`propnet`] (circuit, optimizer, evaluator,
-//! state machine) — and adds what tools and tests share: trace [`replay`],
-//! [`differential`] testing against the reference interpreter, the
-//! [`corpus`] locator, and the [`fuzz`] targets.
+//! The agent API: load a [`Game`] once (the propnet, or the reference
+//! interpreter when the game is too large to ground), give each thread a
+//! [`Machine`], and query states and moves, or run random [`Playouts`] from any
+//! state on every core:
+//!
+//! ```
+//! use ggpnet::{Budget, Config, Game, Playouts, Stream};
+//!
+//! let game = Game::load(ggpnet::DEFAULT_GAME, &Config::default())?; // connect four
+//! let mut machine = game.machine(); // one per thread; the game is shared
+//! let mut state = game.initial_state();
+//! let mut rng = Stream::new(1, 0);
+//! for _ in 0..3 {
+//!     let joint = (0..game.roles().len())
+//!         .map(|role| machine.random_move(&state, role, &mut rng).map(Option::unwrap))
+//!         .collect::<Result<Vec<_>, _>>()?;
+//!     state = machine.next_state(&state, &joint)?; // illegal moves are refused
+//! }
+//! let report = game.playouts(&state, &Playouts::new(Budget::Seconds(0.1)).threads(2))?;
+//! println!("from {:?}: {:?}", game.state_to_kif(&state)?, report.avg_goals());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The stage crates are re-exported — [`kif`] (parsing), [`grounder`] (checks
+//! and instantiation), [`propnet`] (circuit, optimizer, evaluators, state
+//! machine) — with what tools and tests share: trace [`replay`],
+//! [`differential`] testing against the reference interpreter, the [`corpus`]
+//! locator, and the [`fuzz`] targets. `examples/` holds a flat Monte-Carlo and
+//! a UCT agent.
+
+#![warn(missing_docs)]
 
 pub mod corpus;
 pub mod differential;
 pub mod fuzz;
+mod game;
+mod machine;
+pub mod manager;
+pub mod player;
+mod playouts;
 pub mod replay;
+
+pub use game::{Config, Engine, EngineChoice, EvaluatorChoice, Game, LoadError};
+pub use machine::{Error, Machine, Move, PlayoutEnd, State};
+pub use playouts::{Budget, PlayoutReport, Playouts, MAX_THREADS};
+pub use propnet::driver::PlayoutTotals;
+pub use propnet::engine::EvaluatorKind;
+pub use propnet::random::Stream;
 
 pub use ggpnet_grounder as grounder;
 pub use ggpnet_kif as kif;

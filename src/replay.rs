@@ -2,9 +2,9 @@
 //! followed move by move and, at every step, the state, every role's legal
 //! moves, terminal and goals are compared with ours; then the perft counts.
 
-use crate::propnet::driver::{perft, MAX_PERFT_DEPTH};
+use crate::propnet::driver::MAX_PERFT_DEPTH;
 use crate::propnet::engine::EvaluatorKind;
-use crate::propnet::{Loaded, State, StateMachine};
+use crate::{Game, Machine, State};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -211,136 +211,137 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
     v
 }
 
-/// Replays `trace` against `loaded` with a scalar evaluator of `kind`: the header,
-/// every playout step by step, then the perft counts, up to the first difference.
-pub fn replay(loaded: &Loaded, trace: &Trace, kind: EvaluatorKind) -> ReplayReport {
-    let mut machine = StateMachine::with_evaluator(std::sync::Arc::clone(&loaded.game), kind);
+/// Replays `trace` against `game` (on the propnet, with a scalar evaluator of
+/// `kind`): the header, every playout step by step, then the perft counts, up to
+/// the first difference.
+pub fn replay(game: &Game, trace: &Trace, kind: EvaluatorKind) -> ReplayReport {
+    let mut machine = game.machine_with_evaluator(kind);
     let mut report = ReplayReport::default();
-    report.first_difference = compare_header(&machine, &trace.header)
+    report.first_difference = compare_header(game, &trace.header)
         .or_else(|| {
             trace.playouts.iter().find_map(|playout| {
                 report.playouts += 1;
-                compare_playout(&mut machine, playout, &mut report)
+                compare_playout(&mut machine, playout, &mut report).err()
             })
         })
-        .or_else(|| compare_perft(loaded, &trace.perft, kind, &mut report));
+        .or_else(|| compare_perft(game, &trace.perft, kind, &mut report));
     report
 }
 
-fn compare_header(machine: &StateMachine, header: &Header) -> Option<String> {
+fn compare_header(game: &Game, header: &Header) -> Option<String> {
     let roles = &header.roles;
-    if roles != machine.roles() {
-        return Some(format!("roles: expected {roles:?}, got {:?}", machine.roles()));
+    if roles != game.roles() {
+        return Some(format!("roles: expected {roles:?}, got {:?}", game.roles()));
     }
     let init = &header.init;
-    let ours = machine.state_to_kif(&machine.initial_state());
+    let ours = game.state_to_kif(&game.initial_state()).ok()?;
     (init != &ours).then(|| format!("initial state: expected {init:?}, got {ours:?}"))
 }
 
+/// Follows `playout`; the error is the first difference.
 fn compare_playout(
-    machine: &mut StateMachine,
+    machine: &mut Machine,
     playout: &Playout,
     report: &mut ReplayReport,
-) -> Option<String> {
+) -> Result<(), String> {
     let seed = playout.seed;
-    let mut state = machine.initial_state();
+    let game = machine.game().clone();
+    let mut state = game.initial_state();
     for (i, step) in playout.steps.iter().enumerate() {
         let at = format!("seed {seed} step {i}");
         report.steps += 1;
-        if let Some(difference) = compare_step(machine, &state, step) {
-            return Some(format!("{at}: {difference}"));
-        }
+        compare_step(machine, &state, step).map_err(|d| format!("{at}: {d}"))?;
         let last = i + 1 == playout.steps.len();
         if last && playout.end.is_none() {
             // Truncated: the state after the last step is not recorded.
-            return None;
+            return Ok(());
         }
-        let joint = match step
+        let joint = step
             .joint
             .iter()
             .enumerate()
-            .map(|(role, text)| machine.parse_move(role, text))
+            .map(|(role, text)| game.parse_move(role, text))
             .collect::<Result<Vec<_>, _>>()
-        {
-            Ok(joint) => joint,
-            Err(e) => return Some(format!("{at}: joint move: {e}")),
-        };
-        state = match machine.next_state(&state, &joint) {
-            Ok(next) => next,
-            Err(e) => return Some(format!("{at}: {e}")),
-        };
+            .map_err(|e| format!("{at}: joint move: {e}"))?;
+        state = machine
+            .next_state(&state, &joint)
+            .map_err(|e| format!("{at}: {e}"))?;
     }
-    let end = playout.end.as_ref()?;
-    compare_final(machine, &state, end).map(|d| format!("seed {seed} final: {d}"))
+    let Some(end) = playout.end.as_ref() else {
+        return Ok(());
+    };
+    compare_final(machine, &state, end).map_err(|d| format!("seed {seed} final: {d}"))
 }
 
 /// The first difference between our `state` and a trace's step taken in it.
-fn compare_step(machine: &mut StateMachine, state: &State, step: &Step) -> Option<String> {
-    let ours = machine.state_to_kif(state);
+fn compare_step(machine: &mut Machine, state: &State, step: &Step) -> Result<(), String> {
+    let game = machine.game().clone();
+    let ours = game.state_to_kif(state).map_err(|e| e.to_string())?;
     if step.state != ours {
-        return Some(format!("state: expected {:?}, got {ours:?}", step.state));
+        return Err(format!("state: expected {:?}, got {ours:?}", step.state));
     }
-    if machine.is_terminal(state) {
-        return Some("our state is terminal, the reference's is not".to_owned());
+    if machine.is_terminal(state).map_err(|e| e.to_string())? {
+        return Err("our state is terminal, the reference's is not".to_owned());
     }
     for (role, expected) in step.legal.iter().enumerate() {
-        let ours = sorted(
-            machine
-                .legal_moves(state, role)
-                .into_iter()
-                .map(|m| machine.move_to_kif(m).to_owned())
-                .collect(),
-        );
+        let moves = machine.legal_moves(state, role).map_err(|e| e.to_string())?;
+        let texts = moves.iter().map(|m| game.move_to_kif(m));
+        let ours = sorted(texts.collect::<Result<_, _>>().map_err(|e| e.to_string())?);
         if expected != &ours {
-            let name = &machine.roles()[role];
-            return Some(format!(
+            let name = &game.roles()[role];
+            return Err(format!(
                 "legal moves of {name}: expected {expected:?}, got {ours:?}"
             ));
         }
     }
-    let goals = machine.goals(state);
+    let goals = machine.goal_values(state).map_err(|e| e.to_string())?;
     for (role, (expected, ours)) in step.goals.iter().zip(&goals).enumerate() {
         if expected != ours {
-            let name = &machine.roles()[role];
-            return Some(format!("goals of {name}: expected {expected:?}, got {ours:?}"));
+            let name = &game.roles()[role];
+            return Err(format!("goals of {name}: expected {expected:?}, got {ours:?}"));
         }
     }
-    None
+    Ok(())
 }
 
 /// The first difference between our `state` after a playout's last step and the trace's terminal state.
-fn compare_final(machine: &mut StateMachine, state: &State, end: &Final) -> Option<String> {
-    let ours = machine.state_to_kif(state);
+fn compare_final(machine: &mut Machine, state: &State, end: &Final) -> Result<(), String> {
+    let game = machine.game().clone();
+    let ours = game.state_to_kif(state).map_err(|e| e.to_string())?;
     if end.state != ours {
-        return Some(format!("state: expected {:?}, got {ours:?}", end.state));
+        return Err(format!("state: expected {:?}, got {ours:?}", end.state));
     }
-    if !machine.is_terminal(state) {
-        return Some("the reference's state is terminal, ours is not".to_owned());
+    if !machine.is_terminal(state).map_err(|e| e.to_string())? {
+        return Err("the reference's state is terminal, ours is not".to_owned());
     }
-    for (role, (expected, ours)) in end.goals.iter().zip(machine.goals(state)).enumerate() {
+    let goals = machine.goal_values(state).map_err(|e| e.to_string())?;
+    for (role, (expected, ours)) in end.goals.iter().zip(goals).enumerate() {
         let expected = match expected {
             FinalGoal::One(g) => vec![*g],
             FinalGoal::All(gs) => gs.clone(),
         };
         if expected != ours {
-            let name = &machine.roles()[role];
-            return Some(format!("goals of {name}: expected {expected:?}, got {ours:?}"));
+            let name = &game.roles()[role];
+            return Err(format!("goals of {name}: expected {expected:?}, got {ours:?}"));
         }
     }
-    None
+    Ok(())
 }
 
 fn compare_perft(
-    loaded: &Loaded,
+    game: &Game,
     expected: &[(usize, u128)],
     kind: EvaluatorKind,
     report: &mut ReplayReport,
 ) -> Option<String> {
     let depth = expected.last().map_or(0, |&(d, _)| d);
-    let ours = perft(&loaded.game, depth, kind);
+    let ours = match game.perft(depth, kind) {
+        Ok(counts) => counts,
+        Err(e) => return Some(format!("perft: {e}")),
+    };
     for &(d, n) in expected {
         report.perft_depths += 1;
-        let got = ours.counts[d - 1];
+        let got = ours[d - 1];
         if got != n {
             return Some(format!("perft({d}): expected {n}, got {got}"));
         }

@@ -1,7 +1,8 @@
 //! `ggpnet bench` end to end on two small corpus games: a report with every
-//! evaluator on one thread and on two, the anchors of `anchors/peers.md`
-//! beside them, perft counts checked against the traces, the vector width the
-//! lanes ran in, and the same figures in the markdown table.
+//! evaluator on one thread and on two, the peers measured on this CPU (or
+//! said to be measured on another) beside them, perft counts checked against
+//! the traces, the vector width the lanes ran in, and the same figures in the
+//! markdown table.
 
 use serde_json::Value;
 use std::path::Path;
@@ -60,13 +61,26 @@ fn bench_reports_every_evaluator_anchors_and_perft() {
         assert_eq!(game["perft"]["counts_match"], true, "{name}: {}", game["perft"]);
         assert!(game["perft"]["depth"].as_u64().unwrap_or(0) > 0, "{name}");
     }
-    // Anchors as `anchors/peers.md` has them (ticTacToe's ggplib figure).
+    // The peers of the file the report names, measured on this CPU or said
+    // to be measured on another one (ticTacToe's ggplib figure).
+    let file = report["peers"]["file"].as_str().expect("the peers' file");
+    let cross = report["peers"]["cross_machine"].as_bool().expect("cross_machine");
+    let cpu = report["cpu"].as_str().unwrap_or("");
+    let here = [
+        ("anchors/peers.md", "AMD EPYC"),
+        ("anchors/peers-xeon.md", "Intel(R) Xeon(R) Processor"),
+    ];
+    if !cross {
+        assert!(here.contains(&(file, cpu)), "{file} on {cpu}");
+    } else {
+        assert_eq!(file, "anchors/peers.md", "{cpu}");
+    }
     let ggplib = games[0]["anchors"]["ggplib"].as_f64().expect("ggplib's anchor");
-    let peers = std::fs::read_to_string(corpus.join("anchors/peers.md")).expect("peers.md");
+    let peers = std::fs::read_to_string(corpus.join(file)).expect("the peers' file");
     let row = peers
         .lines()
         .find(|l| l.starts_with("| ticTacToe |"))
-        .expect("ticTacToe in peers.md");
+        .expect("ticTacToe in the peers' file");
     assert!(
         row.split('|').filter_map(number).any(|f| f == ggplib),
         "{row} / {ggplib}"
@@ -74,6 +88,12 @@ fn bench_reports_every_evaluator_anchors_and_perft() {
     // The markdown table: a row per game, our figure beside the anchor's.
     let markdown = std::fs::read_to_string(out_dir.join("bench.md")).expect("bench.md");
     let _ = std::fs::remove_dir_all(&out_dir);
+    let said = if cross {
+        "crosses machines"
+    } else {
+        "measured on this CPU"
+    };
+    assert!(markdown.contains(said), "{markdown}");
     let table_row = markdown
         .lines()
         .find(|l| l.starts_with("| connectFour_7x6 |"))

@@ -183,8 +183,8 @@ fn playout_budget_runs_are_deterministic() {
             "{evaluator}: same seed and threads, same totals"
         );
         assert_ne!(
-            first.nodes,
-            run(8, 2).nodes,
+            first.transitions,
+            run(8, 2).transitions,
             "{evaluator}: another seed, other playouts"
         );
     }

@@ -117,6 +117,24 @@ fn limits_are_three() {
 }
 
 #[test]
+fn past_a_limit_auto_runs_the_interpreter_and_says_why() {
+    let game = write("valid-for-fallback.kif", VALID);
+    let fallback = ["--engine", "auto", "--max-ground-rules", "1"];
+    let note = "interpreter, as the propnet could not be built: grounding too large";
+    for command in ["check", "stats", "mc", "perft"] {
+        let mut args = fallback.to_vec();
+        args.extend([command, path(&game)]);
+        expect(&args, 0, note);
+    }
+    let mut args = fallback.to_vec();
+    args.extend(["check", path(&game), "--json"]);
+    expect(&args, 0, "\"engine\":\"interpreter\"");
+    let mut args = fallback.to_vec();
+    args.extend(["diff", path(&game)]);
+    expect(&args, 0, "no propnet to compare");
+}
+
+#[test]
 fn unreadable_files_are_two() {
     let missing = scratch().join("no-such-game.kif");
     for command in ["check", "stats", "mc", "perft", "diff"] {

@@ -109,7 +109,10 @@ fn every_unicode_whitespace_separates_tokens() {
             "U+{:04X}: {stdout}",
             space.chars().next().unwrap() as u32
         );
-        assert_eq!(stdout, format!("{}: valid (0 warning(s))\n", stem(&name)));
+        assert_eq!(
+            stdout,
+            format!("{}: valid (0 warning(s); engine: propnet)\n", stem(&name))
+        );
     }
     let (code, stdout) = check("formfeed", "(role r)\u{0C}(((( garbage");
     assert_eq!(code, Some(2), "a parse error is bad input");
@@ -182,6 +185,23 @@ fn grounding_that_would_not_end_stops_at_a_limit() {
     assert!(run.stderr.ends_with(
         "error: grounding too large: more than 16 MiB of memory (estimated) (at relation `p`); raise --max-mem\n"
     ));
+
+    let run = ggpnet(&[
+        "--max-ground-time",
+        "0.5",
+        "--max-ground-rules",
+        "1000000000",
+        "check",
+        file.path(),
+    ]);
+    assert_eq!(run.code, Some(3));
+    assert!(run.stdout.ends_with(
+        "error: grounding too large: more than 0.5 s spent (at relation `p`); raise --max-ground-time\n"
+    ));
+    println!(
+        "the time limit of 0.5 s stopped grounding in {:.2} s",
+        run.seconds
+    );
 
     // Every binding tried, none kept: the step limit ends it (about 11 s with the default).
     let spin = format!(

@@ -29,7 +29,7 @@ use std::hash::{Hash, Hasher};
 use std::ops::Range;
 
 /// Limits of grounding; passing one stops grounding with an
-/// [`ErrorKind::TooLarge`] error naming the relation being grounded.
+/// [`ErrorKind::TooLarge`](crate::ErrorKind::TooLarge) error naming the relation being grounded.
 #[derive(Clone, Debug)]
 pub struct Config {
     /// Most rule instances grounding may find (static and dynamic rules, each
@@ -45,6 +45,9 @@ pub struct Config {
     /// Most candidate facts the joins may try, matching or not (a bound on the
     /// time of a join that finds few instances).
     pub max_join_steps: usize,
+    /// Longest wall time grounding may take (none by default): a bound that holds
+    /// on any machine, for callers that fall back to an interpreter when it passes.
+    pub max_time: Option<std::time::Duration>,
     /// Threads the joins of a big round run on (the ground program is the same for
     /// any number). One by default: on the project's 2-core machines two threads
     /// ground no faster (0.6x to 1.15x, docs/INIT.md).
@@ -59,6 +62,7 @@ impl Default for Config {
             max_term_depth: DEFAULT_MAX_TERM_DEPTH,
             max_bytes: DEFAULT_MAX_BYTES,
             max_join_steps: DEFAULT_MAX_JOIN_STEPS,
+            max_time: None,
             threads: 1,
         }
     }
@@ -1125,7 +1129,7 @@ impl Engine<'_> {
         let max = match limit {
             Limit::Atoms => self.config.max_ground_atoms,
             Limit::Depth => self.config.max_term_depth,
-            Limit::Rules | Limit::Memory | Limit::Steps => self.budget.max(limit),
+            Limit::Rules | Limit::Memory | Limit::Steps | Limit::Time => self.budget.max(limit),
         };
         too_large(limit, max, self.symbols.name(relation))
     }
@@ -1421,7 +1425,12 @@ fn instantiate_with(
         dynamic: &analysis.dynamic,
         symbols: &description.symbols,
         config,
-        budget: Budget::new(config.max_ground_rules, config.max_bytes, config.max_join_steps),
+        budget: Budget::new(
+            config.max_ground_rules,
+            config.max_bytes,
+            config.max_join_steps,
+            config.max_time,
+        ),
         facts: 0,
         fact_bytes: 0,
         depths: Vec::new(),

@@ -1,11 +1,11 @@
 //! From a parsed GDL description to a ground program.
 //!
-//! The stages, each in its own module: [`normalize`] (expand `or`, push `not`
-//! down), [`check`] (the GDL spec's restrictions, each error naming the rule),
-//! [`factor`] (independent parts of a rule body split apart), [`project`]
+//! The stages, each in its own module: [`normalize`](mod@normalize) (expand `or`, push `not`
+//! down), [`check`](mod@check) (the GDL spec's restrictions, each error naming the rule),
+//! [`factor`](mod@factor) (independent parts of a rule body split apart), [`project`](mod@project)
 //! (variables local to one literal projected away),
-//! [`decompose`] (long rule bodies split so variables are dropped early),
-//! and [`instantiate`] (static relations evaluated, dynamic rules instantiated
+//! [`decompose`](mod@decompose) (long rule bodies split so variables are dropped early),
+//! and [`instantiate`](mod@instantiate) (static relations evaluated, dynamic rules instantiated
 //! over the reachable sentences). [`ground`] runs them all.
 //!
 //! ```

@@ -1,10 +1,11 @@
-//! The limits of grounding: rule instances, ground atoms, term depth, and an
-//! estimate of the grounder's own memory. Passing one is a [`ErrorKind::TooLarge`]
+//! The limits of grounding: rule instances, ground atoms, term depth, an
+//! estimate of the grounder's own memory, join steps and wall time. Passing one is a [`ErrorKind::TooLarge`]
 //! error that names the relation being grounded and the command-line option that
 //! raises the limit.
 
 use crate::error::{ErrorKind, GdlError};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 /// Which limit grounding passed.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -19,6 +20,8 @@ pub(crate) enum Limit {
     Memory,
     /// Candidate facts tried by the joins.
     Steps,
+    /// Wall time, in milliseconds.
+    Time,
 }
 
 /// The error for passing `limit`, whose value is `max`, while grounding `relation`.
@@ -34,6 +37,10 @@ pub(crate) fn too_large(limit: Limit, max: usize, relation: &str) -> GdlError {
         Limit::Steps => (
             format!("more than {max} join steps (candidate facts tried)"),
             "--max-join-steps",
+        ),
+        Limit::Time => (
+            format!("more than {:.1} s spent", max as f64 / 1000.0),
+            "--max-ground-time",
         ),
     };
     GdlError {
@@ -65,24 +72,33 @@ impl Spent {
 }
 
 /// The rule instances found so far, the estimated bytes in use and the join steps
-/// taken, shared by the joins of a round (on however many threads), against their limits.
+/// taken, shared by the joins of a round (on however many threads), against their
+/// limits, and the time grounding may end by.
 #[derive(Debug)]
 pub(crate) struct Budget {
     max_instances: usize,
     max_bytes: usize,
     max_steps: usize,
+    /// The time limit, and when it passes.
+    time: Option<(Duration, Instant)>,
     instances: AtomicUsize,
     bytes: AtomicUsize,
     steps: AtomicUsize,
 }
 
 impl Budget {
-    /// Nothing spent yet, under these limits.
-    pub(crate) fn new(max_instances: usize, max_bytes: usize, max_steps: usize) -> Self {
+    /// Nothing spent yet, under these limits; `time`, if any, counts from now.
+    pub(crate) fn new(
+        max_instances: usize,
+        max_bytes: usize,
+        max_steps: usize,
+        time: Option<Duration>,
+    ) -> Self {
         Budget {
             max_instances,
             max_bytes,
             max_steps,
+            time: time.map(|t| (t, Instant::now() + t)),
             instances: AtomicUsize::new(0),
             bytes: AtomicUsize::new(0),
             steps: AtomicUsize::new(0),
@@ -94,6 +110,7 @@ impl Budget {
         match limit {
             Limit::Memory => self.max_bytes,
             Limit::Steps => self.max_steps,
+            Limit::Time => self.time.map_or(0, |(t, _)| t.as_millis() as usize),
             _ => self.max_instances,
         }
     }
@@ -121,6 +138,8 @@ impl Budget {
             Some(Limit::Memory)
         } else if steps > self.max_steps {
             Some(Limit::Steps)
+        } else if self.time.is_some_and(|(_, end)| Instant::now() >= end) {
+            Some(Limit::Time)
         } else {
             None
         }
@@ -148,7 +167,7 @@ mod tests {
 
     #[test]
     fn charges_pass_each_limit_and_refunds_take_back() {
-        let budget = Budget::new(10, 1000, 100);
+        let budget = Budget::new(10, 1000, 100, None);
         assert_eq!(budget.charge(spent(10, 1000, 100)), None);
         assert_eq!(budget.charge(spent(1, 0, 0)), Some(Limit::Rules));
         budget.refund(spent(1, 0, 0));
@@ -157,6 +176,17 @@ mod tests {
         assert_eq!(budget.charge(spent(0, 1, 0)), None);
         assert_eq!(budget.charge(spent(0, 0, 1)), Some(Limit::Steps));
         assert_eq!(spent(5, 5, 5).since(spent(2, 6, 5)), spent(3, 0, 0));
+    }
+
+    #[test]
+    fn a_charge_after_the_time_limit_passes_it() {
+        let budget = Budget::new(10, 1000, 100, Some(Duration::ZERO));
+        assert_eq!(budget.charge(spent(0, 0, 0)), Some(Limit::Time));
+        assert_eq!(budget.max(Limit::Time), 0);
+        assert_eq!(
+            too_large(Limit::Time, 2500, "r").message,
+            "grounding too large: more than 2.5 s spent (at relation `r`); raise --max-ground-time"
+        );
     }
 
     #[test]

@@ -13,6 +13,6 @@ pub mod print;
 pub mod symbol;
 
 pub use ast::{Literal, Rule, Span, Term, Warning};
-pub use parser::{parse, parse_term, Description, ParseError};
+pub use parser::{parse, parse_term, sexprs, Description, ParseError, SExpr};
 pub use print::{rule_to_string, term_to_string, write_term};
 pub use symbol::{SymbolId, SymbolTable, KEYWORDS};

@@ -37,8 +37,13 @@ pub struct Description {
     pub warnings: Vec<Warning>,
 }
 
-enum SExpr<'a> {
+/// An S-expression of the source: a symbol or a parenthesized list, each with
+/// the byte offset where it starts. Messages of the match protocol are read as these.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum SExpr<'a> {
+    /// A symbol (any token other than a parenthesis), and its offset.
     Symbol(&'a str, usize),
+    /// A list, and the offset of its `(`.
     List(Vec<SExpr<'a>>, usize),
 }
 
@@ -48,6 +53,38 @@ impl SExpr<'_> {
             SExpr::Symbol(_, o) | SExpr::List(_, o) => *o,
         }
     }
+}
+
+/// Prints the expression with one space between items, as KIF reads it back.
+impl fmt::Display for SExpr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SExpr::Symbol(s, _) => f.write_str(s),
+            SExpr::List(items, _) => {
+                f.write_str("(")?;
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(" ")?;
+                    }
+                    item.fmt(f)?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+/// Reads `source` as a sequence of S-expressions (nesting at most [`MAX_NESTING`]).
+///
+/// ```
+/// use ggpnet_kif::SExpr;
+/// let exprs = ggpnet_kif::sexprs("( PLAY m1 NIL )").unwrap();
+/// let SExpr::List(items, _) = &exprs[0] else { panic!() };
+/// assert_eq!(items[0], SExpr::Symbol("PLAY", 2));
+/// assert_eq!(exprs[0].to_string(), "(PLAY m1 NIL)");
+/// ```
+pub fn sexprs(source: &str) -> Result<Vec<SExpr<'_>>, ParseError> {
+    read_sexprs(source, &Lines::new(source))
 }
 
 /// Maps byte offsets to line:column.

@@ -8,7 +8,27 @@ use crate::ir::{Circuit, VerifyError};
 use crate::layout::{CompiledNet, Layering};
 use bitvec::vec::BitVec;
 use rustc_hash::FxHashMap;
+use std::fmt;
 use std::sync::{Arc, OnceLock};
+
+/// A refused request: unknown role or move, illegal move, malformed fact.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct MachineError {
+    /// What was refused and why.
+    pub message: String,
+}
+
+impl fmt::Display for MachineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "error: {}", self.message)
+    }
+}
+
+impl std::error::Error for MachineError {}
+
+pub(crate) fn refuse<T>(message: String) -> Result<T, MachineError> {
+    Err(MachineError { message })
+}
 
 /// A game state: the set of true base propositions.
 #[derive(PartialEq, Eq, Hash, Debug)]
@@ -111,14 +131,40 @@ impl Game {
         &self.initial
     }
 
-    /// The base whose fact's canonical text is `text`, if any.
-    pub(crate) fn fact_named(&self, text: &str) -> Option<usize> {
-        self.fact_index.get(text).copied()
+    /// The canonical text of a move.
+    pub fn move_to_kif(&self, m: Move) -> &str {
+        &self.moves[m.0 as usize]
     }
 
-    /// The move of `role` whose canonical text is `text`, if any.
-    pub(crate) fn move_named(&self, role: usize, text: &str) -> Option<Move> {
-        self.move_index.get(&(role, text.to_owned())).copied()
+    /// The move of `role` written as `text` (any spacing; canonical form is compared).
+    pub fn parse_move(&self, role: usize, text: &str) -> Result<Move, MachineError> {
+        let canonical = canonical(text)?;
+        match self.move_index.get(&(role, canonical.clone())) {
+            Some(&m) => Ok(m),
+            None => refuse(format!(
+                "unknown move {canonical} for role {}",
+                self.roles.get(role).map_or("?", |r| r.as_str())
+            )),
+        }
+    }
+
+    /// The true facts of a state, canonical and sorted by byte order.
+    pub fn state_to_kif(&self, state: &State) -> Vec<String> {
+        let mut facts: Vec<String> = state.0.iter_ones().map(|b| self.facts[b].clone()).collect();
+        facts.sort_unstable();
+        facts
+    }
+
+    /// The state in which exactly `facts` hold. Refuses facts that can never hold.
+    pub fn state_from_kif(&self, facts: &[String]) -> Result<State, MachineError> {
+        let mut bits: BitVec<u64> = BitVec::repeat(false, self.facts.len());
+        for fact in facts {
+            match self.fact_index.get(&canonical(fact)?) {
+                Some(&b) => bits.set(b, true),
+                None => return refuse(format!("fact {fact} can never hold in this game")),
+            }
+        }
+        Ok(State(bits))
     }
 
     /// Where the sweep engine in native code (if `native`) or not is kept.
@@ -165,5 +211,14 @@ impl Game {
             sweep: Default::default(),
             differential: Default::default(),
         })
+    }
+}
+
+/// Re-prints a KIF term canonically.
+fn canonical(text: &str) -> Result<String, MachineError> {
+    let mut symbols = ggpnet_kif::SymbolTable::new();
+    match ggpnet_kif::parse_term(text, &mut symbols) {
+        Ok(term) => Ok(ggpnet_kif::term_to_string(&term, &symbols)),
+        Err(e) => refuse(format!("cannot read '{text}': {e}")),
     }
 }

@@ -56,9 +56,9 @@ mod profile;
 pub mod random;
 
 pub use engine::{Choice, EngineConfig, EvaluatorKind};
-pub use game::{Game, Move, State};
+pub use game::{Game, MachineError, Move, State};
 pub use ir::{Circuit, NodeId, NodeKind};
-pub use machine::{MachineError, StateMachine};
+pub use machine::StateMachine;
 pub use opt::OptimizeConfig;
 pub use pipeline::{load, LoadConfig, LoadError, LoadReport, Loaded};
 

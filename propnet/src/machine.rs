@@ -5,30 +5,10 @@
 
 use crate::driver::{best_goals, choose, random_move, Playout, PlayoutTotals};
 use crate::engine::{EvaluatorKind, Scalar};
-use crate::game::{Game, Move, State};
+use crate::game::{refuse, Game, MachineError, Move, State};
 use crate::random::Stream;
 use bitvec::vec::BitVec;
-use std::fmt;
 use std::sync::Arc;
-
-/// A refused request: unknown role or move, illegal move, malformed fact.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct MachineError {
-    /// What was refused and why.
-    pub message: String,
-}
-
-impl fmt::Display for MachineError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "error: {}", self.message)
-    }
-}
-
-impl std::error::Error for MachineError {}
-
-fn refuse<T>(message: String) -> Result<T, MachineError> {
-    Err(MachineError { message })
-}
 
 /// A state machine over a compiled game, with its own evaluation scratch space.
 /// Clone one per thread: clones share the compiled game.
@@ -218,44 +198,24 @@ impl StateMachine {
         self.eval.next_state(next.0.as_raw_mut_slice());
     }
 
-    /// The canonical text of a move.
+    /// The canonical text of a move (see [`Game::move_to_kif`]).
     pub fn move_to_kif(&self, m: Move) -> &str {
-        &self.game.moves()[m.0 as usize]
+        self.game.move_to_kif(m)
     }
 
-    /// The move of `role` written as `text` (any spacing; canonical form is compared).
+    /// The move of `role` written as `text` (see [`Game::parse_move`]).
     pub fn parse_move(&self, role: usize, text: &str) -> Result<Move, MachineError> {
-        let canonical = canonical(text)?;
-        match self.game.move_named(role, &canonical) {
-            Some(m) => Ok(m),
-            None => refuse(format!(
-                "unknown move {canonical} for role {}",
-                self.game.roles().get(role).map_or("?", |r| r.as_str())
-            )),
-        }
+        self.game.parse_move(role, text)
     }
 
-    /// The true facts of a state, canonical and sorted by byte order.
+    /// The true facts of a state (see [`Game::state_to_kif`]).
     pub fn state_to_kif(&self, state: &State) -> Vec<String> {
-        let mut facts: Vec<String> = state
-            .0
-            .iter_ones()
-            .map(|b| self.game.facts()[b].clone())
-            .collect();
-        facts.sort_unstable();
-        facts
+        self.game.state_to_kif(state)
     }
 
-    /// The state in which exactly `facts` hold. Refuses facts that can never hold.
+    /// The state in which exactly `facts` hold (see [`Game::state_from_kif`]).
     pub fn state_from_kif(&self, facts: &[String]) -> Result<State, MachineError> {
-        let mut bits: BitVec<u64> = BitVec::repeat(false, self.game.facts().len());
-        for fact in facts {
-            match self.game.fact_named(&canonical(fact)?) {
-                Some(b) => bits.set(b, true),
-                None => return refuse(format!("fact {fact} can never hold in this game")),
-            }
-        }
-        Ok(State(bits))
+        self.game.state_from_kif(facts)
     }
 }
 
@@ -286,14 +246,5 @@ impl Playout {
                 self.run_on(&**engine, &mut **cache, game, rng, totals, on_move)
             }
         }
-    }
-}
-
-/// Re-prints a KIF term canonically.
-fn canonical(text: &str) -> Result<String, MachineError> {
-    let mut symbols = ggpnet_kif::SymbolTable::new();
-    match ggpnet_kif::parse_term(text, &mut symbols) {
-        Ok(term) => Ok(ggpnet_kif::term_to_string(&term, &symbols)),
-        Err(e) => refuse(format!("cannot read '{text}': {e}")),
     }
 }

@@ -22,6 +22,19 @@ pub struct LoadConfig {
     pub ground: ggpnet_grounder::Config,
     /// Optimizer passes.
     pub optimize: OptimizeConfig,
+    /// Told the name of each phase as it starts (for a progress display).
+    pub progress: Option<Progress>,
+}
+
+/// A callback told the name of each loading phase as it starts (`parse`,
+/// `check`, `ground`, ...).
+#[derive(Clone)]
+pub struct Progress(pub Arc<dyn Fn(&'static str) + Send + Sync>);
+
+impl fmt::Debug for Progress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Progress(..)")
+    }
 }
 
 /// Why a game could not be loaded.
@@ -102,7 +115,15 @@ impl Loaded {
     }
 }
 
-fn timed<T>(phases: &mut Vec<(&'static str, f64)>, name: &'static str, f: impl FnOnce() -> T) -> T {
+fn timed<T>(
+    phases: &mut Vec<(&'static str, f64)>,
+    progress: Option<&Progress>,
+    name: &'static str,
+    f: impl FnOnce() -> T,
+) -> T {
+    if let Some(Progress(tell)) = progress {
+        tell(name);
+    }
     let start = Instant::now();
     let out = f();
     phases.push((name, start.elapsed().as_secs_f64()));
@@ -126,18 +147,20 @@ fn timed<T>(phases: &mut Vec<(&'static str, f64)>, name: &'static str, f: impl F
 pub fn load(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
     let mut report = LoadReport::default();
     let phases = &mut report.phases;
-    let mut description = timed(phases, "parse", || ggpnet_kif::parse(source)).map_err(LoadError::Parse)?;
+    let progress = config.progress.as_ref();
+    let mut description =
+        timed(phases, progress, "parse", || ggpnet_kif::parse(source)).map_err(LoadError::Parse)?;
     report
         .warnings
         .extend(description.warnings.iter().map(|w| w.to_string()));
-    let (rules, analysis, warnings) = timed(phases, "check", || {
+    let (rules, analysis, warnings) = timed(phases, progress, "check", || {
         let (rules, analysis) = ggpnet_grounder::prepare(&mut description)?;
         let warnings = ggpnet_grounder::check_playable(&description)?;
         Ok((rules, analysis, warnings))
     })
     .map_err(LoadError::Gdl)?;
     report.warnings.extend(warnings);
-    let program = timed(phases, "ground", || {
+    let program = timed(phases, progress, "ground", || {
         ggpnet_grounder::instantiate(&description, &rules, &analysis, &config.ground)
     })
     .map_err(LoadError::Gdl)?;
@@ -145,17 +168,19 @@ pub fn load(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
     report.warnings.extend(program.warnings.iter().cloned());
     report.ground_atoms = program.atoms.len();
     report.ground_rules = program.rules.len();
-    let mut circuit = timed(phases, "build", || build(program)).map_err(LoadError::Build)?;
+    let mut circuit = timed(phases, progress, "build", || build(program)).map_err(LoadError::Build)?;
     report.warnings.extend(goal_warnings(&circuit));
     report.components_raw = circuit.counts();
-    timed(phases, "optimize", || optimize(&mut circuit, &config.optimize));
+    timed(phases, progress, "optimize", || {
+        optimize(&mut circuit, &config.optimize)
+    });
     report.components = circuit.counts();
-    let (layering, game) = timed(phases, "layer", || {
+    let (layering, game) = timed(phases, progress, "layer", || {
         let layering = layer(&circuit).map_err(LoadError::Cycle)?;
         let game = Arc::new(Game::new(&circuit, &layering).map_err(LoadError::Invalid)?);
         Ok((layering, game))
     })?;
-    timed(phases, "plan", || {
+    timed(phases, progress, "plan", || {
         choose::scalar(&game, EvaluatorKind::Differential, true);
         choose::scalar(&game, EvaluatorKind::Sweep, true);
     });

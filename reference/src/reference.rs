@@ -38,7 +38,8 @@ use std::sync::{Arc, Mutex};
 /// ```
 #[derive(Debug)]
 pub struct Reference {
-    game: Prepared,
+    /// The prepared game, shared by clones.
+    game: Arc<Prepared>,
     initial: RefState,
     /// The outputs of the state queried last: a state's legal moves, goals and
     /// terminal flag are computed together, once.
@@ -55,11 +56,23 @@ struct StateOutputs {
     terminal: bool,
 }
 
+/// Clones share the prepared game and each keep their own cache of the state
+/// queried last: clone one per thread.
+impl Clone for Reference {
+    fn clone(&self) -> Reference {
+        Reference {
+            game: Arc::clone(&self.game),
+            initial: self.initial.clone(),
+            last: Mutex::new(None),
+        }
+    }
+}
+
 impl Reference {
     /// Checks and prepares a description: rules are normalized, checked for
     /// safety and stratification, and the static relations are computed.
     pub fn new(description: &Description) -> Result<Reference, ReferenceError> {
-        let game = prepare(description)?;
+        let game = Arc::new(prepare(description)?);
         let mut reference = Reference {
             initial: RefState::from_terms(Vec::new(), &game.symbols),
             game,

@@ -1,8 +1,10 @@
 //! `ggpnet bench`: flat Monte-Carlo with every evaluator on one thread and on
 //! every core (median of a few alternating runs), and perft, on the anchor
 //! games; a JSON report and a markdown table
-//! that puts the figures of `anchors/peers.md` and `anchors/published.md` beside
-//! ours, with the ratios.
+//! that puts the peers' figures measured on this CPU (`anchors/peers.md` on the
+//! AMD EPYC, `anchors/peers-xeon.md` on the Xeon; on another CPU, `peers.md`,
+//! said to cross machines) and `anchors/published.md` beside ours, with the
+//! ratios. Rates are state transitions (joint moves applied) per second.
 
 use super::{load_game, Failure};
 use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
@@ -27,8 +29,46 @@ pub const ANCHOR_GAMES: [(&str, &str); 11] = [
     ("amazons", "amazons"),
 ];
 
-/// How much faster this machine kind runs the published propnet than the paper's i7-4790 (`peers.md`).
+/// How much faster the AMD EPYC of `peers.md` runs the published propnet than
+/// the paper's i7-4790 (as `peers.md` says): used when the chosen peer file has
+/// no Sironi figure to derive the factor from.
 const MACHINE_FACTOR: f64 = 1.6;
+
+/// A file of peer figures in `anchors/`, and the CPU they were measured on.
+struct PeerFile {
+    file: &'static str,
+    /// `model name` and `cpu family` of `/proc/cpuinfo` on that CPU.
+    model_name: &'static str,
+    family: u32,
+    /// The CPU as the file describes it.
+    machine: &'static str,
+}
+
+/// The peer files, in order of preference when none was measured on this CPU
+/// (the first is then used, and every ratio to a peer crosses machines).
+const PEER_FILES: [PeerFile; 2] = [
+    PeerFile {
+        file: "peers.md",
+        model_name: "AMD EPYC",
+        family: 26,
+        machine: "AMD EPYC, Zen 5, 2 vCPUs",
+    },
+    PeerFile {
+        file: "peers-xeon.md",
+        model_name: "Intel(R) Xeon(R) Processor",
+        family: 6,
+        machine: "Intel Xeon, Emerald Rapids, 2 vCPUs",
+    },
+];
+
+/// The peer file measured on the CPU of `model_name` and `family`, and whether
+/// it was; the first file when none was.
+fn peer_file(model_name: &str, family: Option<u32>) -> (&'static PeerFile, bool) {
+    PEER_FILES
+        .iter()
+        .find(|p| p.model_name == model_name && Some(p.family) == family)
+        .map_or((&PEER_FILES[0], false), |p| (p, true))
+}
 
 /// The arguments of `ggpnet bench`.
 #[derive(clap::Args)]
@@ -83,8 +123,12 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
     } else {
         args.evaluators.clone()
     };
-    let peers = markdown_tables(&corpus.join("anchors").join("peers.md"));
+    let cpu = cpu_model();
+    let family = super::proc_field("/proc/cpuinfo", "cpu family").and_then(|f| f.parse().ok());
+    let (peer_file, same_cpu) = peer_file(&cpu, family);
+    let peers = markdown_tables(&corpus.join("anchors").join(peer_file.file));
     let published = markdown_tables(&corpus.join("anchors").join("published.md"));
+    let machine_factor = machine_factor(&peers, &published);
     let mut thread_counts = vec![1, threads];
     thread_counts.dedup();
     let repeats = args.repeats as usize;
@@ -100,7 +144,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
             .file_stem()
             .map_or(name.clone(), |s| s.to_string_lossy().into_owned());
         progress.show(&stem, "load");
-        let mut row = json!({"game": stem, "anchors": anchors(&stem, &peers, &published)});
+        let mut row = json!({"game": stem, "anchors": anchors(&stem, &peers, &published, machine_factor)});
         match load_game(Some(&path)) {
             Err(e) => row["error"] = json!(e.message()),
             Ok(loaded) => {
@@ -125,7 +169,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
                             };
                             let report = monte_carlo(&loaded.game, &config)
                                 .map_err(|e| Failure::input(e.to_string()))?;
-                            samples.push(report.nodes_per_sec());
+                            samples.push(report.transitions_per_sec());
                         }
                     }
                     let key = |t: usize| t.to_string();
@@ -152,13 +196,19 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
     }
     progress.finish();
     let report = json!({
-        "cpu": cpu_model(),
+        "cpu": cpu,
         "lane_vector_bits": ggpnet::propnet::engine::vector_bits(),
         "cores": std::thread::available_parallelism().map_or(1, |n| n.get()),
         "threads": threads,
         "seconds": args.seconds,
         "repeats": repeats,
-        "machine_factor": MACHINE_FACTOR,
+        "unit": "state transitions (joint moves applied) per second",
+        "peers": {
+            "file": format!("anchors/{}", peer_file.file),
+            "measured_on": peer_file.machine,
+            "cross_machine": !same_cpu,
+        },
+        "machine_factor": machine_factor,
         "games": rows,
     });
     let markdown = markdown(&report, threads);
@@ -274,11 +324,34 @@ fn markdown_tables(path: &Path) -> BTreeMap<String, BTreeMap<String, f64>> {
     rows
 }
 
+/// How much faster the peers' CPU runs Sironi's propnet than the paper's
+/// i7-4790: the median over the anchor games of the peer file's Sironi figure
+/// over the published one ([`MACHINE_FACTOR`] without any).
+fn machine_factor(
+    peers: &BTreeMap<String, BTreeMap<String, f64>>,
+    published: &BTreeMap<String, BTreeMap<String, f64>>,
+) -> f64 {
+    let ratios: Vec<f64> = ANCHOR_GAMES
+        .iter()
+        .filter_map(|(game, paper)| {
+            let here = peers.get(*game)?.get("Sironi")?;
+            let there = published.get(*paper)?.get("GDL propnet")?;
+            (*there > 0.0).then(|| here / there)
+        })
+        .collect();
+    if ratios.is_empty() {
+        MACHINE_FACTOR
+    } else {
+        median(&ratios)
+    }
+}
+
 /// The anchors' flat Monte-Carlo figures for `game`.
 fn anchors(
     game: &str,
     peers: &BTreeMap<String, BTreeMap<String, f64>>,
     published: &BTreeMap<String, BTreeMap<String, f64>>,
+    machine_factor: f64,
 ) -> Value {
     let peer = |column: &str| peers.get(game).and_then(|r| r.get(column)).copied();
     let rbg = ANCHOR_GAMES
@@ -291,7 +364,7 @@ fn anchors(
         "sironi": peer("Sironi"),
         "ggplib": peer("ggplib"),
         "rbg_compiler": rbg,
-        "rbg_compiler_here": rbg.map(|r| r * MACHINE_FACTOR),
+        "rbg_compiler_here": rbg.map(|r| r * machine_factor),
     })
 }
 
@@ -323,16 +396,37 @@ fn ratio(a: &Value, b: &Value) -> String {
 /// The report as markdown: one-thread rates with the anchors and ratios, thread scaling, perft.
 fn markdown(report: &Value, threads: usize) -> String {
     let games = report["games"].as_array().cloned().unwrap_or_default();
+    let cpu = report["cpu"].as_str().unwrap_or("?");
+    let peers = &report["peers"];
+    let (file, machine) = (
+        peers["file"].as_str().unwrap_or("?"),
+        peers["measured_on"].as_str().unwrap_or("?"),
+    );
+    let factor = report["machine_factor"].as_f64().unwrap_or(MACHINE_FACTOR);
     let mut out = format!(
-        "CPU: {} (lanes in {}-bit registers); {} s per evaluator and thread count, in {} runs alternating between thread counts, median run reported; \
-         anchors from anchors/peers.md, RBG compiler from anchors/published.md x {MACHINE_FACTOR}.\n\n",
-        report["cpu"].as_str().unwrap_or("?"),
+        "CPU: {cpu} (lanes in {}-bit registers); {} s per evaluator and thread count, in {} runs alternating between thread counts, median run reported.\n\n",
         report["lane_vector_bits"],
         report["seconds"],
         report["repeats"]
     );
-    out.push_str("Flat Monte-Carlo, nodes/s, one thread\n\n");
-    out.push_str("| game | sweep | differential | lanes | Sironi | ggplib | RBG x1.6 | best scalar / ggplib | best scalar / Sironi | lanes / ggplib | lanes / RBG x1.6 |\n");
+    if peers["cross_machine"] == true {
+        out.push_str(&format!(
+            "Peers (Sironi, ggplib): {file}, measured on another CPU ({machine}), not on this one: \
+             every ratio to a peer crosses machines, not a side-by-side measurement.\n"
+        ));
+    } else {
+        out.push_str(&format!(
+            "Peers (Sironi, ggplib): {file}, measured on this CPU ({machine}).\n"
+        ));
+    }
+    out.push_str(&format!(
+        "RBG compiler: anchors/published.md (an Intel Core i7-4790) x {factor:.2}, how much faster the peers' CPU runs \
+         Sironi's propnet than the paper's: an estimate across machines.\n\n"
+    ));
+    out.push_str("Flat Monte-Carlo, state transitions/s, one thread\n\n");
+    out.push_str(&format!(
+        "| game | sweep | differential | lanes | Sironi | ggplib | RBG x{factor:.2} | best scalar / ggplib | best scalar / Sironi | lanes / ggplib | lanes / RBG x{factor:.2} |\n"
+    ));
     out.push_str("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for g in &games {
         let name = g["game"].as_str().unwrap_or("?");
@@ -372,7 +466,7 @@ fn markdown(report: &Value, threads: usize) -> String {
 
 fn scaling_table(out: &mut String, games: &[Value], threads: usize) {
     out.push_str(&format!(
-        "\nThread scaling: nodes/s on {threads} threads / on one thread\n\n"
+        "\nThread scaling: transitions/s on {threads} threads / on one thread\n\n"
     ));
     out.push_str("| game | sweep | differential | lanes |\n| --- | ---: | ---: | ---: |\n");
     let key = threads.to_string();
@@ -455,5 +549,48 @@ impl Progress {
         if self.terminal {
             eprint!("\r\x1b[K");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_peers_measured_on_this_cpu_are_chosen() {
+        let (file, same) = peer_file("Intel(R) Xeon(R) Processor", Some(6));
+        assert_eq!((file.file, same), ("peers-xeon.md", true));
+        let (file, same) = peer_file("AMD EPYC", Some(26));
+        assert_eq!((file.file, same), ("peers.md", true));
+        // Another generation of the same name, or another CPU: the default file, across machines.
+        for (name, family) in [("AMD EPYC", Some(25)), ("Apple M2", None), ("unknown", None)] {
+            let (file, same) = peer_file(name, family);
+            assert_eq!((file.file, same), ("peers.md", false), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_machine_factor_is_the_median_sironi_ratio() {
+        let table = |rows: &[(&str, &str, f64)]| {
+            let mut t: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
+            for (row, column, v) in rows {
+                t.entry(row.to_string())
+                    .or_default()
+                    .insert(column.to_string(), *v);
+            }
+            t
+        };
+        let published = table(&[
+            ("tic-tac-toe", "GDL propnet", 100.0),
+            ("connect four", "GDL propnet", 100.0),
+            ("hex (9x9)", "GDL propnet", 100.0),
+        ]);
+        let peers = table(&[
+            ("ticTacToe", "Sironi", 120.0),
+            ("connectFour_7x6", "Sironi", 200.0),
+            ("hex", "Sironi", 150.0),
+        ]);
+        assert_eq!(machine_factor(&peers, &published), 1.5);
+        assert_eq!(machine_factor(&BTreeMap::new(), &published), MACHINE_FACTOR);
     }
 }

@@ -160,10 +160,11 @@ fn run_game(
                       "error": format!("no result within {} s", timeout.as_secs())});
     };
     if let Ok(mut value) = serde_json::from_str::<Value>(run.stdout.trim()) {
-        value["status"] = json!(if value["agree"] == json!(true) {
-            "agree"
-        } else {
-            "differ"
+        value["status"] = json!(match &value["agree"] {
+            Value::Bool(true) => "agree",
+            // `diff` of a game only the interpreter runs: nothing to compare.
+            Value::Null if value["skipped"].is_string() => "no propnet",
+            _ => "differ",
         });
         value["seconds"] = json!(seconds);
         return value;
@@ -186,6 +187,12 @@ fn failure_status(code: Option<i32>, message: &str) -> &'static str {
 }
 
 pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
+    if !matches!(args.check.as_str(), "replay" | "diff") {
+        return Err(Failure::input(format!(
+            "--check takes replay or diff, not {}",
+            args.check
+        )));
+    }
     let dir = match &args.dir {
         Some(d) => d.clone(),
         None => ggpnet::corpus::locate(Path::new("."))
@@ -197,12 +204,6 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
         .collect();
     if games.is_empty() {
         return Err(Failure::input(format!("no games under {}", dir.display())));
-    }
-    if !matches!(args.check.as_str(), "replay" | "diff") {
-        return Err(Failure::input(format!(
-            "--check takes replay or diff, not {}",
-            args.check
-        )));
     }
     let exe =
         std::env::current_exe().map_err(|e| Failure::input(format!("cannot find this program: {e}")))?;
@@ -227,10 +228,8 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
         },
     );
     let count = |status: &str| results.iter().filter(|r| r["status"] == json!(status)).count();
-    let with_trace = results
-        .iter()
-        .filter(|r| r["status"] != json!("no trace"))
-        .count();
+    let not_checked = |r: &Value| r["status"] == json!("no trace") || r["status"] == json!("no propnet");
+    let with_trace = results.iter().filter(|r| !not_checked(r)).count();
     let summary = json!({
         "games": results.len(),
         "with_trace": with_trace,
@@ -244,10 +243,11 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
         "too_large": count("too large"),
         "reference_error": count("reference error"),
         "crash": count("crash"),
+        "no_propnet": count("no propnet"),
     });
     let all_agree = results
         .iter()
-        .all(|r| r["status"] == json!("agree") || r["status"] == json!("no trace"));
+        .all(|r| r["status"] == json!("agree") || not_checked(r));
     if let Some(path) = &args.markdown {
         std::fs::write(path, markdown(&results, &summary, args))
             .map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))?;

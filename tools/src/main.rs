@@ -8,9 +8,8 @@ use failure::Failure;
 
 use ggpnet::grounder::instantiate as grounder;
 use ggpnet::propnet::driver::choose;
-use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
-use ggpnet::propnet::engine::EvaluatorKind;
-use ggpnet::propnet::engine::{Choice, EngineConfig};
+use ggpnet::propnet::driver::{perft, Budget, McReport, PerftReport, DEFAULT_MAX_DEPTH};
+use ggpnet::propnet::engine::{Choice, EngineConfig, EvaluatorKind};
 use ggpnet::propnet::{load, LoadConfig, Loaded};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -22,7 +21,9 @@ mod export;
 mod failure;
 
 mod input;
+mod matches;
 mod options;
+mod play;
 mod stats_dir;
 
 #[derive(Parser)]
@@ -67,6 +68,16 @@ struct Cli {
     /// the resident memory allowed per game (when not given: none, and 4096).
     #[arg(long, global = true, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     max_mem: Option<u64>,
+    /// Engine: propnet (exit code 3 past a grounding limit), auto (the propnet, or the
+    /// reference interpreter when grounding passes a limit) or interpreter. By default
+    /// propnet (the interpreter's work per state is not bounded against hostile games
+    /// yet), but auto for `play`, which must answer whatever game it is given.
+    #[arg(long, global = true, value_parser = options::engine)]
+    engine: Option<ggpnet::EngineChoice>,
+    /// Longest time grounding may take, in seconds, before it stops (exit code 3, or
+    /// the interpreter with `--engine auto`); no limit when not given.
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = options::seconds)]
+    max_ground_time: Option<f64>,
     /// Largest input file read, in MiB.
     #[arg(long, global = true, value_name = "MIB", default_value_t = input::DEFAULT_MAX_INPUT_MIB,
           value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
@@ -88,6 +99,13 @@ fn max_mem_mib() -> Option<u64> {
     LIMITS.get().and_then(|l| l.max_mem_mib)
 }
 
+/// `--max-input` in bytes.
+fn max_input_bytes() -> u64 {
+    LIMITS
+        .get()
+        .map_or(input::DEFAULT_MAX_INPUT_MIB << 20, |l| l.max_input_bytes)
+}
+
 /// Reads a user's file within `--max-input` (see [`input::read_text`]).
 fn read_input(path: &Path) -> Result<String, Failure> {
     let max = LIMITS
@@ -99,6 +117,9 @@ fn read_input(path: &Path) -> Result<String, Failure> {
 /// How this run loads games: the optimizer passes (the defaults, plus `--with`, less
 /// `--without`) and the grounder's threads.
 static LOAD: std::sync::OnceLock<LoadConfig> = std::sync::OnceLock::new();
+
+/// The engine this run may use (`--engine`, if given).
+static ENGINE: std::sync::OnceLock<Option<ggpnet::EngineChoice>> = std::sync::OnceLock::new();
 
 /// The command-line options behind [`LOAD`], for the child processes of `corpus` and `stats --dir`.
 static LOAD_FLAGS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
@@ -130,6 +151,69 @@ enum Command {
     Corpus(CorpusArgs),
     /// Write the circuit as Graphviz DOT, JSON or AIGER.
     Export(export::ExportArgs),
+    /// Play matches for a game manager over HTTP (the GGP match protocol).
+    Play(PlayArgs),
+    /// Run matches of a game between players, as a game manager.
+    Match(MatchArgs),
+}
+
+#[derive(Args)]
+struct MatchArgs {
+    /// The game (KIF).
+    game: PathBuf,
+    /// A player: ROLE=HOST:PORT, or ROLE=builtin:uct|mc|random (in this process).
+    /// A role named `random` with no player is played by the manager.
+    #[arg(long, value_parser = matches::player_spec)]
+    player: Vec<matches::PlayerSpec>,
+    /// Seconds to prepare.
+    #[arg(long, default_value_t = 10.0, value_parser = options::seconds)]
+    startclock: f64,
+    /// Seconds per move.
+    #[arg(long, default_value_t = 5.0, value_parser = options::seconds)]
+    playclock: f64,
+    /// Matches to run, one after the other.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    matches: u64,
+    /// Give each player the next role at each match.
+    #[arg(long)]
+    rotate: bool,
+    /// Rename the game's symbols in what players are sent.
+    #[arg(long)]
+    scramble: bool,
+    /// Seed of the manager's random moves and of scrambling.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Search threads of each built-in player.
+    #[arg(long, default_value_t = 1, value_parser = options::threads)]
+    threads: usize,
+    /// Moves after which a match is aborted.
+    #[arg(long, default_value_t = DEFAULT_MAX_DEPTH, value_parser = clap::value_parser!(u64).range(1..))]
+    max_steps: u64,
+    /// Write the match records (ggp-base's keys) and the results to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct PlayArgs {
+    /// The port to listen on.
+    #[arg(long, default_value_t = 9147)]
+    port: u16,
+    /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: String,
+    /// How moves are chosen: uct, mc or random.
+    #[arg(long, default_value = "uct", value_parser = options::search)]
+    search: ggpnet::player::Search,
+    /// Search threads per match (default: every core).
+    #[arg(long, value_parser = options::threads)]
+    threads: Option<usize>,
+    /// Seconds before a clock runs out at which the player answers.
+    #[arg(long, default_value_t = 0.3, value_parser = options::seconds)]
+    margin: f64,
+    /// Also log each request as a JSON object per line to this file.
+    #[arg(long)]
+    json_log: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -294,7 +378,91 @@ fn load_source(path: Option<&Path>, source: &str, config: &LoadConfig) -> Result
     if is_circuit_file(path) {
         return ggpnet::propnet::export::json::load(source).map_err(|e| Failure::input(e.to_string()));
     }
-    load(source, config).map_err(|e| Failure::load(&e))
+    with_spinner(config, |config| load(source, config)).map_err(|e| Failure::load(&e))
+}
+
+/// Runs `load` with `config`, showing the loading phase under way and the time
+/// spent on a spinner when standard error is a terminal (cleared when done).
+fn with_spinner<T>(config: &LoadConfig, load: impl FnOnce(&LoadConfig) -> T) -> T {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return load(config);
+    }
+    let spinner = indicatif::ProgressBar::new_spinner();
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} loading: {msg} ({elapsed})") {
+        spinner.set_style(style);
+    }
+    spinner.enable_steady_tick(std::time::Duration::from_millis(100));
+    let shown = spinner.clone();
+    let mut config = config.clone();
+    config.progress = Some(ggpnet::propnet::pipeline::Progress(std::sync::Arc::new(
+        move |phase| shown.set_message(phase),
+    )));
+    let out = load(&config);
+    spinner.finish_and_clear();
+    out
+}
+
+/// `--engine`, if given.
+fn engine_given() -> Option<ggpnet::EngineChoice> {
+    ENGINE.get().copied().flatten()
+}
+
+/// The agent API's settings for this run: [`load_config`] and `--engine`.
+fn game_config() -> ggpnet::Config {
+    ggpnet::Config {
+        load: load_config(),
+        engine: engine_given().unwrap_or(ggpnet::EngineChoice::Propnet),
+        ..ggpnet::Config::default()
+    }
+}
+
+/// Loads the game at `path` on the engine `--engine` allows, with `config`.
+fn load_any(path: Option<&Path>, config: &ggpnet::Config) -> Result<ggpnet::Game, Failure> {
+    let source = read_game(path)?;
+    load_any_from(path, &source, config)
+}
+
+/// [`load_any`] of `source`, the text of the game at `path`; the failure names the file.
+fn load_any_from(
+    path: Option<&Path>,
+    source: &str,
+    config: &ggpnet::Config,
+) -> Result<ggpnet::Game, Failure> {
+    let name = path.map_or_else(|| "built-in game".to_owned(), |p| p.display().to_string());
+    let game = load_any_source(path, source, config).map_err(|f| f.at(&name))?;
+    if let Some(why) = game.fallback_reason() {
+        eprintln!("note: {name} runs on the interpreter, as the propnet could not be built: {why}");
+    }
+    Ok(game)
+}
+
+/// [`load_any_from`], with a failure that does not name the file.
+fn load_any_source(
+    path: Option<&Path>,
+    source: &str,
+    config: &ggpnet::Config,
+) -> Result<ggpnet::Game, Failure> {
+    if is_circuit_file(path) {
+        return load_source(path, source, &config.load)
+            .map(|loaded| ggpnet::Game::from_loaded(loaded, config));
+    }
+    with_spinner(&config.load, |load| {
+        let config = ggpnet::Config {
+            load: load.clone(),
+            ..config.clone()
+        };
+        ggpnet::Game::load(source, &config)
+    })
+    .map_err(|e| match e {
+        ggpnet::LoadError::Propnet(e) => Failure::load(&e),
+        e @ ggpnet::LoadError::Interpreter { .. } => Failure::invalid(e.to_string()),
+    })
+}
+
+/// The engine a game runs on, and why the interpreter if it does, as JSON fields.
+fn engine_fields(game: &ggpnet::Game) -> (Value, Value) {
+    (json!(game.engine().name()), json!(game.fallback_reason()))
 }
 
 /// Loads a game as the command line says (`--with`, `--without`, `--ground-threads`).
@@ -342,17 +510,24 @@ fn check(args: &GameArgs) -> Result<bool, Failure> {
     let path = args.game.as_deref();
     let source = read_game(path)?;
     let name = game_name(path);
-    let (warnings, failure) = match load_source(path, &source, &load_config()) {
-        Ok(loaded) => (loaded.report.warnings, None),
-        Err(failure) => {
-            let warnings = ggpnet::kif::parse(&source)
-                .map(|d| d.warnings.iter().map(|w| w.to_string()).collect())
-                .unwrap_or_default();
-            (warnings, Some(failure))
+    let (warnings, engine, failure) = match load_any_source(path, &source, &game_config()) {
+        Ok(game) => {
+            let warnings = game.propnet().map(|l| l.report.warnings.clone());
+            let warnings = warnings.unwrap_or_else(|| parse_warnings(&source));
+            (warnings, Some(game), None)
         }
+        Err(failure) => (parse_warnings(&source), None, Some(failure)),
     };
     let error = failure.as_ref().map(Failure::message);
-    let value = json!({"game": name, "valid": failure.is_none(), "error": error, "warnings": warnings});
+    let engine_text = engine
+        .as_ref()
+        .map_or(String::new(), |game| match game.fallback_reason() {
+            Some(why) => format!("; engine: interpreter, as the propnet could not be built: {why}"),
+            None => format!("; engine: {}", game.engine()),
+        });
+    let (engine, fallback_reason) = engine.as_ref().map_or((Value::Null, Value::Null), engine_fields);
+    let value = json!({"game": name, "valid": failure.is_none(), "error": error, "warnings": warnings,
+                       "engine": engine, "fallback_reason": fallback_reason});
     emit(args.json, &value, || {
         let mut out = String::new();
         for w in &warnings {
@@ -360,11 +535,21 @@ fn check(args: &GameArgs) -> Result<bool, Failure> {
         }
         match error {
             Some(e) => out.push_str(&format!("{name}: invalid\n{e}\n")),
-            None => out.push_str(&format!("{name}: valid ({} warning(s))\n", warnings.len())),
+            None => out.push_str(&format!(
+                "{name}: valid ({} warning(s){engine_text})\n",
+                warnings.len()
+            )),
         }
         out
     });
     failure.map_or(Ok(true), |f| Err(f.printed()))
+}
+
+/// The parser's warnings about `source` (none when it does not parse).
+fn parse_warnings(source: &str) -> Vec<String> {
+    ggpnet::kif::parse(source)
+        .map(|d| d.warnings.iter().map(|w| w.to_string()).collect())
+        .unwrap_or_default()
 }
 
 fn stats(args: &StatsArgs) -> Result<bool, Failure> {
@@ -372,12 +557,17 @@ fn stats(args: &StatsArgs) -> Result<bool, Failure> {
         return stats_dir::run(dir, args);
     }
     let args = &args.game;
-    let loaded = load_game(args.game.as_deref())?;
+    let start = std::time::Instant::now();
+    let game = load_any(args.game.as_deref(), &game_config())?;
+    let Some(loaded) = game.propnet() else {
+        return interpreter_stats(args, &game, start.elapsed().as_secs_f64());
+    };
     let r = &loaded.report;
     let total: f64 = r.phases.iter().map(|(_, s)| s).sum();
     let breakdown = ggpnet::propnet::inspect::breakdown(&loaded.circuit, &loaded.layering);
     let value = json!({
         "game": game_name(args.game.as_deref()),
+        "engine": "propnet",
         "phases": r.phases.iter().map(|(n, s)| (n.to_string(), json!(s))).collect::<serde_json::Map<_, _>>(),
         "total_seconds": total,
         "peak_rss_bytes": peak_rss_bytes(),
@@ -433,6 +623,30 @@ fn stats(args: &StatsArgs) -> Result<bool, Failure> {
     Ok(true)
 }
 
+/// `ggpnet stats` of a game the interpreter runs: no circuit to measure.
+fn interpreter_stats(args: &GameArgs, game: &ggpnet::Game, seconds: f64) -> Result<bool, Failure> {
+    let (engine, fallback_reason) = engine_fields(game);
+    let value = json!({
+        "game": game_name(args.game.as_deref()),
+        "engine": engine,
+        "fallback_reason": fallback_reason,
+        "total_seconds": seconds,
+        "peak_rss_bytes": peak_rss_bytes(),
+        "roles": game.roles(),
+    });
+    emit(args.json, &value, || {
+        format!(
+            "game: {}\nengine: interpreter{}\nload time: {:.3} ms\npeak memory: {:.1} MiB\n",
+            value["game"].as_str().unwrap_or_default(),
+            game.fallback_reason()
+                .map_or(String::new(), |why| format!(" (no propnet: {why})")),
+            seconds * 1e3,
+            peak_rss_bytes() as f64 / 1048576.0
+        )
+    });
+    Ok(true)
+}
+
 /// The text lines of `ggpnet stats` about where the circuit's size comes from.
 fn stats_breakdown(b: &ggpnet::propnet::inspect::Breakdown) -> String {
     let top: Vec<String> = b
@@ -467,49 +681,67 @@ fn stats_breakdown(b: &ggpnet::propnet::inspect::Breakdown) -> String {
 }
 
 fn mc(args: &McArgs) -> Result<(), Failure> {
-    let loaded = load_game(args.game.game.as_deref())?;
+    let mut config = game_config();
+    config.evaluator = match args.evaluator {
+        Choice::Auto => ggpnet::EvaluatorChoice::Auto,
+        Choice::Fixed(kind) => ggpnet::EvaluatorChoice::Fixed(kind),
+    };
+    config.native = args.native;
+    config.max_playout_depth = args.max_depth;
+    let game = load_any(args.game.game.as_deref(), &config)?;
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let config = McConfig {
-        engine: EngineConfig {
-            choice: args.evaluator,
-            native: args.native,
-        },
-        threads,
-        budget: args
-            .playouts
-            .map_or(Budget::Seconds(args.seconds.unwrap_or(5.0)), Budget::Playouts),
-        seed: args.seed,
-        max_depth: args.max_depth,
+    let budget = args
+        .playouts
+        .map_or(Budget::Seconds(args.seconds.unwrap_or(5.0)), Budget::Playouts);
+    let how = ggpnet::Playouts::new(budget).threads(threads).seed(args.seed);
+    let report = game
+        .playouts(&game.initial_state(), &how)
+        .map_err(|e| Failure::input(e.to_string()))?;
+    let report = McReport {
+        evaluator: report.evaluator.unwrap_or(EvaluatorKind::Differential),
+        threads: report.threads,
+        seconds: report.seconds,
+        totals: report.totals,
     };
-    let report = monte_carlo(&loaded.game, &config).map_err(|e| Failure::input(e.to_string()))?;
+    let evaluator = match game.engine() {
+        ggpnet::Engine::Propnet => report.evaluator.name(),
+        ggpnet::Engine::Interpreter => "interpreter",
+    };
+    let (engine, fallback_reason) = engine_fields(&game);
     let value = json!({
         "game": game_name(args.game.game.as_deref()),
-        "evaluator": report.evaluator.name(),
+        "engine": engine,
+        "fallback_reason": fallback_reason,
+        "evaluator": evaluator,
         "threads": report.threads,
         "seconds": report.seconds,
-        "nodes": report.totals.nodes,
+        "transitions": report.totals.transitions,
+        "states": report.totals.states,
         "playouts": report.totals.playouts,
         "abandoned": report.totals.abandoned,
         "at_depth_limit": report.totals.at_depth_limit,
         "max_depth": args.max_depth,
-        "nodes_per_sec": report.nodes_per_sec(),
+        "transitions_per_sec": report.transitions_per_sec(),
+        "states_per_sec": report.states_per_sec(),
         "playouts_per_sec": report.playouts_per_sec(),
         "avg_depth": report.avg_depth(),
-        "avg_goals": per_role(loaded.game.roles(), report.avg_goals()),
-        "missing_goals": per_role(loaded.game.roles(), report.totals.missing_goals.iter()),
+        "avg_goals": per_role(game.roles(), report.avg_goals()),
+        "missing_goals": per_role(game.roles(), report.totals.missing_goals.iter()),
         "seed": args.seed,
     });
     emit(args.game.json, &value, || {
         let mut out = format!(
-            "game: {}\nevaluator: {}, threads: {}, seconds: {:.2}\nnodes: {} ({:.0} nodes/s)\nplayouts: {} ({:.0} playouts/s)\naverage depth: {:.2}\n",
+            "game: {}\nevaluator: {}, threads: {}, seconds: {:.2}\ntransitions: {} ({:.0} transitions/s)\nstates visited: {} ({:.0} states/s)\nplayouts: {} ({:.0} playouts/s)\naverage depth: {:.2}\n",
             value["game"].as_str().unwrap_or_default(),
-            report.evaluator,
+            evaluator,
             report.threads,
             report.seconds,
-            report.totals.nodes,
-            report.nodes_per_sec(),
+            report.totals.transitions,
+            report.transitions_per_sec(),
+            report.totals.states,
+            report.states_per_sec(),
             report.totals.playouts,
             report.playouts_per_sec(),
             report.avg_depth()
@@ -522,7 +754,7 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
             ));
         }
         let missing = &report.totals.missing_goals;
-        for ((role, goal), missing) in loaded.game.roles().iter().zip(report.avg_goals()).zip(missing) {
+        for ((role, goal), missing) in game.roles().iter().zip(report.avg_goals()).zip(missing) {
             match goal {
                 Some(goal) => out.push_str(&format!("average goal of {role}: {goal:.2}\n")),
                 None => out.push_str(&format!("average goal of {role}: none\n")),
@@ -550,24 +782,23 @@ fn per_role<T: serde::Serialize>(roles: &[String], values: impl IntoIterator<Ite
 }
 
 fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
-    let loaded = load_game(args.game.game.as_deref())?;
+    let game = load_any(args.game.game.as_deref(), &game_config())?;
     let engine = EngineConfig {
         choice: args.evaluator,
         native: args.native,
     };
-    let evaluator = choose::evaluator(
-        &loaded.game,
-        engine,
-        &[EvaluatorKind::Sweep, EvaluatorKind::Differential],
-    );
-    let report = perft(
-        &loaded.game,
-        args.depth,
-        EngineConfig {
-            choice: Choice::Fixed(evaluator),
-            ..engine
-        },
-    );
+    let (evaluator, report) = match game.propnet() {
+        Some(loaded) => {
+            let scalar = [EvaluatorKind::Sweep, EvaluatorKind::Differential];
+            let evaluator = choose::evaluator(&loaded.game, engine, &scalar);
+            let fixed = EngineConfig {
+                choice: Choice::Fixed(evaluator),
+                ..engine
+            };
+            (evaluator.name(), perft(&loaded.game, args.depth, fixed))
+        }
+        None => ("interpreter", interpreter_perft(&game, args.depth)?),
+    };
     let nodes_per_sec = report.nodes as f64 / report.seconds.max(1e-9);
     let counts: serde_json::Map<String, Value> = report
         .counts
@@ -578,7 +809,8 @@ fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
     let value = json!({
         "game": game_name(args.game.game.as_deref()),
         "depth": args.depth,
-        "evaluator": evaluator.name(),
+        "engine": game.engine().name(),
+        "evaluator": evaluator,
         "counts": counts,
         "nodes": report.nodes,
         "seconds": report.seconds,
@@ -598,44 +830,76 @@ fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Perft on the interpreter, timed, in the propnet's report form (`nodes`: the
+/// states reached short of the depth, the start included; unlike the propnet's
+/// count, terminal ones included).
+fn interpreter_perft(game: &ggpnet::Game, depth: usize) -> Result<PerftReport, Failure> {
+    let start = std::time::Instant::now();
+    let counts = game
+        .perft(depth, EvaluatorKind::Differential)
+        .map_err(|e| Failure::input(e.to_string()))?;
+    let expanded: u128 = 1 + counts[..depth - 1].iter().sum::<u128>();
+    Ok(PerftReport {
+        nodes: u64::try_from(expanded).unwrap_or(u64::MAX),
+        counts,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
 /// Steps the lanes evaluator is compared with the scalar driver in a replay.
 const LANES_CHECK_STEPS: usize = 100;
 
 fn replay(args: &ReplayArgs) -> Result<bool, Failure> {
-    let loaded = load_game(Some(&args.game))?;
+    let game = load_any(Some(&args.game), &game_config())?;
     let trace = read_input(&args.trace)?;
     let trace = ggpnet::replay::Trace::read(trace.as_bytes())
         .map_err(|e| Failure::input(format!("{}: {e}", args.trace.display())))?;
-    let kinds: Vec<EvaluatorKind> = match args.evaluator {
-        Choice::Auto => EvaluatorKind::ALL.to_vec(),
-        Choice::Fixed(kind) => vec![kind],
+    // The interpreter has one way to evaluate; the propnet one per evaluator.
+    let kinds: Vec<EvaluatorKind> = match (game.propnet(), args.evaluator) {
+        (None, _) => vec![EvaluatorKind::Differential],
+        (Some(_), Choice::Auto) => EvaluatorKind::ALL.to_vec(),
+        (Some(_), Choice::Fixed(kind)) => vec![kind],
     };
     let mut results = serde_json::Map::new();
     let mut first_difference = None;
     let mut report = ggpnet::replay::ReplayReport::default();
     for kind in kinds {
-        let (agree, difference, detail) = if kind.is_scalar() {
-            let r = ggpnet::replay::replay(&loaded, &trace, kind);
-            let detail = json!({"playouts": r.playouts, "steps": r.steps, "perft_depths": r.perft_depths});
-            report = r.clone();
-            (r.agree(), r.first_difference, detail)
+        let name = if game.propnet().is_some() {
+            kind.name()
         } else {
-            let r = ggpnet::differential::lanes_against_scalar(&loaded.game, args.seed, LANES_CHECK_STEPS);
-            let detail = json!({"lanes": r.playouts, "steps": r.steps});
-            (r.first_difference.is_none(), r.first_difference, detail)
+            "interpreter"
+        };
+        let (agree, difference, detail) = match game.propnet() {
+            Some(loaded) if !kind.is_scalar() => {
+                let r =
+                    ggpnet::differential::lanes_against_scalar(&loaded.game, args.seed, LANES_CHECK_STEPS);
+                let detail = json!({"lanes": r.playouts, "steps": r.steps});
+                (r.first_difference.is_none(), r.first_difference, detail)
+            }
+            _ => {
+                let r = ggpnet::replay::replay(&game, &trace, kind);
+                let detail =
+                    json!({"playouts": r.playouts, "steps": r.steps, "perft_depths": r.perft_depths});
+                report = r.clone();
+                (r.agree(), r.first_difference, detail)
+            }
         };
         let mut detail = detail;
         detail["agree"] = json!(agree);
-        results.insert(kind.name().to_owned(), detail);
+        results.insert(name.to_owned(), detail);
         if first_difference.is_none() {
-            first_difference = difference.map(|d| format!("[{kind}] {d}"));
+            first_difference = difference.map(|d| format!("[{name}] {d}"));
         }
     }
     let agree = first_difference.is_none();
+    let (engine, fallback_reason) = engine_fields(&game);
+    let loaded = game.propnet();
     let value = json!({
         "game": game_name(Some(&args.game)),
-        "compile_seconds": loaded.report.phases.iter().map(|(_, s)| s).sum::<f64>(),
-        "components": loaded.report.components.values().sum::<usize>(),
+        "engine": engine,
+        "fallback_reason": fallback_reason,
+        "compile_seconds": loaded.map(|l| l.report.phases.iter().map(|(_, s)| s).sum::<f64>()),
+        "components": loaded.map(|l| l.report.components.values().sum::<usize>()),
         "playouts": report.playouts,
         "steps": report.steps,
         "perft_depths": report.perft_depths,
@@ -668,13 +932,22 @@ fn diff(args: &DiffArgs) -> Result<bool, Failure> {
                 .to_owned(),
         ));
     }
-    let loaded = load_game(path)?;
     let source = read_game(path)?;
+    let game = load_any_from(path, &source, &game_config())?;
+    let Some(loaded) = game.propnet() else {
+        let reason = format!(
+            "no propnet to compare: {}",
+            game.fallback_reason().unwrap_or("--engine interpreter")
+        );
+        let value =
+            json!({"game": game_name(path), "engine": "interpreter", "agree": null, "skipped": reason});
+        emit(args.game.json, &value, || format!("{reason}\n"));
+        return Ok(true);
+    };
     let description = ggpnet::kif::parse(&source).map_err(|e| Failure::input(e.to_string()))?;
     let reference = ggpnet_reference::Reference::new(&description)
         .map_err(|e| Failure::invalid(format!("reference interpreter: {e}")))?;
-    let report =
-        ggpnet::differential::differential(&loaded, &reference, args.playouts, args.steps, args.seed);
+    let report = ggpnet::differential::differential(loaded, &reference, args.playouts, args.steps, args.seed);
     let value = json!({
         "game": game_name(path),
         "compile_seconds": loaded.report.phases.iter().map(|(_, s)| s).sum::<f64>(),
@@ -722,6 +995,7 @@ fn main() -> ExitCode {
 
     set_limits(&mut config.ground, &cli);
     LOAD.set(config).expect("set once");
+    ENGINE.set(cli.engine).expect("set once");
     LIMITS
         .set(Limits {
             max_mem_mib: cli.max_mem,
@@ -748,6 +1022,12 @@ fn main() -> ExitCode {
     if let Some(mib) = cli.max_mem {
         flags.extend(["--max-mem".to_owned(), mib.to_string()]);
     }
+    if let Some(seconds) = cli.max_ground_time {
+        flags.extend(["--max-ground-time".to_owned(), seconds.to_string()]);
+    }
+    if let Some(engine) = cli.engine {
+        flags.extend(["--engine".to_owned(), options::engine_name(engine).to_owned()]);
+    }
     LOAD_FLAGS.set(flags).expect("set once");
     // With no subcommand: `ggpnet mc` on the built-in game, with mc's defaults.
     let command = cli
@@ -764,6 +1044,8 @@ fn main() -> ExitCode {
         Command::Corpus(a) => corpus::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Export(a) => export::run(a).map(|_| true),
+        Command::Play(a) => play::run(a),
+        Command::Match(a) => matches::run(a),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,
@@ -782,6 +1064,7 @@ fn set_limits(ground: &mut ggpnet::grounder::Config, cli: &Cli) {
     if let Some(mib) = cli.max_mem {
         ground.max_bytes = size(mib.saturating_mul(1 << 20));
     }
+    ground.max_time = cli.max_ground_time.map(std::time::Duration::from_secs_f64);
 }
 
 #[cfg(test)]

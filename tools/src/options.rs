@@ -65,6 +65,33 @@ pub fn on_off(text: &str) -> Result<bool, String> {
     }
 }
 
+/// An engine choice: `auto`, `propnet` or `interpreter`.
+pub fn engine(s: &str) -> Result<ggpnet::EngineChoice, String> {
+    use ggpnet::EngineChoice::*;
+    [Auto, Propnet, Interpreter]
+        .into_iter()
+        .find(|&e| engine_name(e) == s)
+        .ok_or_else(|| format!("unknown engine '{s}' (expected auto, propnet or interpreter)"))
+}
+
+/// The command-line name of an engine choice.
+pub fn engine_name(choice: ggpnet::EngineChoice) -> &'static str {
+    match choice {
+        ggpnet::EngineChoice::Auto => "auto",
+        ggpnet::EngineChoice::Propnet => "propnet",
+        ggpnet::EngineChoice::Interpreter => "interpreter",
+    }
+}
+
+/// A search of the player: `uct`, `mc` or `random`.
+pub fn search(s: &str) -> Result<ggpnet::player::Search, String> {
+    use ggpnet::player::Search::*;
+    [Uct, Mc, Random]
+        .into_iter()
+        .find(|e| e.name() == s)
+        .ok_or_else(|| format!("unknown search '{s}' (expected uct, mc or random)"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -83,7 +83,7 @@ fn chosen<E: ScalarEngine>(
 }
 
 /// The evaluator `config` names, or, for `Auto`, the one of `candidates`
-/// that runs flat Monte-Carlo on `game` fastest in nodes per second, each
+/// that runs flat Monte-Carlo on `game` fastest in transitions per second, each
 /// run for `CALIBRATION_SECONDS` (0.2 s) on one thread.
 pub fn evaluator(game: &Arc<Game>, config: EngineConfig, candidates: &[EvaluatorKind]) -> EvaluatorKind {
     if let Choice::Fixed(kind) = config.choice {
@@ -100,7 +100,7 @@ pub fn evaluator(game: &Arc<Game>, config: EngineConfig, candidates: &[Evaluator
             seed: 0,
             max_depth: DEFAULT_MAX_DEPTH,
         };
-        monte_carlo(game, &run).map_or(0.0, |report| report.nodes_per_sec())
+        monte_carlo(game, &run).map_or(0.0, |report| report.transitions_per_sec())
     };
     let rates: Vec<f64> = candidates.iter().map(rate).collect();
     let best = (0..candidates.len())
@@ -196,7 +196,7 @@ mod tests {
     use super::*;
 
     /// Both engines of a race play the same playouts: they visit the same
-    /// nodes.
+    /// states.
     #[test]
     fn a_race_plays_the_same_playouts_on_both_engines() {
         let loaded = crate::load(crate::engine::TURNS, &crate::LoadConfig::default()).unwrap();
@@ -207,7 +207,7 @@ mod tests {
         a.timed(game, 50);
         b.timed(game, 50);
         assert_eq!(a.totals, b.totals);
-        assert!(a.totals.nodes > 50);
+        assert!(a.totals.transitions > 50);
     }
 
     /// A race returns a positive, finite ratio (its value is a timing, not

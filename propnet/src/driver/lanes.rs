@@ -6,6 +6,12 @@
 //! states; a lane that reached a terminal state restarts from the start
 //! state, and so does a lane whose playout reached the depth limit
 //! (abandoned, as the scalar loop abandons it).
+//!
+//! A lane word is held in AVX-512 registers when the CPU has them, else in two
+//! AVX2 or four SSE2 registers. Per-lane counts of legal moves and the ranks
+//! drawn are bit-sliced (plane `p` holds bit `p` of every lane's number), so
+//! counting costs a few word operations per move for all lanes; eight lanes
+//! draw their ranks at once; only moves legal in some lane are walked.
 
 use super::PlayoutTotals;
 use crate::engine::{
@@ -181,7 +187,7 @@ impl LanePlayouts {
         // The net is read through `self.net` at each use, not through a clone
         // of the `Arc`: its reference count is shared with the other threads.
         self.engine.load_states(&mut self.values);
-        self.totals.nodes += LANES as u64;
+        self.totals.states += LANES as u64;
         let terminal = self.values[self.net.terminal_slot() as usize];
         self.finish_playouts(&terminal);
         let mut active = not(&terminal);
@@ -195,6 +201,7 @@ impl LanePlayouts {
             self.choose::<VECTOR_BITS>(role, &mut active, fewest_planes);
         }
         self.moved = active;
+        self.totals.transitions += active.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
         self.engine.load_moves(&mut self.values);
         // Read every next value before writing any base: a next value may be a base.
         let restart = not(&active);

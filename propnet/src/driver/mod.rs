@@ -53,8 +53,12 @@ pub(crate) fn best_goals<E: ScalarEngine>(
 /// What a set of random playouts added up to.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PlayoutTotals {
-    /// States visited (every state of every playout, terminal ones included).
-    pub nodes: u64,
+    /// State transitions: joint moves applied (a playout of `d` moves counts
+    /// `d`): the unit in which the peer reasoners count flat Monte-Carlo nodes.
+    pub transitions: u64,
+    /// States visited: every state of every playout, its start and terminal
+    /// state included (`transitions` plus one per playout begun).
+    pub states: u64,
     /// Playouts that reached a terminal state.
     pub playouts: u64,
     /// Playouts abandoned in a non-terminal state: where some role had no legal
@@ -95,8 +99,10 @@ impl PlayoutTotals {
         }
     }
 
-    pub(crate) fn merge(mut self, other: PlayoutTotals) -> PlayoutTotals {
-        self.nodes += other.nodes;
+    /// The totals of both runs.
+    pub fn merge(mut self, other: PlayoutTotals) -> PlayoutTotals {
+        self.transitions += other.transitions;
+        self.states += other.states;
         self.playouts += other.playouts;
         self.abandoned += other.abandoned;
         self.at_depth_limit += other.at_depth_limit;
@@ -166,9 +172,14 @@ pub struct McReport {
 }
 
 impl McReport {
-    /// Visited states per second.
-    pub fn nodes_per_sec(&self) -> f64 {
-        self.totals.nodes as f64 / self.seconds.max(1e-9)
+    /// State transitions (joint moves applied) per second: the headline rate.
+    pub fn transitions_per_sec(&self) -> f64 {
+        self.totals.transitions as f64 / self.seconds.max(1e-9)
+    }
+
+    /// Visited states per second (each playout's start state counted too).
+    pub fn states_per_sec(&self) -> f64 {
+        self.totals.states as f64 / self.seconds.max(1e-9)
     }
 
     /// Finished playouts per second.
@@ -435,7 +446,7 @@ impl Playout {
         // comparison per state.
         let mut checkpoint = self.max_depth.min(CLOCK_INTERVAL);
         loop {
-            totals.nodes += 1;
+            totals.states += 1;
             engine.load_state(cache, self.state.0.as_raw_slice());
             if engine.value(cache, net.terminal_slot()) {
                 best_goals(game, engine, cache, &mut self.goals);
@@ -471,6 +482,7 @@ impl Playout {
             engine.load_moves(cache, &self.moves);
             engine.next_state(cache, self.next.0.as_raw_mut_slice());
             std::mem::swap(&mut self.state, &mut self.next);
+            totals.transitions += 1;
             depth += 1;
         }
     }

@@ -10,7 +10,15 @@
 //! changed (the `skipping` module chooses them). Where they cost less, the
 //! move part runs instead as the cones of the moves played (the `cones`
 //! module); when their code outgrows the cache, the plans with and without
-//! them race on random playouts (the driver's chooser, `driver/choose.rs`) and the faster is kept.
+//! them race on random playouts (the driver's chooser, `driver/choose.rs`)
+//! and the faster is kept.
+//!
+//! The native code also jumps over gates whose value cannot matter while a
+//! slot holds a value, storing the outputs that slot forces (the `conditions`
+//! module: the move generation of the role not to move), sets the `or`s of
+//! moves as each joint move loads instead of evaluating them (`decoded.rs`),
+//! and leaves the gates read only on the way to goals until goals are asked
+//! for (flat Monte-Carlo asks in terminal states only).
 
 use super::conditions::{self, Condition};
 use super::cones::Cones;

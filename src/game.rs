@@ -1,0 +1,342 @@
+//! The agent API: a [`Game`] loaded once and shared by every thread, a
+//! per-thread [`Machine`](crate::Machine) for queries, and playouts from any
+//! state.
+//!
+//! A game runs on one of two engines behind the same interface. The propnet
+//! (the compiled circuit) is the fast one; when it cannot be built within the
+//! configured grounding limits (rule instances, memory, time), loading falls
+//! back to the reference interpreter, which evaluates the rules directly on
+//! each state: orders of magnitude slower, but every valid game loads.
+//! [`Config::engine`] can forbid the fallback or ask for the interpreter.
+//!
+//! States and moves carry the identity of the game that made them, so a state
+//! or move of another game is refused with an error instead of being read as
+//! bits of this one.
+
+use crate::propnet::driver::{choose, DEFAULT_MAX_DEPTH};
+use crate::propnet::engine::{Choice, EngineConfig, EvaluatorKind};
+use crate::propnet::{LoadConfig, Loaded};
+use ggpnet_reference::{Reference, ReferenceError};
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// Which engine runs a game.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Engine {
+    /// The compiled propositional network.
+    Propnet,
+    /// The reference interpreter, evaluating the rules on each state.
+    Interpreter,
+}
+
+impl Engine {
+    /// Its name in reports (`propnet`, `interpreter`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Propnet => "propnet",
+            Engine::Interpreter => "interpreter",
+        }
+    }
+}
+
+impl fmt::Display for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Which engine [`Game::load`] may use.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum EngineChoice {
+    /// The propnet, or the interpreter when grounding passes one of its limits.
+    #[default]
+    Auto,
+    /// The propnet only: a game too large to ground is an error.
+    Propnet,
+    /// The interpreter only (for games known to be too large, and for tests).
+    Interpreter,
+}
+
+/// Which propnet evaluator runs playouts.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum EvaluatorChoice {
+    /// The fastest on this game, measured by a short calibration (about 0.2 s per
+    /// evaluator) the first time playouts run or [`Game::evaluator`] is asked.
+    #[default]
+    Auto,
+    /// This one.
+    Fixed(EvaluatorKind),
+}
+
+/// Settings of [`Game::load`]: how to compile, which engine and evaluator to
+/// use, and how deep a playout may go.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Grounding limits and optimizer passes of the propnet.
+    pub load: LoadConfig,
+    /// Which engine may run the game.
+    pub engine: EngineChoice,
+    /// Which evaluator runs playouts on the propnet (queries of a
+    /// [`Machine`](crate::Machine) use the differential evaluator unless this
+    /// fixes the sweep).
+    pub evaluator: EvaluatorChoice,
+    /// Moves after which a random playout that has not ended is abandoned (at least 1).
+    pub max_playout_depth: u64,
+    /// Whether the propnet's playouts run native code where the platform
+    /// allows (off: the interpreters of the evaluators, to measure them).
+    pub native: bool,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            load: LoadConfig::default(),
+            engine: EngineChoice::Auto,
+            evaluator: EvaluatorChoice::Auto,
+            max_playout_depth: DEFAULT_MAX_DEPTH,
+            native: true,
+        }
+    }
+}
+
+/// Why a game could not be loaded.
+#[derive(Clone, Debug)]
+pub enum LoadError {
+    /// The propnet could not be built, and no fallback was allowed or needed.
+    Propnet(crate::propnet::LoadError),
+    /// The interpreter refused the game; `propnet` says why the propnet was not
+    /// used, if it was tried.
+    Interpreter {
+        /// Why the propnet could not be built (`None` when it was not tried).
+        propnet: Option<crate::propnet::LoadError>,
+        /// Why the interpreter refused the game.
+        reason: String,
+    },
+}
+
+impl LoadError {
+    /// Whether loading stopped at a configured limit rather than finding the game invalid.
+    pub fn is_limit(&self) -> bool {
+        match self {
+            LoadError::Propnet(e) => e.is_limit(),
+            LoadError::Interpreter { .. } => false,
+        }
+    }
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::Propnet(e) => e.fmt(f),
+            LoadError::Interpreter {
+                propnet: None,
+                reason,
+            } => write!(f, "error: {reason}"),
+            LoadError::Interpreter {
+                propnet: Some(e),
+                reason,
+            } => write!(f, "{e}; the interpreter refused it too: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// A game ready to play: cheap to clone and shareable across threads (clones
+/// share one compiled engine). Each thread queries it through its own
+/// [`Machine`](crate::Machine).
+///
+/// ```
+/// use ggpnet::{Config, Game};
+/// let game = Game::load(ggpnet::DEFAULT_GAME, &Config::default()).unwrap();
+/// assert_eq!(game.roles(), ["red", "yellow"]);
+/// assert_eq!(game.engine(), ggpnet::Engine::Propnet);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Game {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    /// Tells this game's states and moves from other games'.
+    id: u64,
+    roles: Vec<String>,
+    backend: Backend,
+    config: Config,
+    /// The evaluator playouts use, once chosen.
+    evaluator: OnceLock<EvaluatorKind>,
+}
+
+/// The engine behind a game.
+pub(crate) enum Backend {
+    /// The compiled circuit and what loading it took.
+    Propnet(Box<Loaded>),
+    /// The interpreter, and why the propnet was not used.
+    Interpreter(Arc<Reference>, Option<String>),
+}
+
+impl fmt::Debug for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Backend::Propnet(loaded) => write!(f, "Propnet({} bases)", loaded.game.facts().len()),
+            Backend::Interpreter(_, why) => write!(f, "Interpreter({why:?})"),
+        }
+    }
+}
+
+/// Numbers games in the order they are made.
+static NEXT_GAME: AtomicU64 = AtomicU64::new(1);
+
+impl Game {
+    /// Parses, checks and compiles a game description (KIF) as `config` says.
+    /// Falls back to the interpreter when the propnet passes a grounding limit,
+    /// unless [`Config::engine`] forbids it.
+    pub fn load(text: &str, config: &Config) -> Result<Game, LoadError> {
+        let backend = match config.engine {
+            EngineChoice::Interpreter => Backend::Interpreter(interpret(text, None)?, None),
+            EngineChoice::Propnet => Backend::Propnet(Box::new(propnet(text, config)?)),
+            EngineChoice::Auto => match crate::propnet::load(text, &config.load) {
+                Ok(loaded) => Backend::Propnet(Box::new(loaded)),
+                Err(e) if e.is_limit() => {
+                    if let Some(crate::propnet::pipeline::Progress(tell)) = &config.load.progress {
+                        tell("interpreter (the propnet passed a grounding limit)");
+                    }
+                    let shown = e.to_string();
+                    let reason = shown.strip_prefix("error: ").unwrap_or(&shown).to_owned();
+                    Backend::Interpreter(interpret(text, Some(e))?, Some(reason))
+                }
+                Err(e) => return Err(LoadError::Propnet(e)),
+            },
+        };
+        Ok(Game::from_backend(backend, config.clone()))
+    }
+
+    /// A game on an already compiled propnet (for instance a circuit read from JSON).
+    pub fn from_loaded(loaded: Loaded, config: &Config) -> Game {
+        Game::from_backend(Backend::Propnet(Box::new(loaded)), config.clone())
+    }
+
+    fn from_backend(backend: Backend, config: Config) -> Game {
+        let roles = match &backend {
+            Backend::Propnet(loaded) => loaded.game.roles().to_vec(),
+            Backend::Interpreter(reference, _) => reference.roles(),
+        };
+        let evaluator = OnceLock::new();
+        if let EvaluatorChoice::Fixed(kind) = config.evaluator {
+            evaluator.set(kind).expect("a new cell is empty");
+        }
+        Game {
+            inner: Arc::new(Inner {
+                id: NEXT_GAME.fetch_add(1, Ordering::Relaxed),
+                roles,
+                backend,
+                config,
+                evaluator,
+            }),
+        }
+    }
+
+    /// The roles, in the order of the `role` facts (role numbers index this).
+    pub fn roles(&self) -> &[String] {
+        &self.inner.roles
+    }
+
+    /// The number of the role named `name`.
+    pub fn role_index(&self, name: &str) -> Option<usize> {
+        self.inner.roles.iter().position(|r| r == name)
+    }
+
+    /// The engine that runs this game.
+    pub fn engine(&self) -> Engine {
+        match self.inner.backend {
+            Backend::Propnet(_) => Engine::Propnet,
+            Backend::Interpreter(..) => Engine::Interpreter,
+        }
+    }
+
+    /// Why the interpreter runs this game instead of the propnet, such as
+    /// `grounding too large: ...` (`None` when the propnet runs it, or the
+    /// interpreter was asked for).
+    pub fn fallback_reason(&self) -> Option<&str> {
+        match &self.inner.backend {
+            Backend::Propnet(_) => None,
+            Backend::Interpreter(_, why) => why.as_deref(),
+        }
+    }
+
+    /// The compiled propnet, its circuit and load report (`None` on the interpreter).
+    pub fn propnet(&self) -> Option<&Loaded> {
+        match &self.inner.backend {
+            Backend::Propnet(loaded) => Some(loaded),
+            Backend::Interpreter(..) => None,
+        }
+    }
+
+    /// The settings the game was loaded with.
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    /// The evaluator playouts use on the propnet (chosen by calibration the
+    /// first time if [`Config::evaluator`] is `Auto`); `None` on the interpreter.
+    pub fn evaluator(&self) -> Option<EvaluatorKind> {
+        let loaded = self.propnet()?;
+        Some(*self.inner.evaluator.get_or_init(|| {
+            let auto = EngineConfig {
+                choice: Choice::Auto,
+                native: self.inner.config.native,
+            };
+            choose::evaluator(&loaded.game, auto, &EvaluatorKind::ALL)
+        }))
+    }
+
+    pub(crate) fn id(&self) -> u64 {
+        self.inner.id
+    }
+
+    pub(crate) fn backend(&self) -> &Backend {
+        &self.inner.backend
+    }
+}
+
+fn propnet(text: &str, config: &Config) -> Result<Loaded, LoadError> {
+    crate::propnet::load(text, &config.load).map_err(LoadError::Propnet)
+}
+
+/// The interpreter for `text`, after the checks the propnet path makes (valid
+/// GDL, playable, every role with a legal move in a non-terminal initial state).
+fn interpret(text: &str, propnet: Option<crate::propnet::LoadError>) -> Result<Arc<Reference>, LoadError> {
+    let refuse = |reason: String, propnet: Option<crate::propnet::LoadError>| LoadError::Interpreter {
+        propnet,
+        reason,
+    };
+    let checked = (|| {
+        let mut description = ggpnet_kif::parse(text).map_err(|e| e.to_string())?;
+        ggpnet_grounder::prepare(&mut description).map_err(|e| e.to_string())?;
+        ggpnet_grounder::check_playable(&description).map_err(|e| e.to_string())?;
+        let description = ggpnet_kif::parse(text).map_err(|e| e.to_string())?;
+        let reference = Reference::new(&description).map_err(|e: ReferenceError| e.to_string())?;
+        playable_start(&reference)?;
+        Ok(reference)
+    })();
+    match checked {
+        Ok(reference) => Ok(Arc::new(reference)),
+        Err(reason) => Err(refuse(reason, propnet)),
+    }
+}
+
+/// An error when some role has no legal move in a non-terminal initial state.
+fn playable_start(reference: &Reference) -> Result<(), String> {
+    let start = reference.initial_state();
+    if reference.is_terminal(&start) {
+        return Ok(());
+    }
+    for (index, role) in reference.roles().iter().enumerate() {
+        if reference.legal_moves(&start, index).is_empty() {
+            return Err(format!("role {role} has no legal move in the initial state"));
+        }
+    }
+    Ok(())
+}

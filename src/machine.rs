@@ -1,0 +1,528 @@
+//! States, moves and the per-thread [`Machine`] that answers queries on them.
+//!
+//! A [`Machine`] holds evaluation scratch space (the propnet evaluator's values
+//! and the state they are for); its queries take `&mut self` for that reason
+//! only: every answer depends on the arguments alone, never on earlier queries.
+
+use crate::game::{Backend, Game};
+use crate::propnet::driver::{Playout, PlayoutTotals};
+use crate::propnet::engine::EvaluatorKind;
+use crate::propnet::random::Stream;
+use crate::propnet::{self, StateMachine};
+use ggpnet_reference::{RefState, Reference};
+use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// A game state. Hashable and comparable (for transposition tables); it belongs
+/// to the [`Game`] that made it, and every other game refuses it.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct State {
+    game: u64,
+    repr: StateRepr,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum StateRepr {
+    /// A propnet state: the set of true bases.
+    Bits(propnet::State),
+    /// An interpreter state: the set of true facts.
+    Facts(RefState),
+}
+
+/// A move of one role. Hashable and comparable; it belongs to the [`Game`] that
+/// made it, and every other game refuses it.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Move {
+    game: u64,
+    role: usize,
+    repr: MoveRepr,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+enum MoveRepr {
+    /// A propnet input.
+    Input(propnet::Move),
+    /// The canonical text of a move (on the interpreter).
+    Text(Arc<str>),
+}
+
+impl Move {
+    /// The number of the role whose move it is.
+    pub fn role(&self) -> usize {
+        self.role
+    }
+}
+
+/// A refused request: a state or move of another game, an unknown role, an
+/// illegal or malformed move, a fact that can never hold.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Error {
+    message: String,
+}
+
+impl Error {
+    pub(crate) fn new(message: impl Into<String>) -> Error {
+        Error {
+            message: message.into(),
+        }
+    }
+
+    /// What was refused and why.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "error: {}", self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<propnet::MachineError> for Error {
+    fn from(e: propnet::MachineError) -> Error {
+        Error::new(e.message)
+    }
+}
+
+impl From<ggpnet_reference::ReferenceError> for Error {
+    fn from(e: ggpnet_reference::ReferenceError) -> Error {
+        Error::new(e.to_string())
+    }
+}
+
+/// How a playout ended.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum PlayoutEnd {
+    /// In a terminal state after `depth` moves, with each role's goal there (the
+    /// highest value derivable; `None` for a role given none).
+    Terminal {
+        /// Joint moves played.
+        depth: u64,
+        /// Per role, its goal in the terminal state.
+        goals: Vec<Option<i64>>,
+    },
+    /// In a non-terminal state after `depth` moves: at the depth limit, or where
+    /// some role had no legal move.
+    Abandoned {
+        /// Joint moves played.
+        depth: u64,
+    },
+}
+
+impl Game {
+    /// The initial state.
+    pub fn initial_state(&self) -> State {
+        let repr = match self.backend() {
+            Backend::Propnet(loaded) => StateRepr::Bits(loaded.game.initial().clone()),
+            Backend::Interpreter(reference, _) => StateRepr::Facts(reference.initial_state()),
+        };
+        self.state(repr)
+    }
+
+    /// A machine for queries on this thread (make one per thread; it is cheap
+    /// next to the game, but not free: it holds one evaluator's values).
+    pub fn machine(&self) -> Machine {
+        let kind = match self.config().evaluator {
+            crate::EvaluatorChoice::Fixed(EvaluatorKind::Sweep) => EvaluatorKind::Sweep,
+            _ => EvaluatorKind::Differential,
+        };
+        self.machine_with_evaluator(kind)
+    }
+
+    /// A machine whose propnet queries use the scalar evaluator `kind` (`Lanes`,
+    /// which has no scalar form, gives the sweep); on the interpreter, the same
+    /// as [`Game::machine`].
+    pub fn machine_with_evaluator(&self, kind: EvaluatorKind) -> Machine {
+        let engine = match self.backend() {
+            Backend::Propnet(loaded) => {
+                let machine = StateMachine::with_evaluator(Arc::clone(&loaded.game), kind);
+                let playout = Playout::new(&machine, self.config().max_playout_depth);
+                let totals = PlayoutTotals::new(self.roles().len());
+                MachineEngine::Propnet(Box::new(PropnetScratch {
+                    machine,
+                    playout,
+                    totals,
+                }))
+            }
+            Backend::Interpreter(reference, _) => {
+                MachineEngine::Interpreter(Box::new(Reference::clone(reference)))
+            }
+        };
+        Machine {
+            game: self.clone(),
+            engine,
+        }
+    }
+
+    /// The true facts of `state`, as canonical KIF, sorted by byte order.
+    pub fn state_to_kif(&self, state: &State) -> Result<Vec<String>, Error> {
+        Ok(match self.repr(state)? {
+            StateRepr::Bits(bits) => self.propnet_game().state_to_kif(bits),
+            StateRepr::Facts(facts) => facts.facts(),
+        })
+    }
+
+    /// The state in which exactly `facts` (KIF, any spacing) hold. Refuses facts
+    /// that can never hold in this game.
+    pub fn state_from_kif(&self, facts: &[String]) -> Result<State, Error> {
+        let repr = match self.backend() {
+            Backend::Propnet(loaded) => StateRepr::Bits(loaded.game.state_from_kif(facts)?),
+            Backend::Interpreter(reference, _) => StateRepr::Facts(RefState::from_facts(reference, facts)?),
+        };
+        Ok(self.state(repr))
+    }
+
+    /// The canonical KIF text of `m`.
+    pub fn move_to_kif(&self, m: &Move) -> Result<String, Error> {
+        self.check_move(m)?;
+        Ok(match &m.repr {
+            MoveRepr::Input(input) => self.propnet_game().move_to_kif(*input).to_owned(),
+            MoveRepr::Text(text) => text.to_string(),
+        })
+    }
+
+    /// The move of `role` written as `text` (KIF, any spacing). On the propnet,
+    /// a move that is never legal is refused here; on the interpreter, only
+    /// when it is played.
+    pub fn parse_move(&self, role: usize, text: &str) -> Result<Move, Error> {
+        self.check_role(role)?;
+        let repr = match self.backend() {
+            Backend::Propnet(loaded) => MoveRepr::Input(loaded.game.parse_move(role, text)?),
+            Backend::Interpreter(..) => MoveRepr::Text(canonical(text)?.into()),
+        };
+        Ok(Move {
+            game: self.id(),
+            role,
+            repr,
+        })
+    }
+
+    fn state(&self, repr: StateRepr) -> State {
+        State {
+            game: self.id(),
+            repr,
+        }
+    }
+
+    pub(crate) fn repr<'s>(&self, state: &'s State) -> Result<&'s StateRepr, Error> {
+        if state.game == self.id() {
+            Ok(&state.repr)
+        } else {
+            Err(Error::new("the state belongs to another game"))
+        }
+    }
+
+    fn check_move(&self, m: &Move) -> Result<(), Error> {
+        if m.game == self.id() {
+            Ok(())
+        } else {
+            Err(Error::new("the move belongs to another game"))
+        }
+    }
+
+    fn check_role(&self, role: usize) -> Result<(), Error> {
+        if role < self.roles().len() {
+            Ok(())
+        } else {
+            Err(Error::new(format!(
+                "no role number {role}: the game has {} roles",
+                self.roles().len()
+            )))
+        }
+    }
+
+    /// The compiled game; only called with a propnet state or move in hand.
+    fn propnet_game(&self) -> &propnet::Game {
+        match self.backend() {
+            Backend::Propnet(loaded) => &loaded.game,
+            Backend::Interpreter(..) => unreachable!("propnet states and moves come only from propnet games"),
+        }
+    }
+}
+
+/// Re-prints a KIF term canonically.
+fn canonical(text: &str) -> Result<String, Error> {
+    let mut symbols = ggpnet_kif::SymbolTable::new();
+    let term = ggpnet_kif::parse_term(text, &mut symbols)
+        .map_err(|e| Error::new(format!("cannot read '{text}': {e}")))?;
+    Ok(ggpnet_kif::term_to_string(&term, &symbols))
+}
+
+/// Queries on the states of one [`Game`], with this thread's scratch space.
+///
+/// ```
+/// use ggpnet::{Config, Game};
+/// let game = Game::load(
+///     "(role robot) (init off)
+///      (<= (legal robot press) (true off)) (<= (next on) (does robot press))
+///      (<= terminal (true on)) (<= (goal robot 100) (true on)) (<= (goal robot 0) (true off))",
+///     &Config::default(),
+/// )?;
+/// let mut machine = game.machine();
+/// let start = game.initial_state();
+/// let press = machine.legal_moves(&start, 0)?;
+/// assert_eq!(game.move_to_kif(&press[0])?, "press");
+/// let end = machine.next_state(&start, &press)?;
+/// assert!(machine.is_terminal(&end)?);
+/// assert_eq!(machine.goals(&end)?, [Some(100)]);
+/// assert_eq!(game.state_to_kif(&end)?, ["on"]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Machine {
+    game: Game,
+    engine: MachineEngine,
+}
+
+#[derive(Debug)]
+enum MachineEngine {
+    Propnet(Box<PropnetScratch>),
+    /// A clone of the game's interpreter, with its own cache.
+    Interpreter(Box<Reference>),
+}
+
+/// A propnet machine's evaluator, and its playout buffers.
+struct PropnetScratch {
+    machine: StateMachine,
+    playout: Playout,
+    /// What the last playout added up to (reset before each).
+    totals: PlayoutTotals,
+}
+
+impl fmt::Debug for PropnetScratch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PropnetScratch({})", self.machine.evaluator())
+    }
+}
+
+impl Machine {
+    /// The game this machine queries.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The legal moves of `role` in `state` (propnet: in input order;
+    /// interpreter: sorted by text).
+    pub fn legal_moves(&mut self, state: &State, role: usize) -> Result<Vec<Move>, Error> {
+        self.game.check_role(role)?;
+        let game = self.game.id();
+        let moves = |repr: MoveRepr| Move { game, role, repr };
+        Ok(match (&mut self.engine, self.game.repr(state)?) {
+            (MachineEngine::Propnet(p), StateRepr::Bits(bits)) => p
+                .machine
+                .legal_moves(bits, role)
+                .into_iter()
+                .map(|m| moves(MoveRepr::Input(m)))
+                .collect(),
+            (MachineEngine::Interpreter(r), StateRepr::Facts(facts)) => r
+                .legal_moves(facts, role)
+                .into_iter()
+                .map(|m| moves(MoveRepr::Text(m.into())))
+                .collect(),
+            _ => unreachable!("a game's states are of its engine"),
+        })
+    }
+
+    /// Whether `state` is terminal.
+    pub fn is_terminal(&mut self, state: &State) -> Result<bool, Error> {
+        Ok(match (&mut self.engine, self.game.repr(state)?) {
+            (MachineEngine::Propnet(p), StateRepr::Bits(bits)) => p.machine.is_terminal(bits),
+            (MachineEngine::Interpreter(r), StateRepr::Facts(facts)) => r.is_terminal(facts),
+            _ => unreachable!("a game's states are of its engine"),
+        })
+    }
+
+    /// Per role, every goal value derivable in `state`, ascending.
+    pub fn goal_values(&mut self, state: &State) -> Result<Vec<Vec<i64>>, Error> {
+        Ok(match (&mut self.engine, self.game.repr(state)?) {
+            (MachineEngine::Propnet(p), StateRepr::Bits(bits)) => p.machine.goals(bits),
+            (MachineEngine::Interpreter(r), StateRepr::Facts(facts)) => r.goals(facts),
+            _ => unreachable!("a game's states are of its engine"),
+        })
+    }
+
+    /// Per role, its goal in `state`: the highest value derivable, `None` if none is.
+    pub fn goals(&mut self, state: &State) -> Result<Vec<Option<i64>>, Error> {
+        let values = self.goal_values(state)?;
+        Ok(values.into_iter().map(|v| v.last().copied()).collect())
+    }
+
+    /// The state after every role plays its move of `joint` (one per role, in
+    /// role order) in `state`. Refuses a joint move of the wrong length, a move
+    /// of another role or game, and an illegal move, naming the role and the move.
+    pub fn next_state(&mut self, state: &State, joint: &[Move]) -> Result<State, Error> {
+        let roles = self.game.roles().len();
+        if joint.len() != roles {
+            return Err(Error::new(format!(
+                "a joint move needs one move per role ({roles}), got {}",
+                joint.len()
+            )));
+        }
+        for (role, m) in joint.iter().enumerate() {
+            self.game.check_move(m)?;
+            if m.role != role {
+                let text = self.game.move_to_kif(m)?;
+                return Err(Error::new(format!(
+                    "move {text} of role {} played as role {}'s",
+                    self.game.roles()[m.role],
+                    self.game.roles().get(role).map_or("?", String::as_str)
+                )));
+            }
+        }
+        let repr = match (&mut self.engine, self.game.repr(state)?) {
+            (MachineEngine::Propnet(p), StateRepr::Bits(bits)) => {
+                let inputs: Vec<propnet::Move> = joint.iter().map(input_of).collect();
+                StateRepr::Bits(p.machine.next_state(bits, &inputs)?)
+            }
+            (MachineEngine::Interpreter(r), StateRepr::Facts(facts)) => {
+                let texts: Vec<String> = joint.iter().map(text_of).collect();
+                StateRepr::Facts(r.next_state(facts, &texts)?)
+            }
+            _ => unreachable!("a game's states are of its engine"),
+        };
+        Ok(self.game.state(repr))
+    }
+
+    /// A uniformly random legal move of `role` in `state` (`None` when it has none).
+    pub fn random_move(
+        &mut self,
+        state: &State,
+        role: usize,
+        rng: &mut Stream,
+    ) -> Result<Option<Move>, Error> {
+        let mut legal = self.legal_moves(state, role)?;
+        if legal.is_empty() {
+            return Ok(None);
+        }
+        let at = rng.draw(legal.len());
+        Ok(Some(legal.swap_remove(at)))
+    }
+
+    /// Plays one random playout from `state`: in every non-terminal state each
+    /// role in turn plays a uniformly random legal move, until a terminal state,
+    /// a state where some role has no legal move, or
+    /// [`Config::max_playout_depth`](crate::Config::max_playout_depth) moves.
+    pub fn playout(&mut self, state: &State, rng: &mut Stream) -> Result<PlayoutEnd, Error> {
+        let end = self.playout_by(state, rng, None)?;
+        Ok(end.expect("a playout with no deadline ends"))
+    }
+
+    /// [`Machine::playout`], left unfinished (`None`) if `deadline` passes first
+    /// (the clock is read every move on the interpreter, every 1,024 moves on the propnet).
+    pub fn playout_until(
+        &mut self,
+        state: &State,
+        rng: &mut Stream,
+        deadline: Instant,
+    ) -> Result<Option<PlayoutEnd>, Error> {
+        self.playout_by(state, rng, Some(deadline))
+    }
+
+    fn playout_by(
+        &mut self,
+        state: &State,
+        rng: &mut Stream,
+        deadline: Option<Instant>,
+    ) -> Result<Option<PlayoutEnd>, Error> {
+        let max_depth = self.game.config().max_playout_depth.max(1);
+        match (&mut self.engine, self.game.repr(state)?) {
+            (MachineEngine::Propnet(p), StateRepr::Bits(bits)) => Ok(p.playout(bits, rng, deadline)),
+            (MachineEngine::Interpreter(r), StateRepr::Facts(facts)) => {
+                Ok(interpreter_playout(r, facts.clone(), rng, max_depth, deadline))
+            }
+            _ => unreachable!("a game's states are of its engine"),
+        }
+    }
+}
+
+impl PropnetScratch {
+    /// One playout from `from` on the propnet's scalar driver; `None` when
+    /// `deadline` stopped it.
+    fn playout(
+        &mut self,
+        from: &propnet::State,
+        rng: &mut Stream,
+        deadline: Option<Instant>,
+    ) -> Option<PlayoutEnd> {
+        self.totals = PlayoutTotals::new(self.totals.goal_sums.len());
+        self.playout.start_from(from);
+        self.playout.stop_at(deadline);
+        self.playout
+            .run(&mut self.machine, rng, &mut self.totals, |_, _| {});
+        let t = &self.totals;
+        if t.playouts == 1 {
+            let goals = t.goal_sums.iter().zip(&t.missing_goals);
+            Some(PlayoutEnd::Terminal {
+                depth: t.depth_sum,
+                goals: goals
+                    .map(|(&sum, &missing)| (missing == 0).then_some(sum as i64))
+                    .collect(),
+            })
+        } else if t.abandoned == 1 {
+            Some(PlayoutEnd::Abandoned { depth: t.transitions })
+        } else {
+            None
+        }
+    }
+}
+
+/// One random playout on the interpreter from `state`; `None` when `deadline`
+/// passed first (the playout is left unfinished).
+pub(crate) fn interpreter_playout(
+    reference: &Reference,
+    mut state: RefState,
+    rng: &mut Stream,
+    max_depth: u64,
+    deadline: Option<Instant>,
+) -> Option<PlayoutEnd> {
+    let roles = reference.roles().len();
+    let mut depth = 0;
+    let mut joint = Vec::with_capacity(roles);
+    loop {
+        if reference.is_terminal(&state) {
+            let goals = reference
+                .goals(&state)
+                .into_iter()
+                .map(|v| v.last().copied())
+                .collect();
+            return Some(PlayoutEnd::Terminal { depth, goals });
+        }
+        if depth >= max_depth {
+            return Some(PlayoutEnd::Abandoned { depth });
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return None;
+        }
+        joint.clear();
+        for role in 0..roles {
+            let mut legal = reference.legal_moves(&state, role);
+            if legal.is_empty() {
+                return Some(PlayoutEnd::Abandoned { depth });
+            }
+            let at = rng.draw(legal.len());
+            joint.push(legal.swap_remove(at));
+        }
+        state = reference
+            .next_state(&state, &joint)
+            .expect("moves drawn from the legal ones are legal");
+        depth += 1;
+    }
+}
+
+fn input_of(m: &Move) -> propnet::Move {
+    match &m.repr {
+        MoveRepr::Input(input) => *input,
+        MoveRepr::Text(_) => unreachable!("a propnet game's moves are inputs"),
+    }
+}
+
+fn text_of(m: &Move) -> String {
+    match &m.repr {
+        MoveRepr::Text(text) => text.to_string(),
+        MoveRepr::Input(_) => unreachable!("an interpreter game's moves are texts"),
+    }
+}

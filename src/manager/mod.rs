@@ -1,0 +1,322 @@
+//! A game manager: runs a match between players as ggp-base's game server
+//! does (`shared/PROTOCOL.md`). START to every player, then PLAY until the
+//! game ends, then STOP; every reply is checked against the rules, and a late
+//! (`TO`), failed (`CE`) or unparsable or illegal (`IL ...`) reply is replaced
+//! by a random legal move and recorded. A role named `random` with no player
+//! is played by the manager. The record has ggp-base's match keys.
+
+mod link;
+mod scramble;
+
+pub use link::{Link, LinkError};
+pub use scramble::Scrambler;
+
+use crate::{Error, Game, Move, State, Stream};
+use serde::Serialize;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Extra time a PLAY reply may take past the play clock (ggp-base's).
+const PLAY_GRACE: Duration = Duration::from_secs(1);
+
+/// Time an ABORT or a manager-side wait for a STOP reply may take at least.
+const MIN_STOP_WAIT: Duration = Duration::from_secs(1);
+
+/// What a match needs.
+#[derive(Clone, Debug)]
+pub struct MatchSetup {
+    /// The game, as the manager evaluates it.
+    pub game: Game,
+    /// Its rules as KIF text, as sent to the players.
+    pub rules: String,
+    /// Per role, its player; `None` for a role the manager plays at random
+    /// (allowed for a role named `random` only).
+    pub players: Vec<Option<Link>>,
+    /// Names of the players, for the record.
+    pub player_names: Vec<String>,
+    /// The match id.
+    pub id: String,
+    /// Time to prepare.
+    pub start_clock: Duration,
+    /// Time per move.
+    pub play_clock: Duration,
+    /// Scramble symbol names with this seed.
+    pub scramble: Option<u64>,
+    /// Seed of the manager's random moves.
+    pub seed: u64,
+    /// Moves after which the match is aborted.
+    pub max_steps: u64,
+}
+
+/// A match record with ggp-base's keys (`Match.toJSON()`), plus the longest
+/// reply time of each role's player.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MatchRecord {
+    /// The match id.
+    pub match_id: String,
+    /// A random token, as ggp-base adds.
+    pub random_token: String,
+    /// Milliseconds since the epoch at the start.
+    pub start_time: u128,
+    /// Always empty: the game is given as a file.
+    #[serde(rename = "gameMetaURL")]
+    pub game_meta_url: String,
+    /// Whether the game reached a terminal state.
+    pub is_completed: bool,
+    /// Whether it was stopped before (at the step limit).
+    pub is_aborted: bool,
+    /// Every state, rendered as ggp-base does: `( ( cell 1 1 b ) ( control x ) )`.
+    pub states: Vec<String>,
+    /// Every joint move played, in role order.
+    pub moves: Vec<Vec<String>>,
+    /// Milliseconds since the epoch at which each state was reached.
+    pub state_times: Vec<u128>,
+    /// Per phase (START, then each PLAY), per role: `""`, `TO`, `CE` or `IL <reply>`.
+    pub errors: Vec<Vec<String>>,
+    /// Per role, its goal in the final state (0 where none, or when aborted).
+    pub goal_values: Vec<i64>,
+    /// Not used: -1.
+    pub preview_clock: i64,
+    /// Seconds.
+    pub start_clock: f64,
+    /// Seconds.
+    pub play_clock: f64,
+    /// The player of each role.
+    pub player_names_from_host: Vec<String>,
+    /// Whether symbol names were scrambled.
+    pub scrambled: bool,
+    /// The roles, in order.
+    pub roles: Vec<String>,
+    /// Per role, the longest a PLAY of its player took to answer (or to fail), in seconds.
+    pub max_reply_seconds: Vec<f64>,
+}
+
+/// Runs one match to its end (or the step limit).
+pub fn run_match(setup: &MatchSetup) -> Result<MatchRecord, Error> {
+    let game = &setup.game;
+    let roles = game.roles().len();
+    check_players(setup)?;
+    let scrambler = match setup.scramble {
+        Some(seed) => Some(Scrambler::new(&setup.rules, seed).map_err(Error::new)?),
+        None => None,
+    };
+    let show = |text: &str| scrambler.as_ref().map_or(text.to_owned(), |s| s.scramble(text));
+    let read = |text: &str| scrambler.as_ref().map_or(text.to_owned(), |s| s.unscramble(text));
+    let mut machine = game.machine();
+    let mut rng = Stream::new(setup.seed, 0);
+    let mut state = game.initial_state();
+    let mut record = new_record(setup);
+    let rules = show(&setup.rules);
+    let starts: Vec<String> = game
+        .roles()
+        .iter()
+        .map(|role| {
+            format!(
+                "( START {} {} ({rules}) {} {} )",
+                setup.id,
+                show(role),
+                seconds(setup.start_clock),
+                seconds(setup.play_clock)
+            )
+        })
+        .collect();
+    let replies = broadcast(&setup.players, &starts, setup.start_clock);
+    record.errors.push(replies.iter().map(start_error).collect());
+    let mut last: Option<Vec<Move>> = None;
+    record_state(&mut record, game, &state)?;
+    while !machine.is_terminal(&state)? {
+        if record.moves.len() as u64 >= setup.max_steps {
+            record.is_aborted = true;
+            let aborts = vec![format!("( ABORT {} )", setup.id); roles];
+            broadcast(&setup.players, &aborts, MIN_STOP_WAIT);
+            return Ok(record);
+        }
+        let joint_text = match &last {
+            None => "NIL".to_owned(),
+            Some(joint) => rendered_joint(game, joint, &show)?,
+        };
+        let message = format!("( PLAY {} {joint_text} )", setup.id);
+        let replies = broadcast(
+            &setup.players,
+            &vec![message; roles],
+            setup.play_clock + PLAY_GRACE,
+        );
+        let mut joint = Vec::with_capacity(roles);
+        let mut errors = Vec::with_capacity(roles);
+        for (role, reply) in replies.iter().enumerate() {
+            let legal = machine.legal_moves(&state, role)?;
+            if legal.is_empty() {
+                let name = &game.roles()[role];
+                return Err(Error::new(format!(
+                    "role {name} has no legal move in a non-terminal state"
+                )));
+            }
+            let fallback = legal[rng.draw(legal.len())].clone();
+            if let Some((_, took)) = reply {
+                record.max_reply_seconds[role] = record.max_reply_seconds[role].max(*took);
+            }
+            let (m, error) = match reply {
+                None => (fallback, String::new()),
+                Some((Err(LinkError::Timeout), _)) => (fallback, "TO".to_owned()),
+                Some((Err(LinkError::Connection(_)), _)) => (fallback, "CE".to_owned()),
+                Some((Ok(text), _)) => match legal_reply(game, role, &read(text), &legal) {
+                    Some(m) => (m, String::new()),
+                    None => (fallback, format!("IL {text}")),
+                },
+            };
+            joint.push(m);
+            errors.push(error);
+        }
+        state = machine.next_state(&state, &joint)?;
+        record.moves.push(
+            joint
+                .iter()
+                .map(|m| game.move_to_kif(m).map(|t| spaced(&t)))
+                .collect::<Result<_, _>>()?,
+        );
+        record.errors.push(errors);
+        record_state(&mut record, game, &state)?;
+        last = Some(joint);
+    }
+    let joint_text = match &last {
+        None => "NIL".to_owned(),
+        Some(joint) => rendered_joint(game, joint, &show)?,
+    };
+    let stops = vec![format!("( STOP {} {joint_text} )", setup.id); roles];
+    broadcast(&setup.players, &stops, setup.play_clock.max(MIN_STOP_WAIT));
+    record.is_completed = true;
+    record.goal_values = machine
+        .goals(&state)?
+        .into_iter()
+        .map(|g| g.unwrap_or(0))
+        .collect();
+    Ok(record)
+}
+
+/// Refuses a setup with a player list of the wrong length, or a role other
+/// than `random` with no player.
+fn check_players(setup: &MatchSetup) -> Result<(), Error> {
+    let roles = setup.game.roles();
+    if setup.players.len() != roles.len() {
+        return Err(Error::new(format!(
+            "{} players for {} roles",
+            setup.players.len(),
+            roles.len()
+        )));
+    }
+    for (role, player) in roles.iter().zip(&setup.players) {
+        if player.is_none() && !role.eq_ignore_ascii_case("random") {
+            return Err(Error::new(format!("role {role} has no player")));
+        }
+    }
+    Ok(())
+}
+
+fn new_record(setup: &MatchSetup) -> MatchRecord {
+    let roles = setup.game.roles().len();
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    MatchRecord {
+        match_id: setup.id.clone(),
+        random_token: format!("{:016x}", Stream::new(setup.seed, 1).next_u64()),
+        start_time: now,
+        game_meta_url: String::new(),
+        is_completed: false,
+        is_aborted: false,
+        states: Vec::new(),
+        moves: Vec::new(),
+        state_times: Vec::new(),
+        errors: Vec::new(),
+        goal_values: vec![0; roles],
+        preview_clock: -1,
+        start_clock: setup.start_clock.as_secs_f64(),
+        play_clock: setup.play_clock.as_secs_f64(),
+        player_names_from_host: setup.player_names.clone(),
+        scrambled: setup.scramble.is_some(),
+        roles: setup.game.roles().to_vec(),
+        max_reply_seconds: vec![0.0; roles],
+    }
+}
+
+fn record_state(record: &mut MatchRecord, game: &Game, state: &State) -> Result<(), Error> {
+    let facts: Vec<String> = game.state_to_kif(state)?.iter().map(|f| spaced(f)).collect();
+    record.states.push(format!("( {} )", facts.join(" ")));
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    record.state_times.push(now);
+    Ok(())
+}
+
+/// A player's reply and the seconds it took; `None` for a role the manager plays.
+type Replies = Vec<Option<(Result<String, LinkError>, f64)>>;
+
+/// Sends each player its message at once and waits for every reply.
+fn broadcast(players: &[Option<Link>], messages: &[String], timeout: Duration) -> Replies {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = players
+            .iter()
+            .zip(messages)
+            .map(|(player, message)| {
+                player.as_ref().map(|link| {
+                    scope.spawn(move || {
+                        let asked = Instant::now();
+                        (link.send(message, timeout), asked.elapsed().as_secs_f64())
+                    })
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        let panicked = LinkError::Connection("the sender panicked".to_owned());
+                        (Err(panicked), 0.0)
+                    })
+                })
+            })
+            .collect()
+    })
+}
+
+fn start_error(reply: &Option<(Result<String, LinkError>, f64)>) -> String {
+    match reply {
+        Some((Err(LinkError::Timeout), _)) => "TO".to_owned(),
+        Some((Err(LinkError::Connection(_)), _)) => "CE".to_owned(),
+        _ => String::new(),
+    }
+}
+
+/// The move `text` of `role` if it is one of `legal` (matched exactly, then in any case).
+fn legal_reply(game: &Game, role: usize, text: &str, legal: &[Move]) -> Option<Move> {
+    let parsed = game
+        .parse_move(role, text)
+        .or_else(|_| game.parse_move(role, &text.to_lowercase()))
+        .ok()?;
+    legal.contains(&parsed).then_some(parsed)
+}
+
+/// A joint move as PLAY and STOP send it: `(( mark 1 1 ) noop )`, scrambled by `show`.
+fn rendered_joint(game: &Game, joint: &[Move], show: &impl Fn(&str) -> String) -> Result<String, Error> {
+    let moves: Vec<String> = joint
+        .iter()
+        .map(|m| game.move_to_kif(m).map(|t| spaced(&show(&t))))
+        .collect::<Result<_, _>>()?;
+    Ok(format!("( {} )", moves.join(" ")))
+}
+
+/// KIF with a space inside each parenthesis, as ggp-base prints terms: `( mark 1 1 )`.
+fn spaced(text: &str) -> String {
+    text.replace('(', "( ").replace(')', " )")
+}
+
+/// A clock in whole seconds when it is one, else with decimals.
+fn seconds(clock: Duration) -> String {
+    let s = clock.as_secs_f64();
+    match s.fract() == 0.0 {
+        true => format!("{s:.0}"),
+        false => format!("{s}"),
+    }
+}

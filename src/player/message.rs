@@ -1,0 +1,205 @@
+//! The messages of the GGP match protocol as managers send them (ggp-base's
+//! game server and the Dresden GameController, `shared/PROTOCOL.md`): verbs in
+//! any case, any spacing, rules and moves as KIF.
+
+use ggpnet_kif::SExpr;
+use std::time::Duration;
+
+/// A message from a game manager.
+#[derive(Clone, PartialEq, Debug)]
+pub enum Message {
+    /// `( INFO )`: is the player there, and free?
+    Info,
+    /// `( PREVIEW (rules) clock )`: a game to look at before a match.
+    Preview,
+    /// `( START id role (rules) startclock playclock )`.
+    Start {
+        /// The match id.
+        id: String,
+        /// The role this player plays.
+        role: String,
+        /// The rules, as KIF text.
+        rules: String,
+        /// Time to prepare.
+        start_clock: Duration,
+        /// Time for each move.
+        play_clock: Duration,
+    },
+    /// `( PLAY id NIL )` or `( PLAY id (joint move) )`: choose a move.
+    Play {
+        /// The match id.
+        id: String,
+        /// The joint move played last, in role order (`None` before the first move).
+        joint: Option<Vec<String>>,
+    },
+    /// `( STOP id (joint move) )`: the match is over.
+    Stop {
+        /// The match id.
+        id: String,
+        /// The last joint move.
+        joint: Option<Vec<String>>,
+    },
+    /// `( ABORT id )`: the match is abandoned.
+    Abort {
+        /// The match id.
+        id: String,
+    },
+}
+
+/// Longest clock a message may give, in seconds (a day).
+const MAX_CLOCK_SECONDS: f64 = 86_400.0;
+
+impl Message {
+    /// Reads one message; the error says what is wrong with it.
+    ///
+    /// ```
+    /// use ggpnet::player::Message;
+    /// let play = Message::parse("( PLAY cap.1 (( mark 3 1 ) noop ) )").unwrap();
+    /// assert_eq!(play, Message::Play {
+    ///     id: "cap.1".into(),
+    ///     joint: Some(vec!["(mark 3 1)".into(), "noop".into()]),
+    /// });
+    /// assert!(Message::parse("( DANCE )").is_err());
+    /// ```
+    pub fn parse(text: &str) -> Result<Message, String> {
+        let exprs = ggpnet_kif::sexprs(text).map_err(|e| e.to_string())?;
+        let [SExpr::List(items, _)] = exprs.as_slice() else {
+            return Err("a message is one parenthesized list".to_owned());
+        };
+        let Some(SExpr::Symbol(verb, _)) = items.first() else {
+            return Err("a message starts with its verb".to_owned());
+        };
+        let args = &items[1..];
+        let arity = |n: usize| match args.len() == n {
+            true => Ok(()),
+            false => Err(format!(
+                "{} takes {n} arguments, not {}",
+                verb.to_uppercase(),
+                args.len()
+            )),
+        };
+        match verb.to_ascii_lowercase().as_str() {
+            "info" => arity(0).map(|_| Message::Info),
+            "preview" => arity(2).map(|_| Message::Preview),
+            "start" => {
+                arity(5)?;
+                Ok(Message::Start {
+                    id: symbol(&args[0], "the match id")?,
+                    role: symbol(&args[1], "the role")?,
+                    rules: rules(&args[2])?,
+                    start_clock: clock(&args[3])?,
+                    play_clock: clock(&args[4])?,
+                })
+            }
+            "play" | "stop" => {
+                arity(2)?;
+                let id = symbol(&args[0], "the match id")?;
+                let joint = joint(&args[1])?;
+                Ok(match verb.eq_ignore_ascii_case("play") {
+                    true => Message::Play { id, joint },
+                    false => Message::Stop { id, joint },
+                })
+            }
+            "abort" => {
+                arity(1)?;
+                Ok(Message::Abort {
+                    id: symbol(&args[0], "the match id")?,
+                })
+            }
+            _ => Err(format!("unknown message {verb}")),
+        }
+    }
+}
+
+fn symbol(expr: &SExpr<'_>, what: &str) -> Result<String, String> {
+    match expr {
+        SExpr::Symbol(s, _) => Ok((*s).to_owned()),
+        SExpr::List(..) => Err(format!("{what} must be a symbol, not {expr}")),
+    }
+}
+
+/// The rules of a START or PREVIEW as KIF text, one per line.
+fn rules(expr: &SExpr<'_>) -> Result<String, String> {
+    match expr {
+        SExpr::List(rules, _) => Ok(rules.iter().map(|r| format!("{r}\n")).collect()),
+        SExpr::Symbol(..) => Err("the rules must be a list".to_owned()),
+    }
+}
+
+fn clock(expr: &SExpr<'_>) -> Result<Duration, String> {
+    let text = symbol(expr, "a clock")?;
+    match text.parse::<f64>() {
+        Ok(s) if s > 0.0 && s <= MAX_CLOCK_SECONDS => Ok(Duration::from_secs_f64(s)),
+        _ => Err(format!(
+            "a clock is a number of seconds above 0 and at most {MAX_CLOCK_SECONDS}, not {text}"
+        )),
+    }
+}
+
+/// `NIL`, or a list of one move per role.
+fn joint(expr: &SExpr<'_>) -> Result<Option<Vec<String>>, String> {
+    match expr {
+        SExpr::Symbol(s, _) if s.eq_ignore_ascii_case("nil") => Ok(None),
+        SExpr::Symbol(..) => Err(format!("a joint move is NIL or a list, not {expr}")),
+        SExpr::List(moves, _) => Ok(Some(moves.iter().map(|m| m.to_string()).collect())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_bytes_managers_send() {
+        let start = Message::parse(
+            "( START m.1 xplayer ((role xplayer) (role oplayer) (<= (legal ?p noop) (role ?p))) 10 5 )",
+        )
+        .unwrap();
+        assert_eq!(
+            start,
+            Message::Start {
+                id: "m.1".into(),
+                role: "xplayer".into(),
+                rules: "(role xplayer)\n(role oplayer)\n(<= (legal ?p noop) (role ?p))\n".into(),
+                start_clock: Duration::from_secs(10),
+                play_clock: Duration::from_secs(5),
+            }
+        );
+        assert_eq!(
+            Message::parse("(START M ROBOT ((ROLE ROBOT)) 1.5 2)")
+                .map(|m| matches!(m, Message::Start { .. })),
+            Ok(true)
+        );
+        assert_eq!(
+            Message::parse("( PLAY cap.1 NIL )"),
+            Ok(Message::Play {
+                id: "cap.1".into(),
+                joint: None
+            })
+        );
+        assert_eq!(Message::parse("( info )"), Ok(Message::Info));
+        assert_eq!(Message::parse("( PREVIEW ((role r)) 30 )"), Ok(Message::Preview));
+        assert_eq!(
+            Message::parse("( ABORT x )"),
+            Ok(Message::Abort { id: "x".into() })
+        );
+    }
+
+    #[test]
+    fn refuses_what_is_not_a_message() {
+        for (text, error) in [
+            ("", "one parenthesized list"),
+            ("GET / HTTP/1.1", "one parenthesized list"),
+            ("( START m r ((role r)) 0 5 )", "above 0"),
+            ("( START m r ((role r)) nan 5 )", "above 0"),
+            ("( START m r ((role r)) 10 )", "takes 5 arguments"),
+            ("( PLAY m ( noop )", "parse error"),
+            ("( PLAY (m) NIL )", "must be a symbol"),
+            ("( PLAY m noop )", "NIL or a list"),
+            ("( (PLAY) m NIL )", "starts with its verb"),
+        ] {
+            let e = Message::parse(text).unwrap_err();
+            assert!(e.contains(error), "{text}: {e}");
+        }
+    }
+}

@@ -1,0 +1,550 @@
+//! A GGP player: the match protocol's logic (START, PLAY, STOP, ABORT, INFO,
+//! PREVIEW) over the agent API, apart from any transport; `ggpnet play` serves
+//! it over HTTP.
+//!
+//! Each match keeps its game, its current state and its search: a UCT tree per
+//! thread (root parallelism), kept between moves and advanced by the joint
+//! move the manager reports. Requests of different matches run at once; a
+//! match that is never stopped is freed after [`PlayerConfig::idle_timeout`].
+//!
+//! Timing: a START is answered `ready` before its clock runs out even when
+//! compiling takes longer (compilation goes on in the background; grounding
+//! past half the start clock falls back to the interpreter); a PLAY is
+//! answered [`PlayerConfig::margin`] before its clock runs out, plus how late
+//! recent answers were past their own deadlines (measured, so a loaded machine
+//! answers earlier), with the best move found so far, or a random legal move if
+//! the search failed.
+
+mod cpu;
+mod message;
+mod uct;
+
+pub use message::Message;
+
+use crate::{Budget, Config, EngineChoice, Error, Game, Machine, Move, Playouts, State, Stream};
+use cpu::Cpu;
+use std::collections::HashMap;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use uct::Tree;
+
+/// How the player chooses its moves.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Search {
+    /// A uniformly random legal move.
+    Random,
+    /// Flat Monte-Carlo: random playouts after each of its moves (on the
+    /// fastest evaluator, lanes included), the best average goal.
+    Mc,
+    /// UCT, one tree per thread, kept between moves.
+    Uct,
+}
+
+impl Search {
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Search::Random => "random",
+            Search::Mc => "mc",
+            Search::Uct => "uct",
+        }
+    }
+}
+
+/// Settings of a [`Player`].
+#[derive(Clone, Debug)]
+pub struct PlayerConfig {
+    /// The name INFO reports.
+    pub name: String,
+    /// How moves are chosen.
+    pub search: Search,
+    /// Threads a search runs on.
+    pub threads: usize,
+    /// How long before its clock runs out a START or PLAY is answered (at
+    /// most a quarter of the clock).
+    pub margin: Duration,
+    /// Matches played at once; a START past this is answered `busy`.
+    pub max_matches: usize,
+    /// Nodes of each UCT tree (a bound on a match's memory).
+    pub max_tree_nodes: usize,
+    /// A match with no message for this long (beyond its play clock) is freed.
+    pub idle_timeout: Duration,
+    /// How games load (engine, limits).
+    pub game: Config,
+}
+
+impl PlayerConfig {
+    /// The margin kept on a clock of `clock`: [`PlayerConfig::margin`], but at
+    /// most a quarter of the clock.
+    fn margin_for(&self, clock: Duration) -> Duration {
+        self.margin.min(clock / 4)
+    }
+}
+
+impl Default for PlayerConfig {
+    fn default() -> PlayerConfig {
+        PlayerConfig {
+            name: "ggpnet".to_owned(),
+            search: Search::Uct,
+            threads: 1,
+            margin: Duration::from_millis(300),
+            max_matches: 64,
+            max_tree_nodes: 1_000_000,
+            idle_timeout: Duration::from_secs(600),
+            game: Config::default(),
+        }
+    }
+}
+
+/// A match under way.
+struct Match {
+    /// The game once loaded, or the load still under way.
+    game: Loading,
+    role_name: String,
+    play_clock: Duration,
+    /// The current state (once the game is loaded).
+    state: Option<State>,
+    /// Per search thread: its machine, random stream and tree.
+    workers: Vec<Worker>,
+    last_seen: Instant,
+}
+
+enum Loading {
+    Done(Game),
+    /// The compilation under way, and the rules (to load them on the
+    /// interpreter if it does not finish in time).
+    Pending(Receiver<Result<Game, String>>, String),
+    Failed(String),
+}
+
+struct Worker {
+    machine: Machine,
+    rng: Stream,
+    tree: Option<Tree>,
+}
+
+/// The player: every match it plays, shared by the threads serving requests.
+pub struct Player {
+    config: PlayerConfig,
+    matches: Mutex<HashMap<String, Arc<Mutex<Match>>>>,
+    /// The cores searches share, whatever the number of matches.
+    cpu: Cpu,
+    /// How late recent answers were past their deadline (a decaying maximum),
+    /// added to the margin: measured, so that a loaded machine answers earlier.
+    lateness: Mutex<Duration>,
+}
+
+/// What the player answers, and a line saying what it did, for the log.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Reply {
+    /// The reply to send.
+    pub text: String,
+    /// What happened, in a few words.
+    pub note: String,
+}
+
+impl Reply {
+    fn new(text: impl Into<String>, note: impl Into<String>) -> Reply {
+        Reply {
+            text: text.into(),
+            note: note.into(),
+        }
+    }
+}
+
+impl Player {
+    /// A player with no match.
+    pub fn new(config: PlayerConfig) -> Player {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Player {
+            config,
+            matches: Mutex::new(HashMap::new()),
+            cpu: Cpu::new(cores),
+            lateness: Mutex::new(Duration::ZERO),
+        }
+    }
+
+    /// Answers one message received at `received` (clocks count from then).
+    pub fn handle(&self, text: &str, received: Instant) -> Reply {
+        self.forget_idle(received);
+        match Message::parse(text) {
+            Err(e) => Reply::new("error", format!("unreadable message: {e}")),
+            Ok(Message::Info) => {
+                let busy = self.lock_matches().len() >= self.config.max_matches;
+                let status = if busy { "busy" } else { "available" };
+                Reply::new(
+                    format!("( ( name {} ) ( status {status} ) )", self.config.name),
+                    "info",
+                )
+            }
+            Ok(Message::Preview) => Reply::new("ready", "preview"),
+            Ok(Message::Start {
+                id,
+                role,
+                rules,
+                start_clock,
+                play_clock,
+            }) => self.start(id, role, rules, start_clock, play_clock, received),
+            Ok(Message::Play { id, joint }) => self.play(&id, joint, received),
+            Ok(Message::Stop { id, .. }) => self.end(&id, "done"),
+            Ok(Message::Abort { id }) => self.end(&id, "aborted"),
+        }
+    }
+
+    fn lock_matches(&self) -> MutexGuard<'_, HashMap<String, Arc<Mutex<Match>>>> {
+        self.matches.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn start(
+        &self,
+        id: String,
+        role: String,
+        rules: String,
+        start_clock: Duration,
+        play_clock: Duration,
+        received: Instant,
+    ) -> Reply {
+        let mut matches = self.lock_matches();
+        if matches.contains_key(&id) {
+            return Reply::new("ready", format!("match {id} already started"));
+        }
+        if matches.len() >= self.config.max_matches {
+            return Reply::new("busy", format!("{} matches under way", matches.len()));
+        }
+        let (send, receive) = std::sync::mpsc::channel();
+        let mut config = self.config.game.clone();
+        config.load.ground.max_time = Some(start_clock / 2);
+        let text = rules.clone();
+        std::thread::spawn(move || {
+            let game = Game::load(&text, &config).map_err(|e| e.to_string());
+            if let Ok(game) = &game {
+                // Calibrates the playout evaluator now, not during a PLAY.
+                game.evaluator();
+            }
+            let _ = send.send(game);
+        });
+        let entry = Match {
+            game: Loading::Pending(receive, rules),
+            role_name: role,
+            play_clock,
+            state: None,
+            workers: Vec::new(),
+            last_seen: received,
+        };
+        let entry = Arc::new(Mutex::new(entry));
+        matches.insert(id.clone(), Arc::clone(&entry));
+        drop(matches);
+        let deadline = received + start_clock - self.config.margin_for(start_clock);
+        let mut entry = entry.lock().unwrap_or_else(|e| e.into_inner());
+        entry.wait_for_game(deadline, &self.config);
+        let note = match &entry.game {
+            Loading::Done(game) => format!("match {id}: loaded on the {}", game.engine()),
+            Loading::Pending(..) => format!("match {id}: still compiling"),
+            Loading::Failed(e) => format!("match {id}: cannot load the game: {e}"),
+        };
+        Reply::new("ready", note)
+    }
+
+    fn play(&self, id: &str, joint: Option<Vec<String>>, received: Instant) -> Reply {
+        let Some(entry) = self.lock_matches().get(id).cloned() else {
+            return Reply::new("busy", format!("no match {id}"));
+        };
+        let mut entry = entry.lock().unwrap_or_else(|e| e.into_inner());
+        entry.last_seen = received;
+        let clock = entry.play_clock;
+        let deadline = received + clock - self.margin(clock);
+        entry.wait_for_game(deadline, &self.config);
+        let chosen = entry.choose(joint.as_deref(), deadline, &self.config, &self.cpu);
+        self.measure_lateness(Instant::now().saturating_duration_since(deadline));
+        match chosen {
+            Ok((text, note)) => Reply::new(text, format!("match {id}: {note}")),
+            Err(e) => Reply::new("error", format!("match {id}: {e}")),
+        }
+    }
+
+    /// The margin kept on a PLAY clock of `clock`: the configured one plus
+    /// the recent lateness, at most half the clock.
+    fn margin(&self, clock: Duration) -> Duration {
+        let late = *self.lateness.lock().unwrap_or_else(|e| e.into_inner());
+        (self.config.margin_for(clock) + late).min(clock / 2)
+    }
+
+    /// Takes in how late an answer was: the lateness becomes the larger of it
+    /// and seven eighths of the lateness before.
+    fn measure_lateness(&self, late: Duration) {
+        let mut lateness = self.lateness.lock().unwrap_or_else(|e| e.into_inner());
+        *lateness = late.max(*lateness * 7 / 8);
+    }
+
+    fn end(&self, id: &str, reply: &str) -> Reply {
+        match self.lock_matches().remove(id) {
+            Some(_) => Reply::new(reply, format!("match {id} freed")),
+            None => Reply::new(reply, format!("no match {id}")),
+        }
+    }
+
+    /// Frees the matches that have had no message for their play clock plus the idle timeout.
+    fn forget_idle(&self, now: Instant) {
+        let timeout = self.config.idle_timeout;
+        self.lock_matches().retain(|_, entry| match entry.try_lock() {
+            Ok(m) => now.saturating_duration_since(m.last_seen) < m.play_clock + timeout,
+            Err(_) => true,
+        });
+    }
+
+    /// The number of matches under way.
+    pub fn matches(&self) -> usize {
+        self.lock_matches().len()
+    }
+}
+
+impl Match {
+    /// Waits until `deadline` for a game still compiling; past it, when the
+    /// propnet is not ready, loads the game on the interpreter instead.
+    fn wait_for_game(&mut self, deadline: Instant, config: &PlayerConfig) {
+        let Loading::Pending(receive, _) = &self.game else {
+            return;
+        };
+        let wait = deadline.saturating_duration_since(Instant::now());
+        self.game = match receive.recv_timeout(wait) {
+            Ok(Ok(game)) => Loading::Done(game),
+            Ok(Err(e)) => Loading::Failed(e),
+            Err(RecvTimeoutError::Timeout) => return,
+            Err(RecvTimeoutError::Disconnected) => Loading::Failed("the loader stopped".to_owned()),
+        };
+        if let Loading::Done(game) = &self.game {
+            self.begin(game.clone(), config);
+        }
+    }
+
+    /// Sets up the match on `game`: its role, initial state and workers.
+    fn begin(&mut self, game: Game, config: &PlayerConfig) {
+        let role = &self.role_name;
+        if !game.roles().iter().any(|r| r.eq_ignore_ascii_case(role)) {
+            self.game = Loading::Failed(format!("the game has no role {role}"));
+            return;
+        }
+        self.state = Some(game.initial_state());
+        self.workers = (0..config.threads.max(1))
+            .map(|t| Worker {
+                machine: game.machine(),
+                rng: Stream::new(0x6767_706e_6574, t as u64),
+                tree: None,
+            })
+            .collect();
+        self.game = Loading::Done(game);
+    }
+
+    /// The game; if it is still compiling, the game loaded on the interpreter
+    /// instead (for the rest of the match).
+    fn game(&mut self, config: &PlayerConfig) -> Result<Game, String> {
+        if let Loading::Pending(_, rules) = &self.game {
+            let interpreter = Config {
+                engine: EngineChoice::Interpreter,
+                ..config.game.clone()
+            };
+            match Game::load(rules, &interpreter) {
+                Ok(game) => self.begin(game, config),
+                Err(e) => self.game = Loading::Failed(e.to_string()),
+            }
+        }
+        match &self.game {
+            Loading::Done(game) => Ok(game.clone()),
+            Loading::Failed(e) => Err(e.clone()),
+            Loading::Pending(..) => Err("the game is still compiling".to_owned()),
+        }
+    }
+
+    /// Applies the joint move the manager reports, then chooses this player's
+    /// move by `deadline`: its text, and a note for the log.
+    fn choose(
+        &mut self,
+        joint: Option<&[String]>,
+        deadline: Instant,
+        config: &PlayerConfig,
+        cpu: &Cpu,
+    ) -> Result<(String, String), String> {
+        let game = self.game(config)?;
+        let role = role_index(&game, &self.role_name).ok_or("no such role")?;
+        let mut state = self.state.clone().ok_or("the match has no state")?;
+        if let Some(texts) = joint {
+            let moves = read_joint(&game, texts).map_err(|e| e.to_string())?;
+            state = self.workers[0]
+                .machine
+                .next_state(&state, &moves)
+                .map_err(|e| e.to_string())?;
+            for worker in &mut self.workers {
+                if let Some(tree) = &mut worker.tree {
+                    tree.advance(&mut worker.machine, &moves, state.clone())
+                        .map_err(|e| e.to_string())?;
+                }
+            }
+            self.state = Some(state.clone());
+        }
+        let chosen = match config.search {
+            Search::Uct => self.uct(&state, role, deadline, config, cpu),
+            Search::Mc => flat_mc(
+                &game,
+                &mut self.workers[0],
+                &state,
+                role,
+                deadline,
+                config.threads,
+            ),
+            Search::Random => Err(Error::new("random")),
+        };
+        let worker = &mut self.workers[0];
+        let (m, note) = match chosen {
+            Ok(found) => found,
+            Err(e) => {
+                let m = worker
+                    .machine
+                    .random_move(&state, role, &mut worker.rng)
+                    .map_err(|e| e.to_string())?
+                    .ok_or("no legal move")?;
+                let how = if config.search == Search::Random {
+                    "random".to_owned()
+                } else {
+                    format!("random ({e})")
+                };
+                (m, how)
+            }
+        };
+        Ok((game.move_to_kif(&m).map_err(|e| e.to_string())?, note))
+    }
+
+    /// UCT on every worker until `deadline`; the move most visited over all trees.
+    fn uct(
+        &mut self,
+        state: &State,
+        role: usize,
+        deadline: Instant,
+        config: &PlayerConfig,
+        cpu: &Cpu,
+    ) -> Result<(Move, String), Error> {
+        let results: Vec<Result<Vec<(Move, u64)>, Error>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = self
+                .workers
+                .iter_mut()
+                .map(|w| scope.spawn(move || w.search(state, role, deadline, config.max_tree_nodes, cpu)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(Error::new("a search thread panicked")))
+                })
+                .collect()
+        });
+        let mut visits: Vec<(Move, u64)> = Vec::new();
+        for result in results {
+            for (i, (m, n)) in result?.into_iter().enumerate() {
+                match visits.get_mut(i) {
+                    Some(slot) => slot.1 += n,
+                    None => visits.push((m, n)),
+                }
+            }
+        }
+        let total: u64 = visits.iter().map(|v| v.1).sum();
+        let best = visits
+            .into_iter()
+            .max_by_key(|v| v.1)
+            .ok_or_else(|| Error::new("no legal move"))?;
+        Ok((best.0, format!("uct, {total} iterations")))
+    }
+}
+
+impl Worker {
+    /// Searches from `state` until `deadline`: the root moves of `role` and their visits.
+    fn search(
+        &mut self,
+        state: &State,
+        role: usize,
+        deadline: Instant,
+        max_nodes: usize,
+        cpu: &Cpu,
+    ) -> Result<Vec<(Move, u64)>, Error> {
+        if self.tree.as_ref().is_none_or(|t| t.root() != state) {
+            self.tree = Some(Tree::new(&mut self.machine, state.clone(), max_nodes)?);
+        }
+        let tree = self.tree.as_mut().expect("set above");
+        tree.search(&mut self.machine, &mut self.rng, deadline, cpu)?;
+        Ok(tree.root_visits(role))
+    }
+}
+
+/// Flat Monte-Carlo from `state`: each of `role`'s moves gets an equal share of
+/// the time, with the other roles' moves drawn at random; the best average goal wins.
+fn flat_mc(
+    game: &Game,
+    worker: &mut Worker,
+    state: &State,
+    role: usize,
+    deadline: Instant,
+    threads: usize,
+) -> Result<(Move, String), Error> {
+    let candidates = worker.machine.legal_moves(state, role)?;
+    if candidates.len() < 2 {
+        let only = candidates
+            .into_iter()
+            .next()
+            .ok_or_else(|| Error::new("no legal move"))?;
+        return Ok((only, "mc, one legal move".to_owned()));
+    }
+    let share = deadline.saturating_duration_since(Instant::now()) / candidates.len() as u32;
+    let mut best: Option<(Move, f64)> = None;
+    let mut total = 0;
+    for candidate in candidates {
+        let mut joint = Vec::new();
+        for r in 0..game.roles().len() {
+            joint.push(match r == role {
+                true => candidate.clone(),
+                false => worker
+                    .machine
+                    .random_move(state, r, &mut worker.rng)?
+                    .ok_or_else(|| Error::new("a role has no legal move"))?,
+            });
+        }
+        let next = worker.machine.next_state(state, &joint)?;
+        let seconds = share.as_secs_f64().max(1e-3);
+        let how = Playouts::new(Budget::Seconds(seconds))
+            .threads(threads)
+            .seed(worker.rng.next_u64());
+        let report = game.playouts(&next, &how)?;
+        let t = &report.totals;
+        let finished = t.playouts - t.missing_goals[role];
+        let average = t.goal_sums[role] / finished.max(1) as f64;
+        total += t.playouts;
+        if best.as_ref().is_none_or(|(_, a)| average > *a) {
+            best = Some((candidate, average));
+        }
+    }
+    let (m, average) = best.expect("two candidates or more");
+    Ok((m, format!("mc, {total} playouts, best average {average:.1}")))
+}
+
+/// The number of role `name` (case-insensitive, as managers may upper-case it).
+fn role_index(game: &Game, name: &str) -> Option<usize> {
+    game.roles().iter().position(|r| r.eq_ignore_ascii_case(name))
+}
+
+/// The joint move given as texts, one per role; a move is matched exactly, then
+/// case-insensitively (the Dresden GameController upper-cases everything).
+fn read_joint(game: &Game, texts: &[String]) -> Result<Vec<Move>, Error> {
+    if texts.len() != game.roles().len() {
+        return Err(Error::new(format!(
+            "a joint move of {} moves for {} roles",
+            texts.len(),
+            game.roles().len()
+        )));
+    }
+    texts
+        .iter()
+        .enumerate()
+        .map(|(role, text)| {
+            game.parse_move(role, text)
+                .or_else(|e| game.parse_move(role, &text.to_lowercase()).map_err(|_| e))
+        })
+        .collect()
+}

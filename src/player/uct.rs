@@ -1,0 +1,229 @@
+//! Decoupled UCT: in each node every role keeps statistics per legal move and
+//! picks its move by UCB1 on them (so simultaneous moves work as turns do); the
+//! joint move leads to the child. A new leaf is evaluated by one random playout
+//! from it. The tree is kept between moves: after the joint move actually
+//! played, the child it reached becomes the root and the rest is dropped.
+
+use super::cpu::Cpu;
+use crate::{Error, Machine, Move, PlayoutEnd, State, Stream};
+use rustc_hash::FxHashMap;
+use std::time::Instant;
+
+/// The exploration constant of UCB1, for rewards scaled to 0..1.
+const EXPLORATION: f64 = 1.4;
+
+/// One role's statistics for one of its legal moves in a node.
+#[derive(Clone, Copy, Default, Debug)]
+struct Arm {
+    visits: u64,
+    reward: f64,
+}
+
+#[derive(Debug)]
+struct Node {
+    state: State,
+    terminal: bool,
+    /// Per role, its legal moves (empty in a terminal state).
+    legal: Vec<Vec<Move>>,
+    arms: Vec<Vec<Arm>>,
+    visits: u64,
+    /// Children by joint move (per role, the index of its move in `legal`).
+    children: FxHashMap<Vec<u32>, usize>,
+}
+
+/// A search tree, bounded in nodes.
+#[derive(Debug)]
+pub(crate) struct Tree {
+    nodes: Vec<Node>,
+    max_nodes: usize,
+}
+
+impl Tree {
+    /// A tree of the one node `root`, that grows to at most `max_nodes` nodes.
+    pub(crate) fn new(machine: &mut Machine, root: State, max_nodes: usize) -> Result<Tree, Error> {
+        let mut tree = Tree {
+            nodes: Vec::new(),
+            max_nodes: max_nodes.max(1),
+        };
+        tree.add(machine, root)?;
+        Ok(tree)
+    }
+
+    /// The root's state.
+    pub(crate) fn root(&self) -> &State {
+        &self.nodes[0].state
+    }
+
+    fn add(&mut self, machine: &mut Machine, state: State) -> Result<usize, Error> {
+        let terminal = machine.is_terminal(&state)?;
+        let mut legal = Vec::new();
+        if !terminal {
+            for role in 0..machine.game().roles().len() {
+                legal.push(machine.legal_moves(&state, role)?);
+            }
+        }
+        let arms = legal.iter().map(|m| vec![Arm::default(); m.len()]).collect();
+        self.nodes.push(Node {
+            state,
+            terminal,
+            legal,
+            arms,
+            visits: 0,
+            children: FxHashMap::default(),
+        });
+        Ok(self.nodes.len() - 1)
+    }
+
+    /// Searches until `deadline`, in slices of time on a core of `cpu`.
+    pub(crate) fn search(
+        &mut self,
+        machine: &mut Machine,
+        rng: &mut Stream,
+        deadline: Instant,
+        cpu: &Cpu,
+    ) -> Result<(), Error> {
+        while let Some(slice) = cpu.slice(deadline) {
+            while Instant::now() < slice.end() {
+                self.iterate(machine, rng, deadline)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One iteration: select down to a new or terminal node, evaluate it, back
+    /// up; nothing is backed up if `deadline` cuts the playout short.
+    fn iterate(&mut self, machine: &mut Machine, rng: &mut Stream, deadline: Instant) -> Result<(), Error> {
+        let mut path: Vec<(usize, Vec<u32>)> = Vec::new();
+        let mut node = 0;
+        let rewards = loop {
+            if self.nodes[node].terminal {
+                break scaled(&machine.goals(&self.nodes[node].state)?);
+            }
+            let joint = self.select(node);
+            path.push((node, joint.clone()));
+            if let Some(&child) = self.nodes[node].children.get(&joint) {
+                node = child;
+                continue;
+            }
+            let moves = self.moves(node, &joint);
+            let next = machine.next_state(&self.nodes[node].state, &moves)?;
+            let Some(end) = machine.playout_until(&next, rng, deadline)? else {
+                return Ok(());
+            };
+            if self.nodes.len() < self.max_nodes {
+                let child = self.add(machine, next)?;
+                self.nodes[node].children.insert(joint, child);
+            }
+            break match end {
+                PlayoutEnd::Terminal { goals, .. } => scaled(&goals),
+                PlayoutEnd::Abandoned { .. } => vec![0.5; moves.len()],
+            };
+        };
+        for (node, joint) in path {
+            let node = &mut self.nodes[node];
+            node.visits += 1;
+            for (role, &m) in joint.iter().enumerate() {
+                let arm = &mut node.arms[role][m as usize];
+                arm.visits += 1;
+                arm.reward += rewards[role];
+            }
+        }
+        Ok(())
+    }
+
+    /// Each role's move by UCB1 (an untried move first).
+    fn select(&self, node: usize) -> Vec<u32> {
+        let node = &self.nodes[node];
+        let log_visits = (node.visits.max(1) as f64).ln();
+        let ucb = |arm: &Arm| match arm.visits {
+            0 => f64::INFINITY,
+            n => arm.reward / n as f64 + EXPLORATION * (log_visits / n as f64).sqrt(),
+        };
+        let best = |arms: &Vec<Arm>| {
+            (0..arms.len())
+                .max_by(|&a, &b| ucb(&arms[a]).total_cmp(&ucb(&arms[b])))
+                .map_or(0, |m| m as u32)
+        };
+        node.arms.iter().map(best).collect()
+    }
+
+    fn moves(&self, node: usize, joint: &[u32]) -> Vec<Move> {
+        let legal = &self.nodes[node].legal;
+        joint
+            .iter()
+            .enumerate()
+            .map(|(r, &m)| legal[r][m as usize].clone())
+            .collect()
+    }
+
+    /// `role`'s moves at the root with their visit counts, in legal-move order.
+    pub(crate) fn root_visits(&self, role: usize) -> Vec<(Move, u64)> {
+        let root = &self.nodes[0];
+        match root.legal.get(role) {
+            Some(legal) => legal
+                .iter()
+                .cloned()
+                .zip(root.arms[role].iter().map(|a| a.visits))
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Makes the child `joint` reached the root, keeping its subtree; a new tree
+    /// of `state` (the state the joint move led to) if the child was never expanded.
+    pub(crate) fn advance(
+        &mut self,
+        machine: &mut Machine,
+        joint: &[Move],
+        state: State,
+    ) -> Result<(), Error> {
+        let root = &self.nodes[0];
+        let key: Option<Vec<u32>> = joint
+            .iter()
+            .zip(&root.legal)
+            .map(|(m, legal)| legal.iter().position(|l| l == m).map(|i| i as u32))
+            .collect();
+        match key.and_then(|k| root.children.get(&k).copied()) {
+            Some(child) => {
+                self.keep_subtree(child);
+                Ok(())
+            }
+            None => {
+                *self = Tree::new(machine, state, self.max_nodes)?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Keeps only the subtree of `root`, renumbered from 0 (breadth first).
+    fn keep_subtree(&mut self, root: usize) {
+        let mut renumbered = FxHashMap::default();
+        renumbered.insert(root, 0);
+        let mut order = vec![root];
+        let mut next = 0;
+        while next < order.len() {
+            let mut children: Vec<usize> = self.nodes[order[next]].children.values().copied().collect();
+            children.sort_unstable();
+            for child in children {
+                renumbered.entry(child).or_insert_with(|| {
+                    order.push(child);
+                    order.len() - 1
+                });
+            }
+            next += 1;
+        }
+        let mut old: Vec<Option<Node>> = std::mem::take(&mut self.nodes).into_iter().map(Some).collect();
+        for index in order {
+            let mut node = old[index].take().expect("a tree reaches each node once");
+            for child in node.children.values_mut() {
+                *child = renumbered[child];
+            }
+            self.nodes.push(node);
+        }
+    }
+}
+
+/// Goals scaled to 0..1 (a missing goal counts as 0).
+fn scaled(goals: &[Option<i64>]) -> Vec<f64> {
+    goals.iter().map(|g| g.unwrap_or(0) as f64 / 100.0).collect()
+}

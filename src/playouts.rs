@@ -1,0 +1,256 @@
+//! Random playouts from any state, on one thread or many, for flat Monte-Carlo
+//! and tree search: the propnet runs them on its fastest evaluator (lanes
+//! included: all lanes start from the given state), the interpreter on its own
+//! loop.
+
+use crate::game::{Backend, Engine, Game};
+use crate::machine::{interpreter_playout, Error, Move, PlayoutEnd, State, StateRepr};
+use crate::propnet::driver::{monte_carlo_from, perft, McConfig, PlayoutTotals, MAX_PERFT_DEPTH};
+use crate::propnet::engine::{Choice, EngineConfig, EvaluatorKind};
+use crate::propnet::random::Stream;
+use ggpnet_reference::Reference;
+use std::time::{Duration, Instant};
+
+pub use crate::propnet::driver::Budget;
+
+/// Most threads a run may ask for.
+pub const MAX_THREADS: usize = 1024;
+
+/// How many playouts to run, on how many threads, with which seed.
+///
+/// ```
+/// use ggpnet::{Budget, Config, Game, Playouts};
+/// let game = Game::load(ggpnet::DEFAULT_GAME, &Config::default())?;
+/// let start = game.initial_state();
+/// let report = game.playouts(&start, &Playouts::new(Budget::Playouts(200)).threads(2))?;
+/// // The lanes evaluator finishes the step in which the count is reached.
+/// assert!(report.totals.playouts + report.totals.abandoned >= 200);
+/// assert_eq!(report.avg_goals().len(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Playouts {
+    budget: Budget,
+    threads: usize,
+    seed: u64,
+}
+
+impl Playouts {
+    /// Playouts until `budget` is spent, on one thread, with seed 0.
+    pub fn new(budget: Budget) -> Playouts {
+        Playouts {
+            budget,
+            threads: 1,
+            seed: 0,
+        }
+    }
+
+    /// The same on `threads` threads (1 to [`MAX_THREADS`]).
+    pub fn threads(self, threads: usize) -> Playouts {
+        Playouts { threads, ..self }
+    }
+
+    /// The same with random choices drawn from `seed` (the same seed, budget of
+    /// playouts and threads give the same totals).
+    pub fn seed(self, seed: u64) -> Playouts {
+        Playouts { seed, ..self }
+    }
+
+    fn validate(&self) -> Result<(), Error> {
+        if !(1..=MAX_THREADS).contains(&self.threads) {
+            return Err(Error::new(format!(
+                "threads must be 1 to {MAX_THREADS}, not {}",
+                self.threads
+            )));
+        }
+        match self.budget {
+            Budget::Seconds(s) if !(s.is_finite() && s > 0.0 && s <= 1e9) => Err(Error::new(format!(
+                "a time budget must be more than 0 and at most 1e9 seconds, not {s}"
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// What a run of playouts added up to.
+#[derive(Clone, Debug)]
+pub struct PlayoutReport {
+    /// The engine that ran them.
+    pub engine: Engine,
+    /// The propnet evaluator that ran them (`None` on the interpreter).
+    pub evaluator: Option<EvaluatorKind>,
+    /// Threads used.
+    pub threads: usize,
+    /// Wall seconds spent.
+    pub seconds: f64,
+    /// Playouts, depths, goal sums.
+    pub totals: PlayoutTotals,
+}
+
+impl PlayoutReport {
+    /// Per role, its average goal over the finished playouts that gave it one
+    /// (`None` when none did).
+    pub fn avg_goals(&self) -> Vec<Option<f64>> {
+        let t = &self.totals;
+        t.goal_sums
+            .iter()
+            .zip(&t.missing_goals)
+            .map(|(&sum, &missing)| {
+                let n = t.playouts - missing;
+                (n > 0).then(|| sum / n as f64)
+            })
+            .collect()
+    }
+}
+
+impl Game {
+    /// Random playouts from `from` (every playout starts there) until the budget
+    /// is spent; see [`Playouts`].
+    pub fn playouts(&self, from: &State, how: &Playouts) -> Result<PlayoutReport, Error> {
+        how.validate()?;
+        let max_depth = self.config().max_playout_depth.max(1);
+        match (self.backend(), self.repr(from)?) {
+            (Backend::Propnet(loaded), StateRepr::Bits(state)) => {
+                let evaluator = self.evaluator().expect("a propnet game has an evaluator");
+                let config = McConfig {
+                    engine: EngineConfig {
+                        choice: Choice::Fixed(evaluator),
+                        native: self.config().native,
+                    },
+                    threads: how.threads,
+                    budget: how.budget,
+                    seed: how.seed,
+                    max_depth,
+                };
+                let report =
+                    monte_carlo_from(&loaded.game, state, &config).map_err(|e| Error::new(e.to_string()))?;
+                Ok(PlayoutReport {
+                    engine: Engine::Propnet,
+                    evaluator: Some(evaluator),
+                    threads: report.threads,
+                    seconds: report.seconds,
+                    totals: report.totals,
+                })
+            }
+            (Backend::Interpreter(reference, _), StateRepr::Facts(state)) => {
+                Ok(interpreter_playouts(reference, state, how, max_depth))
+            }
+            _ => unreachable!("a game's states are of its engine"),
+        }
+    }
+}
+
+impl Game {
+    /// Perft: `counts[d - 1]` is the number of joint-move paths of length `d` from
+    /// the initial state (terminal states are not expanded), for `d` in
+    /// `1..=depth` (at most [`MAX_PERFT_DEPTH`]). The propnet counts with the
+    /// scalar evaluator `kind`.
+    pub fn perft(&self, depth: usize, kind: EvaluatorKind) -> Result<Vec<u128>, Error> {
+        if !(1..=MAX_PERFT_DEPTH).contains(&depth) {
+            return Err(Error::new(format!(
+                "perft depth must be 1 to {MAX_PERFT_DEPTH}, not {depth}"
+            )));
+        }
+        match self.backend() {
+            Backend::Propnet(loaded) => Ok(perft(&loaded.game, depth, kind).counts),
+            Backend::Interpreter(..) => self.interpreter_perft(depth),
+        }
+    }
+
+    /// Perft on the interpreter: depth first, on an explicit stack.
+    fn interpreter_perft(&self, depth: usize) -> Result<Vec<u128>, Error> {
+        let mut machine = self.machine();
+        let mut counts = vec![0u128; depth];
+        let mut stack = vec![(self.initial_state(), 0)];
+        while let Some((state, d)) = stack.pop() {
+            if machine.is_terminal(&state)? {
+                continue;
+            }
+            let legal = (0..self.roles().len())
+                .map(|role| machine.legal_moves(&state, role))
+                .collect::<Result<Vec<_>, _>>()?;
+            let joints = joint_moves(&legal);
+            counts[d] += joints.len() as u128;
+            if d + 1 < depth {
+                for joint in joints {
+                    stack.push((machine.next_state(&state, &joint)?, d + 1));
+                }
+            }
+        }
+        Ok(counts)
+    }
+}
+
+/// Every joint move: one of each role's `legal` moves, in every combination.
+fn joint_moves(legal: &[Vec<Move>]) -> Vec<Vec<Move>> {
+    legal.iter().fold(vec![Vec::new()], |joints, moves| {
+        joints
+            .iter()
+            .flat_map(|joint| {
+                moves.iter().map(move |m| {
+                    let mut longer = joint.clone();
+                    longer.push(m.clone());
+                    longer
+                })
+            })
+            .collect()
+    })
+}
+
+/// [`Game::playouts`] on the interpreter: each thread its own stream and share
+/// of the budget, as the propnet's drivers split it.
+fn interpreter_playouts(
+    reference: &Reference,
+    from: &ggpnet_reference::RefState,
+    how: &Playouts,
+    max_depth: u64,
+) -> PlayoutReport {
+    let start = Instant::now();
+    let threads = how.threads as u64;
+    let roles = reference.roles().len();
+    let run = |t: u64| {
+        let reference = reference.clone();
+        let (deadline, count) = match how.budget {
+            Budget::Seconds(s) => (Some(start + Duration::from_secs_f64(s)), u64::MAX),
+            Budget::Playouts(n) => (None, n / threads + u64::from(t < n % threads)),
+        };
+        let mut rng = Stream::new(how.seed, t);
+        let mut totals = PlayoutTotals::new(roles);
+        while totals.playouts + totals.abandoned < count {
+            match interpreter_playout(&reference, from.clone(), &mut rng, max_depth, deadline) {
+                None => break,
+                Some(PlayoutEnd::Terminal { depth, goals }) => {
+                    totals.transitions += depth;
+                    totals.states += depth + 1;
+                    totals.finish_with(depth, goals);
+                }
+                Some(PlayoutEnd::Abandoned { depth }) => {
+                    totals.transitions += depth;
+                    totals.states += depth + 1;
+                    totals.abandoned += 1;
+                    totals.at_depth_limit += u64::from(depth >= max_depth);
+                }
+            }
+        }
+        totals
+    };
+    let totals = std::thread::scope(|scope| {
+        let workers: Vec<_> = (1..threads).map(|t| scope.spawn(move || run(t))).collect();
+        let mut all = vec![run(0)];
+        all.extend(
+            workers
+                .into_iter()
+                .map(|w| w.join().expect("a playout thread panicked")),
+        );
+        all
+    });
+    PlayoutReport {
+        engine: Engine::Interpreter,
+        evaluator: None,
+        threads: how.threads,
+        seconds: start.elapsed().as_secs_f64(),
+        totals: totals
+            .into_iter()
+            .fold(PlayoutTotals::new(roles), PlayoutTotals::merge),
+    }
+}

@@ -1,0 +1,248 @@
+//! The agent API of the facade (`ggpnet::Game`, `Machine`, playouts): the two
+//! engines agree move by move, requests that make no sense are refused with an
+//! error, and a game too large for the propnet falls back to the interpreter.
+
+use ggpnet::{Budget, Config, Engine, EngineChoice, Game, Machine, PlayoutEnd, Playouts, State, Stream};
+use std::collections::HashSet;
+
+/// Tic-tac-toe, written for this project's tests.
+const TIC_TAC_TOE: &str = "(role x) (role o)
+    (init (cell 1 1 b)) (init (cell 1 2 b)) (init (cell 1 3 b))
+    (init (cell 2 1 b)) (init (cell 2 2 b)) (init (cell 2 3 b))
+    (init (cell 3 1 b)) (init (cell 3 2 b)) (init (cell 3 3 b)) (init (control x))
+    (<= (legal ?p (mark ?m ?n)) (true (cell ?m ?n b)) (true (control ?p)))
+    (<= (legal x noop) (true (control o))) (<= (legal o noop) (true (control x)))
+    (<= (next (cell ?m ?n ?p)) (does ?p (mark ?m ?n)))
+    (<= (next (cell ?m ?n ?c)) (true (cell ?m ?n ?c)) (does ?p (mark ?j ?k)) (distinct ?m ?j))
+    (<= (next (cell ?m ?n ?c)) (true (cell ?m ?n ?c)) (does ?p (mark ?j ?k)) (distinct ?n ?k))
+    (<= (next (control o)) (true (control x))) (<= (next (control x)) (true (control o)))
+    (<= (line ?p) (true (cell ?m 1 ?p)) (true (cell ?m 2 ?p)) (true (cell ?m 3 ?p)))
+    (<= (line ?p) (true (cell 1 ?n ?p)) (true (cell 2 ?n ?p)) (true (cell 3 ?n ?p)))
+    (<= (line ?p) (true (cell 1 1 ?p)) (true (cell 2 2 ?p)) (true (cell 3 3 ?p)))
+    (<= (line ?p) (true (cell 1 3 ?p)) (true (cell 2 2 ?p)) (true (cell 3 1 ?p)))
+    (<= open (true (cell ?m ?n b)))
+    (<= (goal x 100) (line x)) (<= (goal x 50) (not (line x)) (not (line o)))
+    (<= (goal x 0) (line o)) (<= (goal o 100) (line o))
+    (<= (goal o 50) (not (line x)) (not (line o))) (<= (goal o 0) (line x))
+    (<= terminal (line x)) (<= terminal (line o)) (<= terminal (not open))";
+
+fn load(text: &str, engine: EngineChoice) -> Game {
+    let config = Config {
+        engine,
+        ..Config::default()
+    };
+    Game::load(text, &config).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Sorted move texts of `role` in `state`.
+fn legal_texts(game: &Game, machine: &mut Machine, state: &State, role: usize) -> Vec<String> {
+    let mut texts: Vec<String> = machine
+        .legal_moves(state, role)
+        .unwrap()
+        .iter()
+        .map(|m| game.move_to_kif(m).unwrap())
+        .collect();
+    texts.sort();
+    texts
+}
+
+/// Plays random games on the propnet and, move for move, on the interpreter,
+/// comparing states, legal moves, terminal and goals at every step.
+#[test]
+fn the_engines_agree_move_by_move() {
+    for text in [TIC_TAC_TOE, ggpnet::DEFAULT_GAME] {
+        let fast = load(text, EngineChoice::Propnet);
+        let slow = load(text, EngineChoice::Interpreter);
+        assert_eq!(fast.engine(), Engine::Propnet);
+        assert_eq!(slow.engine(), Engine::Interpreter);
+        assert_eq!(fast.roles(), slow.roles());
+        let (mut fm, mut sm) = (fast.machine(), slow.machine());
+        let mut rng = Stream::new(7, 0);
+        for _ in 0..5 {
+            let (mut f, mut s) = (fast.initial_state(), slow.initial_state());
+            loop {
+                assert_eq!(fast.state_to_kif(&f).unwrap(), slow.state_to_kif(&s).unwrap());
+                assert_eq!(fm.goals(&f).unwrap(), sm.goals(&s).unwrap());
+                let terminal = fm.is_terminal(&f).unwrap();
+                assert_eq!(terminal, sm.is_terminal(&s).unwrap());
+                if terminal {
+                    break;
+                }
+                let (mut fj, mut sj) = (Vec::new(), Vec::new());
+                for role in 0..fast.roles().len() {
+                    let legal = legal_texts(&fast, &mut fm, &f, role);
+                    assert_eq!(legal, legal_texts(&slow, &mut sm, &s, role));
+                    let chosen = &legal[rng.draw(legal.len())];
+                    fj.push(fast.parse_move(role, chosen).unwrap());
+                    sj.push(slow.parse_move(role, chosen).unwrap());
+                }
+                f = fm.next_state(&f, &fj).unwrap();
+                s = sm.next_state(&s, &sj).unwrap();
+            }
+        }
+    }
+}
+
+/// The state after `x` marks the centre and `o` a corner.
+fn mid_game(game: &Game, machine: &mut Machine) -> State {
+    let mut state = game.initial_state();
+    for (x, o) in [("(mark 2 2)", "noop"), ("noop", "(mark 1 1)")] {
+        let joint = [game.parse_move(0, x).unwrap(), game.parse_move(1, o).unwrap()];
+        state = machine.next_state(&state, &joint).unwrap();
+    }
+    state
+}
+
+#[test]
+fn states_compare_and_hash_by_content_for_transposition_tables() {
+    for engine in [EngineChoice::Propnet, EngineChoice::Interpreter] {
+        let game = load(TIC_TAC_TOE, engine);
+        let mut machine = game.machine();
+        let a = mid_game(&game, &mut machine);
+        let facts = game.state_to_kif(&a).unwrap();
+        let b = game.state_from_kif(&facts).unwrap();
+        assert_eq!(a, b);
+        let seen: HashSet<State> = [a, b, game.initial_state()].into_iter().collect();
+        assert_eq!(seen.len(), 2);
+    }
+}
+
+#[test]
+fn requests_that_make_no_sense_are_refused() {
+    for engine in [EngineChoice::Propnet, EngineChoice::Interpreter] {
+        let game = load(TIC_TAC_TOE, engine);
+        let other = load(TIC_TAC_TOE, engine);
+        let mut machine = game.machine();
+        let start = game.initial_state();
+        let foreign = other.initial_state();
+        let error = |e: ggpnet::Error| e.message().to_owned();
+        assert!(error(machine.legal_moves(&foreign, 0).unwrap_err()).contains("another game"));
+        assert!(error(machine.is_terminal(&foreign).unwrap_err()).contains("another game"));
+        assert!(error(game.state_to_kif(&foreign).unwrap_err()).contains("another game"));
+        assert!(error(machine.legal_moves(&start, 2).unwrap_err()).contains("no role number 2"));
+        let x_mark = game.parse_move(0, "(mark 1 1)").unwrap();
+        let o_noop = game.parse_move(1, "noop").unwrap();
+        let foreign_noop = other.parse_move(1, "noop").unwrap();
+        let refused = |joint: &[ggpnet::Move], machine: &mut Machine| {
+            error(machine.next_state(&start, joint).unwrap_err())
+        };
+        assert!(refused(&[x_mark.clone(), foreign_noop], &mut machine).contains("another game"));
+        assert!(refused(&[o_noop.clone(), x_mark.clone()], &mut machine).contains("played as role"));
+        assert!(refused(std::slice::from_ref(&x_mark), &mut machine).contains("one move per role (2), got 1"));
+        let o_mark = game.parse_move(1, "(mark 1 1)").unwrap();
+        let x_noop = game.parse_move(0, "noop").unwrap();
+        assert!(refused(&[x_noop, o_mark], &mut machine).contains("legal"));
+        assert!(game.parse_move(0, "(mark 1").is_err());
+        assert!(game.state_from_kif(&["(cell 9 9 q)".to_owned()]).is_err());
+        assert!(machine.next_state(&start, &[x_mark, o_noop]).is_ok());
+    }
+}
+
+#[test]
+fn playouts_from_a_state_start_there_on_both_engines() {
+    for engine in [EngineChoice::Propnet, EngineChoice::Interpreter] {
+        let game = load(TIC_TAC_TOE, engine);
+        let mut machine = game.machine();
+        let mid = mid_game(&game, &mut machine);
+        let mut rng = Stream::new(3, 0);
+        for _ in 0..50 {
+            match machine.playout(&mid, &mut rng).unwrap() {
+                // Seven cells are left: the game ends within seven moves, and
+                // after at least three (a line needs three marks of one player).
+                PlayoutEnd::Terminal { depth, goals } => {
+                    assert!((3..=7).contains(&depth), "depth {depth}");
+                    assert!(goals.iter().all(Option::is_some));
+                }
+                PlayoutEnd::Abandoned { depth } => panic!("abandoned at {depth}"),
+            }
+        }
+        let how = Playouts::new(Budget::Playouts(100)).threads(2).seed(5);
+        let report = game.playouts(&mid, &how).unwrap();
+        let t = &report.totals;
+        assert!(t.playouts >= 100 && t.abandoned == 0);
+        assert!(t.depth_sum >= 3 * t.playouts && t.depth_sum <= 7 * t.playouts);
+        assert_eq!(report.engine, game.engine());
+        // Goals of x and o sum to 100 in every terminal state of tic-tac-toe.
+        let avg = report.avg_goals();
+        let sum = avg[0].unwrap() + avg[1].unwrap();
+        assert!((sum - 100.0).abs() < 1e-9, "{avg:?}");
+    }
+}
+
+#[test]
+fn a_playout_from_a_terminal_state_has_depth_zero() {
+    let game = load(TIC_TAC_TOE, EngineChoice::Interpreter);
+    let mut machine = game.machine();
+    let mut state = game.initial_state();
+    let mut rng = Stream::new(1, 0);
+    while !machine.is_terminal(&state).unwrap() {
+        let joint: Vec<_> = (0..2)
+            .map(|r| machine.random_move(&state, r, &mut rng).unwrap().unwrap())
+            .collect();
+        state = machine.next_state(&state, &joint).unwrap();
+    }
+    let goals = machine.goals(&state).unwrap();
+    assert_eq!(
+        machine.playout(&state, &mut rng).unwrap(),
+        PlayoutEnd::Terminal { depth: 0, goals }
+    );
+}
+
+#[test]
+fn bad_playout_settings_are_refused() {
+    let game = load(TIC_TAC_TOE, EngineChoice::Propnet);
+    let start = game.initial_state();
+    for how in [
+        Playouts::new(Budget::Playouts(1)).threads(0),
+        Playouts::new(Budget::Playouts(1)).threads(ggpnet::MAX_THREADS + 1),
+        Playouts::new(Budget::Seconds(f64::NAN)),
+        Playouts::new(Budget::Seconds(-1.0)),
+    ] {
+        assert!(game.playouts(&start, &how).is_err(), "{how:?}");
+    }
+}
+
+/// A game whose grounding passes a small rule limit loads on the interpreter
+/// under `Auto`, says why, and plays; `Propnet` refuses it.
+#[test]
+fn a_game_past_the_grounding_limits_falls_back_to_the_interpreter() {
+    let mut config = Config::default();
+    config.load.ground.max_ground_rules = 10;
+    let game = Game::load(TIC_TAC_TOE, &config).unwrap();
+    assert_eq!(game.engine(), Engine::Interpreter);
+    let why = game.fallback_reason().expect("a reason");
+    assert!(why.contains("--max-ground-rules"), "{why}");
+    assert!(game.propnet().is_none() && game.evaluator().is_none());
+    let report = game
+        .playouts(&game.initial_state(), &Playouts::new(Budget::Playouts(20)))
+        .unwrap();
+    assert_eq!(report.totals.playouts, 20);
+
+    config.engine = EngineChoice::Propnet;
+    let error = Game::load(TIC_TAC_TOE, &config).unwrap_err();
+    assert!(error.is_limit(), "{error}");
+}
+
+#[test]
+fn invalid_games_are_refused_by_either_engine() {
+    for engine in [EngineChoice::Auto, EngineChoice::Interpreter] {
+        let config = Config {
+            engine,
+            ..Config::default()
+        };
+        let missing_paren = Game::load("(role r", &config).unwrap_err();
+        assert!(missing_paren.to_string().contains("1:"), "{missing_paren}");
+        let no_terminal = Game::load("(role r) (init a) (<= (legal r go) (true a)) (goal r 0)", &config);
+        assert!(no_terminal.is_err());
+    }
+}
+
+#[test]
+fn games_and_machines_cross_threads() {
+    fn shared<T: Send + Sync + Clone>() {}
+    fn sent<T: Send>() {}
+    shared::<Game>();
+    sent::<Machine>();
+    shared::<State>();
+    shared::<ggpnet::Move>();
+}

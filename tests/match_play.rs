@@ -1,0 +1,474 @@
+//! Match play on loopback: `ggpnet play` answers the bytes real managers send,
+//! `ggpnet match` runs our player on corpus games (simultaneous moves, three
+//! players, a `random` role, scrambled rules), records the errors of players
+//! that misbehave, and one player serves 50 matches at once and survives a
+//! request fuzzer. Every player here listens on 127.0.0.1 and stops with the test.
+
+use ggpnet::manager::{run_match, Link, MatchSetup};
+use ggpnet::player::{PlayerConfig, Search};
+use ggpnet::{Config, Game};
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A `ggpnet play` process on a port the system chose, killed when dropped.
+struct PlayerProcess {
+    child: Child,
+    port: u16,
+}
+
+impl PlayerProcess {
+    fn start(args: &[&str]) -> PlayerProcess {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ggpnet"))
+            .args(["play", "--port", "0"])
+            .args(args)
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("ggpnet play starts");
+        let mut lines = BufReader::new(child.stderr.take().expect("piped")).lines();
+        let first = lines.next().expect("a first line").expect("text");
+        let port = first
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no port in '{first}'"));
+        // Drain the log so the player never blocks on it.
+        std::thread::spawn(move || lines.for_each(drop));
+        PlayerProcess { child, port }
+    }
+
+    fn address(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Sends raw request bytes and returns the whole response.
+    fn raw(&self, request: &[u8]) -> String {
+        let mut stream = TcpStream::connect(self.address()).expect("connects");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .expect("timeout");
+        stream.write_all(request).expect("sends");
+        let mut response = String::new();
+        let _ = stream.read_to_string(&mut response);
+        response
+    }
+
+    /// POSTs `message` as ggp-base's game server does; the reply body.
+    fn post(&self, message: &str) -> String {
+        let request = format!(
+            "POST / HTTP/1.0\r\nAccept: text/delim\r\nHost: localhost\r\nSender: GAMESERVER\r\n\
+             Receiver: {}\r\nContent-Type: text/acl\r\nContent-Length: {}\r\n\r\n{message}",
+            self.address(),
+            message.len()
+        );
+        let response = self.raw(request.as_bytes());
+        response
+            .split_once("\r\n\r\n")
+            .map_or(String::new(), |(_, body)| body.to_owned())
+    }
+}
+
+impl Drop for PlayerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Tic-tac-toe, written for this project's tests.
+const TIC_TAC_TOE: &str = "(role x) (role o)
+    (init (cell 1 1 b)) (init (cell 1 2 b)) (init (cell 1 3 b))
+    (init (cell 2 1 b)) (init (cell 2 2 b)) (init (cell 2 3 b))
+    (init (cell 3 1 b)) (init (cell 3 2 b)) (init (cell 3 3 b)) (init (control x))
+    (<= (legal ?p (mark ?m ?n)) (true (cell ?m ?n b)) (true (control ?p)))
+    (<= (legal x noop) (true (control o))) (<= (legal o noop) (true (control x)))
+    (<= (next (cell ?m ?n ?p)) (does ?p (mark ?m ?n)))
+    (<= (next (cell ?m ?n ?c)) (true (cell ?m ?n ?c)) (does ?p (mark ?j ?k)) (distinct ?m ?j))
+    (<= (next (cell ?m ?n ?c)) (true (cell ?m ?n ?c)) (does ?p (mark ?j ?k)) (distinct ?n ?k))
+    (<= (next (control o)) (true (control x))) (<= (next (control x)) (true (control o)))
+    (<= (line ?p) (true (cell ?m 1 ?p)) (true (cell ?m 2 ?p)) (true (cell ?m 3 ?p)))
+    (<= (line ?p) (true (cell 1 ?n ?p)) (true (cell 2 ?n ?p)) (true (cell 3 ?n ?p)))
+    (<= (line ?p) (true (cell 1 1 ?p)) (true (cell 2 2 ?p)) (true (cell 3 3 ?p)))
+    (<= (line ?p) (true (cell 1 3 ?p)) (true (cell 2 2 ?p)) (true (cell 3 1 ?p)))
+    (<= open (true (cell ?m ?n b)))
+    (<= (goal x 100) (line x)) (<= (goal x 50) (not (line x)) (not (line o)))
+    (<= (goal x 0) (line o)) (<= (goal o 100) (line o))
+    (<= (goal o 50) (not (line x)) (not (line o))) (<= (goal o 0) (line x))
+    (<= terminal (line x)) (<= terminal (line o)) (<= terminal (not open))";
+
+/// A dice guess with a `random` role, written for this project's tests: the
+/// die is cast at random, then the player guesses it.
+const DICE: &str = "(role random) (role guesser)
+    (face 1) (face 2) (face 3) (init (phase cast))
+    (<= (legal random (cast ?f)) (true (phase cast)) (face ?f))
+    (<= (legal random wait) (true (phase guess)))
+    (<= (legal guesser wait) (true (phase cast)))
+    (<= (legal guesser (guess ?f)) (true (phase guess)) (face ?f))
+    (<= (next (phase guess)) (true (phase cast)))
+    (<= (next (phase over)) (true (phase guess)))
+    (<= (next (die ?f)) (does random (cast ?f)))
+    (<= (next (die ?f)) (true (die ?f)))
+    (<= (next (right)) (does guesser (guess ?f)) (true (die ?f)))
+    (<= terminal (true (phase over)))
+    (<= (goal guesser 100) (true (right))) (<= (goal guesser 0) (not (true (right))))
+    (goal random 0)";
+
+fn scratch(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ggpnet-match-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("writes");
+    path
+}
+
+/// Runs `ggpnet match` and returns its JSON (records and results).
+fn run_matches(game: &Path, args: &[&str]) -> Value {
+    let json = scratch(
+        &format!(
+            "{}.json",
+            game.file_stem().and_then(|s| s.to_str()).unwrap_or("game")
+        ),
+        "",
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_ggpnet"))
+        .arg("match")
+        .arg(game)
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("ggpnet match runs");
+    assert!(
+        output.status.success(),
+        "{game:?} {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(&std::fs::read_to_string(&json).expect("the record")).expect("JSON")
+}
+
+#[test]
+fn the_player_answers_the_bytes_managers_send() {
+    let player = PlayerProcess::start(&["--search", "random"]);
+    let captured = b"POST / HTTP/1.0\r\nAccept: text/delim\r\nHost: localhost\r\nSender: GAMESERVER\r\n\
+Receiver: 127.0.0.1:9152\r\nContent-Type: text/acl\r\nContent-Length: 18\r\n\r\n( PLAY cap.1 NIL )";
+    let response = player.raw(captured);
+    for header in [
+        "HTTP/1.0 200 OK\r\n",
+        "Content-type: text/acl\r\n",
+        "Content-length: 4\r\n",
+        "Access-Control-Allow-Origin: *\r\n",
+        "Access-Control-Allow-Methods: POST, GET, OPTIONS\r\n",
+        "Access-Control-Allow-Headers: Content-Type\r\n",
+        "Access-Control-Allow-Age: 86400\r\n",
+    ] {
+        assert!(response.contains(header), "{header:?} in {response:?}");
+    }
+    assert!(response.ends_with("\r\n\r\nbusy"), "{response:?}");
+    assert_eq!(
+        player.post("( INFO )"),
+        "( ( name ggpnet ) ( status available ) )"
+    );
+    let rules = TIC_TAC_TOE.replace('\n', " ");
+    assert_eq!(player.post(&format!("( START m.1 o ({rules}) 5 1 )")), "ready");
+    assert_eq!(player.post("( PLAY m.1 NIL )"), "noop");
+    let reply = player.post("( PLAY m.1 (( mark 2 2 ) noop ) )");
+    assert!(reply.starts_with("(mark ") && reply != "(mark 2 2)", "{reply}");
+    // A joint move that is not legal: an error reply, and the player keeps serving.
+    assert_eq!(player.post("( PLAY m.1 (noop noop) )"), "error");
+    assert_eq!(player.post("( STOP m.1 (noop noop) )"), "done");
+    assert_eq!(player.post("( ABORT m.1 )"), "aborted");
+    assert_eq!(player.post("( PREVIEW ((role r)) 10 )"), "ready");
+
+    // The Dresden GameController: everything upper-cased, no Host header.
+    let upper = format!("(START M.2 X ({}) 5 1)", rules.to_uppercase());
+    let dresden = format!(
+        "POST / HTTP/1.0\r\nAccept: text/delim\r\nSender: Gamecontroller\r\nReceiver: 127.0.0.1\r\n\
+         Content-type: text/acl\r\nContent-length: {}\r\n\r\n{upper}",
+        upper.len()
+    );
+    assert!(player.raw(dresden.as_bytes()).ends_with("\r\n\r\nready"));
+    let first = player.post("(PLAY M.2 NIL)");
+    assert!(first.starts_with("(MARK "), "{first}");
+
+    // The GET form of browser tools, and OPTIONS.
+    let get = player.raw(b"GET /(%20INFO%20) HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert!(get.ends_with("( ( name ggpnet ) ( status available ) )"), "{get}");
+    let options = player.raw(b"OPTIONS / HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert!(options.starts_with("HTTP/1.0 200 OK") && options.ends_with("Content-length: 0\r\nAccess-Control-Allow-Origin: *\r\nAccess-Control-Allow-Methods: POST, GET, OPTIONS\r\nAccess-Control-Allow-Headers: Content-Type\r\nAccess-Control-Allow-Age: 86400\r\n\r\n"), "{options}");
+}
+
+/// The corpus, or `None` after a notice (a failure when it is required).
+fn corpus() -> Option<PathBuf> {
+    let found = ggpnet::corpus::locate(Path::new(env!("CARGO_MANIFEST_DIR")));
+    if found.is_none() {
+        assert!(
+            !ggpnet::corpus::required(),
+            "GGPNET_REQUIRE_CORPUS=1 but no corpus"
+        );
+        println!("notice: corpus not found at ../shared or $GGPNET_CORPUS; skipping");
+    }
+    found
+}
+
+/// Checks a match record: completed, goals for every role, and no error of
+/// `ours` (the roles our player played), every reply within the play clock.
+fn check_record(record: &Value, ours: &[usize], play_clock: f64) {
+    let id = &record["matchId"];
+    assert_eq!(record["isCompleted"], true, "{id}");
+    let roles = record["roles"].as_array().expect("roles").len();
+    assert_eq!(record["goalValues"].as_array().expect("goals").len(), roles);
+    let steps = record["moves"].as_array().expect("moves").len();
+    assert_eq!(
+        record["states"].as_array().expect("states").len(),
+        steps + 1,
+        "{id}"
+    );
+    assert_eq!(
+        record["errors"].as_array().expect("errors").len(),
+        steps + 1,
+        "{id}"
+    );
+    for &role in ours {
+        for (step, errors) in record["errors"].as_array().expect("errors").iter().enumerate() {
+            assert_eq!(errors[role], "", "{id}: role {role} at step {step}");
+        }
+        let took = record["maxReplySeconds"][role].as_f64().expect("seconds");
+        assert!(took < play_clock, "{id}: role {role} replied in {took} s");
+    }
+}
+
+#[test]
+fn our_manager_runs_our_player_on_ten_corpus_games() {
+    let Some(corpus) = corpus() else { return };
+    let player = PlayerProcess::start(&["--search", "uct", "--threads", "1"]);
+    let games = [
+        "ticTacToe",               // turns
+        "connectFour",             // turns, longer
+        "roshambo2",               // simultaneous moves
+        "gt_prisoner",             // simultaneous moves
+        "connectFourSimultaneous", // simultaneous moves
+        "tictactoe_3player",       // three players
+        "3pttc",                   // three players
+        "blocker",                 // simultaneous moves
+        "chickentictactoe",        // simultaneous moves
+        "nim1",                    // turns
+    ];
+    for name in games {
+        let path = corpus.join("games").join(format!("{name}.kif"));
+        let game =
+            Game::load(&std::fs::read_to_string(&path).expect("game"), &Config::default()).expect("loads");
+        let roles = game.roles();
+        let mut args = vec![
+            "--startclock".to_owned(),
+            "5".to_owned(),
+            "--playclock".to_owned(),
+            "0.4".to_owned(),
+        ];
+        args.extend([
+            "--player".to_owned(),
+            format!("{}={}", roles[0], player.address()),
+        ]);
+        for role in &roles[1..] {
+            args.extend(["--player".to_owned(), format!("{role}=builtin:random")]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = run_matches(&path, &args);
+        check_record(&out["matches"][0], &[0], 0.4);
+    }
+}
+
+#[test]
+fn the_manager_plays_the_random_role_and_scrambles_names() {
+    let player = PlayerProcess::start(&["--search", "uct", "--threads", "1"]);
+    let dice = scratch("dice.kif", DICE);
+    let address = player.address();
+    let guesser = format!("guesser={address}");
+    let out = run_matches(
+        &dice,
+        &["--player", &guesser, "--playclock", "0.3", "--matches", "3"],
+    );
+    for record in out["matches"].as_array().expect("records") {
+        check_record(record, &[1], 0.3);
+        assert!(record["playerNamesFromHost"][0]
+            .as_str()
+            .expect("name")
+            .contains("manager"));
+        assert!(record["moves"][0][0]
+            .as_str()
+            .expect("move")
+            .starts_with("( cast "));
+    }
+
+    let tic = scratch("tic.kif", TIC_TAC_TOE);
+    let x = format!("x={address}");
+    let out = run_matches(
+        &tic,
+        &[
+            "--player",
+            &x,
+            "--player",
+            "o=builtin:random",
+            "--playclock",
+            "0.3",
+            "--scramble",
+        ],
+    );
+    let record = &out["matches"][0];
+    assert_eq!(record["scrambled"], true);
+    check_record(record, &[0], 0.3);
+}
+
+/// A fake player on loopback that answers START `ready` and every other
+/// message as `behave` says: `None` closes the connection unanswered, else a
+/// delay and a reply. It serves at most 100 connections.
+fn fake_player(behave: fn(&str) -> Option<(Duration, String)>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("binds");
+    let address = listener.local_addr().expect("address").to_string();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(100) {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut buffer = [0u8; 65536];
+                let n = stream.read(&mut buffer).unwrap_or(0);
+                let request = String::from_utf8_lossy(&buffer[..n]).to_string();
+                let body = request.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+                let answer = if body.contains("START") {
+                    Some((Duration::ZERO, "ready".to_owned()))
+                } else {
+                    behave(body)
+                };
+                let Some((delay, text)) = answer else { return };
+                std::thread::sleep(delay);
+                let _ = stream.write_all(
+                    format!(
+                        "HTTP/1.0 200 OK\r\nContent-type: text/acl\r\nContent-length: {}\r\n\r\n{text}",
+                        text.len()
+                    )
+                    .as_bytes(),
+                );
+            });
+        }
+    });
+    address
+}
+
+#[test]
+fn late_garbage_illegal_and_closed_replies_are_recorded_and_replaced() {
+    let tic = scratch("tic-misbehaving.kif", TIC_TAC_TOE);
+    let garbage = fake_player(|_| Some((Duration::ZERO, "(((".to_owned())));
+    let illegal = fake_player(|_| Some((Duration::ZERO, "(mark 9 9)".to_owned())));
+    let late = fake_player(|_| Some((Duration::from_millis(1800), "noop".to_owned())));
+    let closer = fake_player(|_| None);
+    let cases = [
+        (garbage, illegal, "IL (((", "IL (mark 9 9)"),
+        (late, closer, "TO", "CE"),
+    ];
+    for (x, o, x_error, o_error) in cases {
+        let (x, o) = (format!("x={x}"), format!("o={o}"));
+        let out = run_matches(
+            &tic,
+            &[
+                "--player",
+                &x,
+                "--player",
+                &o,
+                "--playclock",
+                "0.2",
+                "--startclock",
+                "1",
+            ],
+        );
+        let record = &out["matches"][0];
+        assert_eq!(record["isCompleted"], true);
+        let errors = record["errors"].as_array().expect("errors");
+        for step in &errors[1..] {
+            assert_eq!(step[0], x_error, "{record}");
+            assert_eq!(step[1], o_error, "{record}");
+        }
+    }
+}
+
+#[test]
+fn one_player_serves_fifty_matches_at_once() {
+    let player = PlayerProcess::start(&["--search", "uct", "--threads", "1"]);
+    let game = Game::load(TIC_TAC_TOE, &Config::default()).expect("loads");
+    let records: Vec<_> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..50)
+            .map(|n| {
+                let setup = MatchSetup {
+                    game: game.clone(),
+                    rules: TIC_TAC_TOE.to_owned(),
+                    players: vec![
+                        Some(Link::Remote(player.address())),
+                        Some(Link::builtin(PlayerConfig {
+                            search: Search::Random,
+                            ..PlayerConfig::default()
+                        })),
+                    ],
+                    player_names: vec!["ggpnet".into(), "random".into()],
+                    id: format!("concurrent.{n}"),
+                    start_clock: Duration::from_secs(10),
+                    play_clock: Duration::from_secs(1),
+                    scramble: None,
+                    seed: n,
+                    max_steps: 100,
+                };
+                scope.spawn(move || run_match(&setup).expect("the match runs"))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("no panic")).collect()
+    });
+    for record in records {
+        let record = serde_json::to_value(&record).expect("JSON");
+        check_record(&record, &[0], 1.0);
+    }
+    assert_eq!(
+        player.post("( INFO )"),
+        "( ( name ggpnet ) ( status available ) )"
+    );
+}
+
+#[test]
+fn a_request_fuzzer_finds_no_crash() {
+    let player = PlayerProcess::start(&["--search", "random"]);
+    let mut rng = ggpnet::Stream::new(11, 0);
+    let valid = b"POST / HTTP/1.0\r\nContent-Length: 8\r\n\r\n( INFO )".to_vec();
+    for round in 0..300 {
+        let request: Vec<u8> = match round % 5 {
+            // Random bytes.
+            0 => (0..rng.draw(2000)).map(|_| rng.next_u64() as u8).collect(),
+            // A valid request cut anywhere.
+            1 => valid[..rng.draw(valid.len())].to_vec(),
+            // A huge stated length.
+            2 => b"POST / HTTP/1.0\r\nContent-Length: 18446744073709551615\r\n\r\n( INFO )".to_vec(),
+            // A body that is not a message, of random bytes.
+            3 => {
+                let body: Vec<u8> = (0..rng.draw(300)).map(|_| rng.next_u64() as u8).collect();
+                let mut r = format!("POST / HTTP/1.0\r\nContent-Length: {}\r\n\r\n", body.len()).into_bytes();
+                r.extend(body);
+                r
+            }
+            // A deeply nested message.
+            _ => {
+                let body = "(".repeat(10_000);
+                format!("POST / HTTP/1.0\r\nContent-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+            }
+        };
+        let mut stream = TcpStream::connect(player.address()).expect("the player still listens");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .expect("timeout");
+        let _ = stream.write_all(&request);
+        let _ = stream.shutdown(std::net::Shutdown::Write);
+        let mut response = Vec::new();
+        let _ = stream.read_to_end(&mut response);
+    }
+    assert_eq!(
+        player.post("( INFO )"),
+        "( ( name ggpnet ) ( status available ) )"
+    );
+}

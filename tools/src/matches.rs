@@ -1,0 +1,216 @@
+//! `ggpnet match`: runs matches of a game between players (remote ones over
+//! HTTP, built-in ones in this process) with the manager of
+//! `ggpnet::manager`, writes the records, and sums up the results per player.
+
+use super::{Failure, MatchArgs};
+use ggpnet::manager::{run_match, Link, MatchRecord, MatchSetup};
+use ggpnet::player::PlayerConfig;
+use serde_json::json;
+use std::time::Duration;
+
+/// One `--player ROLE=SPEC` option.
+#[derive(Clone, Debug)]
+pub(crate) struct PlayerSpec {
+    role: String,
+    spec: String,
+}
+
+/// Parses `ROLE=HOST:PORT` or `ROLE=builtin:random|mc|uct`.
+pub(crate) fn player_spec(text: &str) -> Result<PlayerSpec, String> {
+    let (role, spec) = text
+        .split_once('=')
+        .ok_or_else(|| format!("'{text}' is not ROLE=HOST:PORT or ROLE=builtin:SEARCH"))?;
+    if let Some(search) = spec.strip_prefix("builtin:") {
+        super::options::search(search)?;
+    } else if !spec
+        .rsplit_once(':')
+        .is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok())
+    {
+        return Err(format!("'{spec}' is not HOST:PORT or builtin:SEARCH"));
+    }
+    Ok(PlayerSpec {
+        role: role.to_owned(),
+        spec: spec.to_owned(),
+    })
+}
+
+/// The link to the player `spec` names, with `threads` for a built-in one.
+fn link(spec: &str, threads: usize) -> Link {
+    match spec.strip_prefix("builtin:").map(super::options::search) {
+        Some(Ok(search)) => Link::builtin(PlayerConfig {
+            name: format!("builtin-{}", search.name()),
+            search,
+            threads,
+            game: ggpnet::Config {
+                engine: super::engine_given().unwrap_or(ggpnet::EngineChoice::Auto),
+                ..super::game_config()
+            },
+            ..PlayerConfig::default()
+        }),
+        _ => Link::Remote(spec.to_owned()),
+    }
+}
+
+/// What one player did over the matches.
+#[derive(Default)]
+struct Tally {
+    matches: u64,
+    wins: u64,
+    draws: u64,
+    goal_sum: i64,
+    errors: u64,
+    max_reply: f64,
+}
+
+pub(crate) fn run(args: &MatchArgs) -> Result<bool, Failure> {
+    let path = Some(args.game.as_path());
+    let source = super::read_game(path)?;
+    let game = super::load_any_from(path, &source, &super::game_config())?;
+    let roles = game.roles().to_vec();
+    for p in &args.player {
+        if !roles.iter().any(|r| r.eq_ignore_ascii_case(&p.role)) {
+            return Err(Failure::input(format!(
+                "--player {}: the game has no role {} (roles: {})",
+                p.spec,
+                p.role,
+                roles.join(", ")
+            )));
+        }
+    }
+    // Players in role order; rotated by one role per match with --rotate.
+    let specs: Vec<Option<String>> = roles
+        .iter()
+        .map(|r| {
+            args.player
+                .iter()
+                .find(|p| p.role.eq_ignore_ascii_case(r))
+                .map(|p| p.spec.clone())
+        })
+        .collect();
+    let links: Vec<Option<Link>> = specs
+        .iter()
+        .map(|s| s.as_ref().map(|s| link(s, args.threads)))
+        .collect();
+    let mut tallies: Vec<Tally> = specs.iter().map(|_| Tally::default()).collect();
+    let mut records = Vec::new();
+    for n in 0..args.matches {
+        let shift = if args.rotate { n as usize % roles.len() } else { 0 };
+        let seat = |role: usize| (role + roles.len() - shift) % roles.len();
+        let setup = MatchSetup {
+            game: game.clone(),
+            rules: source.clone(),
+            players: (0..roles.len()).map(|r| links[seat(r)].clone()).collect(),
+            player_names: (0..roles.len())
+                .map(|r| {
+                    specs[seat(r)]
+                        .clone()
+                        .unwrap_or_else(|| "manager (random)".to_owned())
+                })
+                .collect(),
+            id: format!("ggpnet.{}.{n}", super::game_name(path)),
+            start_clock: Duration::from_secs_f64(args.startclock),
+            play_clock: Duration::from_secs_f64(args.playclock),
+            scramble: args.scramble.then_some(args.seed.wrapping_add(n)),
+            seed: args.seed.wrapping_add(n),
+            max_steps: args.max_steps,
+        };
+        let record = run_match(&setup).map_err(|e| Failure::invalid(e.to_string()))?;
+        for role in 0..roles.len() {
+            tally(&mut tallies[seat(role)], &record, role);
+        }
+        eprintln!(
+            "match {}: goals {:?}, players {:?}",
+            n + 1,
+            record.goal_values,
+            record.player_names_from_host
+        );
+        records.push(record);
+    }
+    let results: Vec<_> = specs
+        .iter()
+        .zip(&tallies)
+        .enumerate()
+        .map(|(role, (spec, t))| {
+            json!({
+                "player": spec.clone().unwrap_or_else(|| "manager (random)".to_owned()),
+                "first_role": roles[role],
+                "matches": t.matches, "wins": t.wins, "draws": t.draws,
+                "average_goal": t.goal_sum as f64 / t.matches.max(1) as f64,
+                "errors": t.errors, "max_reply_seconds": t.max_reply,
+            })
+        })
+        .collect();
+    print!("{}", table(&results));
+    if let Some(file) = &args.json {
+        let value = json!({"matches": records, "results": results});
+        std::fs::write(file, format!("{value}\n"))
+            .map_err(|e| Failure::input(format!("cannot write {}: {e}", file.display())))?;
+    }
+    Ok(true)
+}
+
+/// Adds role `role`'s outcome in `record` to `t`: a win when its goal is above
+/// every other role's, a draw when it ties for the highest.
+fn tally(t: &mut Tally, record: &MatchRecord, role: usize) {
+    let goals = &record.goal_values;
+    let mine = goals[role];
+    let others = goals
+        .iter()
+        .enumerate()
+        .filter(|&(r, _)| r != role)
+        .map(|(_, &g)| g);
+    let best_other = others.max().unwrap_or(i64::MIN);
+    t.matches += 1;
+    t.goal_sum += mine;
+    t.wins += u64::from(mine > best_other);
+    t.draws += u64::from(mine == best_other);
+    t.errors += record
+        .errors
+        .iter()
+        .skip(1)
+        .filter(|e| !e[role].is_empty())
+        .count() as u64;
+    t.max_reply = t.max_reply.max(record.max_reply_seconds[role]);
+}
+
+/// The results as a text table.
+fn table(results: &[serde_json::Value]) -> String {
+    let mut out = format!(
+        "{:<24} {:<12} {:>7} {:>5} {:>5} {:>8} {:>6} {:>9}\n",
+        "player", "first role", "matches", "wins", "draws", "avg goal", "errors", "max reply"
+    );
+    for r in results {
+        out.push_str(&format!(
+            "{:<24} {:<12} {:>7} {:>5} {:>5} {:>8.1} {:>6} {:>8.2}s\n",
+            r["player"].as_str().unwrap_or("?"),
+            r["first_role"].as_str().unwrap_or("?"),
+            r["matches"].as_u64().unwrap_or(0),
+            r["wins"].as_u64().unwrap_or(0),
+            r["draws"].as_u64().unwrap_or(0),
+            r["average_goal"].as_f64().unwrap_or(0.0),
+            r["errors"].as_u64().unwrap_or(0),
+            r["max_reply_seconds"].as_f64().unwrap_or(0.0)
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn player_specs_are_checked() {
+        assert!(player_spec("white=127.0.0.1:9147").is_ok());
+        assert!(player_spec("white=builtin:uct").is_ok());
+        assert!(player_spec("white=builtin:chess")
+            .unwrap_err()
+            .contains("unknown search"));
+        assert!(player_spec("white").unwrap_err().contains("ROLE="));
+        assert!(player_spec("white=localhost").unwrap_err().contains("HOST:PORT"));
+        assert_eq!(
+            super::super::options::search("mc"),
+            Ok(ggpnet::player::Search::Mc)
+        );
+    }
+}
