@@ -66,7 +66,8 @@ pub struct PlayerConfig {
     pub margin: Duration,
     /// Matches played at once; a START past this is answered `busy`.
     pub max_matches: usize,
-    /// Nodes of each UCT tree (a bound on a match's memory).
+    /// Nodes of a match's UCT trees, split among its threads (a bound on its memory:
+    /// about a kilobyte per node on connect four).
     pub max_tree_nodes: usize,
     /// A match with no message for this long (beyond its play clock) is freed.
     pub idle_timeout: Duration,
@@ -90,7 +91,7 @@ impl Default for PlayerConfig {
             threads: 1,
             margin: Duration::from_millis(300),
             max_matches: 64,
-            max_tree_nodes: 1_000_000,
+            max_tree_nodes: 250_000,
             idle_timeout: Duration::from_secs(600),
             game: Config::default(),
         }
@@ -423,11 +424,12 @@ impl Match {
         config: &PlayerConfig,
         cpu: &Cpu,
     ) -> Result<(Move, String), Error> {
+        let nodes_per_tree = config.max_tree_nodes / self.workers.len().max(1);
         let results: Vec<Result<Vec<(Move, u64)>, Error>> = std::thread::scope(|scope| {
             let handles: Vec<_> = self
                 .workers
                 .iter_mut()
-                .map(|w| scope.spawn(move || w.search(state, role, deadline, config.max_tree_nodes, cpu)))
+                .map(|w| scope.spawn(move || w.search(state, role, deadline, nodes_per_tree, cpu)))
                 .collect();
             handles
                 .into_iter()
