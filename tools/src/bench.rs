@@ -8,7 +8,7 @@
 
 use super::{load_game, Failure};
 use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
-use ggpnet::propnet::engine::EvaluatorKind;
+use ggpnet::propnet::engine::{Choice, EngineConfig, EvaluatorKind};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -98,6 +98,9 @@ pub struct BenchArgs {
     /// Leave perft out (for quick comparisons such as optimizer ablations).
     #[arg(long)]
     skip_perft: bool,
+    /// Native code: on (where the platform allows) or off (the interpreters, to measure them).
+    #[arg(long, default_value = "on", value_name = "on|off", value_parser = super::options::on_off, action = clap::ArgAction::Set)]
+    native: bool,
     /// Print the JSON report instead of the markdown table.
     #[arg(long)]
     json: bool,
@@ -161,7 +164,10 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
                                 &format!("{kind}, {t} thread(s), run {}/{repeats}", repeat + 1),
                             );
                             let config = McConfig {
-                                engine: kind.into(),
+                                engine: EngineConfig {
+                                    choice: Choice::Fixed(kind),
+                                    native: args.native,
+                                },
                                 threads: t,
                                 budget: Budget::Seconds(args.seconds / repeats as f64),
                                 seed: 1,
@@ -185,7 +191,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
                 row["mc_runs"] = Value::Object(mc_runs);
                 progress.show(&stem, "perft");
                 if !args.skip_perft {
-                    let perft_row = perft_against_trace(&corpus, &stem, &loaded.game);
+                    let perft_row = perft_against_trace(&corpus, &stem, &loaded.game, args.native);
                     all_match &= perft_row["counts_match"].as_bool().unwrap_or(true);
                     row["perft"] = perft_row;
                 }
@@ -255,8 +261,14 @@ fn game_path(corpus: &Path, name: &str) -> PathBuf {
 }
 
 /// Perft to the depth of the game's reference trace (3 without one) with each
-/// scalar evaluator: the faster one's rate, and whether every count equals the trace's.
-fn perft_against_trace(corpus: &Path, game: &str, loaded: &std::sync::Arc<ggpnet::propnet::Game>) -> Value {
+/// scalar evaluator (in native code if `native`): the faster one's rate, and
+/// whether every count equals the trace's.
+fn perft_against_trace(
+    corpus: &Path,
+    game: &str,
+    loaded: &std::sync::Arc<ggpnet::propnet::Game>,
+    native: bool,
+) -> Value {
     let trace = super::read_input(&corpus.join("traces").join(format!("{game}.jsonl"))).unwrap_or_default();
     let expected: BTreeMap<usize, u64> = trace
         .lines()
@@ -274,7 +286,13 @@ fn perft_against_trace(corpus: &Path, game: &str, loaded: &std::sync::Arc<ggpnet
     let runs: Vec<(EvaluatorKind, ggpnet::propnet::driver::PerftReport)> =
         [EvaluatorKind::Sweep, EvaluatorKind::Differential]
             .into_iter()
-            .map(|kind| (kind, perft(loaded, depth, kind)))
+            .map(|kind| {
+                let config = EngineConfig {
+                    choice: Choice::Fixed(kind),
+                    native,
+                };
+                (kind, perft(loaded, depth, config))
+            })
             .collect();
     let matches = runs
         .iter()
