@@ -477,7 +477,7 @@ impl Worker {
 }
 
 /// Flat Monte-Carlo from `state`: each of `role`'s moves gets an equal share of
-/// the time, with the other roles' moves drawn at random; the best average goal wins.
+/// the time left, with the other roles' moves drawn at random; the best average goal wins.
 fn flat_mc(
     game: &Game,
     worker: &mut Worker,
@@ -494,10 +494,10 @@ fn flat_mc(
             .ok_or_else(|| Error::new("no legal move"))?;
         return Ok((only, "mc, one legal move".to_owned()));
     }
-    let share = deadline.saturating_duration_since(Instant::now()) / candidates.len() as u32;
     let mut best: Option<(Move, f64)> = None;
     let mut total = 0;
-    for candidate in candidates {
+    let count = candidates.len() as u32;
+    for (done, candidate) in (0..count).zip(candidates) {
         let mut joint = Vec::new();
         for r in 0..game.roles().len() {
             joint.push(match r == role {
@@ -509,6 +509,8 @@ fn flat_mc(
             });
         }
         let next = worker.machine.next_state(state, &joint)?;
+        // An equal share of the time left, so that an overrun is made up.
+        let share = deadline.saturating_duration_since(Instant::now()) / (count - done);
         let seconds = share.as_secs_f64().max(1e-3);
         let how = Playouts::new(Budget::Seconds(seconds))
             .threads(threads)
