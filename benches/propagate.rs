@@ -5,9 +5,9 @@
 //! evaluator (512 visited states).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use ggpnet::propnet::eval::lanes::LanePlayouts;
-use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::playout::{Playout, PlayoutTotals, DEFAULT_MAX_DEPTH};
+use ggpnet::propnet::driver::LanePlayouts;
+use ggpnet::propnet::driver::{Playout, PlayoutTotals, DEFAULT_MAX_DEPTH};
+use ggpnet::propnet::engine::EvaluatorKind;
 use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{load, Move, StateMachine};
 use std::path::Path;

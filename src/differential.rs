@@ -3,9 +3,10 @@
 //! role's legal moves, terminal and goals; and the lanes evaluator against the
 //! scalar playout driver, move by move, on the same random streams.
 
-use crate::propnet::eval::lanes::{LanePlayouts, LANES};
-use crate::propnet::eval::EvaluatorKind;
-use crate::propnet::playout::{Playout, PlayoutTotals};
+use crate::propnet::driver::LanePlayouts;
+use crate::propnet::driver::{Playout, PlayoutTotals};
+use crate::propnet::engine::EvaluatorKind;
+use crate::propnet::engine::LANES;
 use crate::propnet::random::Stream;
 use crate::propnet::{Game, Loaded, State, StateMachine};
 use ggpnet_reference::Reference;

@@ -13,8 +13,8 @@
 //! or move of another game is refused with an error instead of being read as
 //! bits of this one.
 
-use crate::propnet::eval::EvaluatorKind;
-use crate::propnet::playout::{fastest_evaluator, DEFAULT_MAX_DEPTH};
+use crate::propnet::driver::{choose, DEFAULT_MAX_DEPTH};
+use crate::propnet::engine::{Choice, EngineConfig, EvaluatorKind};
 use crate::propnet::{LoadConfig, Loaded};
 use ggpnet_reference::{Reference, ReferenceError};
 use std::fmt;
@@ -83,6 +83,9 @@ pub struct Config {
     pub evaluator: EvaluatorChoice,
     /// Moves after which a random playout that has not ended is abandoned (at least 1).
     pub max_playout_depth: u64,
+    /// Whether the propnet's playouts run native code where the platform
+    /// allows (off: the interpreters of the evaluators, to measure them).
+    pub native: bool,
 }
 
 impl Default for Config {
@@ -92,6 +95,7 @@ impl Default for Config {
             engine: EngineChoice::Auto,
             evaluator: EvaluatorChoice::Auto,
             max_playout_depth: DEFAULT_MAX_DEPTH,
+            native: true,
         }
     }
 }
@@ -279,12 +283,13 @@ impl Game {
     /// first time if [`Config::evaluator`] is `Auto`); `None` on the interpreter.
     pub fn evaluator(&self) -> Option<EvaluatorKind> {
         let loaded = self.propnet()?;
-        Some(
-            *self
-                .inner
-                .evaluator
-                .get_or_init(|| fastest_evaluator(&loaded.game, &EvaluatorKind::ALL, CALIBRATION_SECONDS)),
-        )
+        Some(*self.inner.evaluator.get_or_init(|| {
+            let auto = EngineConfig {
+                choice: Choice::Auto,
+                native: self.inner.config.native,
+            };
+            choose::evaluator(&loaded.game, auto, &EvaluatorKind::ALL)
+        }))
     }
 
     pub(crate) fn id(&self) -> u64 {
@@ -295,9 +300,6 @@ impl Game {
         &self.inner.backend
     }
 }
-
-/// Seconds each evaluator runs when the `Auto` choice calibrates.
-const CALIBRATION_SECONDS: f64 = 0.2;
 
 fn propnet(text: &str, config: &Config) -> Result<Loaded, LoadError> {
     crate::propnet::load(text, &config.load).map_err(LoadError::Propnet)

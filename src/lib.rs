@@ -45,8 +45,8 @@ pub mod replay;
 pub use game::{Config, Engine, EngineChoice, EvaluatorChoice, Game, LoadError};
 pub use machine::{Error, Machine, Move, PlayoutEnd, State};
 pub use playouts::{Budget, PlayoutReport, Playouts, MAX_THREADS};
-pub use propnet::eval::EvaluatorKind;
-pub use propnet::playout::PlayoutTotals;
+pub use propnet::driver::PlayoutTotals;
+pub use propnet::engine::EvaluatorKind;
 pub use propnet::random::Stream;
 
 pub use ggpnet_grounder as grounder;

@@ -5,8 +5,8 @@
 //! only: every answer depends on the arguments alone, never on earlier queries.
 
 use crate::game::{Backend, Game};
-use crate::propnet::eval::EvaluatorKind;
-use crate::propnet::playout::{Playout, PlayoutTotals};
+use crate::propnet::driver::{Playout, PlayoutTotals};
+use crate::propnet::engine::EvaluatorKind;
 use crate::propnet::random::Stream;
 use crate::propnet::{self, StateMachine};
 use ggpnet_reference::{RefState, Reference};

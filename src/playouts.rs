@@ -5,13 +5,13 @@
 
 use crate::game::{Backend, Engine, Game};
 use crate::machine::{interpreter_playout, Error, Move, PlayoutEnd, State, StateRepr};
-use crate::propnet::eval::EvaluatorKind;
-use crate::propnet::playout::{monte_carlo_from, perft, McConfig, PlayoutTotals, MAX_PERFT_DEPTH};
+use crate::propnet::driver::{monte_carlo_from, perft, McConfig, PlayoutTotals, MAX_PERFT_DEPTH};
+use crate::propnet::engine::{Choice, EngineConfig, EvaluatorKind};
 use crate::propnet::random::Stream;
 use ggpnet_reference::Reference;
 use std::time::{Duration, Instant};
 
-pub use crate::propnet::playout::Budget;
+pub use crate::propnet::driver::Budget;
 
 /// Most threads a run may ask for.
 pub const MAX_THREADS: usize = 1024;
@@ -113,7 +113,10 @@ impl Game {
             (Backend::Propnet(loaded), StateRepr::Bits(state)) => {
                 let evaluator = self.evaluator().expect("a propnet game has an evaluator");
                 let config = McConfig {
-                    evaluator,
+                    engine: EngineConfig {
+                        choice: Choice::Fixed(evaluator),
+                        native: self.config().native,
+                    },
                     threads: how.threads,
                     budget: how.budget,
                     seed: how.seed,

@@ -2,8 +2,8 @@
 //! followed move by move and, at every step, the state, every role's legal
 //! moves, terminal and goals are compared with ours; then the perft counts.
 
-use crate::propnet::eval::EvaluatorKind;
-use crate::propnet::playout::MAX_PERFT_DEPTH;
+use crate::propnet::driver::MAX_PERFT_DEPTH;
+use crate::propnet::engine::EvaluatorKind;
 use crate::{Game, Machine, State};
 use serde::Deserialize;
 use serde_json::Value;

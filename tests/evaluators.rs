@@ -9,8 +9,8 @@
 //! amazons_10x10, whose terminal test reads every legal move.
 
 use ggpnet::differential::lanes_against_scalar;
-use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::playout::{monte_carlo, Budget, McConfig, DEFAULT_MAX_DEPTH};
+use ggpnet::propnet::driver::{monte_carlo, Budget, McConfig, DEFAULT_MAX_DEPTH};
+use ggpnet::propnet::engine::EvaluatorKind;
 use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{load, Loaded, Move, StateMachine};
 use std::path::Path;
@@ -167,7 +167,7 @@ fn playout_budget_runs_are_deterministic() {
     for evaluator in EvaluatorKind::ALL {
         let run = |seed, threads| {
             let config = McConfig {
-                evaluator,
+                engine: evaluator.into(),
                 threads,
                 budget: Budget::Playouts(600),
                 seed,
@@ -194,9 +194,9 @@ fn playout_budget_runs_are_deterministic() {
 fn scalar_and_lanes_statistics_agree() {
     // Different random streams, the same game: mean depth and goals within noise.
     let (_, loaded) = games().into_iter().next().expect("the built-in game");
-    let run = |evaluator| {
+    let run = |evaluator: EvaluatorKind| {
         let config = McConfig {
-            evaluator,
+            engine: evaluator.into(),
             threads: 1,
             budget: Budget::Playouts(4000),
             seed: 5,

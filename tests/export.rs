@@ -17,7 +17,7 @@
 //! `GGPNET_REQUIRE_CORPUS=1`, which also requires `dot` and `berkeley-abc`
 //! (`.ci/run` installs them).
 
-use ggpnet::propnet::eval::EvaluatorKind;
+use ggpnet::propnet::engine::EvaluatorKind;
 use ggpnet::propnet::export::{aiger, cone, dot, json};
 use ggpnet::propnet::{load, LoadConfig, Loaded, OptimizeConfig, StateMachine};
 use rand::{Rng, SeedableRng};
@@ -462,8 +462,8 @@ fn json_export_loads_back_and_plays_identically() {
             2
         };
         let (pa, pb) = (
-            ggpnet::propnet::playout::perft(&loaded.game, depth, EvaluatorKind::Differential),
-            ggpnet::propnet::playout::perft(&back.game, depth, EvaluatorKind::Differential),
+            ggpnet::propnet::driver::perft(&loaded.game, depth, EvaluatorKind::Differential),
+            ggpnet::propnet::driver::perft(&back.game, depth, EvaluatorKind::Differential),
         );
         assert_eq!(pa.counts, pb.counts, "{game}: perft");
         same_play(game, &mut loaded.machine(), &mut back.machine(), 3);

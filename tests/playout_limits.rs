@@ -5,8 +5,8 @@
 //! counted apart from a goal of 0.
 
 use ggpnet::differential::lanes_against_scalar;
-use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::playout::{monte_carlo, Budget, McConfig, McReport};
+use ggpnet::propnet::driver::{monte_carlo, Budget, McConfig, McReport};
+use ggpnet::propnet::engine::EvaluatorKind;
 use ggpnet::propnet::{load, Loaded};
 
 /// A game whose terminal state can never be reached: every playout runs forever.
@@ -40,7 +40,7 @@ fn loaded(source: &str) -> Loaded {
 
 fn run(loaded: &Loaded, evaluator: EvaluatorKind, budget: Budget, max_depth: u64) -> McReport {
     let config = McConfig {
-        evaluator,
+        engine: evaluator.into(),
         threads: 1,
         budget,
         seed: 3,

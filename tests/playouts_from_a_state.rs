@@ -6,10 +6,10 @@
 //! Monte-Carlo from it runs on every evaluator.
 
 use ggpnet::differential::lanes_against_scalar_from;
-use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::playout::{
+use ggpnet::propnet::driver::{
     monte_carlo, monte_carlo_from, Budget, McConfig, McError, Playout, PlayoutTotals, DEFAULT_MAX_DEPTH,
 };
+use ggpnet::propnet::engine::EvaluatorKind;
 use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{load, Loaded, Move, State, StateMachine};
 use std::sync::Arc;
@@ -100,7 +100,7 @@ fn monte_carlo_from_a_state_on_every_evaluator() {
     let (start, path) = mid_game(&mut machine, 6);
     for evaluator in EvaluatorKind::ALL {
         let config = McConfig {
-            evaluator,
+            engine: evaluator.into(),
             threads: 2,
             budget: Budget::Playouts(1000),
             seed: 9,
@@ -130,7 +130,7 @@ fn a_state_of_another_game_is_refused() {
     )
     .expect("the small game loads");
     let config = McConfig {
-        evaluator: EvaluatorKind::Sweep,
+        engine: EvaluatorKind::Sweep.into(),
         threads: 1,
         budget: Budget::Playouts(1),
         seed: 1,

@@ -4,9 +4,10 @@
 //! game whose every playout lasts exactly four moves, and on the built-in
 //! connect four against a count made move by move outside the drivers.
 
-use ggpnet::propnet::eval::lanes::{LanePlayouts, LANES};
-use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::playout::{monte_carlo, Budget, McConfig, Playout, PlayoutTotals, DEFAULT_MAX_DEPTH};
+use ggpnet::propnet::driver::LanePlayouts;
+use ggpnet::propnet::driver::{monte_carlo, Budget, McConfig, Playout, PlayoutTotals, DEFAULT_MAX_DEPTH};
+use ggpnet::propnet::engine::EvaluatorKind;
+use ggpnet::propnet::engine::LANES;
 use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{load, Loaded, StateMachine};
 use std::sync::Arc;
@@ -32,7 +33,7 @@ fn loaded(source: &str) -> Loaded {
 
 fn totals(loaded: &Loaded, evaluator: EvaluatorKind, playouts: u64) -> PlayoutTotals {
     let config = McConfig {
-        evaluator,
+        engine: evaluator.into(),
         threads: 1,
         budget: Budget::Playouts(playouts),
         seed: 11,

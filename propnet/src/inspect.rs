@@ -7,8 +7,8 @@
 //! sentence that reads it, so `legal` counts every gate that only serves to
 //! compute legality. Gates read by no sentence are `(unnamed)`.
 
-use crate::circuit::{Circuit, NodeKind};
-use crate::layer::Layering;
+use crate::ir::{Circuit, NodeKind};
+use crate::layout::Layering;
 use ggpnet_kif::SymbolId;
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};

@@ -1,216 +1,14 @@
-//! The state machine: the contract every user codes against. States are packed
-//! bit sets of base propositions; moves are indexes of input propositions; both
-//! convert to and from canonical KIF strings.
+//! The state machine: the contract every user codes against, over a
+//! [`Game`]'s scalar engine. States are packed bit sets of base
+//! propositions; moves are indexes of move propositions; both convert to and
+//! from canonical KIF strings.
 
-use crate::circuit::{Circuit, VerifyError};
-use crate::eval::{CompiledNet, Evaluator, EvaluatorKind, Scalar};
-use crate::layer::Layering;
-use crate::playout::random_input;
+use crate::driver::{best_goals, choose, random_move, Playout, PlayoutTotals};
+use crate::engine::{EvaluatorKind, Scalar};
+use crate::game::{refuse, Game, MachineError, Move, State};
 use crate::random::Stream;
 use bitvec::vec::BitVec;
-use rustc_hash::FxHashMap;
-use std::fmt;
 use std::sync::Arc;
-
-/// A game state: the set of true base propositions.
-#[derive(PartialEq, Eq, Hash, Debug)]
-pub struct State(pub BitVec<u64>);
-
-impl Clone for State {
-    fn clone(&self) -> State {
-        State(self.0.clone())
-    }
-
-    /// Copies the words in place when the lengths match (no allocation).
-    fn clone_from(&mut self, source: &State) {
-        if self.0.len() == source.0.len() {
-            self.0.as_raw_mut_slice().copy_from_slice(source.0.as_raw_slice());
-        } else {
-            self.0.clone_from(&source.0);
-        }
-    }
-}
-
-/// A move of one role: the index of its input proposition.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-pub struct Move(pub u32);
-
-/// A refused request: unknown role or move, illegal move, malformed fact.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct MachineError {
-    /// What was refused and why.
-    pub message: String,
-}
-
-impl fmt::Display for MachineError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "error: {}", self.message)
-    }
-}
-
-impl std::error::Error for MachineError {}
-
-fn refuse<T>(message: String) -> Result<T, MachineError> {
-    Err(MachineError { message })
-}
-
-/// What every thread shares: the compiled circuit and the names of things.
-/// Read-only after [`Game::new`]: its fields are read through accessors of the
-/// same names, so the net, the names and the indexes always agree.
-#[derive(Debug)]
-pub struct Game {
-    /// The compiled circuit.
-    net: Arc<CompiledNet>,
-    /// Role names, in order.
-    roles: Vec<String>,
-    /// Canonical text of each base's fact.
-    facts: Vec<String>,
-    /// Canonical text of each input's move.
-    moves: Vec<String>,
-    /// Role of each input.
-    move_roles: Vec<usize>,
-    /// Inputs of each role.
-    role_moves: Vec<Vec<Move>>,
-    /// Goal value of each goal output, and its role.
-    goals: Vec<(usize, i64)>,
-    /// The initial state.
-    initial: State,
-    fact_index: FxHashMap<String, usize>,
-    move_index: FxHashMap<(usize, String), Move>,
-}
-
-impl Game {
-    /// The compiled circuit.
-    #[inline]
-    pub fn net(&self) -> &Arc<CompiledNet> {
-        &self.net
-    }
-
-    /// Role names, in order.
-    #[inline]
-    pub fn roles(&self) -> &[String] {
-        &self.roles
-    }
-
-    /// Canonical text of each base's fact.
-    #[inline]
-    pub fn facts(&self) -> &[String] {
-        &self.facts
-    }
-
-    /// Canonical text of each input's move.
-    #[inline]
-    pub fn moves(&self) -> &[String] {
-        &self.moves
-    }
-
-    /// Role of each input.
-    #[inline]
-    pub fn move_roles(&self) -> &[usize] {
-        &self.move_roles
-    }
-
-    /// Inputs of each role.
-    #[inline]
-    pub fn role_moves(&self) -> &[Vec<Move>] {
-        &self.role_moves
-    }
-
-    /// Goal value of each goal output, and its role.
-    #[inline]
-    pub fn goals(&self) -> &[(usize, i64)] {
-        &self.goals
-    }
-
-    /// The initial state.
-    #[inline]
-    pub fn initial(&self) -> &State {
-        &self.initial
-    }
-
-    /// Per role, the highest goal value derivable in the state `eval` holds
-    /// (`None` if none is), into `out`.
-    pub(crate) fn best_goals(&self, eval: &mut impl Evaluator, out: &mut Vec<Option<i64>>) {
-        eval.refresh_goals();
-        out.clear();
-        out.resize(self.roles.len(), None);
-        for (g, &(role, value)) in self.goals.iter().enumerate() {
-            if eval.value(self.net.goal_slots()[g]) {
-                out[role] = Some(out[role].map_or(value, |best| best.max(value)));
-            }
-        }
-    }
-
-    /// The canonical text of a move.
-    pub fn move_to_kif(&self, m: Move) -> &str {
-        &self.moves[m.0 as usize]
-    }
-
-    /// The move of `role` written as `text` (any spacing; canonical form is compared).
-    pub fn parse_move(&self, role: usize, text: &str) -> Result<Move, MachineError> {
-        let canonical = canonical(text)?;
-        match self.move_index.get(&(role, canonical.clone())) {
-            Some(&m) => Ok(m),
-            None => refuse(format!(
-                "unknown move {canonical} for role {}",
-                self.roles.get(role).map_or("?", |r| r.as_str())
-            )),
-        }
-    }
-
-    /// The true facts of a state, canonical and sorted by byte order.
-    pub fn state_to_kif(&self, state: &State) -> Vec<String> {
-        let mut facts: Vec<String> = state.0.iter_ones().map(|b| self.facts[b].clone()).collect();
-        facts.sort_unstable();
-        facts
-    }
-
-    /// The state in which exactly `facts` hold. Refuses facts that can never hold.
-    pub fn state_from_kif(&self, facts: &[String]) -> Result<State, MachineError> {
-        let mut bits: BitVec<u64> = BitVec::repeat(false, self.facts.len());
-        for fact in facts {
-            match self.fact_index.get(&canonical(fact)?) {
-                Some(&b) => bits.set(b, true),
-                None => return refuse(format!("fact {fact} can never hold in this game")),
-            }
-        }
-        Ok(State(bits))
-    }
-
-    /// Compiles a layered circuit, refusing one that breaks an invariant of
-    /// the evaluators (see [`CompiledNet::new`]).
-    pub fn new(circuit: &Circuit, layering: &Layering) -> Result<Game, VerifyError> {
-        let net = Arc::new(CompiledNet::new(circuit, layering)?);
-        let v = &circuit.vocabulary;
-        let roles: Vec<String> = circuit.roles.iter().map(|&r| v.kif(r)).collect();
-        let facts: Vec<String> = circuit.bases.iter().map(|b| v.kif(b.fact)).collect();
-        let moves: Vec<String> = circuit.inputs.iter().map(|i| v.kif(i.action)).collect();
-        let move_roles: Vec<usize> = circuit.inputs.iter().map(|i| i.role).collect();
-        let mut role_moves = vec![Vec::new(); roles.len()];
-        for (m, &r) in move_roles.iter().enumerate() {
-            role_moves[r].push(Move(m as u32));
-        }
-        let mut initial = BitVec::from_vec(net.initial().to_vec());
-        initial.truncate(circuit.bases.len());
-        let initial = State(initial);
-        Ok(Game {
-            net,
-            fact_index: facts.iter().enumerate().map(|(i, f)| (f.clone(), i)).collect(),
-            move_index: moves
-                .iter()
-                .enumerate()
-                .map(|(m, s)| ((move_roles[m], s.clone()), Move(m as u32)))
-                .collect(),
-            roles,
-            facts,
-            moves,
-            move_roles,
-            role_moves,
-            goals: circuit.goals.iter().map(|g| (g.role, g.value)).collect(),
-            initial,
-        })
-    }
-}
 
 /// A state machine over a compiled game, with its own evaluation scratch space.
 /// Clone one per thread: clones share the compiled game.
@@ -221,7 +19,7 @@ pub struct StateMachine {
     /// The state the evaluator holds, if any.
     loaded: Option<State>,
     joint: Vec<u32>,
-    inputs: Vec<u32>,
+    moves: Vec<u32>,
 }
 
 impl StateMachine {
@@ -230,16 +28,17 @@ impl StateMachine {
         StateMachine::with_evaluator(game, EvaluatorKind::Differential)
     }
 
-    /// A machine for `game` with a scalar evaluator of `kind` (`Lanes` has no
-    /// scalar form and gives the sweep evaluator).
+    /// A machine for `game` with a scalar evaluator of `kind` in native code
+    /// where the platform allows (`Lanes` has no scalar form and gives the
+    /// sweep evaluator).
     pub fn with_evaluator(game: Arc<Game>, kind: EvaluatorKind) -> StateMachine {
-        let eval = Scalar::new(kind, Arc::clone(&game.net));
+        let eval = choose::scalar(&game, kind, true);
         StateMachine {
             game,
             eval,
             loaded: None,
             joint: Vec::new(),
-            inputs: Vec::new(),
+            moves: Vec::new(),
         }
     }
 
@@ -255,30 +54,23 @@ impl StateMachine {
 
     /// Role names in the order of the `role` facts.
     pub fn roles(&self) -> &[String] {
-        &self.game.roles
+        self.game.roles()
     }
 
     /// The index of a role by name.
     pub fn role_index(&self, name: &str) -> Result<usize, MachineError> {
-        match self.game.roles.iter().position(|r| r == name) {
+        match self.game.roles().iter().position(|r| r == name) {
             Some(i) => Ok(i),
             None => refuse(format!(
                 "unknown role '{name}' (roles: {})",
-                self.game.roles.join(", ")
+                self.game.roles().join(", ")
             )),
         }
     }
 
     /// The initial state.
     pub fn initial_state(&self) -> State {
-        self.game.initial.clone()
-    }
-
-    /// The game and the evaluator itself, for drivers that load states and
-    /// moves into it directly; the machine forgets which state it holds.
-    pub(crate) fn game_and_evaluator(&mut self) -> (&Game, &mut Scalar) {
-        self.loaded = None;
-        (&self.game, &mut self.eval)
+        self.game.initial().clone()
     }
 
     fn load(&mut self, state: &State) {
@@ -314,9 +106,9 @@ impl StateMachine {
     /// Like [`StateMachine::legal_moves`], into a reused buffer.
     pub fn legal_moves_into(&mut self, state: &State, role: usize, out: &mut Vec<Move>) {
         self.load(state);
-        self.eval.legal_inputs(&self.game.net, role, &mut self.inputs);
+        self.eval.legal_moves(role, &mut self.moves);
         out.clear();
-        out.extend(self.inputs.iter().map(|&m| Move(m)));
+        out.extend(self.moves.iter().map(|&m| Move(m)));
     }
 
     /// A uniformly random legal move of `role` in `state`: [`Stream::draw`] over its legal
@@ -324,22 +116,22 @@ impl StateMachine {
     /// `None` when it has none.
     pub fn random_legal_move(&mut self, state: &State, role: usize, rng: &mut Stream) -> Option<Move> {
         self.load(state);
-        random_input(&self.eval, &self.game.net, role, rng).map(Move)
+        random_move(self.game.net(), self.eval.legal_words(role), role, rng).map(Move)
     }
 
     /// Whether `state` is terminal.
     pub fn is_terminal(&mut self, state: &State) -> bool {
         self.load(state);
-        self.eval.value(self.game.net.terminal_slot())
+        self.eval.value(self.game.net().terminal_slot())
     }
 
     /// Every goal value derivable for each role in `state`, ascending.
     pub fn goals(&mut self, state: &State) -> Vec<Vec<i64>> {
         self.load(state);
         self.eval.refresh_goals();
-        let mut goals = vec![Vec::new(); self.game.roles.len()];
-        for (g, &(role, value)) in self.game.goals.iter().enumerate() {
-            if self.eval.value(self.game.net.goal_slots()[g]) {
+        let mut goals = vec![Vec::new(); self.game.roles().len()];
+        for (g, &(role, value)) in self.game.goals().iter().enumerate() {
+            if self.eval.value(self.game.net().goal_slots()[g]) {
                 goals[role].push(value);
             }
         }
@@ -349,35 +141,41 @@ impl StateMachine {
     /// Per role, the highest goal value derivable in `state` (`None` if none is), into `out`.
     pub fn best_goals_into(&mut self, state: &State, out: &mut Vec<Option<i64>>) {
         self.load(state);
-        self.game.best_goals(&mut self.eval, out);
+        match &mut self.eval {
+            Scalar::Sweep(engine, cache) => best_goals(&self.game, &**engine, cache, out),
+            Scalar::Differential(engine, cache) => best_goals(&self.game, &**engine, &mut **cache, out),
+        }
     }
 
     /// The state after every role plays its move of `joint` (in role order).
     /// Refuses a joint move of the wrong length, a move of another role, or an
     /// illegal move, naming the role and the move.
     pub fn next_state(&mut self, state: &State, joint: &[Move]) -> Result<State, MachineError> {
-        if joint.len() != self.game.roles.len() {
+        if joint.len() != self.game.roles().len() {
             return refuse(format!(
                 "a joint move needs one move per role ({}), got {}",
-                self.game.roles.len(),
+                self.game.roles().len(),
                 joint.len()
             ));
         }
         self.load(state);
         for (role, m) in joint.iter().enumerate() {
-            let Some(&owner) = self.game.move_roles.get(m.0 as usize) else {
+            let Some(&owner) = self.game.move_roles().get(m.0 as usize) else {
                 return refuse(format!("move #{} does not exist", m.0));
             };
             if owner != role {
                 return refuse(format!(
                     "move {} belongs to role {}, not to role {}",
-                    self.game.moves[m.0 as usize], self.game.roles[owner], self.game.roles[role]
+                    self.game.moves()[m.0 as usize],
+                    self.game.roles()[owner],
+                    self.game.roles()[role]
                 ));
             }
-            if !self.eval.value(self.game.net.legal_slots()[m.0 as usize]) {
+            if !self.eval.value(self.game.net().legal_slots()[m.0 as usize]) {
                 return refuse(format!(
                     "illegal move {} for role {} in this state",
-                    self.game.moves[m.0 as usize], self.game.roles[role]
+                    self.game.moves()[m.0 as usize],
+                    self.game.roles()[role]
                 ));
             }
         }
@@ -387,7 +185,7 @@ impl StateMachine {
     /// The next state for a joint move known to be legal in the state last
     /// queried (through `legal_moves`, `is_terminal` or `goals`).
     pub fn next_unchecked(&mut self, joint: &[Move]) -> State {
-        let mut next = State(BitVec::repeat(false, self.game.facts.len()));
+        let mut next = State(BitVec::repeat(false, self.game.facts().len()));
         self.next_into(joint, &mut next);
         next
     }
@@ -397,7 +195,7 @@ impl StateMachine {
         self.joint.clear();
         self.joint.extend(joint.iter().map(|m| m.0));
         self.eval.load_moves(&self.joint);
-        self.eval.next_state(&self.game.net, next.0.as_raw_mut_slice());
+        self.eval.next_state(next.0.as_raw_mut_slice());
     }
 
     /// The canonical text of a move (see [`Game::move_to_kif`]).
@@ -421,11 +219,32 @@ impl StateMachine {
     }
 }
 
-/// Re-prints a KIF term canonically.
-fn canonical(text: &str) -> Result<String, MachineError> {
-    let mut symbols = ggpnet_kif::SymbolTable::new();
-    match ggpnet_kif::parse_term(text, &mut symbols) {
-        Ok(term) => Ok(ggpnet_kif::term_to_string(&term, &symbols)),
-        Err(e) => refuse(format!("cannot read '{text}': {e}")),
+/// The playout loop on a state machine's engine (the loop itself is the
+/// driver's, [`Playout::run_on`]; these sit here, above it, because they
+/// take the machine).
+impl Playout {
+    /// Buffers for playouts on `machine`'s game that are abandoned after
+    /// `max_depth` moves (at least 1) without ending.
+    pub fn new(machine: &StateMachine, max_depth: u64) -> Playout {
+        Playout::for_game(&machine.game, max_depth)
+    }
+
+    /// [`Playout::run_on`] the machine's engine (compiled for each kind: no
+    /// per-query dispatch); the machine forgets which state it holds.
+    pub fn run(
+        &mut self,
+        machine: &mut StateMachine,
+        rng: &mut Stream,
+        totals: &mut PlayoutTotals,
+        on_move: impl FnMut(&State, &[Move]),
+    ) {
+        machine.loaded = None;
+        let game = &machine.game;
+        match &mut machine.eval {
+            Scalar::Sweep(engine, cache) => self.run_on(&**engine, cache, game, rng, totals, on_move),
+            Scalar::Differential(engine, cache) => {
+                self.run_on(&**engine, &mut **cache, game, rng, totals, on_move)
+            }
+        }
     }
 }

@@ -1,11 +1,13 @@
 //! The whole compilation, phase by phase, with a report of what each phase took
 //! and produced: parse, check, ground, build, optimize, layer.
 
-use crate::circuit::{build, BuildError, Circuit, VerifyError};
-use crate::eval::{Differential, Sweep};
-use crate::layer::{layer, CycleError, Layering};
-use crate::machine::{Game, StateMachine};
-use crate::optimize::{optimize, OptimizeConfig};
+use crate::driver::choose;
+use crate::engine::EvaluatorKind;
+use crate::game::Game;
+use crate::ir::{build, BuildError, Circuit, VerifyError};
+use crate::layout::{layer, CycleError, Layering};
+use crate::machine::StateMachine;
+use crate::opt::{optimize, OptimizeConfig};
 use ggpnet_grounder::{ErrorKind, GdlError};
 use ggpnet_kif::ParseError;
 use std::collections::BTreeMap;
@@ -179,8 +181,8 @@ pub fn load(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
         Ok((layering, game))
     })?;
     timed(phases, progress, "plan", || {
-        Differential::plan(game.net());
-        Sweep::plan(game.net());
+        choose::scalar(&game, EvaluatorKind::Differential, true);
+        choose::scalar(&game, EvaluatorKind::Sweep, true);
     });
     report.layers = layering.layers;
     report.sccs = layering.cycles;

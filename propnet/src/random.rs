@@ -1,7 +1,7 @@
 //! The random streams that choose playouts' moves: xoshiro256++ (Blackman and
 //! Vigna), seeded through SplitMix64, and draws below a bound by Lemire's
 //! multiply-and-reject method, which is exact (every rank equally likely) and
-//! rejects a draw with probability below `n / 2^64`. [`Block`] holds eight
+//! rejects a draw with probability below `n / 2^64`. [`StreamGroup`] holds eight
 //! streams side by side and draws for them at once, with the same results as
 //! each stream drawing alone.
 
@@ -79,14 +79,14 @@ fn accept(v: u64, n: u64) -> Option<u64> {
 /// Eight streams side by side, each of the four state words of the eight in
 /// one array, so that a draw for all eight is a few operations on 512 bits.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Block {
+pub struct StreamGroup {
     state: [[u64; 8]; 4],
 }
 
-impl Block {
+impl StreamGroup {
     /// The streams `streams`, side by side.
-    pub fn new(streams: [Stream; 8]) -> Block {
-        Block {
+    pub fn new(streams: [Stream; 8]) -> StreamGroup {
+        StreamGroup {
             state: std::array::from_fn(|k| std::array::from_fn(|i| streams[i].state[k])),
         }
     }
@@ -119,7 +119,7 @@ impl Block {
         })
     }
 
-    /// [`Block::draw`] with the counts and the ranks bit-sliced: bit `i` of
+    /// [`StreamGroup::draw`] with the counts and the ranks bit-sliced: bit `i` of
     /// `counts[p]` is bit `p` of stream `i`'s count, and likewise the ranks.
     #[inline(always)]
     pub fn draw_sliced<const P: usize>(&mut self, drawing: u8, counts: &[u8; P]) -> [u8; P] {
@@ -133,7 +133,7 @@ impl Block {
         std::array::from_fn(|p| (0..8).fold(0, |bits, i| bits | (((ranks[i] >> p) & 1) as u8) << i))
     }
 
-    /// [`Block::draw_sliced`] in 512-bit registers: a few dozen instructions
+    /// [`StreamGroup::draw_sliced`] in 512-bit registers: a few dozen instructions
     /// for the eight streams.
     ///
     /// # Safety
@@ -188,7 +188,7 @@ impl Block {
         std::array::from_fn(|p| _mm512_test_epi64_mask(rank, _mm512_set1_epi64(1 << p)))
     }
 
-    /// [`Block::draw_sliced`] in 256-bit registers, four streams to a register.
+    /// [`StreamGroup::draw_sliced`] in 256-bit registers, four streams to a register.
     ///
     /// # Safety
     /// The CPU must have AVX2.
@@ -371,7 +371,7 @@ mod tests {
         // Their first draws need the exact test (see below).
         streams[2].state = [0, 5, 6, 0];
         streams[6].state = [0, 7, 8, 0];
-        let (mut plain, mut sliced) = (Block::new(streams.clone()), Block::new(streams));
+        let (mut plain, mut sliced) = (StreamGroup::new(streams.clone()), StreamGroup::new(streams));
         #[cfg(target_arch = "x86_64")]
         let mut wide = std::arch::is_x86_feature_detected!("avx512f").then(|| plain.clone());
         #[cfg(target_arch = "x86_64")]
@@ -415,7 +415,7 @@ mod tests {
         let mut streams: [Stream; 8] = std::array::from_fn(|i| Stream::new(9, i as u64));
         streams[3].state = [0, 5, 6, 0];
         streams[5].state = [0, 7, 8, 0];
-        let mut block = Block::new(streams.clone());
+        let mut block = StreamGroup::new(streams.clone());
         for round in 0..200u64 {
             let drawing = (round as u8).wrapping_mul(37) | 0b0010_1000;
             let counts: [u64; 8] = std::array::from_fn(|i| 2 + (round * 7 + i as u64 * 13) % 300);

@@ -2,10 +2,10 @@
 //! if anything recursed once per gate: loaded, optimized, compiled, exported
 //! and evaluated by every evaluator on a rayon worker thread (2 MiB of stack).
 
-use ggpnet_propnet::eval::EvaluatorKind;
+use ggpnet_propnet::driver::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
+use ggpnet_propnet::engine::EvaluatorKind;
 use ggpnet_propnet::export::{aiger, cone, dot, json};
 use ggpnet_propnet::inspect::breakdown;
-use ggpnet_propnet::playout::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
 use ggpnet_propnet::{load, LoadConfig, Loaded, OptimizeConfig, StateMachine};
 use std::sync::Arc;
 
@@ -70,7 +70,7 @@ fn play_everywhere(loaded: &Loaded) {
         let report = monte_carlo(
             &loaded.game,
             &McConfig {
-                evaluator: kind,
+                engine: kind.into(),
                 threads: 1,
                 budget: Budget::Playouts(200),
                 seed: 1,

@@ -7,8 +7,8 @@
 //! ratios. Rates are state transitions (joint moves applied) per second.
 
 use super::{load_game, Failure};
-use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::playout::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
+use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
+use ggpnet::propnet::engine::{Choice, EngineConfig, EvaluatorKind};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -98,6 +98,9 @@ pub struct BenchArgs {
     /// Leave perft out (for quick comparisons such as optimizer ablations).
     #[arg(long)]
     skip_perft: bool,
+    /// Native code: on (where the platform allows) or off (the interpreters, to measure them).
+    #[arg(long, default_value = "on", value_name = "on|off", value_parser = super::options::on_off, action = clap::ArgAction::Set)]
+    native: bool,
     /// Print the JSON report instead of the markdown table.
     #[arg(long)]
     json: bool,
@@ -161,7 +164,10 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
                                 &format!("{kind}, {t} thread(s), run {}/{repeats}", repeat + 1),
                             );
                             let config = McConfig {
-                                evaluator: kind,
+                                engine: EngineConfig {
+                                    choice: Choice::Fixed(kind),
+                                    native: args.native,
+                                },
                                 threads: t,
                                 budget: Budget::Seconds(args.seconds / repeats as f64),
                                 seed: 1,
@@ -185,7 +191,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
                 row["mc_runs"] = Value::Object(mc_runs);
                 progress.show(&stem, "perft");
                 if !args.skip_perft {
-                    let perft_row = perft_against_trace(&corpus, &stem, &loaded.game);
+                    let perft_row = perft_against_trace(&corpus, &stem, &loaded.game, args.native);
                     all_match &= perft_row["counts_match"].as_bool().unwrap_or(true);
                     row["perft"] = perft_row;
                 }
@@ -197,7 +203,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
     progress.finish();
     let report = json!({
         "cpu": cpu,
-        "lane_vector_bits": ggpnet::propnet::eval::lanes::vector_bits(),
+        "lane_vector_bits": ggpnet::propnet::engine::vector_bits(),
         "cores": std::thread::available_parallelism().map_or(1, |n| n.get()),
         "threads": threads,
         "seconds": args.seconds,
@@ -255,8 +261,14 @@ fn game_path(corpus: &Path, name: &str) -> PathBuf {
 }
 
 /// Perft to the depth of the game's reference trace (3 without one) with each
-/// scalar evaluator: the faster one's rate, and whether every count equals the trace's.
-fn perft_against_trace(corpus: &Path, game: &str, loaded: &std::sync::Arc<ggpnet::propnet::Game>) -> Value {
+/// scalar evaluator (in native code if `native`): the faster one's rate, and
+/// whether every count equals the trace's.
+fn perft_against_trace(
+    corpus: &Path,
+    game: &str,
+    loaded: &std::sync::Arc<ggpnet::propnet::Game>,
+    native: bool,
+) -> Value {
     let trace = super::read_input(&corpus.join("traces").join(format!("{game}.jsonl"))).unwrap_or_default();
     let expected: BTreeMap<usize, u64> = trace
         .lines()
@@ -271,15 +283,21 @@ fn perft_against_trace(corpus: &Path, game: &str, loaded: &std::sync::Arc<ggpnet
         })
         .unwrap_or_default();
     let depth = expected.keys().max().copied().unwrap_or(3);
-    let runs: Vec<(EvaluatorKind, ggpnet::propnet::playout::PerftReport)> =
+    let runs: Vec<(EvaluatorKind, ggpnet::propnet::driver::PerftReport)> =
         [EvaluatorKind::Sweep, EvaluatorKind::Differential]
             .into_iter()
-            .map(|kind| (kind, perft(loaded, depth, kind)))
+            .map(|kind| {
+                let config = EngineConfig {
+                    choice: Choice::Fixed(kind),
+                    native,
+                };
+                (kind, perft(loaded, depth, config))
+            })
             .collect();
     let matches = runs
         .iter()
         .all(|(_, r)| expected.iter().all(|(&d, &n)| r.counts[d - 1] == n as u128));
-    let rate = |r: &ggpnet::propnet::playout::PerftReport| r.nodes as f64 / r.seconds.max(1e-9);
+    let rate = |r: &ggpnet::propnet::driver::PerftReport| r.nodes as f64 / r.seconds.max(1e-9);
     let (kind, fastest) = runs
         .iter()
         .max_by(|a, b| rate(&a.1).total_cmp(&rate(&b.1)))

@@ -7,8 +7,9 @@ use clap::{Args, Parser, Subcommand};
 use failure::Failure;
 
 use ggpnet::grounder::instantiate as grounder;
-use ggpnet::propnet::eval::EvaluatorKind;
-use ggpnet::propnet::playout::{fastest_evaluator, perft, Budget, McReport, PerftReport, DEFAULT_MAX_DEPTH};
+use ggpnet::propnet::driver::choose;
+use ggpnet::propnet::driver::{perft, Budget, McReport, PerftReport, DEFAULT_MAX_DEPTH};
+use ggpnet::propnet::engine::{Choice, EngineConfig, EvaluatorKind};
 use ggpnet::propnet::{load, LoadConfig, Loaded};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -299,46 +300,13 @@ struct McArgs {
     seed: u64,
     /// Evaluator: auto (a short calibration picks the fastest), sweep, differential or lanes.
     #[arg(long, default_value = "auto")]
-    evaluator: EvaluatorChoice,
+    evaluator: Choice,
+    /// Native code: on (where the platform allows) or off (the interpreters, to measure them).
+    #[arg(long, default_value = "on", value_name = "on|off", value_parser = options::on_off, action = clap::ArgAction::Set)]
+    native: bool,
     /// Moves after which a playout that has not ended is abandoned.
     #[arg(long, default_value_t = DEFAULT_MAX_DEPTH, value_parser = clap::value_parser!(u64).range(1..))]
     max_depth: u64,
-}
-
-/// An evaluator named on the command line, or `auto`.
-#[derive(Clone, Copy, Debug)]
-enum EvaluatorChoice {
-    Auto,
-    Kind(EvaluatorKind),
-}
-
-impl std::str::FromStr for EvaluatorChoice {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        if s == "auto" {
-            Ok(EvaluatorChoice::Auto)
-        } else {
-            s.parse().map(EvaluatorChoice::Kind)
-        }
-    }
-}
-
-/// Seconds each candidate runs when `auto` calibrates.
-const CALIBRATION_SECONDS: f64 = 0.2;
-
-impl EvaluatorChoice {
-    /// The evaluator to use among `candidates`, calibrating on `game` if `auto`.
-    fn resolve(
-        self,
-        game: &std::sync::Arc<ggpnet::propnet::Game>,
-        candidates: &[EvaluatorKind],
-    ) -> EvaluatorKind {
-        match self {
-            EvaluatorChoice::Kind(kind) => kind,
-            EvaluatorChoice::Auto => fastest_evaluator(game, candidates, CALIBRATION_SECONDS),
-        }
-    }
 }
 
 #[derive(Args)]
@@ -350,7 +318,10 @@ struct PerftArgs {
     depth: usize,
     /// Scalar evaluator: auto (a short calibration picks the faster), sweep or differential.
     #[arg(long, default_value = "auto")]
-    evaluator: EvaluatorChoice,
+    evaluator: Choice,
+    /// Native code: on (where the platform allows) or off (the interpreters, to measure them).
+    #[arg(long, default_value = "on", value_name = "on|off", value_parser = options::on_off, action = clap::ArgAction::Set)]
+    native: bool,
 }
 
 #[derive(Args)]
@@ -362,7 +333,7 @@ struct ReplayArgs {
     /// Evaluator to check: auto checks all (sweep and differential against the
     /// trace, lanes against the scalar driver), or one of sweep, differential, lanes.
     #[arg(long, default_value = "auto")]
-    evaluator: EvaluatorChoice,
+    evaluator: Choice,
     /// Seed of the lanes check.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -712,9 +683,10 @@ fn stats_breakdown(b: &ggpnet::propnet::inspect::Breakdown) -> String {
 fn mc(args: &McArgs) -> Result<(), Failure> {
     let mut config = game_config();
     config.evaluator = match args.evaluator {
-        EvaluatorChoice::Auto => ggpnet::EvaluatorChoice::Auto,
-        EvaluatorChoice::Kind(kind) => ggpnet::EvaluatorChoice::Fixed(kind),
+        Choice::Auto => ggpnet::EvaluatorChoice::Auto,
+        Choice::Fixed(kind) => ggpnet::EvaluatorChoice::Fixed(kind),
     };
+    config.native = args.native;
     config.max_playout_depth = args.max_depth;
     let game = load_any(args.game.game.as_deref(), &config)?;
     let threads = args
@@ -811,12 +783,19 @@ fn per_role<T: serde::Serialize>(roles: &[String], values: impl IntoIterator<Ite
 
 fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
     let game = load_any(args.game.game.as_deref(), &game_config())?;
+    let engine = EngineConfig {
+        choice: args.evaluator,
+        native: args.native,
+    };
     let (evaluator, report) = match game.propnet() {
         Some(loaded) => {
-            let evaluator = args
-                .evaluator
-                .resolve(&loaded.game, &[EvaluatorKind::Sweep, EvaluatorKind::Differential]);
-            (evaluator.name(), perft(&loaded.game, args.depth, evaluator))
+            let scalar = [EvaluatorKind::Sweep, EvaluatorKind::Differential];
+            let evaluator = choose::evaluator(&loaded.game, engine, &scalar);
+            let fixed = EngineConfig {
+                choice: Choice::Fixed(evaluator),
+                ..engine
+            };
+            (evaluator.name(), perft(&loaded.game, args.depth, fixed))
         }
         None => ("interpreter", interpreter_perft(&game, args.depth)?),
     };
@@ -878,8 +857,8 @@ fn replay(args: &ReplayArgs) -> Result<bool, Failure> {
     // The interpreter has one way to evaluate; the propnet one per evaluator.
     let kinds: Vec<EvaluatorKind> = match (game.propnet(), args.evaluator) {
         (None, _) => vec![EvaluatorKind::Differential],
-        (Some(_), EvaluatorChoice::Auto) => EvaluatorKind::ALL.to_vec(),
-        (Some(_), EvaluatorChoice::Kind(kind)) => vec![kind],
+        (Some(_), Choice::Auto) => EvaluatorKind::ALL.to_vec(),
+        (Some(_), Choice::Fixed(kind)) => vec![kind],
     };
     let mut results = serde_json::Map::new();
     let mut first_difference = None;

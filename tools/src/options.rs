@@ -2,7 +2,7 @@
 //! (clap value parsers): a value out of range is a usage error (exit code 2)
 //! that names the option, never a panic later.
 
-use ggpnet::propnet::playout::MAX_PERFT_DEPTH;
+use ggpnet::propnet::driver::MAX_PERFT_DEPTH;
 
 /// Longest run accepted by `--seconds`: about 31 years, far beyond any real run,
 /// and far below the range where adding it to a clock overflows.
@@ -54,6 +54,15 @@ pub fn perft_depth(text: &str) -> Result<usize, String> {
 /// Parses a count of at least 1.
 pub fn positive(text: &str) -> Result<usize, String> {
     count_in(text, 1, usize::MAX, "items")
+}
+
+/// Parses `on` or `off` (of `--native`).
+pub fn on_off(text: &str) -> Result<bool, String> {
+    match text.trim() {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("'{text}' is neither on nor off")),
+    }
 }
 
 /// An engine choice: `auto`, `propnet` or `interpreter`.

@@ -21,8 +21,8 @@
 
 use super::cone::outputs;
 use super::ExportError;
-use crate::circuit::{Circuit, NodeKind};
-use crate::layer::Layering;
+use crate::ir::{Circuit, NodeKind};
+use crate::layout::Layering;
 use rustc_hash::FxHashMap;
 use std::fmt::Write;
 

@@ -6,7 +6,7 @@
 //! (a transition is not followed: the cone is one state's computation).
 
 use super::ExportError;
-use crate::circuit::{Circuit, NodeId};
+use crate::ir::{Circuit, NodeId};
 
 /// An output of the state machine: its sentence and the node computing it.
 #[derive(Clone, PartialEq, Eq, Debug)]

@@ -5,8 +5,8 @@
 //! is drawn gets a dashed edge from its `next` node.
 
 use super::cone::Output;
-use crate::circuit::{Circuit, NodeKind};
-use crate::layer::Layering;
+use crate::ir::{Circuit, NodeKind};
+use crate::layout::Layering;
 use std::fmt::Write;
 
 /// Text inside a DOT string: quotes and backslashes escaped.

@@ -4,9 +4,9 @@
 //! its layering and a state machine that behave like the original.
 
 use super::ExportError;
-use crate::circuit::{Base, Circuit, Goal, Input, Node, NodeId, NodeKind, VerifyError, Vocabulary};
-use crate::layer::{layer, Layering};
-use crate::machine::Game;
+use crate::game::Game;
+use crate::ir::{Base, Circuit, Goal, Input, Node, NodeId, NodeKind, VerifyError, Vocabulary};
+use crate::layout::{layer, Layering};
 use crate::pipeline::{LoadReport, Loaded};
 use ggpnet_grounder::{TermId, TermStore};
 use ggpnet_kif::SymbolTable;

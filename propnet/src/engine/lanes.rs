@@ -1,0 +1,415 @@
+//! The lanes engine: a net evaluated for 512 states at once, one per bit of
+//! a 512-bit lane word, as runs of like gates (the driver's batched playouts,
+//! `driver/lanes.rs`, choose the moves and step the states).
+
+use super::{Engine, EvaluatorKind};
+use crate::layout::{fixpoint, CompiledNet, Gate, GateValue, Step};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Words per lane vector.
+pub const LANE_WORDS: usize = 8;
+/// Playouts run side by side.
+pub const LANES: usize = LANE_WORDS * 64;
+
+/// One bit per lane.
+pub(crate) type Lane = [u64; LANE_WORDS];
+
+/// No lane.
+pub(crate) const NO_LANES: Lane = [0; LANE_WORDS];
+/// Every lane.
+pub(crate) const ALL_LANES: Lane = [!0; LANE_WORDS];
+
+/// The lanes engine of one net: its state-only part and move part as runs
+/// of like gates, shared by every thread.
+#[derive(Debug)]
+pub struct Lanes {
+    net: Arc<CompiledNet>,
+    state_part: Program,
+    move_part: Program,
+    /// Value slots of the move part's gates (the net's and the complements
+    /// it adds).
+    slots: usize,
+}
+
+impl Lanes {
+    /// The engine of `net`.
+    pub fn new(net: &Arc<CompiledNet>) -> Lanes {
+        let (move_gates, move_steps) = LaneGates::complementing_frames(net);
+        Lanes {
+            state_part: Program::new(&LaneGates::plain(net), &net.steps()[..net.state_steps()]),
+            move_part: Program::new(&move_gates, &move_steps),
+            slots: move_gates.slots(),
+            net: Arc::clone(net),
+        }
+    }
+}
+
+impl Lanes {
+    /// Evaluates the state-only part in every lane of `values` (its cache).
+    #[inline(always)]
+    pub(crate) fn load_states(&self, values: &mut [Lane]) {
+        self.state_part.run(&self.net, values);
+    }
+
+    /// Evaluates the move part in every lane of `values` (its cache).
+    #[inline(always)]
+    pub(crate) fn load_moves(&self, values: &mut [Lane]) {
+        self.move_part.run(&self.net, values);
+    }
+}
+
+impl Engine for Lanes {
+    /// One lane word per value slot.
+    type Cache = Vec<Lane>;
+
+    fn kind(&self) -> EvaluatorKind {
+        EvaluatorKind::Lanes
+    }
+
+    fn net(&self) -> &Arc<CompiledNet> {
+        &self.net
+    }
+
+    /// All values false in every lane.
+    fn cache(&self) -> Vec<Lane> {
+        vec![NO_LANES; self.slots]
+    }
+}
+
+/// The widest vector registers of the CPU that the lanes evaluator uses, in
+/// bits: 512 with AVX-512F, 256 with AVX2, else 128 (reported by benchmarks).
+pub fn vector_bits() -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            return 512;
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return 256;
+        }
+    }
+    128
+}
+
+/// Gates of one kind and fan-in evaluated in a row: `count` gates, whose
+/// slots are `outputs[first..first + count]` and whose inputs are
+/// `inputs[first_input..]`, `fan_in` each.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    gate: Gate,
+    fan_in: usize,
+    first: usize,
+    first_input: usize,
+    count: usize,
+}
+
+/// What a [`Program`] evaluates in order.
+#[derive(Clone, Copy, Debug)]
+enum Part {
+    Gates(Run),
+    /// The cyclic component `start..end`, to its least fixpoint.
+    Cycle(u32, u32),
+}
+
+/// Steps of a net as runs of gates of one kind and fan-in: each step's gates
+/// ordered by level (longest path from the step's sources, so every gate comes
+/// after what it reads), then kind and fan-in, so that a run is one loop of a
+/// fixed number of 512-bit operations per gate, without a branch per gate.
+#[derive(Debug)]
+struct Program {
+    parts: Vec<Part>,
+    outputs: Vec<u32>,
+    inputs: Vec<u32>,
+}
+
+impl Program {
+    fn new(gates: &LaneGates, steps: &[Step]) -> Program {
+        let mut level = vec![0u32; gates.slots()];
+        let mut program = Program {
+            parts: Vec::new(),
+            outputs: Vec::new(),
+            inputs: Vec::new(),
+        };
+        for step in steps {
+            let (start, end) = match *step {
+                Step::Gates(start, end) => (start, end),
+                Step::Cycle(start, end) => {
+                    program.parts.push(Part::Cycle(start, end));
+                    continue;
+                }
+            };
+            for slot in start..end {
+                let read = gates.inputs(slot).iter().map(|&i| level[i as usize] + 1);
+                level[slot as usize] = read.max().unwrap_or(0);
+            }
+            let key = |&slot: &u32| {
+                (
+                    level[slot as usize],
+                    gates.gate(slot) as u8,
+                    gates.inputs(slot).len(),
+                )
+            };
+            let mut slots: Vec<u32> = (start..end).collect();
+            slots.sort_by_key(key);
+            for group in slots.chunk_by(|a, b| key(a) == key(b)) {
+                let fan_in = gates.inputs(group[0]).len();
+                program.parts.push(Part::Gates(Run {
+                    gate: gates.gate(group[0]),
+                    fan_in,
+                    first: program.outputs.len(),
+                    first_input: program.inputs.len(),
+                    count: group.len(),
+                }));
+                for &slot in group {
+                    program.outputs.push(slot);
+                    program.inputs.extend_from_slice(gates.inputs(slot));
+                }
+            }
+        }
+        program
+    }
+
+    /// Evaluates the program's gates over `values` (one per slot of `net`).
+    #[inline(always)]
+    fn run(&self, net: &CompiledNet, values: &mut [Lane]) {
+        for part in &self.parts {
+            match *part {
+                Part::Gates(run) => match run.fan_in {
+                    1 => self.run_gates::<1>(run, values),
+                    2 => self.run_gates::<2>(run, values),
+                    3 => self.run_gates::<3>(run, values),
+                    4 => self.run_gates::<4>(run, values),
+                    5 => self.run_gates::<5>(run, values),
+                    6 => self.run_gates::<6>(run, values),
+                    7 => self.run_gates::<7>(run, values),
+                    8 => self.run_gates::<8>(run, values),
+                    _ => self.run_wide_gates(run, values),
+                },
+                Part::Cycle(start, end) => fixpoint(values, start, end, NO_LANES, &NetGates(net)),
+            }
+        }
+    }
+
+    /// The gates of `run`, whose fan-in is `N`.
+    #[inline(always)]
+    fn run_gates<const N: usize>(&self, run: Run, values: &mut [Lane]) {
+        let outputs = &self.outputs[run.first..run.first + run.count];
+        let inputs = &self.inputs[run.first_input..run.first_input + run.count * N];
+        for (&slot, read) in outputs.iter().zip(inputs.chunks_exact(N)) {
+            let first = values[read[0] as usize];
+            let value = match run.gate {
+                Gate::And => read[1..]
+                    .iter()
+                    .fold(first, |acc, &i| and(&acc, &values[i as usize])),
+                Gate::Or => read[1..]
+                    .iter()
+                    .fold(first, |acc, &i| or(&acc, &values[i as usize])),
+                Gate::Not => not(&first),
+            };
+            values[slot as usize] = value;
+        }
+    }
+
+    /// The gates of `run`, of a fan-in without an instance above (0, or above 8).
+    #[inline(always)]
+    fn run_wide_gates(&self, run: Run, values: &mut [Lane]) {
+        let outputs = &self.outputs[run.first..run.first + run.count];
+        if run.fan_in == 0 {
+            for &slot in outputs {
+                values[slot as usize] = gate_value(run.gate, &[], values);
+            }
+            return;
+        }
+        let inputs = &self.inputs[run.first_input..run.first_input + run.count * run.fan_in];
+        for (&slot, read) in outputs.iter().zip(inputs.chunks_exact(run.fan_in)) {
+            values[slot as usize] = gate_value(run.gate, read, values);
+        }
+    }
+}
+
+/// A gate's value over words of lanes: and/or/not bit by bit.
+#[inline(always)]
+fn gate_value(gate: Gate, inputs: &[u32], values: &[Lane]) -> Lane {
+    match gate {
+        Gate::And => inputs
+            .iter()
+            .fold(ALL_LANES, |acc, &i| and(&acc, &values[i as usize])),
+        Gate::Or => inputs
+            .iter()
+            .fold(NO_LANES, |acc, &i| or(&acc, &values[i as usize])),
+        Gate::Not => not(&values[inputs[0] as usize]),
+    }
+}
+
+/// The gates the lanes evaluate: the net's, where some gates may read other
+/// inputs than in the net and gates may be added after the net's slots.
+///
+/// In the move part, an `or` over most of a role's inputs reads the negated
+/// `or` of the role's other inputs instead: in a lane that moves exactly one
+/// input of each role is set, so the two agree (the frame rules of games such
+/// as breakthrough, "every move that does not touch this cell", go from
+/// hundreds of reads to a handful). The negations are computed by added gates,
+/// before the rest of the move part. In a lane that does not move every input is
+/// clear and the rewritten gates may differ, but its next state is not taken.
+/// The optimizer's exclusive-inputs pass makes the same rewrite in the circuit,
+/// where it is kept only if the circuit gets smaller, since the scalar
+/// evaluators, which skip what did not change, do not gain from it.
+struct LaneGates<'a> {
+    net: &'a CompiledNet,
+    /// Inputs that replace a net gate's inputs.
+    rewritten: HashMap<u32, Vec<u32>>,
+    /// Gates added at slots `net.slots..`.
+    added: Vec<(Gate, Vec<u32>)>,
+}
+
+impl<'a> LaneGates<'a> {
+    /// The net's gates as they are.
+    fn plain(net: &'a CompiledNet) -> LaneGates<'a> {
+        LaneGates {
+            net,
+            rewritten: HashMap::new(),
+            added: Vec::new(),
+        }
+    }
+
+    /// The net's gates with the move part's frame `or`s complemented, and the
+    /// move part's steps (the added gates' step first).
+    fn complementing_frames(net: &'a CompiledNet) -> (LaneGates<'a>, Vec<Step>) {
+        let mut gates = LaneGates::plain(net);
+        let groups: Vec<Vec<u32>> = net
+            .role_moves()
+            .iter()
+            .map(|inputs| {
+                let mut slots: Vec<u32> = inputs.iter().map(|&m| net.move_slots()[m as usize]).collect();
+                slots.sort_unstable();
+                slots
+            })
+            .collect();
+        let mut role_of = HashMap::new();
+        for (role, slots) in groups.iter().enumerate() {
+            role_of.extend(slots.iter().map(|&slot| (slot, role)));
+        }
+        for step in &net.steps()[net.state_steps()..] {
+            let Step::Gates(start, end) = *step else { continue };
+            for slot in start..end {
+                if net.gates()[slot as usize] == Gate::Or {
+                    gates.complement(slot, &groups, &role_of);
+                }
+            }
+        }
+        let first_added = net.slots() as u32;
+        let mut steps = vec![Step::Gates(first_added, first_added + gates.added.len() as u32)];
+        steps.extend_from_slice(&net.steps()[net.state_steps()..]);
+        (gates, steps)
+    }
+
+    /// Rewrites the `or` at `slot` for every role most of whose inputs
+    /// (`groups`, sorted slots; `role_of` maps an input slot to its role) it
+    /// reads, where the negated `or` of the others is shorter.
+    fn complement(&mut self, slot: u32, groups: &[Vec<u32>], role_of: &HashMap<u32, usize>) {
+        let mut inputs = self.net.inputs(slot).to_vec();
+        let mut read = vec![0usize; groups.len()];
+        for input in &inputs {
+            if let Some(&role) = role_of.get(input) {
+                read[role] += 1;
+            }
+        }
+        let mut sorted = inputs.clone();
+        sorted.sort_unstable();
+        let mut changed = false;
+        for (role, group) in groups.iter().enumerate() {
+            // The same bar as the optimizer's pass: the rewrite reads fewer
+            // inputs than it drops, plus its two gates.
+            if read[role] < 4 || group.len() + 2 >= 2 * read[role] {
+                continue;
+            }
+            let rest: Vec<u32> = group
+                .iter()
+                .copied()
+                .filter(|i| sorted.binary_search(i).is_err())
+                .collect();
+            if rest.is_empty() {
+                continue;
+            }
+            let any_rest = self.add(Gate::Or, rest);
+            let none_of_rest = self.add(Gate::Not, vec![any_rest]);
+            inputs.retain(|i| role_of.get(i) != Some(&role));
+            inputs.push(none_of_rest);
+            changed = true;
+        }
+        if changed {
+            self.rewritten.insert(slot, inputs);
+        }
+    }
+
+    fn add(&mut self, gate: Gate, inputs: Vec<u32>) -> u32 {
+        self.added.push((gate, inputs));
+        (self.net.slots() + self.added.len() - 1) as u32
+    }
+
+    /// Slots in all: the net's and the added gates'.
+    fn slots(&self) -> usize {
+        self.net.slots() + self.added.len()
+    }
+
+    fn gate(&self, slot: u32) -> Gate {
+        match (slot as usize).checked_sub(self.net.slots()) {
+            Some(added) => self.added[added].0,
+            None => self.net.gates()[slot as usize],
+        }
+    }
+
+    fn inputs(&self, slot: u32) -> &[u32] {
+        match (slot as usize).checked_sub(self.net.slots()) {
+            Some(added) => &self.added[added].1,
+            None => self
+                .rewritten
+                .get(&slot)
+                .map_or(self.net.inputs(slot), Vec::as_slice),
+        }
+    }
+}
+
+/// The net's gates over words of lanes, for cyclic components (which the
+/// lanes never rewrite).
+struct NetGates<'a>(&'a CompiledNet);
+
+impl GateValue<Lane> for NetGates<'_> {
+    #[inline(always)]
+    fn value(&self, values: &[Lane], slot: u32) -> Lane {
+        gate_value(self.0.gates()[slot as usize], self.0.inputs(slot), values)
+    }
+}
+
+#[inline(always)]
+pub(crate) fn and(a: &Lane, b: &Lane) -> Lane {
+    std::array::from_fn(|w| a[w] & b[w])
+}
+
+#[inline(always)]
+pub(crate) fn or(a: &Lane, b: &Lane) -> Lane {
+    std::array::from_fn(|w| a[w] | b[w])
+}
+
+#[inline(always)]
+pub(crate) fn xor(a: &Lane, b: &Lane) -> Lane {
+    std::array::from_fn(|w| a[w] ^ b[w])
+}
+
+#[inline(always)]
+pub(crate) fn not(a: &Lane) -> Lane {
+    std::array::from_fn(|w| !a[w])
+}
+
+/// Calls `f` with every lane whose bit is set, ascending.
+#[inline(always)]
+pub(crate) fn for_each_lane(lanes: &Lane, mut f: impl FnMut(usize)) {
+    for (w, &word) in lanes.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            f(w * 64 + bits.trailing_zeros() as usize);
+            bits &= bits - 1;
+        }
+    }
+}

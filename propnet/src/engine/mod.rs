@@ -1,0 +1,329 @@
+//! Engines: the evaluators of a compiled net behind one interface. Every
+//! engine ([`Engine`]) is the shared, immutable part (its compiled plan,
+//! native code included: `Send + Sync`, held in an `Arc` by every thread) of
+//! an evaluator, apart from the per-thread scratch its evaluation writes
+//! ([`Engine::Cache`]), as in the `Cache` of regex-automata's meta engine: a
+//! thread makes its cache once and passes it to every call. The scalar
+//! engines ([`Sweep`], [`Differential`]) evaluate one state at a time
+//! ([`ScalarEngine`]); [`Lanes`] evaluates 512 states at once, one per bit
+//! of a word, for the driver's batched playouts.
+//!
+//! An engine's constructor gives the candidate plans worth choosing between
+//! (`candidates`), without measuring which is faster: that choice, and the
+//! choice of an evaluator for `Auto` ([`EngineConfig`]), are the driver's
+//! chooser's, which races them on the driver's one playout loop. So this
+//! layer sits below the driver and knows nothing of playouts.
+
+pub(crate) mod bits;
+mod conditions;
+mod cones;
+mod decoded;
+mod differential;
+mod lanes;
+mod move_cones;
+mod skipping;
+mod sweep;
+
+pub use differential::{Differential, DifferentialCache};
+pub(crate) use lanes::{and, for_each_lane, not, or, xor, Lane, ALL_LANES, NO_LANES};
+pub use lanes::{vector_bits, Lanes, LANES, LANE_WORDS};
+pub use sweep::{Sweep, SweepCache};
+
+use crate::layout::CompiledNet;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+/// What every engine is: the shared, immutable part of an evaluator of one
+/// [`CompiledNet`] (its compiled plan, native code included), held in an
+/// [`Arc`] and read by every thread at once, apart from the per-thread scratch
+/// its evaluation writes ([`Engine::Cache`]), which each thread makes for
+/// itself with [`Engine::cache`].
+pub trait Engine: Send + Sync {
+    /// The values one thread's evaluation writes.
+    type Cache: Send;
+    /// Which evaluator it is.
+    fn kind(&self) -> EvaluatorKind;
+    /// The net it evaluates.
+    fn net(&self) -> &Arc<CompiledNet>;
+    /// Fresh scratch for one thread.
+    fn cache(&self) -> Self::Cache;
+}
+
+/// An engine that evaluates one state at a time (and, after
+/// [`ScalarEngine::load_moves`], one joint move), into a cache.
+pub trait ScalarEngine: Engine {
+    /// Sets the bases to the state whose base `b` is bit `b` of `state` and
+    /// evaluates everything that depends only on it.
+    fn load_state(&self, cache: &mut Self::Cache, state: &[u64]);
+    /// Sets the move propositions to `moves` (move indexes) and evaluates the
+    /// part that depends on moves. Call after [`ScalarEngine::load_state`].
+    fn load_moves(&self, cache: &mut Self::Cache, moves: &[u32]);
+    /// The value of an output slot (terminal, goal, legality, next value) after
+    /// the last load (of a goal read only on the way to goals, after
+    /// [`ScalarEngine::refresh_goals`]). Other gates' values are not kept by every
+    /// engine: the native sweep computes a gate read once in a register of
+    /// its reader.
+    fn value(&self, cache: &Self::Cache, slot: u32) -> bool;
+    /// Brings the gates read only on the way to goals ([`CompiledNet::goal_only`])
+    /// up to date, for engines that leave them until goals are asked for.
+    fn refresh_goals(&self, cache: &mut Self::Cache);
+    /// The legality of `role`'s moves after the last [`ScalarEngine::load_state`]:
+    /// bit `at` of word `w` tells whether its move at position `64 w + at` is legal.
+    fn legal_words<'c>(&self, cache: &'c Self::Cache, role: usize) -> &'c [u64];
+    /// Writes the next state (bit `b`: base `b`'s next value) after the last
+    /// [`ScalarEngine::load_moves`] into `out`, whose bits past the bases stay zero.
+    fn next_state(&self, cache: &Self::Cache, out: &mut [u64]);
+    /// The legal moves of `role` after the last [`ScalarEngine::load_state`], ascending, into `out`.
+    fn legal_moves(&self, cache: &Self::Cache, role: usize, out: &mut Vec<u32>) {
+        out.clear();
+        let moves = &self.net().role_moves()[role];
+        for (w, &word) in self.legal_words(cache, role).iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                out.push(moves[w * 64 + bits.trailing_zeros() as usize]);
+                bits &= bits - 1;
+            }
+        }
+    }
+}
+
+/// The evaluator a run uses.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum EvaluatorKind {
+    /// Full evaluation in layer order.
+    Sweep,
+    /// Re-evaluation of what changed since the last state.
+    Differential,
+    /// Batched playouts, one per bit (flat Monte-Carlo only).
+    Lanes,
+}
+
+impl EvaluatorKind {
+    /// Every evaluator, in the order reports list them.
+    pub const ALL: [EvaluatorKind; 3] = [
+        EvaluatorKind::Sweep,
+        EvaluatorKind::Differential,
+        EvaluatorKind::Lanes,
+    ];
+
+    /// Whether it evaluates one state at a time (and so backs a [`crate::StateMachine`]).
+    pub fn is_scalar(self) -> bool {
+        self != EvaluatorKind::Lanes
+    }
+
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            EvaluatorKind::Sweep => "sweep",
+            EvaluatorKind::Differential => "differential",
+            EvaluatorKind::Lanes => "lanes",
+        }
+    }
+}
+
+impl fmt::Display for EvaluatorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for EvaluatorKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        EvaluatorKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| format!("unknown evaluator '{s}' (expected sweep, differential or lanes)"))
+    }
+}
+
+/// Which evaluator a run uses: one named, or `Auto`, the fastest on the
+/// game at hand (see the driver's chooser).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum Choice {
+    /// The fastest, measured on the game.
+    #[default]
+    Auto,
+    /// This one.
+    Fixed(EvaluatorKind),
+}
+
+impl fmt::Display for Choice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Choice::Auto => f.write_str("auto"),
+            Choice::Fixed(kind) => kind.fmt(f),
+        }
+    }
+}
+
+impl FromStr for Choice {
+    type Err = String;
+
+    /// `auto` or an evaluator's name.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s == "auto" {
+            Ok(Choice::Auto)
+        } else {
+            s.parse().map(Choice::Fixed)
+        }
+    }
+}
+
+/// How a run chooses and builds its engines.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct EngineConfig {
+    /// Which evaluator.
+    pub choice: Choice,
+    /// Whether engines compile to native code where the platform allows
+    /// (off keeps the interpreters, to measure them).
+    pub native: bool,
+}
+
+impl Default for EngineConfig {
+    /// The fastest evaluator, in native code.
+    fn default() -> EngineConfig {
+        EngineConfig {
+            choice: Choice::Auto,
+            native: true,
+        }
+    }
+}
+
+impl From<EvaluatorKind> for EngineConfig {
+    /// `kind`, in native code.
+    fn from(kind: EvaluatorKind) -> EngineConfig {
+        EngineConfig {
+            choice: Choice::Fixed(kind),
+            native: true,
+        }
+    }
+}
+
+/// A scalar engine of either kind, chosen at run time, with one thread's cache.
+#[derive(Clone)]
+pub enum Scalar {
+    /// See [`Sweep`].
+    Sweep(Arc<Sweep>, SweepCache),
+    /// See [`Differential`] (the cache boxed: it holds much more than a sweep's).
+    Differential(Arc<Differential>, Box<DifferentialCache>),
+}
+
+impl Scalar {
+    /// Which kind it is.
+    pub fn kind(&self) -> EvaluatorKind {
+        match self {
+            Scalar::Sweep(engine, _) => engine.kind(),
+            Scalar::Differential(engine, _) => engine.kind(),
+        }
+    }
+}
+
+impl fmt::Debug for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Scalar({})", self.kind())
+    }
+}
+
+/// One dispatch per query, for callers that ask one thing at a time (the
+/// state machine); drivers match once and run on the engine itself.
+impl Scalar {
+    /// See [`ScalarEngine::load_state`].
+    #[inline]
+    pub fn load_state(&mut self, state: &[u64]) {
+        match self {
+            Scalar::Sweep(e, c) => e.load_state(c, state),
+            Scalar::Differential(e, c) => e.load_state(c, state),
+        }
+    }
+
+    /// See [`ScalarEngine::load_moves`].
+    #[inline]
+    pub fn load_moves(&mut self, moves: &[u32]) {
+        match self {
+            Scalar::Sweep(e, c) => e.load_moves(c, moves),
+            Scalar::Differential(e, c) => e.load_moves(c, moves),
+        }
+    }
+
+    /// See [`ScalarEngine::value`].
+    #[inline]
+    pub fn value(&self, slot: u32) -> bool {
+        match self {
+            Scalar::Sweep(e, c) => e.value(c, slot),
+            Scalar::Differential(e, c) => e.value(c, slot),
+        }
+    }
+
+    /// See [`ScalarEngine::refresh_goals`].
+    pub fn refresh_goals(&mut self) {
+        match self {
+            Scalar::Sweep(e, c) => e.refresh_goals(c),
+            Scalar::Differential(e, c) => e.refresh_goals(c),
+        }
+    }
+
+    /// See [`ScalarEngine::legal_words`].
+    #[inline]
+    pub fn legal_words(&self, role: usize) -> &[u64] {
+        match self {
+            Scalar::Sweep(e, c) => e.legal_words(c, role),
+            Scalar::Differential(e, c) => e.legal_words(c, role),
+        }
+    }
+
+    /// See [`ScalarEngine::legal_moves`].
+    pub fn legal_moves(&self, role: usize, out: &mut Vec<u32>) {
+        match self {
+            Scalar::Sweep(e, c) => e.legal_moves(c, role, out),
+            Scalar::Differential(e, c) => e.legal_moves(c, role, out),
+        }
+    }
+
+    /// See [`ScalarEngine::next_state`].
+    #[inline]
+    pub fn next_state(&self, out: &mut [u64]) {
+        match self {
+            Scalar::Sweep(e, c) => e.next_state(c, out),
+            Scalar::Differential(e, c) => e.next_state(c, out),
+        }
+    }
+}
+
+/// A test game: two players take turns filling nine cells; the game ends
+/// when all are full. `marked` is an `or` of moves only.
+#[cfg(test)]
+pub(crate) const TURNS: &str = "(role a) (role b)
+    (init (control a)) (init (cell 1 e)) (init (cell 2 e)) (init (cell 3 e)) (init (cell 4 e))
+    (init (cell 5 e)) (init (cell 6 e)) (init (cell 7 e)) (init (cell 8 e)) (init (cell 9 e))
+    (<= (legal ?r (mark ?c)) (true (control ?r)) (true (cell ?c e)))
+    (<= (legal a noop) (true (control b)))
+    (<= (legal b noop) (true (control a)))
+    (<= (next (cell ?c ?r)) (does ?r (mark ?c)))
+    (<= (next (cell ?c ?x)) (true (cell ?c ?x)) (not (marked ?c)))
+    (<= (marked ?c) (does ?r (mark ?c)))
+    (<= (next (control a)) (true (control b)))
+    (<= (next (control b)) (true (control a)))
+    (<= open (true (cell ?c e)))
+    (<= terminal (not open))
+    (goal a 50) (goal b 50)";
+
+/// Both players pick a cell at once: a cell picked by one becomes
+/// theirs, by both is blocked; so gates depend on both roles' moves.
+#[cfg(test)]
+pub(crate) const CLAIMS: &str = "(role a) (role b)
+    (cell 1) (cell 2) (cell 3) (cell 4) (cell 5) (cell 6) (cell 7) (cell 8)
+    (init (step 0)) (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4)
+    (<= (legal ?r (pick ?c)) (role ?r) (cell ?c) (not (taken ?c)))
+    (<= (taken ?c) (true (owner ?c ?r)))
+    (<= (taken ?c) (true (blocked ?c)))
+    (<= (next (owner ?c a)) (does a (pick ?c)) (not (does b (pick ?c))))
+    (<= (next (owner ?c b)) (does b (pick ?c)) (not (does a (pick ?c))))
+    (<= (next (blocked ?c)) (does a (pick ?c)) (does b (pick ?c)))
+    (<= (next (owner ?c ?r)) (true (owner ?c ?r)))
+    (<= (next (blocked ?c)) (true (blocked ?c)))
+    (<= (next (step ?y)) (true (step ?x)) (succ ?x ?y))
+    (<= terminal (true (step 4)))
+    (goal a 50) (goal b 50)";

@@ -1,0 +1,224 @@
+//! The compiled game every thread shares: the compiled net, the names of its
+//! roles, facts and moves, its goals, and the engines made for it (kept here,
+//! not in the net: engines sit above the net, and the chooser that makes them
+//! above this).
+
+use crate::engine::{Differential, Sweep};
+use crate::ir::{Circuit, VerifyError};
+use crate::layout::{CompiledNet, Layering};
+use bitvec::vec::BitVec;
+use rustc_hash::FxHashMap;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+/// A refused request: unknown role or move, illegal move, malformed fact.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct MachineError {
+    /// What was refused and why.
+    pub message: String,
+}
+
+impl fmt::Display for MachineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "error: {}", self.message)
+    }
+}
+
+impl std::error::Error for MachineError {}
+
+pub(crate) fn refuse<T>(message: String) -> Result<T, MachineError> {
+    Err(MachineError { message })
+}
+
+/// A game state: the set of true base propositions.
+#[derive(PartialEq, Eq, Hash, Debug)]
+pub struct State(pub BitVec<u64>);
+
+impl Clone for State {
+    fn clone(&self) -> State {
+        State(self.0.clone())
+    }
+
+    /// Copies the words in place when the lengths match (no allocation).
+    fn clone_from(&mut self, source: &State) {
+        if self.0.len() == source.0.len() {
+            self.0.as_raw_mut_slice().copy_from_slice(source.0.as_raw_slice());
+        } else {
+            self.0.clone_from(&source.0);
+        }
+    }
+}
+
+/// A move of one role: the index of its input proposition.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct Move(pub u32);
+
+/// What every thread shares: the compiled circuit and the names of things.
+/// Read-only after [`Game::new`]: its fields are read through accessors of the
+/// same names, so the net, the names and the indexes always agree.
+#[derive(Debug)]
+pub struct Game {
+    /// The compiled circuit.
+    net: Arc<CompiledNet>,
+    /// Role names, in order.
+    roles: Vec<String>,
+    /// Canonical text of each base's fact.
+    facts: Vec<String>,
+    /// Canonical text of each input's move.
+    moves: Vec<String>,
+    /// Role of each input.
+    move_roles: Vec<usize>,
+    /// Inputs of each role.
+    role_moves: Vec<Vec<Move>>,
+    /// Goal value of each goal output, and its role.
+    goals: Vec<(usize, i64)>,
+    /// The initial state.
+    initial: State,
+    fact_index: FxHashMap<String, usize>,
+    move_index: FxHashMap<(usize, String), Move>,
+    /// The scalar engines, interpreted (0) and native (1), each made (by the
+    /// chooser) when first asked for and shared by every machine and thread.
+    sweep: [OnceLock<Arc<Sweep>>; 2],
+    differential: [OnceLock<Arc<Differential>>; 2],
+}
+
+impl Game {
+    /// The compiled circuit.
+    #[inline]
+    pub fn net(&self) -> &Arc<CompiledNet> {
+        &self.net
+    }
+
+    /// Role names, in order.
+    #[inline]
+    pub fn roles(&self) -> &[String] {
+        &self.roles
+    }
+
+    /// Canonical text of each base's fact.
+    #[inline]
+    pub fn facts(&self) -> &[String] {
+        &self.facts
+    }
+
+    /// Canonical text of each input's move.
+    #[inline]
+    pub fn moves(&self) -> &[String] {
+        &self.moves
+    }
+
+    /// Role of each input.
+    #[inline]
+    pub fn move_roles(&self) -> &[usize] {
+        &self.move_roles
+    }
+
+    /// Inputs of each role.
+    #[inline]
+    pub fn role_moves(&self) -> &[Vec<Move>] {
+        &self.role_moves
+    }
+
+    /// Goal value of each goal output, and its role.
+    #[inline]
+    pub fn goals(&self) -> &[(usize, i64)] {
+        &self.goals
+    }
+
+    /// The initial state.
+    #[inline]
+    pub fn initial(&self) -> &State {
+        &self.initial
+    }
+
+    /// The canonical text of a move.
+    pub fn move_to_kif(&self, m: Move) -> &str {
+        &self.moves[m.0 as usize]
+    }
+
+    /// The move of `role` written as `text` (any spacing; canonical form is compared).
+    pub fn parse_move(&self, role: usize, text: &str) -> Result<Move, MachineError> {
+        let canonical = canonical(text)?;
+        match self.move_index.get(&(role, canonical.clone())) {
+            Some(&m) => Ok(m),
+            None => refuse(format!(
+                "unknown move {canonical} for role {}",
+                self.roles.get(role).map_or("?", |r| r.as_str())
+            )),
+        }
+    }
+
+    /// The true facts of a state, canonical and sorted by byte order.
+    pub fn state_to_kif(&self, state: &State) -> Vec<String> {
+        let mut facts: Vec<String> = state.0.iter_ones().map(|b| self.facts[b].clone()).collect();
+        facts.sort_unstable();
+        facts
+    }
+
+    /// The state in which exactly `facts` hold. Refuses facts that can never hold.
+    pub fn state_from_kif(&self, facts: &[String]) -> Result<State, MachineError> {
+        let mut bits: BitVec<u64> = BitVec::repeat(false, self.facts.len());
+        for fact in facts {
+            match self.fact_index.get(&canonical(fact)?) {
+                Some(&b) => bits.set(b, true),
+                None => return refuse(format!("fact {fact} can never hold in this game")),
+            }
+        }
+        Ok(State(bits))
+    }
+
+    /// Where the sweep engine in native code (if `native`) or not is kept.
+    pub(crate) fn sweep_engine(&self, native: bool) -> &OnceLock<Arc<Sweep>> {
+        &self.sweep[usize::from(native)]
+    }
+
+    /// Where the differential engine in native code (if `native`) or not is kept.
+    pub(crate) fn differential_engine(&self, native: bool) -> &OnceLock<Arc<Differential>> {
+        &self.differential[usize::from(native)]
+    }
+
+    /// Compiles a layered circuit, refusing one that breaks an invariant of
+    /// the evaluators (see [`CompiledNet::new`]).
+    pub fn new(circuit: &Circuit, layering: &Layering) -> Result<Game, VerifyError> {
+        let net = Arc::new(CompiledNet::new(circuit, layering)?);
+        let v = &circuit.vocabulary;
+        let roles: Vec<String> = circuit.roles.iter().map(|&r| v.kif(r)).collect();
+        let facts: Vec<String> = circuit.bases.iter().map(|b| v.kif(b.fact)).collect();
+        let moves: Vec<String> = circuit.inputs.iter().map(|i| v.kif(i.action)).collect();
+        let move_roles: Vec<usize> = circuit.inputs.iter().map(|i| i.role).collect();
+        let mut role_moves = vec![Vec::new(); roles.len()];
+        for (m, &r) in move_roles.iter().enumerate() {
+            role_moves[r].push(Move(m as u32));
+        }
+        let mut initial = BitVec::from_vec(net.initial().to_vec());
+        initial.truncate(circuit.bases.len());
+        let initial = State(initial);
+        Ok(Game {
+            net,
+            fact_index: facts.iter().enumerate().map(|(i, f)| (f.clone(), i)).collect(),
+            move_index: moves
+                .iter()
+                .enumerate()
+                .map(|(m, s)| ((move_roles[m], s.clone()), Move(m as u32)))
+                .collect(),
+            roles,
+            facts,
+            moves,
+            move_roles,
+            role_moves,
+            goals: circuit.goals.iter().map(|g| (g.role, g.value)).collect(),
+            initial,
+            sweep: Default::default(),
+            differential: Default::default(),
+        })
+    }
+}
+
+/// Re-prints a KIF term canonically.
+fn canonical(text: &str) -> Result<String, MachineError> {
+    let mut symbols = ggpnet_kif::SymbolTable::new();
+    match ggpnet_kif::parse_term(text, &mut symbols) {
+        Ok(term) => Ok(ggpnet_kif::term_to_string(&term, &symbols)),
+        Err(e) => refuse(format!("cannot read '{text}': {e}")),
+    }
+}

@@ -1,0 +1,14 @@
+//! The circuit laid out for evaluation: layering (cycles evaluated to their
+//! least fixpoint) and the compiled net built from it, every node a slot in
+//! evaluation order; and the plain evaluation of its steps that the engines
+//! build on. The compiled net is immutable and caches nothing from above:
+//! the engines compiled from it are kept by the game.
+
+pub mod layer;
+mod net;
+mod steps;
+
+pub use layer::{layer, CycleError, Layering};
+pub use net::{CompiledNet, Gate, Step};
+pub(crate) use net::{FaninWalk, Visit};
+pub(crate) use steps::{bit, fixpoint, pack, role_words, run_steps, GateValue};

@@ -1,0 +1,324 @@
+//! Exactly-one groups of base propositions: sets of bases of which exactly one
+//! holds in every reachable state, such as the contents of one board cell
+//! (`(cell 3 4 ?piece)`, blank included) or whose turn it is (`(control ?role)`).
+//!
+//! Candidates are the bases of one relation that differ in one argument and of
+//! which exactly one holds initially. They are proved together by induction with
+//! a SAT solver (the Houdini scheme): assuming every remaining candidate holds in a
+//! non-terminal state and each role plays exactly one legal move, the solver looks
+//! for a transition after which some candidate has no member or two members true.
+//! A candidate it finds one for is dropped, and the rest are checked again, until
+//! none is refuted: the survivors are then inductive, so they hold in every
+//! reachable state. The circuit is encoded as equations (Tseitin), which within a
+//! recursive component admits more fixpoints than the circuit computes; that only
+//! gives the solver more transitions to refute with, so what survives is still sound.
+
+use crate::ir::{Circuit, NodeKind};
+use rustc_hash::FxHashMap;
+use std::time::{Duration, Instant};
+use varisat::{ExtendFormula, Lit, Solver};
+
+/// Circuits larger than this are not analysed (the encoding grows with the circuit).
+const MAX_NODES: usize = 400_000;
+
+/// Groups of base indices (into [`Circuit::bases`]) proved exactly-one in every
+/// reachable state. Gives up, returning no group, when the proof would take
+/// longer than `budget`.
+pub fn exactly_one_groups(circuit: &Circuit, budget: Duration) -> Vec<Vec<usize>> {
+    let candidates = candidates(circuit);
+    if candidates.is_empty() || circuit.nodes.len() > MAX_NODES {
+        return Vec::new();
+    }
+    let start = Instant::now();
+    let mut prover = Prover::new(circuit);
+    let (base_nodes, _) = circuit.interface_nodes();
+    let current: Vec<Lit> = base_nodes.iter().map(|n| prover.node[n.index()]).collect();
+    let next: Vec<Lit> = circuit
+        .bases
+        .iter()
+        .map(|b| prover.node[b.next.index()])
+        .collect();
+    let mut alive: Vec<bool> = vec![true; candidates.len()];
+    let activations: Vec<Lit> = candidates
+        .iter()
+        .map(|group| prover.exactly_one_when(&group.iter().map(|&b| current[b]).collect::<Vec<_>>()))
+        .collect();
+    let at_least_two: Vec<Lit> = candidates
+        .iter()
+        .map(|group| prover.at_least_two_when(&group.iter().map(|&b| next[b]).collect::<Vec<_>>()))
+        .collect();
+    let not_terminal = !prover.node[circuit.terminal.index()];
+    loop {
+        let mut refuted = false;
+        for g in 0..candidates.len() {
+            if !alive[g] {
+                continue;
+            }
+            if start.elapsed() > budget {
+                return Vec::new();
+            }
+            let mut assumptions: Vec<Lit> = (0..candidates.len())
+                .filter(|&h| alive[h])
+                .map(|h| activations[h])
+                .collect();
+            assumptions.push(not_terminal);
+            let base = assumptions.len();
+            let violations: [Vec<Lit>; 2] = [
+                vec![at_least_two[g]],
+                candidates[g].iter().map(|&b| !next[b]).collect(),
+            ];
+            for violation in violations {
+                assumptions.truncate(base);
+                assumptions.extend(violation);
+                prover.solver.assume(&assumptions);
+                match prover.solver.solve() {
+                    Ok(false) => continue,
+                    Ok(true) => {}
+                    Err(_) => return Vec::new(),
+                }
+                // A counterexample transition refutes every candidate it breaks.
+                let model = prover.model();
+                for h in 0..candidates.len() {
+                    let true_next = candidates[h]
+                        .iter()
+                        .filter(|&&b| model[next[b].var().index()] == next[b].is_positive())
+                        .count();
+                    if alive[h] && true_next != 1 {
+                        alive[h] = false;
+                        refuted = true;
+                    }
+                }
+                break;
+            }
+        }
+        if !refuted {
+            break;
+        }
+    }
+    candidates
+        .into_iter()
+        .zip(alive)
+        .filter_map(|(group, alive)| alive.then_some(group))
+        .collect()
+}
+
+/// Bases of one relation that differ only in one argument, with exactly one of
+/// them true initially.
+fn candidates(circuit: &Circuit) -> Vec<Vec<usize>> {
+    let terms = &circuit.vocabulary.terms;
+    let mut by_key: FxHashMap<(u32, usize, Vec<u32>), Vec<usize>> = FxHashMap::default();
+    for (b, base) in circuit.bases.iter().enumerate() {
+        let (relation, args) = (terms.functor(base.fact), terms.args(base.fact));
+        for position in 0..args.len() {
+            let rest: Vec<u32> = args
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != position)
+                .map(|(_, a)| a.index() as u32)
+                .collect();
+            by_key
+                .entry((relation.index() as u32, position, rest))
+                .or_default()
+                .push(b);
+        }
+    }
+    let mut groups: Vec<Vec<usize>> = by_key
+        .into_values()
+        .filter(|group| group.len() >= 2)
+        .filter(|group| group.iter().filter(|&&b| circuit.bases[b].initial).count() == 1)
+        .collect();
+    groups.sort();
+    groups.dedup();
+    groups
+}
+
+/// The circuit and the move rules as clauses, with helpers for group constraints.
+struct Prover<'a> {
+    solver: Solver<'a>,
+    /// The literal of each node.
+    node: Vec<Lit>,
+}
+
+impl Prover<'_> {
+    /// Encodes every gate as an equation and the joint move as exactly one legal
+    /// input per role.
+    fn new(circuit: &Circuit) -> Self {
+        let mut solver = Solver::new();
+        let node: Vec<Lit> = circuit.nodes.iter().map(|_| solver.new_lit()).collect();
+        let mut clause = Vec::new();
+        let mut role_inputs: Vec<Vec<Lit>> = vec![Vec::new(); circuit.roles.len()];
+        for (n, gate) in circuit.nodes.iter().enumerate() {
+            let out = node[n];
+            let ins = gate.inputs.iter().map(|i| node[i.index()]);
+            match gate.kind {
+                NodeKind::And => {
+                    // out → every input; all inputs → out
+                    clause.clear();
+                    clause.push(out);
+                    for i in ins {
+                        solver.add_clause(&[!out, i]);
+                        clause.push(!i);
+                    }
+                    solver.add_clause(&clause);
+                }
+                NodeKind::Or => {
+                    // every input → out; out → some input
+                    clause.clear();
+                    clause.push(!out);
+                    for i in ins {
+                        solver.add_clause(&[out, !i]);
+                        clause.push(i);
+                    }
+                    solver.add_clause(&clause);
+                }
+                NodeKind::Not => {
+                    let i = node[gate.inputs[0].index()];
+                    solver.add_clause(&[out, i]);
+                    solver.add_clause(&[!out, !i]);
+                }
+                NodeKind::Constant(v) => solver.add_clause(&[if v { out } else { !out }]),
+                NodeKind::Input(m) => {
+                    let input = &circuit.inputs[m as usize];
+                    solver.add_clause(&[!out, node[input.legal.index()]]);
+                    role_inputs[input.role].push(out);
+                }
+                NodeKind::Base(_) => {}
+            }
+        }
+        let mut prover = Prover { solver, node };
+        for inputs in role_inputs {
+            prover.solver.add_clause(&inputs);
+            prover.at_most_one(&inputs, None);
+        }
+        prover
+    }
+
+    /// Clauses saying at most one of `lits` holds (a ladder of auxiliary
+    /// variables), each weakened by `!guard` when there is a guard.
+    fn at_most_one(&mut self, lits: &[Lit], guard: Option<Lit>) {
+        let mut earlier: Option<Lit> = None; // "one of the literals so far holds"
+        for &x in lits {
+            let so_far = self.solver.new_lit();
+            let guarded =
+                |clause: &[Lit]| -> Vec<Lit> { clause.iter().copied().chain(guard.map(|g| !g)).collect() };
+            self.solver.add_clause(&guarded(&[!x, so_far]));
+            if let Some(e) = earlier {
+                self.solver.add_clause(&guarded(&[!e, so_far]));
+                self.solver.add_clause(&guarded(&[!e, !x]));
+            }
+            earlier = Some(so_far);
+        }
+    }
+
+    /// A new literal that, when assumed, makes exactly one of `members` hold.
+    fn exactly_one_when(&mut self, members: &[Lit]) -> Lit {
+        let active = self.solver.new_lit();
+        let mut clause = vec![!active];
+        clause.extend(members);
+        self.solver.add_clause(&clause);
+        self.at_most_one(members, Some(active));
+        active
+    }
+
+    /// A new literal that, when assumed, makes at least two of `members` hold.
+    fn at_least_two_when(&mut self, members: &[Lit]) -> Lit {
+        let mut one_so_far: Option<Lit> = None;
+        let mut two_so_far: Option<Lit> = None;
+        for &member in members {
+            let one = self.solver.new_lit();
+            let two = self.solver.new_lit();
+            // one → one_before ∨ member; two → two_before ∨ (one_before ∧ member)
+            let or_before = |l: Option<Lit>, rest: &[Lit]| -> Vec<Lit> {
+                l.into_iter().chain(rest.iter().copied()).collect()
+            };
+            self.solver.add_clause(&or_before(one_so_far, &[!one, member]));
+            self.solver.add_clause(&or_before(two_so_far, &[!two, member]));
+            match one_so_far {
+                Some(o) => self.solver.add_clause(&or_before(two_so_far, &[!two, o])),
+                None => self.solver.add_clause(&[!two]),
+            }
+            one_so_far = Some(one);
+            two_so_far = Some(two);
+        }
+        two_so_far.expect("groups have at least two members")
+    }
+
+    /// The value of every variable in the last model.
+    fn model(&self) -> Vec<bool> {
+        let lits = self.solver.model().unwrap_or_default();
+        let mut values = vec![false; lits.iter().map(|l| l.var().index() + 1).max().unwrap_or(0)];
+        for l in lits {
+            values[l.var().index()] = l.is_positive();
+        }
+        values
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::opt::OptimizeConfig;
+    use crate::pipeline::{load, LoadConfig};
+
+    /// Turns alternate, the player to move toggles a lamp, a step counter runs to 3.
+    /// A second lamp starts `off` and a move turns it `on` without turning `off`
+    /// off, so its two bases are a candidate (one initially) that is not invariant.
+    const GAME: &str = "
+        (role a) (role b)
+        (init (lamp off)) (init (control a)) (init (lamp2 off)) (init (step 0))
+        (succ 0 1) (succ 1 2) (succ 2 3)
+        (<= (legal ?r switch) (true (control ?r)))
+        (<= (legal ?r wait) (role ?r) (not (true (control ?r))))
+        (<= (next (lamp on)) (does ?r switch) (true (lamp off)))
+        (<= (next (lamp off)) (does ?r switch) (true (lamp on)))
+        (<= (next (lamp ?s)) (true (lamp ?s)) (not (true (control a))) (not (true (control b))))
+        (<= (next (lamp ?s)) (true (lamp ?s)) (does a wait) (does b wait))
+        (<= (next (lamp2 on)) (does ?r switch))
+        (<= (next (lamp2 ?s)) (true (lamp2 ?s)))
+        (<= (next (control a)) (true (control b)))
+        (<= (next (control b)) (true (control a)))
+        (<= (next (step ?n)) (true (step ?m)) (succ ?m ?n))
+        (<= terminal (true (step 3)))
+        (<= (goal ?r 50) (role ?r))
+    ";
+
+    fn groups_of(game: &str) -> Vec<Vec<String>> {
+        let loaded = load(
+            game,
+            &LoadConfig {
+                optimize: OptimizeConfig::exact(),
+                ..LoadConfig::default()
+            },
+        )
+        .expect("the game loads");
+        let circuit = &loaded.circuit;
+        let mut named: Vec<Vec<String>> = exactly_one_groups(circuit, Duration::from_secs(10))
+            .into_iter()
+            .map(|group| {
+                group
+                    .iter()
+                    .map(|&b| circuit.vocabulary.kif(circuit.bases[b].fact))
+                    .collect()
+            })
+            .collect();
+        named.sort();
+        named
+    }
+
+    #[test]
+    fn proves_the_invariant_groups_and_only_those() {
+        assert_eq!(
+            groups_of(GAME),
+            vec![
+                vec!["(control a)".to_string(), "(control b)".to_string()],
+                vec!["(lamp off)".to_string(), "(lamp on)".to_string()],
+                vec![
+                    "(step 0)".to_string(),
+                    "(step 1)".to_string(),
+                    "(step 2)".to_string(),
+                    "(step 3)".to_string()
+                ],
+            ]
+        );
+    }
+}

@@ -1,0 +1,63 @@
+//! Merging: gates of the same kind over the same inputs compute the same value;
+//! keep one. Inputs of `and`/`or` are sorted and deduplicated first.
+
+use crate::ir::components;
+use crate::ir::{Circuit, NodeId, NodeKind};
+use rustc_hash::FxHashMap;
+
+/// Merges structurally equal gates; returns how many were merged away.
+pub fn merge(circuit: &mut Circuit) -> usize {
+    let n = circuit.nodes.len();
+    let mut map: Vec<NodeId> = (0..n).map(NodeId::new).collect();
+    let mut seen: FxHashMap<(NodeKind, Vec<NodeId>), NodeId> = FxHashMap::default();
+    let mut merged = 0;
+    // Dependencies first, so a gate sees its inputs' representatives.
+    for component in components(circuit) {
+        for id in component {
+            let node = &mut circuit.nodes[id.index()];
+            for input in &mut node.inputs {
+                *input = map[input.index()];
+            }
+            if matches!(node.kind, NodeKind::And | NodeKind::Or) {
+                node.inputs.sort_unstable();
+                node.inputs.dedup();
+            }
+            if matches!(node.kind, NodeKind::Base(_) | NodeKind::Input(_)) {
+                continue;
+            }
+            let key = (node.kind, node.inputs.clone());
+            match seen.get(&key) {
+                Some(&representative) => {
+                    map[id.index()] = representative;
+                    merged += 1;
+                }
+                None => {
+                    seen.insert(key, id);
+                }
+            }
+        }
+    }
+    circuit.substitute(&map);
+    merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::opt::tests::{eval_all, tiny};
+
+    #[test]
+    fn equal_gates_merge_transitively() {
+        let (mut c, [b, t, _]) = tiny();
+        let a1 = c.add(NodeKind::And, vec![b, t]);
+        let a2 = c.add(NodeKind::And, vec![t, b, b]);
+        let n1 = c.add(NodeKind::Not, vec![a1]);
+        let n2 = c.add(NodeKind::Not, vec![a2]);
+        let top = c.add(NodeKind::Or, vec![n1, n2]);
+        c.terminal = top;
+        let before = eval_all(&c);
+        assert_eq!(merge(&mut c), 2);
+        assert_eq!(c.nodes[top.index()].inputs, vec![n1]);
+        assert_eq!(eval_all(&c)[top.index()], before[top.index()]);
+    }
+}
