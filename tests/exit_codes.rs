@@ -180,6 +180,43 @@ fn option_values_out_of_range_are_two() {
 }
 
 #[test]
+fn engine_play_and_match_options_out_of_range_are_two() {
+    let game = write("valid-for-match.kif", VALID);
+    let game = path(&game);
+    let cases: [(&[&str], &str); 10] = [
+        (&["--engine", "quantum", "check"], "unknown engine 'quantum'"),
+        (&["--max-ground-time", "0", "check"], "--max-ground-time"),
+        (&["play", "--search", "chess"], "unknown search 'chess'"),
+        (&["play", "--port", "70000"], "--port"),
+        (&["play", "--margin=-1"], "--margin"),
+        (
+            &["match", game, "--player", "r"],
+            "'r' is not ROLE=HOST:PORT or ROLE=builtin:SEARCH",
+        ),
+        (
+            &["match", game, "--player", "r=localhost"],
+            "'localhost' is not HOST:PORT or builtin:SEARCH",
+        ),
+        (
+            &["match", game, "--player", "nobody=builtin:uct"],
+            "the game has no role nobody",
+        ),
+        (&["match", game], "role r has no player"),
+        (
+            &["match", game, "--player", "r=builtin:random", "--matches", "0"],
+            "--matches",
+        ),
+    ];
+    for (args, message) in cases {
+        expect(args, 2, message);
+    }
+    // A port already taken is refused, not silently moved (as ggp-base's player does).
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let port = taken.local_addr().expect("address").port().to_string();
+    expect(&["play", "--port", &port], 2, "cannot listen on 127.0.0.1:");
+}
+
+#[test]
 fn malformed_traces_are_two_and_never_agree() {
     let game = write("valid-traced.kif", VALID);
     let header = r#"{"game":"valid","roles":["r"],"init":["off"]}"#;

@@ -87,6 +87,13 @@ pub(crate) fn run(args: &MatchArgs) -> Result<bool, Failure> {
                 .map(|p| p.spec.clone())
         })
         .collect();
+    for (role, spec) in roles.iter().zip(&specs) {
+        if spec.is_none() && !role.eq_ignore_ascii_case("random") {
+            return Err(Failure::input(format!(
+                "role {role} has no player: add --player {role}=HOST:PORT or {role}=builtin:uct"
+            )));
+        }
+    }
     let links: Vec<Option<Link>> = specs
         .iter()
         .map(|s| s.as_ref().map(|s| link(s, args.threads)))
