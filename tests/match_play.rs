@@ -80,25 +80,7 @@ impl Drop for PlayerProcess {
 }
 
 /// Tic-tac-toe, written for this project's tests.
-const TIC_TAC_TOE: &str = "(role x) (role o)
-    (init (cell 1 1 b)) (init (cell 1 2 b)) (init (cell 1 3 b))
-    (init (cell 2 1 b)) (init (cell 2 2 b)) (init (cell 2 3 b))
-    (init (cell 3 1 b)) (init (cell 3 2 b)) (init (cell 3 3 b)) (init (control x))
-    (<= (legal ?p (mark ?m ?n)) (true (cell ?m ?n b)) (true (control ?p)))
-    (<= (legal x noop) (true (control o))) (<= (legal o noop) (true (control x)))
-    (<= (next (cell ?m ?n ?p)) (does ?p (mark ?m ?n)))
-    (<= (next (cell ?m ?n ?c)) (true (cell ?m ?n ?c)) (does ?p (mark ?j ?k)) (distinct ?m ?j))
-    (<= (next (cell ?m ?n ?c)) (true (cell ?m ?n ?c)) (does ?p (mark ?j ?k)) (distinct ?n ?k))
-    (<= (next (control o)) (true (control x))) (<= (next (control x)) (true (control o)))
-    (<= (line ?p) (true (cell ?m 1 ?p)) (true (cell ?m 2 ?p)) (true (cell ?m 3 ?p)))
-    (<= (line ?p) (true (cell 1 ?n ?p)) (true (cell 2 ?n ?p)) (true (cell 3 ?n ?p)))
-    (<= (line ?p) (true (cell 1 1 ?p)) (true (cell 2 2 ?p)) (true (cell 3 3 ?p)))
-    (<= (line ?p) (true (cell 1 3 ?p)) (true (cell 2 2 ?p)) (true (cell 3 1 ?p)))
-    (<= open (true (cell ?m ?n b)))
-    (<= (goal x 100) (line x)) (<= (goal x 50) (not (line x)) (not (line o)))
-    (<= (goal x 0) (line o)) (<= (goal o 100) (line o))
-    (<= (goal o 50) (not (line x)) (not (line o))) (<= (goal o 0) (line x))
-    (<= terminal (line x)) (<= terminal (line o)) (<= terminal (not open))";
+const TIC_TAC_TOE: &str = include_str!("../games/tic_tac_toe.kif");
 
 /// A dice guess with a `random` role, written for this project's tests: the
 /// die is cast at random, then the player guesses it.

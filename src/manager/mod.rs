@@ -106,7 +106,11 @@ pub fn run_match(setup: &MatchSetup) -> Result<MatchRecord, Error> {
     let mut rng = Stream::new(setup.seed, 0);
     let mut state = game.initial_state();
     let mut record = new_record(setup);
-    let rules = show(&setup.rules);
+    // Re-printed from the parse, as ggp-base's server sends them: no comments,
+    // one space between rules.
+    let printed = ggpnet_kif::sexprs(&setup.rules).map_err(|e| Error::new(e.to_string()))?;
+    let printed: Vec<String> = printed.iter().map(ToString::to_string).collect();
+    let rules = show(&printed.join(" "));
     let starts: Vec<String> = game
         .roles()
         .iter()
