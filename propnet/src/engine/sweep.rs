@@ -857,14 +857,15 @@ impl ScalarEngine for Sweep {
     }
 
     fn load_state(&self, cache: &mut SweepCache, state: &[u64]) {
-        let (net, plan, values) = (&*self.net, &self.plan, &mut cache.values);
+        let (net, plan) = (&*self.net, &self.plan);
+        let (values, base_slots) = (&mut cache.values[..], net.base_slots());
         // Only the bases that differ from the state loaded before.
         for (w, (loaded, &new)) in cache.loaded.iter_mut().zip(state).enumerate() {
             let mut changed = *loaded ^ new;
             while changed != 0 {
                 let at = changed.trailing_zeros();
                 changed &= changed - 1;
-                let slot = net.base_slots()[w * 64 + at as usize];
+                let slot = base_slots[w * 64 + at as usize];
                 plan.marks.set(values, slot, new >> at & 1 != 0);
             }
             *loaded = new;
