@@ -15,8 +15,8 @@
 
 use super::PlayoutTotals;
 use crate::engine::{
-    and, for_each_lane, not, or, vector_bits, xor, Engine, Lane, Lanes, ALL_LANES, LANES, LANE_WORDS,
-    NO_LANES,
+    and, for_each_lane, not, or, vector_bits, xor, Engine, Lane, LaneValues, Lanes, ALL_LANES, LANES,
+    LANE_WORDS, NO_LANES,
 };
 use crate::game::{Game, Move, State};
 use crate::layout::CompiledNet;
@@ -28,9 +28,9 @@ pub struct LanePlayouts {
     game: Arc<Game>,
     net: Arc<CompiledNet>,
     engine: Arc<Lanes>,
-    values: Vec<Lane>,
+    values: LaneValues,
     /// The next value of every base, before the bases are overwritten.
-    next: Vec<Lane>,
+    next: LaneValues,
     /// The lanes' random streams, eight to a block.
     streams: Vec<StreamGroup>,
     /// Steps taken so far.
@@ -83,7 +83,7 @@ impl LanePlayouts {
         let mut lanes = LanePlayouts {
             values: engine.cache(),
             engine,
-            next: vec![NO_LANES; net.base_slots().len()],
+            next: LaneValues::new(net.base_slots().len()),
             streams: (0..LANES as u64 / 8)
                 .map(|b| {
                     StreamGroup::new(std::array::from_fn(|i| {
@@ -210,7 +210,7 @@ impl LanePlayouts {
             let next = and(&self.values[next as usize], &active);
             self.next[b] = if self.start[b] { or(&next, &restart) } else { next };
         }
-        for (&slot, next) in net.base_slots().iter().zip(&self.next) {
+        for (&slot, next) in net.base_slots().iter().zip(self.next.iter()) {
             self.values[slot as usize] = *next;
         }
         self.steps += 1;
@@ -460,7 +460,7 @@ mod tests {
             fewest.step();
             for ((way, stepper), other) in ways.iter().zip(&mut others) {
                 stepper(other);
-                assert!(fewest.values == other.values, "{way}, step {step}");
+                assert!(*fewest.values == *other.values, "{way}, step {step}");
                 assert_eq!(fewest.moved, other.moved, "{way}, step {step}");
                 assert_eq!(fewest.streams, other.streams, "{way}, step {step}");
             }

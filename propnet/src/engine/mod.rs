@@ -26,7 +26,7 @@ mod sweep;
 
 pub use differential::{Differential, DifferentialCache};
 pub(crate) use lanes::{and, for_each_lane, not, or, xor, Lane, ALL_LANES, NO_LANES};
-pub use lanes::{vector_bits, Lanes, LANES, LANE_WORDS};
+pub use lanes::{vector_bits, LaneValues, Lanes, LANES, LANE_WORDS};
 pub use sweep::{Sweep, SweepCache};
 
 use crate::layout::CompiledNet;
