@@ -54,7 +54,7 @@ pub fn game(seed: u64) -> String {
     }
     let mut board = vec![vec!['.'; w]; h];
     for (owner, rows) in [(true, 0..2usize), (false, h - 2..h)] {
-        for _ in 0..rng.range(1, 4) {
+        for _ in 0..rng.range(2, 5) {
             let (x, y) = (rng.below(w), rows.start + rng.below(rows.len()));
             let k = kinds[rng.below(kinds.len())] as char;
             board[y][x] = if owner { k } else { k.to_ascii_lowercase() };
@@ -68,11 +68,14 @@ pub fn game(seed: u64) -> String {
     text.push_str("<PIECES> // generated\n");
     for &k in &kinds {
         if rng.chance(85) {
-            let regex = expression(&mut rng, w, h, 3);
+            let alternatives = (0..rng.range(2, 4))
+                .map(|_| expression(&mut rng, w, h, 3))
+                .collect();
+            let regex = Regex::Alt(alternatives);
             let _ = writeln!(text, "{} {regex} &", k as char);
         }
     }
-    let _ = writeln!(text, "<GOALS>\n{} &", rng.range(1, 12));
+    let _ = writeln!(text, "<GOALS>\n{} &", rng.range(2, 12));
     for letter in [kinds[0], kinds[rng.below(kinds.len())].to_ascii_lowercase()] {
         if rng.chance(50) {
             let squares: Vec<String> = (0..rng.range(1, 3))
@@ -91,8 +94,8 @@ pub fn game(seed: u64) -> String {
 fn expression(rng: &mut Rng, w: usize, h: usize, depth: usize) -> Regex {
     if depth == 0 || rng.chance(35) {
         let on = match rng.below(10) {
-            0..=4 => On::Empty,
-            5..=7 => On::Opponent,
+            0..=5 => On::Empty,
+            6..=8 => On::Opponent,
             _ => On::Own,
         };
         let dx = rng.range(-2, 2).clamp(1 - w as i64, w as i64 - 1) as i32;

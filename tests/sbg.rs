@@ -1,0 +1,121 @@
+//! Simplified Boardgames: every game's GDL translation, compiled to a propnet,
+//! agrees with the direct move generator (`ggpnet::sbg::board`) on perft and on
+//! random playouts compared at every step (see `ggpnet::sbg_oracle`): the
+//! project's games (`games/sbg/`), the shared corpus's (`../shared/games-sbg/`),
+//! and 300 random games.
+
+use ggpnet::sbg::{self, Rules};
+use ggpnet::sbg_oracle::{compare_perft, compare_playouts};
+use ggpnet::{Config, Engine, EngineChoice, Game};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Parses `text`, translates it and compiles the propnet (no interpreter fallback).
+fn load(text: &str) -> Result<(Rules, Game), String> {
+    let parsed = sbg::parse(text).map_err(|e| e.to_string())?;
+    let config = Config {
+        engine: EngineChoice::Propnet,
+        ..Config::default()
+    };
+    let game = Game::load(&sbg::to_gdl(&parsed.rules), &config).map_err(|e| e.to_string())?;
+    assert_eq!(game.engine(), Engine::Propnet);
+    Ok((parsed.rules, game))
+}
+
+/// Checks one game file: perft to `depth` and 20 playouts; prints a line.
+fn check_file(path: &Path, depth: usize) {
+    let started = Instant::now();
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let (rules, game) = load(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let counts = compare_perft(&rules, &game, depth).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let steps = compare_playouts(&rules, &game, 20, 7).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    println!(
+        "{}: perft {counts:?} and 20 playouts ({steps} states) agree ({:.1} s)",
+        path.display(),
+        started.elapsed().as_secs_f64()
+    );
+}
+
+fn sbg_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "sbg"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn project_games_agree_with_the_oracle() {
+    let files = sbg_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("games/sbg"));
+    assert!(files.len() >= 6, "{files:?}");
+    for file in files {
+        check_file(&file, 4);
+    }
+}
+
+#[test]
+fn corpus_games_agree_with_the_oracle() {
+    let Some(corpus) = ggpnet::corpus::locate(Path::new(env!("CARGO_MANIFEST_DIR"))) else {
+        assert!(
+            !ggpnet::corpus::required(),
+            "GGPNET_REQUIRE_CORPUS=1 but no corpus at ../shared or $GGPNET_CORPUS"
+        );
+        println!("notice: corpus not found at ../shared or $GGPNET_CORPUS; skipping its SBG games");
+        return;
+    };
+    let files = sbg_files(&corpus.join("games-sbg"));
+    assert!(!files.is_empty(), "no .sbg file in {}", corpus.display());
+    for file in files {
+        check_file(&file, 4);
+    }
+}
+
+#[test]
+fn random_games_agree_with_the_oracle() {
+    let (mut checked, mut paths, mut states, mut deep) = (0, 0, 0, 0);
+    for seed in 0..300 {
+        let text = sbg::random::game(seed);
+        let (rules, game) = load(&text).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+        // Depth 3, or 2 where depth 3 has too many paths to keep the test short.
+        let depth = if sbg::board::perft(&rules, 3)[2] > 20_000 {
+            2
+        } else {
+            3
+        };
+        let counts =
+            compare_perft(&rules, &game, depth).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+        states +=
+            compare_playouts(&rules, &game, 3, seed).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+        paths += counts.iter().sum::<u128>();
+        deep += usize::from(counts[depth - 1] > 0);
+        checked += 1;
+    }
+    println!(
+        "{checked} random games agree with the oracle: {paths} perft paths, {states} playout states, {deep} games with paths at the last depth"
+    );
+    assert_eq!(checked, 300);
+}
+
+#[test]
+fn translation_of_a_star_stays_small() {
+    // A rook riding with a star on the largest board: one reach state per
+    // direction, so the grounding grows with squares x squares, not with words.
+    let row = format!("|R{}|", ".".repeat(15));
+    let empty = format!("|{}|", ".".repeat(16));
+    let board: Vec<String> = std::iter::repeat(empty).take(15).chain([row]).collect();
+    let text = format!(
+        "<<Rook>> <BOARD> 16 16 {} <PIECES> R (0,1,e)(0,1,e)^* + (1,0,e)(1,0,e)^* + (-1,0,e)(-1,0,e)^* + (0,-1,e)(0,-1,e)^* & <GOALS> 4 &",
+        board.join(" ")
+    );
+    let (rules, game) = load(&text).unwrap();
+    assert_eq!(compare_perft(&rules, &game, 2).unwrap(), vec![30, 0]);
+    let report = &game.propnet().unwrap().report;
+    // 256 origins x 30 destinations x a few states: tens of thousands, not millions.
+    assert!(
+        report.ground_atoms < 100_000,
+        "{} ground atoms",
+        report.ground_atoms
+    );
+}
