@@ -104,7 +104,7 @@ fn translation_of_a_star_stays_small() {
     // direction, so the grounding grows with squares x squares, not with words.
     let row = format!("|R{}|", ".".repeat(15));
     let empty = format!("|{}|", ".".repeat(16));
-    let board: Vec<String> = std::iter::repeat(empty).take(15).chain([row]).collect();
+    let board: Vec<String> = std::iter::repeat_n(empty, 15).chain([row]).collect();
     let text = format!(
         "<<Rook>> <BOARD> 16 16 {} <PIECES> R (0,1,e)(0,1,e)^* + (1,0,e)(1,0,e)^* + (-1,0,e)(-1,0,e)^* + (0,-1,e)(0,-1,e)^* & <GOALS> 4 &",
         board.join(" ")
@@ -117,5 +117,49 @@ fn translation_of_a_star_stays_small() {
         report.ground_atoms < 100_000,
         "{} ground atoms",
         report.ground_atoms
+    );
+}
+
+#[test]
+fn the_command_line_reads_sbg_files() {
+    let exe = env!("CARGO_BIN_EXE_ggpnet");
+    let hexapawn = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/sbg/hexapawn.sbg");
+    let out = std::process::Command::new(exe)
+        .arg("sbg2gdl")
+        .arg(&hexapawn)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let gdl = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        gdl.contains("(init (cell 0 0 white p))") && gdl.contains("(role black)"),
+        "{gdl}"
+    );
+    // A command taking a game file translates it on the way.
+    let out = std::process::Command::new(exe)
+        .args(["perft", "--depth", "3"])
+        .arg(&hexapawn)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("perft(3) = 28"), "{text}");
+    // A malformed file: exit 2, the file, line and column named.
+    let bad = std::env::temp_dir().join(format!("ggpnet-sbg-{}.sbg", std::process::id()));
+    std::fs::write(&bad, "<<M>>\n<BOARD> 2 2\n|..|\n|.x3|\n").unwrap();
+    let out = std::process::Command::new(exe)
+        .arg("mc")
+        .arg(&bad)
+        .output()
+        .unwrap();
+    std::fs::remove_file(&bad).unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(&format!(
+            "{}:4:4: expected a square ('.' or a letter) or '|' closing the row, found '3'",
+            bad.display()
+        )),
+        "{err}"
     );
 }

@@ -284,3 +284,83 @@ fn co_reachable(dfa: &Automaton) -> Vec<bool> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::random::{expression, Rng};
+
+    /// The positions of `word` at which a match of `regex` starting at `i` can end.
+    fn ends(regex: &Regex, word: &[Letter], i: usize) -> BTreeSet<usize> {
+        match regex {
+            Regex::Letter(l) => (word.get(i) == Some(l)).then_some(i + 1).into_iter().collect(),
+            Regex::Concat(parts) => parts.iter().fold(BTreeSet::from([i]), |at, p| {
+                at.iter().flat_map(|&j| ends(p, word, j)).collect()
+            }),
+            Regex::Alt(parts) => parts.iter().flat_map(|p| ends(p, word, i)).collect(),
+            Regex::Power(inner, n) => (0..*n).fold(BTreeSet::from([i]), |at, _| {
+                at.iter().flat_map(|&j| ends(inner, word, j)).collect()
+            }),
+            Regex::Star(inner) => {
+                let mut all = BTreeSet::from([i]);
+                loop {
+                    let more: BTreeSet<usize> = all.iter().flat_map(|&j| ends(inner, word, j)).collect();
+                    let before = all.len();
+                    all.extend(more);
+                    if all.len() == before {
+                        return all;
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn automata_recognise_the_expression() {
+        let mut rng = Rng::new(3);
+        let mut accepted = 0;
+        for _ in 0..500 {
+            let regex = expression(&mut rng, 3, 3, 4);
+            let mut letters = Vec::new();
+            regex.letters(&mut letters);
+            let nfa = glushkov(&regex);
+            let compiled = Automaton::compile(&regex);
+            let dfa = determinize(&nfa).map(|d| minimize(&d));
+            for _ in 0..50 {
+                let word: Vec<Letter> = (0..rng.below(7))
+                    .map(|_| letters[rng.below(letters.len())])
+                    .collect();
+                let expected = ends(&regex, &word, 0).contains(&word.len());
+                accepted += usize::from(expected);
+                assert_eq!(nfa.accepts(&word), expected, "{regex} on {word:?}");
+                assert_eq!(compiled.accepts(&word), expected, "{regex} on {word:?}");
+                if let Some(dfa) = &dfa {
+                    assert_eq!(dfa.accepts(&word), expected, "{regex} on {word:?}");
+                }
+            }
+        }
+        assert!(accepted > 1000, "{accepted}");
+    }
+
+    #[test]
+    fn a_rider_is_a_few_states() {
+        // (0,1,e)(0,1,e)^* + (0,1,e)^*(0,1,p): start, riding, captured.
+        let e = Regex::Letter(Letter {
+            dx: 0,
+            dy: 1,
+            on: crate::On::Empty,
+        });
+        let p = Regex::Letter(Letter {
+            dx: 0,
+            dy: 1,
+            on: crate::On::Opponent,
+        });
+        let star = Regex::Star(Box::new(e.clone()));
+        let rider = Regex::Alt(vec![
+            Regex::Concat(vec![e, star.clone()]),
+            Regex::Concat(vec![star, p]),
+        ]);
+        let a = Automaton::compile(&rider);
+        assert_eq!((a.states(), a.transitions().len()), (3, 4));
+    }
+}

@@ -90,8 +90,8 @@ pub fn game(seed: u64) -> String {
     text
 }
 
-/// A random expression at most `depth` operators deep, letters within the board.
-fn expression(rng: &mut Rng, w: usize, h: usize, depth: usize) -> Regex {
+/// A random expression at most `depth` operators deep, letters within a `w` x `h` board.
+pub fn expression(rng: &mut Rng, w: usize, h: usize, depth: usize) -> Regex {
     if depth == 0 || rng.chance(35) {
         let on = match rng.below(10) {
             0..=5 => On::Empty,

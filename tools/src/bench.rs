@@ -253,7 +253,7 @@ fn median(samples: &[f64]) -> f64 {
 
 fn game_path(corpus: &Path, name: &str) -> PathBuf {
     let path = PathBuf::from(name);
-    if path.extension().is_some_and(|e| e == "kif") {
+    if path.extension().is_some_and(|e| e == "kif" || e == "sbg") {
         path
     } else {
         corpus.join("games").join(format!("{name}.kif"))
