@@ -163,3 +163,31 @@ fn the_command_line_reads_sbg_files() {
         "{err}"
     );
 }
+
+#[test]
+fn edge_cases_agree_with_the_oracle() {
+    let cases = [
+        // Turn limit 0: the initial state is a draw.
+        "<<A>> <BOARD> 2 2 |k.| |.K| <PIECES> K (0,1,e) & <GOALS> 0 &",
+        // No movement rule: white cannot move and loses at once.
+        "<<B>> <BOARD> 2 2 |k.| |.K| <PIECES> <GOALS> 5 &",
+        // An empty board.
+        "<<C>> <BOARD> 3 2 |...| |...| <PIECES> K (0,1,e) & <GOALS> 5 &",
+        // The empty word and (0,0,w): a move that changes nothing.
+        "<<D>> <BOARD> 3 3 |k..| |...| |..K| <PIECES> K (1,0,e)^* + (0,0,w) & <GOALS> 6 &",
+        // Both players' counts met at the start: a draw.
+        "<<E>> <BOARD> 2 2 |k.| |.K| <PIECES> K (0,1,e) & <GOALS> 5 & #K 1 & #k 1 &",
+        // A reach square under the piece: reached only by a move that stays there.
+        "<<F>> <BOARD> 2 2 |k.| |.K| <PIECES> K (0,0,w) + (-1,0,e) & <GOALS> 5 & @K 1 0 &",
+        // Self-capture ends on an own piece, which counts against its owner.
+        "<<G>> <BOARD> 3 2 |kk.| |KK.| <PIECES> K (1,0,w) + (0,1,p) & <GOALS> 6 & #K 0 &",
+        // Intermediate squares must meet their letters: leaps over own, then opponent.
+        "<<H>> <BOARD> 1 4 |k| |p| |P| |K| <PIECES> K (0,1,w)(0,1,p)(0,1,p) & P (0,1,p) & <GOALS> 4 &",
+    ];
+    for text in cases {
+        let (rules, game) = load(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let counts = compare_perft(&rules, &game, 4).unwrap_or_else(|e| panic!("{text}: {e}"));
+        compare_playouts(&rules, &game, 5, 1).unwrap_or_else(|e| panic!("{text}: {e}"));
+        println!("{text}: perft {counts:?}");
+    }
+}
