@@ -72,11 +72,6 @@ impl Position {
         }
     }
 
-    /// The piece on `(x, y)`.
-    pub fn at(&self, rules: &Rules, x: usize, y: usize) -> Option<Piece> {
-        self.board[y * rules.width() + x]
-    }
-
     /// Every piece with its square `(x, y)`, bottom row first.
     pub fn pieces<'a>(&'a self, rules: &'a Rules) -> impl Iterator<Item = ((usize, usize), Piece)> + 'a {
         self.board

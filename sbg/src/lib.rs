@@ -38,6 +38,8 @@
 //!   turn limit of half-moves is reached, draw. Win 100, loss 0, draw 50 (and 50
 //!   each in non-terminal states).
 
+#![warn(missing_docs)]
+
 pub mod automaton;
 pub mod board;
 mod gdl;
