@@ -90,7 +90,7 @@ fn each_error_names_its_line_and_column() {
         ),
         (
             "<<M>> <BOARD> 2 2 |..| |..| <PIECES> K (0,1,e)^5000 &",
-            "1:38: piece K's rule has more than 4096 letters once powers are written out",
+            "1:38: piece K's rule has more than 1024 letters once powers are written out",
         ),
         (
             "<<M>> <BOARD> 2 2 |..| |..| <PIECES> 7",
@@ -208,4 +208,35 @@ fn random_bytes_and_mutations_never_panic() {
     }
     println!("{accepted} of 20000 fuzzed texts parsed");
     assert!(accepted > 0);
+}
+
+#[test]
+fn hostile_expressions_stay_bounded() {
+    // Stars nested 60 deep, each around a concatenation: exponential if each
+    // star's closure were recomputed inside the enclosing one.
+    let mut nested = "(0,1,e)".to_owned();
+    for _ in 0..60 {
+        nested = format!("({nested})^*(1,0,e)");
+    }
+    // The largest power allowed around a star: a quadratic Glushkov automaton.
+    let powered = "((0,1,e)^*)^1024";
+    let empty = format!("|{}|", ".".repeat(16));
+    let rows: Vec<String> = std::iter::repeat_n(empty, 15)
+        .chain([format!("|K{}|", ".".repeat(15))])
+        .collect();
+    for rule in [nested.as_str(), powered] {
+        let text = format!(
+            "<<H>> <BOARD> 16 16 {} <PIECES> K {rule} & <GOALS> 4 &",
+            rows.join(" ")
+        );
+        let parsed = sbg::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+        let counts = sbg::board::perft(&parsed.rules, 1);
+        assert!(counts[0] > 0, "{counts:?}");
+        let automaton = sbg::automaton::Automaton::compile(parsed.rules.moves_of(b'K').unwrap());
+        // No more states than letters (61 and 1024) plus a start, and far fewer
+        // for the power, whose language is just (0,1,e)^*.
+        let bound = if rule == powered { 1 } else { 62 };
+        assert!(automaton.states() <= bound, "{} states", automaton.states());
+        assert!(sbg::to_gdl(&parsed.rules).contains("(<= (canmove"));
+    }
 }

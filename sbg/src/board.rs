@@ -5,7 +5,8 @@
 //! each square to the square one step on, kept when on the board and meeting
 //! the condition; concatenation composes; `+` unites; `^n` iterates; `^*` is
 //! the least fixpoint), with no automaton: a bug in the automata cannot hide
-//! behind the same bug here.
+//! behind the same bug here. The closure of a star inside another star is
+//! computed once per start square and position.
 
 use crate::rules::{Letter, On, Piece, Player, Regex, Rules, MAX_SIDE};
 
@@ -21,6 +22,13 @@ impl Squares {
     }
     fn insert(&mut self, i: usize) {
         self.0[i / 64] |= 1 << (i % 64);
+    }
+    fn minus(self, other: Squares) -> Squares {
+        let mut out = self;
+        for (a, b) in out.0.iter_mut().zip(other.0) {
+            *a &= !b;
+        }
+        out
     }
     fn union(self, other: Squares) -> Squares {
         let mut out = self;
@@ -41,6 +49,10 @@ impl Squares {
         })
     }
 }
+
+/// Closures of stars inside stars already computed in one position: (the
+/// star's address in the rules, start square) to the squares reached.
+type Closures = std::collections::HashMap<(usize, usize), Squares>;
 
 /// A move: from a square to a square, `(x, y)` each.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
@@ -94,6 +106,7 @@ impl Position {
     pub fn legal_moves(&self, rules: &Rules) -> Vec<Move> {
         let w = rules.width();
         let mut moves = Vec::new();
+        let mut closures = Closures::default();
         for (i, piece) in self.board.iter().enumerate() {
             let Some(piece) = piece.filter(|p| p.owner == self.to_move) else {
                 continue;
@@ -101,7 +114,7 @@ impl Position {
             let Some(regex) = rules.moves_of(piece.kind) else {
                 continue;
             };
-            let ends = self.eval(rules, regex, Squares::single(i));
+            let ends = self.eval(rules, regex, Squares::single(i), false, &mut closures);
             moves.extend(ends.iter().map(|j| Move {
                 from: (i % w, i / w),
                 to: (j % w, j / w),
@@ -111,26 +124,57 @@ impl Position {
         moves
     }
 
-    /// The squares `regex` leads to from any of `from`.
-    fn eval(&self, rules: &Rules, regex: &Regex, from: Squares) -> Squares {
+    /// The squares `regex` leads to from any of `from`; `nested` when inside a
+    /// star. Results are unions over the start squares (the board is fixed
+    /// during the walk), so the closure of a star inside another star is kept
+    /// per start square in `closures` for the rest of the
+    /// [`Position::legal_moves`] call: stars nested in stars cost a polynomial,
+    /// not an exponential, number of steps.
+    fn eval(
+        &self,
+        rules: &Rules,
+        regex: &Regex,
+        from: Squares,
+        nested: bool,
+        closures: &mut Closures,
+    ) -> Squares {
         match regex {
             Regex::Letter(letter) => self.step(rules, *letter, from),
-            Regex::Concat(parts) => parts.iter().fold(from, |set, p| self.eval(rules, p, set)),
-            Regex::Alt(parts) => parts
+            Regex::Concat(parts) => parts
                 .iter()
-                .fold(Squares::default(), |acc, p| acc.union(self.eval(rules, p, from))),
-            Regex::Power(inner, n) => (0..*n).fold(from, |set, _| self.eval(rules, inner, set)),
-            Regex::Star(inner) => {
-                let mut all = from;
-                loop {
-                    let more = all.union(self.eval(rules, inner, all));
-                    if more == all {
-                        return all;
-                    }
-                    all = more;
-                }
+                .fold(from, |set, p| self.eval(rules, p, set, nested, closures)),
+            Regex::Alt(parts) => parts.iter().fold(Squares::default(), |acc, p| {
+                acc.union(self.eval(rules, p, from, nested, closures))
+            }),
+            Regex::Power(inner, n) => {
+                (0..*n).fold(from, |set, _| self.eval(rules, inner, set, nested, closures))
             }
+            Regex::Star(inner) if nested => from.iter().fold(Squares::default(), |acc, square| {
+                let key = (std::ptr::from_ref(regex) as usize, square);
+                let reached = match closures.get(&key) {
+                    Some(done) => *done,
+                    None => {
+                        let reached = self.closure(rules, inner, Squares::single(square), closures);
+                        closures.insert(key, reached);
+                        reached
+                    }
+                };
+                acc.union(reached)
+            }),
+            Regex::Star(inner) => self.closure(rules, inner, from, closures),
         }
+    }
+
+    /// The squares any number of `inner` leads to from `from`: the least
+    /// fixpoint, grown from the squares found last.
+    fn closure(&self, rules: &Rules, inner: &Regex, from: Squares, closures: &mut Closures) -> Squares {
+        let mut all = from;
+        let mut fresh = from;
+        while fresh != Squares::default() {
+            fresh = self.eval(rules, inner, fresh, true, closures).minus(all);
+            all = all.union(fresh);
+        }
+        all
     }
 
     /// One letter from each of `from`, for the player to move.

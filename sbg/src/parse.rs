@@ -20,7 +20,7 @@ use std::fmt;
 /// The deepest nesting of parentheses in an expression.
 pub const MAX_NESTING: usize = 64;
 /// The most letters an expression may have once every `^n` is written out.
-pub const MAX_EXPANDED: u64 = 4096;
+pub const MAX_EXPANDED: u64 = 1024;
 /// The largest turn limit.
 pub const MAX_TURN_LIMIT: u32 = 10_000;
 
