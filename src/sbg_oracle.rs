@@ -83,30 +83,29 @@ pub fn compare_playouts(rules: &Rules, game: &Game, playouts: usize, seed: u64) 
                     "legal moves: translation {sorted:?}, oracle {legal:?}"
                 )));
             }
-            let other = machine
+            let noop = machine
                 .legal_moves(&state, 1 - mover)
                 .map_err(|e| at(&e.to_string()))?;
-            let other = other
+            let texts = noop
                 .iter()
                 .map(|m| game.move_to_kif(m).map_err(|e| at(&e.to_string())))
                 .collect::<Result<Vec<_>, _>>()?;
-            if other != ["noop"] {
-                return Err(at(&format!("the player not to move has {other:?}, not noop")));
+            if texts != ["noop"] {
+                return Err(at(&format!("the player not to move has {texts:?}, not noop")));
             }
             let chosen = legal[rng.below(legal.len())];
             let index = mapped
                 .iter()
                 .position(|m| *m == chosen)
                 .ok_or_else(|| at("chosen move missing"))?;
-            let noop = machine
-                .legal_moves(&state, 1 - mover)
-                .map_err(|e| at(&e.to_string()))?;
             let mut joint = vec![moves[index].clone(), noop[0].clone()];
             if mover == 1 {
                 joint.reverse();
             }
             state = next(&mut machine, &state, &joint).map_err(|e| at(&e))?;
-            position = position.play(rules, chosen);
+            position = position
+                .play(rules, chosen)
+                .ok_or_else(|| at("the oracle refused its own move"))?;
         }
     }
     Ok(steps)

@@ -47,7 +47,10 @@ fn main() {
                 white += u64::from(goals[0]);
                 break;
             }
-            position = position.play(&rules, legal[rng.below(legal.len())]);
+            let Some(next) = position.play(&rules, legal[rng.below(legal.len())]) else {
+                unreachable!("a legal move is played");
+            };
+            position = next;
             transitions += 1;
         }
         playouts += 1;

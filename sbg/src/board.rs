@@ -201,23 +201,26 @@ impl Position {
         out
     }
 
-    /// The state after the player to move plays `m` (assumed legal): the piece
-    /// moves, whatever stood on the end square (if not the start) is captured.
-    pub fn play(&self, rules: &Rules, m: Move) -> Position {
-        let w = rules.width();
-        let (from, to) = (m.from.1 * w + m.from.0, m.to.1 * w + m.to.0);
+    /// The state after the player to move plays `m`, which should be one of
+    /// [`Position::legal_moves`]: the piece moves, whatever stood on the end
+    /// square (if not the start) is captured. `None` if `m` is not even a move
+    /// of one of the mover's pieces between squares of the board.
+    pub fn play(&self, rules: &Rules, m: Move) -> Option<Position> {
+        let (w, h) = (rules.width(), rules.height());
+        let on_board = |(x, y): (usize, usize)| (x < w && y < h).then_some(y * w + x);
+        let (from, to) = (on_board(m.from)?, on_board(m.to)?);
         let mut board = self.board.clone();
-        let piece = board[from].take();
-        board[to] = piece;
-        let reached = piece
-            .filter(|p| rules.is_reach_square(p.owner, p.kind, m.to.0, m.to.1))
-            .map(|p| p.owner);
-        Position {
+        let piece = board[from].take().filter(|p| p.owner == self.to_move)?;
+        board[to] = Some(piece);
+        let reached = rules
+            .is_reach_square(piece.owner, piece.kind, m.to.0, m.to.1)
+            .then_some(piece.owner);
+        Some(Position {
             board,
             to_move: self.to_move.opponent(),
             turn: self.turn + 1,
             reached,
-        }
+        })
     }
 
     /// How many pieces of type `kind` `player` has.
@@ -282,7 +285,9 @@ pub fn perft(rules: &Rules, depth: usize) -> Vec<u128> {
         }
         counts[d] += moves.len() as u128;
         for m in moves {
-            walk(rules, &position.play(rules, m), d + 1, counts);
+            if let Some(next) = position.play(rules, m) {
+                walk(rules, &next, d + 1, counts);
+            }
         }
     }
     let mut counts = vec![0; depth];
