@@ -111,6 +111,7 @@ pub fn compare_playouts(rules: &Rules, game: &Game, playouts: usize, seed: u64) 
     Ok(steps)
 }
 
+/// The translation's next state, its error as text.
 fn next(machine: &mut Machine, state: &State, joint: &[Move]) -> Result<State, String> {
     machine.next_state(state, joint).map_err(|e| e.to_string())
 }
@@ -166,12 +167,14 @@ fn common_move(game: &Game, m: &Move) -> Result<board::Move, String> {
     }
 }
 
+/// The symbols of a KIF sentence, parentheses dropped.
 fn words(kif: &str) -> Vec<&str> {
     kif.split(|c: char| c == '(' || c == ')' || c.is_whitespace())
         .filter(|w| !w.is_empty())
         .collect()
 }
 
+/// A coordinate or count written as a KIF constant.
 fn number(word: &str) -> Result<usize, String> {
     word.parse().map_err(|_| format!("not a number: {word}"))
 }

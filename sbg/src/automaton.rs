@@ -81,6 +81,7 @@ struct Glushkov {
 type Summary = (bool, BTreeSet<usize>, BTreeSet<usize>);
 
 impl Glushkov {
+    /// Numbers the letters of `regex` as positions, adding their follow sets.
     fn visit(&mut self, regex: &Regex) -> Summary {
         match regex {
             Regex::Letter(l) => {
@@ -125,6 +126,7 @@ impl Glushkov {
         }
     }
 
+    /// The summary of `a` then `b`: `b`'s first positions follow `a`'s last.
     fn concat(&mut self, (na, fa, la): Summary, (nb, fb, lb): Summary) -> Summary {
         for &l in &la {
             self.follow[l].extend(fb.iter().copied());
@@ -264,6 +266,7 @@ fn minimize(dfa: &Automaton) -> Automaton {
     }
 }
 
+/// The number of classes of a partition.
 fn count_distinct(class: &[usize]) -> usize {
     class.iter().collect::<BTreeSet<_>>().len()
 }

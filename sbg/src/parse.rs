@@ -92,6 +92,8 @@ enum RawGoal {
     },
 }
 
+/// A cursor over the text, with the position of the next character and
+/// the warnings so far.
 struct Parser {
     chars: Vec<char>,
     pos: usize,
@@ -101,14 +103,17 @@ struct Parser {
 }
 
 impl Parser {
+    /// The next character.
     fn peek(&self) -> Option<char> {
         self.chars.get(self.pos).copied()
     }
 
+    /// The character `ahead` places after the next.
     fn peek_at(&self, ahead: usize) -> Option<char> {
         self.chars.get(self.pos + ahead).copied()
     }
 
+    /// Consumes the next character, keeping line and column.
     fn bump(&mut self) -> Option<char> {
         let c = self.peek()?;
         self.pos += 1;
@@ -121,10 +126,12 @@ impl Parser {
         Some(c)
     }
 
+    /// The position of the next character.
     fn here(&self) -> (usize, usize) {
         (self.line, self.col)
     }
 
+    /// An error at `(line, col)`.
     fn error_at<T>(&self, (line, col): (usize, usize), message: impl Into<String>) -> Result<T, ParseError> {
         Err(ParseError {
             line,
@@ -133,10 +140,12 @@ impl Parser {
         })
     }
 
+    /// An error at the next character.
     fn error<T>(&self, message: impl Into<String>) -> Result<T, ParseError> {
         self.error_at(self.here(), message)
     }
 
+    /// Records a warning at `(line, col)`.
     fn warn_at(&mut self, (line, col): (usize, usize), message: impl Into<String>) {
         self.warnings.push(Warning {
             line,
@@ -189,6 +198,7 @@ impl Parser {
         }
     }
 
+    /// Whether the text goes on with `word`.
     fn looking_at(&self, word: &str) -> bool {
         word.chars().enumerate().all(|(i, c)| self.peek_at(i) == Some(c))
     }
@@ -244,6 +254,7 @@ impl Parser {
         Ok(if negative { -n } else { n })
     }
 
+    /// The whole file.
     fn game(&mut self) -> Result<Parsed, ParseError> {
         if self.peek() == Some('\u{feff}') {
             self.pos += 1;
@@ -352,6 +363,7 @@ impl Parser {
         Ok((name, legacy))
     }
 
+    /// The board section after `<BOARD>`: sizes and rows, top row first.
     fn board(&mut self) -> Result<(usize, usize, Vec<Option<Piece>>), ParseError> {
         let (width, at) = self.nat("the board's width")?;
         let (height, at_h) = self.nat("the board's height")?;
@@ -430,6 +442,7 @@ impl Parser {
         Ok((width, height, board))
     }
 
+    /// The piece rules after `<PIECES>`, indexed by letter.
     fn pieces(&mut self, width: usize, height: usize) -> Result<Vec<Option<Regex>>, ParseError> {
         let mut moves: Vec<Option<Regex>> = vec![None; 26];
         loop {

@@ -167,7 +167,7 @@ struct Sbg2gdlArgs {
 
 #[derive(Args)]
 struct MatchArgs {
-    /// The game (KIF).
+    /// The game (KIF, or Simplified Boardgames .sbg).
     game: PathBuf,
     /// A player: ROLE=HOST:PORT, or ROLE=builtin:uct|mc|random (in this process).
     /// A role named `random` with no player is played by the manager.
@@ -283,7 +283,7 @@ struct StatsArgs {
 
 #[derive(Args)]
 struct GameArgs {
-    /// The game (KIF, or a circuit exported as .json); the built-in connect four if omitted.
+    /// The game (KIF, Simplified Boardgames .sbg, or a circuit exported as .json); the built-in connect four if omitted.
     game: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
@@ -334,7 +334,7 @@ struct PerftArgs {
 
 #[derive(Args)]
 struct ReplayArgs {
-    /// The game (KIF).
+    /// The game (KIF, or Simplified Boardgames .sbg).
     game: PathBuf,
     /// The trace (JSON Lines, see shared/traces/FORMAT.md).
     trace: PathBuf,
