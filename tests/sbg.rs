@@ -2,7 +2,8 @@
 //! agrees with the direct move generator (`ggpnet::sbg::board`) on perft and on
 //! random playouts compared at every step (see `ggpnet::sbg_oracle`): the
 //! project's games (`games/sbg/`), the shared corpus's (`../shared/games-sbg/`),
-//! and 300 random games.
+//! and 300 random games. The named games' GDL also agrees with the reference
+//! interpreter.
 
 use ggpnet::sbg::{self, Rules};
 use ggpnet::sbg_oracle::{compare_perft, compare_playouts};
@@ -29,8 +30,13 @@ fn check_file(path: &Path, depth: usize) {
     let (rules, game) = load(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let counts = compare_perft(&rules, &game, depth).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let steps = compare_playouts(&rules, &game, 20, 7).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    // A third opinion: the GDL on the reference interpreter, 3 playouts of at most 60 moves.
+    let description = ggpnet::kif::parse(&sbg::to_gdl(&rules)).unwrap();
+    let reference = ggpnet_reference::Reference::new(&description).unwrap();
+    let report = ggpnet::differential::differential(game.propnet().unwrap(), &reference, 3, 60, 1);
+    assert_eq!(report.first_difference, None, "{}", path.display());
     println!(
-        "{}: perft {counts:?} and 20 playouts ({steps} states) agree ({:.1} s)",
+        "{}: perft {counts:?}, 20 playouts ({steps} states) and the reference interpreter agree ({:.1} s)",
         path.display(),
         started.elapsed().as_secs_f64()
     );
