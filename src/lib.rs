@@ -27,7 +27,9 @@
 //! and instantiation), [`propnet`] (circuit, optimizer, evaluators, state
 //! machine) — with what tools and tests share: trace [`replay`],
 //! [`differential`] testing against the reference interpreter, the [`corpus`]
-//! locator, and the [`fuzz`] targets. `examples/` holds a flat Monte-Carlo and
+//! locator, and the [`fuzz`] targets. [`sbg`] reads Simplified Boardgames and
+//! translates them to GDL; [`sbg_oracle`] checks a translation against its
+//! direct move generator. `examples/` holds a flat Monte-Carlo and
 //! a UCT agent.
 
 #![warn(missing_docs)]
@@ -41,6 +43,7 @@ pub mod manager;
 pub mod player;
 mod playouts;
 pub mod replay;
+pub mod sbg_oracle;
 
 pub use game::{Config, Engine, EngineChoice, EvaluatorChoice, Game, LoadError};
 pub use machine::{Error, Machine, Move, PlayoutEnd, State};
@@ -52,6 +55,7 @@ pub use propnet::random::Stream;
 pub use ggpnet_grounder as grounder;
 pub use ggpnet_kif as kif;
 pub use ggpnet_propnet as propnet;
+pub use ggpnet_sbg as sbg;
 
 /// The game built into the program, used when no game file is given: connect
 /// four on a 7x6 board, written for this project.

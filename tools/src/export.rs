@@ -40,7 +40,7 @@ pub enum Stage {
 /// Arguments of `ggpnet export`.
 #[derive(Args)]
 pub struct ExportArgs {
-    /// The game (KIF, or a circuit exported as .json); the built-in connect four if omitted.
+    /// The game (KIF, Simplified Boardgames .sbg, or a circuit exported as .json); the built-in connect four if omitted.
     game: Option<PathBuf>,
     /// Output form.
     #[arg(long, value_enum)]

@@ -155,11 +155,19 @@ enum Command {
     Play(PlayArgs),
     /// Run matches of a game between players, as a game manager.
     Match(MatchArgs),
+    /// Translate a Simplified Boardgames game (.sbg) to GDL and print it.
+    Sbg2gdl(Sbg2gdlArgs),
+}
+
+#[derive(Args)]
+struct Sbg2gdlArgs {
+    /// The game (.sbg).
+    game: PathBuf,
 }
 
 #[derive(Args)]
 struct MatchArgs {
-    /// The game (KIF).
+    /// The game (KIF, or Simplified Boardgames .sbg).
     game: PathBuf,
     /// A player: ROLE=HOST:PORT, or ROLE=builtin:uct|mc|random (in this process).
     /// A role named `random` with no player is played by the manager.
@@ -275,7 +283,7 @@ struct StatsArgs {
 
 #[derive(Args)]
 struct GameArgs {
-    /// The game (KIF, or a circuit exported as .json); the built-in connect four if omitted.
+    /// The game (KIF, Simplified Boardgames .sbg, or a circuit exported as .json); the built-in connect four if omitted.
     game: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
@@ -326,7 +334,7 @@ struct PerftArgs {
 
 #[derive(Args)]
 struct ReplayArgs {
-    /// The game (KIF).
+    /// The game (KIF, or Simplified Boardgames .sbg).
     game: PathBuf,
     /// The trace (JSON Lines, see shared/traces/FORMAT.md).
     trace: PathBuf,
@@ -349,11 +357,26 @@ fn game_name(path: Option<&Path>) -> String {
     )
 }
 
+/// The GDL text of the game at `path` (the built-in game when none): the file
+/// itself, or its translation when it is a Simplified Boardgames file (`.sbg`).
 fn read_game(path: Option<&Path>) -> Result<String, Failure> {
     match path {
         None => Ok(ggpnet::DEFAULT_GAME.to_owned()),
+        Some(p) if p.extension().is_some_and(|e| e == "sbg") => read_sbg(p),
         Some(p) => read_input(p),
     }
+}
+
+/// The GDL translation of the Simplified Boardgames file `path`; its warnings
+/// go to standard error, each naming the file, line and column.
+fn read_sbg(path: &Path) -> Result<String, Failure> {
+    let text = read_input(path)?;
+    let parsed =
+        ggpnet::sbg::parse(&text).map_err(|e| Failure::input(format!("error: {}:{e}", path.display())))?;
+    for warning in &parsed.warnings {
+        eprintln!("{}:{warning}", path.display());
+    }
+    Ok(ggpnet::sbg::to_gdl(&parsed.rules))
 }
 
 /// Whether `path` is a circuit written by `ggpnet export --format json`.
@@ -1046,6 +1069,10 @@ fn main() -> ExitCode {
         Command::Export(a) => export::run(a).map(|_| true),
         Command::Play(a) => play::run(a),
         Command::Match(a) => matches::run(a),
+        Command::Sbg2gdl(a) => read_sbg(&a.game).map(|gdl| {
+            print!("{gdl}");
+            true
+        }),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,

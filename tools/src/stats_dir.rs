@@ -10,13 +10,13 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The `.kif` files directly in `dir`, by name.
+/// The game files (`.kif`, and `.sbg` translated on loading) directly in `dir`, by name.
 fn games(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| Failure::input(format!("cannot read {}: {e}", dir.display())))?;
     let mut games: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "kif"))
+        .filter(|p| p.extension().is_some_and(|x| x == "kif" || x == "sbg"))
         .collect();
     games.sort();
     Ok(games)
