@@ -2,6 +2,13 @@
 //! arity consistency, safety, keyword restrictions, stratification and the
 //! recursion restriction. The analysis also classifies relations as static
 //! (evaluated completely at ground time) or dynamic (kept in the circuit).
+//!
+//! GDL-II (`random`, `sees`) adds its restrictions here too: `random` is a
+//! role name, never a relation; `sees` is derived like any relation that may
+//! depend on `does` (so `legal`, `goal` and `terminal` may read it only where
+//! it does not); and `next` may appear in a body only on the way to `sees`
+//! (percepts are computed with the joint move, like `next` itself): no `init`,
+//! `legal`, `goal`, `terminal` or `next` may depend on it.
 
 use crate::error::{ErrorKind, GdlError};
 use crate::normalize::{NormalLiteral, NormalRule};
@@ -188,6 +195,15 @@ impl Checker<'_> {
                         format!("'{}' may not be the head of a rule", self.name(head)),
                     ))
                 }
+                SymbolId::RANDOM => {
+                    return Err(self.error(
+                        ErrorKind::Keyword,
+                        rule.origin,
+                        "'random' is the name of the random role (GDL-II), not a relation: it may not be \
+                         the head of a rule"
+                            .into(),
+                    ))
+                }
                 SymbolId::ROLE if !rule.body.is_empty() || !rule.head.is_ground() => {
                     return Err(self.error(
                         ErrorKind::Keyword,
@@ -200,11 +216,18 @@ impl Checker<'_> {
             for literal in &rule.body {
                 if let NormalLiteral::Pos(s) | NormalLiteral::Neg(s) = literal {
                     let relation = s.functor().expect("checked by arities");
-                    if relation == SymbolId::INIT || relation == SymbolId::NEXT {
+                    if relation == SymbolId::INIT {
                         return Err(self.error(
                             ErrorKind::Keyword,
                             rule.origin,
                             format!("'{}' may only appear in the head of a rule", self.name(relation)),
+                        ));
+                    }
+                    if relation == SymbolId::RANDOM {
+                        return Err(self.error(
+                            ErrorKind::Keyword,
+                            rule.origin,
+                            "'random' is the name of the random role (GDL-II), not a relation".into(),
                         ));
                     }
                 }
@@ -275,6 +298,30 @@ pub fn check(description: &Description, rules: &[NormalRule]) -> Result<Analysis
                 ErrorKind::Keyword,
                 rule.origin,
                 format!("'{}' depends on 'does'", description.symbols.name(head)),
+            ));
+        }
+    }
+    // `next` in a body (GDL-II games write percepts so): only `sees` may depend on it.
+    let next_readers: Vec<SymbolId> = deps
+        .nodes
+        .get(&SymbolId::NEXT)
+        .map(|&n| deps.graph.neighbors(n).map(|m| deps.graph[m]).collect())
+        .unwrap_or_default();
+    let from_next = deps.reachable(&next_readers);
+    for rule in rules {
+        let head = rule.head.functor().expect("checked");
+        if matches!(
+            head,
+            SymbolId::INIT | SymbolId::LEGAL | SymbolId::GOAL | SymbolId::TERMINAL | SymbolId::NEXT
+        ) && from_next.contains(&head)
+        {
+            return Err(checker.error(
+                ErrorKind::Keyword,
+                rule.origin,
+                format!(
+                    "'{}' depends on 'next' (only 'sees' may: percepts are computed with the joint move)",
+                    description.symbols.name(head)
+                ),
             ));
         }
     }
