@@ -289,18 +289,6 @@ pub fn check(description: &Description, rules: &[NormalRule]) -> Result<Analysis
     checker.safety()?;
 
     let deps = Dependencies::new(rules);
-    let from_does = deps.reachable(&[SymbolId::DOES]);
-    for rule in rules {
-        let head = rule.head.functor().expect("checked");
-        if matches!(head, SymbolId::LEGAL | SymbolId::GOAL | SymbolId::TERMINAL) && from_does.contains(&head)
-        {
-            return Err(checker.error(
-                ErrorKind::Keyword,
-                rule.origin,
-                format!("'{}' depends on 'does'", description.symbols.name(head)),
-            ));
-        }
-    }
     // `next` in a body (GDL-II games write percepts so): only `sees` may depend on it.
     let next_readers: Vec<SymbolId> = deps
         .nodes
@@ -308,22 +296,25 @@ pub fn check(description: &Description, rules: &[NormalRule]) -> Result<Analysis
         .map(|&n| deps.graph.neighbors(n).map(|m| deps.graph[m]).collect())
         .unwrap_or_default();
     let from_next = deps.reachable(&next_readers);
-    for rule in rules {
-        let head = rule.head.functor().expect("checked");
-        if matches!(
-            head,
-            SymbolId::INIT | SymbolId::LEGAL | SymbolId::GOAL | SymbolId::TERMINAL | SymbolId::NEXT
-        ) && from_next.contains(&head)
-        {
-            return Err(checker.error(
-                ErrorKind::Keyword,
-                rule.origin,
-                format!(
-                    "'{}' depends on 'next' (only 'sees' may: percepts are computed with the joint move)",
-                    description.symbols.name(head)
-                ),
-            ));
-        }
+    let heads = [SymbolId::INIT, SymbolId::LEGAL, SymbolId::GOAL, SymbolId::TERMINAL, SymbolId::NEXT];
+    if let Some((rule, head)) = dependent_rule(rules, &heads, &from_next, SymbolId::NEXT) {
+        return Err(checker.error(
+            ErrorKind::Keyword,
+            rule.origin,
+            format!(
+                "'{}' depends on 'next' (only 'sees' may: percepts are computed with the joint move)",
+                description.symbols.name(head)
+            ),
+        ));
+    }
+    let from_does = deps.reachable(&[SymbolId::DOES]);
+    let heads = [SymbolId::LEGAL, SymbolId::GOAL, SymbolId::TERMINAL];
+    if let Some((rule, head)) = dependent_rule(rules, &heads, &from_does, SymbolId::DOES) {
+        return Err(checker.error(
+            ErrorKind::Keyword,
+            rule.origin,
+            format!("'{}' depends on 'does'", description.symbols.name(head)),
+        ));
     }
     let from_state = deps.reachable(&[SymbolId::TRUE, SymbolId::DOES]);
     for rule in rules {
@@ -415,6 +406,34 @@ pub fn check(description: &Description, rules: &[NormalRule]) -> Result<Analysis
         dynamic,
         recursive,
     })
+}
+
+/// A rule for one of `heads` that depends on `source` (`reach`: every relation
+/// that does), preferably one whose own body reads `source` or a relation of
+/// `reach`, and its head: the rule to name when such a head may not depend on
+/// `source`.
+fn dependent_rule<'r>(
+    rules: &'r [NormalRule],
+    heads: &[SymbolId],
+    reach: &FxHashSet<SymbolId>,
+    source: SymbolId,
+) -> Option<(&'r NormalRule, SymbolId)> {
+    let mut reaching = None;
+    for rule in rules {
+        let head = rule.head.functor().expect("checked");
+        if !heads.contains(&head) || !reach.contains(&head) {
+            continue;
+        }
+        reaching.get_or_insert((rule, head));
+        let reads = rule.body.iter().any(|l| {
+            matches!(l, NormalLiteral::Pos(s) | NormalLiteral::Neg(s)
+                if s.functor() == Some(source) || reach.contains(&s.functor().expect("checked")))
+        });
+        if reads {
+            return Some((rule, head));
+        }
+    }
+    reaching
 }
 
 /// The GDL recursion restriction: an argument of a recursive literal is ground,
