@@ -55,9 +55,21 @@ pub(crate) struct Clause {
 type Dnf = Vec<Vec<Lit>>;
 
 /// Normalizes every rule of `description` and checks the clauses.
-pub(crate) fn normalize(description: &Description) -> Result<Vec<Clause>, ReferenceError> {
+pub(crate) fn normalize(description: &Description, symbols: &mut SymbolTable) -> Result<Vec<Clause>, ReferenceError> {
     let mut clauses = Vec::new();
     let unread = unread_declarations(description);
+    let gdl2 = ggpnet_kif::gdl2::is_gdl2(description);
+    let defined: HashSet<(SymbolId, usize)> = description
+        .rules
+        .iter()
+        .filter_map(|r| Some((r.head.functor()?, r.head.args().len())))
+        .collect();
+    let never = |lit: &Lit| {
+        matches!(lit, Lit::Pos(t) if t.functor().is_some_and(|f| {
+            f != SymbolId::TRUE && f != SymbolId::DOES && !defined.contains(&(f, t.args().len()))
+        }))
+    };
+    let mut fresh = 0;
     for (index, rule) in description.rules.iter().enumerate() {
         if rule.head.functor().is_some_and(|f| unread.contains(&f)) {
             continue;
@@ -75,7 +87,14 @@ pub(crate) fn normalize(description: &Description) -> Result<Vec<Clause>, Refere
         let bodies = conjunction(rule.body.iter().map(|l| alternatives(l, false)))
             .map_err(|reason| ReferenceError::InvalidRule { rule: text(), reason })?;
         for mut body in bodies {
-            bind_percept_role(&rule.head, &mut body);
+            let mut extra = Vec::new();
+            if gdl2 {
+                if body.iter().any(never) {
+                    continue;
+                }
+                bind_role_argument(&rule.head, &mut body);
+                extra = existential_negations(&rule.head, &mut body, symbols, &mut fresh);
+            }
             let sentences = body.iter().filter_map(|lit| match lit {
                 Lit::Pos(t) | Lit::Neg(t) => Some(t),
                 _ => None,
@@ -101,16 +120,21 @@ pub(crate) fn normalize(description: &Description) -> Result<Vec<Clause>, Refere
                 body,
                 rule: index,
             });
+            clauses.extend(extra.into_iter().map(|(head, body)| Clause {
+                head,
+                body: vec![body],
+                rule: index,
+            }));
         }
     }
     Ok(clauses)
 }
 
-/// In a rule for `(sees ?r p)` whose `?r` no positive literal binds, binds
-/// `?r` to every role (adds `(role ?r)`): GDL-II games mean "every role sees
-/// it", and the GameController asks `(sees R ?p)` for each role `R`.
-fn bind_percept_role(head: &Term, body: &mut Vec<Lit>) {
-    if head.functor() != Some(SymbolId::SEES) {
+/// GDL-II only: in a rule for `legal`, `goal` or `sees` whose role argument
+/// is a variable no positive literal binds, binds it to every role (adds
+/// `(role ?r)`): the GameController's prover asks these with the role given.
+fn bind_role_argument(head: &Term, body: &mut Vec<Lit>) {
+    if !matches!(head.functor(), Some(SymbolId::LEGAL | SymbolId::GOAL | SymbolId::SEES)) {
         return;
     }
     let Some(role @ Term::Var(var)) = head.args().first() else {
@@ -125,6 +149,57 @@ fn bind_percept_role(head: &Term, body: &mut Vec<Lit>) {
     if !bound {
         body.push(Lit::Pos(Term::Compound(SymbolId::ROLE, vec![role.clone()])));
     }
+}
+
+/// GDL-II only: a negative literal whose variables include some that neither
+/// the head nor any literal but the negative ones has reads them as
+/// existential (negation as failure, as the GameController's prover reads it):
+/// the literal becomes the negation of a new relation over its other
+/// variables, defined by the literal. Returns the new relations' clauses.
+fn existential_negations(
+    head: &Term,
+    body: &mut [Lit],
+    symbols: &mut SymbolTable,
+    fresh: &mut usize,
+) -> Vec<(Term, Lit)> {
+    let mut elsewhere = HashSet::new();
+    head.for_each_var(&mut |v| {
+        elsewhere.insert(v);
+    });
+    for lit in body.iter() {
+        if !matches!(lit, Lit::Neg(_)) {
+            lit.for_each_var(&mut |v| {
+                elsewhere.insert(v);
+            });
+        }
+    }
+    let mut extra = Vec::new();
+    for lit in body.iter_mut() {
+        let Lit::Neg(sentence) = lit else { continue };
+        let mut kept: Vec<Term> = Vec::new();
+        let mut local = false;
+        sentence.for_each_var(&mut |v| {
+            if !elsewhere.contains(&v) {
+                local = true;
+            } else if !kept.contains(&Term::Var(v)) {
+                kept.push(Term::Var(v));
+            }
+        });
+        if !local {
+            continue;
+        }
+        let name = loop {
+            *fresh += 1;
+            let name = format!("ggpnet_exists{fresh}");
+            if symbols.get(&name).is_none() {
+                break symbols.intern(&name);
+            }
+        };
+        let aux = if kept.is_empty() { Term::Atom(name) } else { Term::Compound(name, kept) };
+        extra.push((aux.clone(), Lit::Pos(sentence.clone())));
+        *lit = Lit::Neg(aux);
+    }
+    extra
 }
 
 /// The declarations `base` and `input` that no rule body reads: their rules
@@ -253,7 +328,7 @@ mod tests {
     use super::*;
 
     fn clauses(source: &str) -> Result<Vec<Clause>, ReferenceError> {
-        normalize(&ggpnet_kif::parse(source).unwrap())
+        { let d = ggpnet_kif::parse(source).unwrap(); normalize(&d, &mut d.symbols.clone()) }
     }
 
     #[test]
@@ -298,7 +373,7 @@ mod tests {
             panic!()
         };
         description.rules[0].body[0] = ggpnet_kif::Literal::Atom(args[0].clone());
-        let e = normalize(&description).unwrap_err();
+        let e = normalize(&description, &mut description.symbols.clone()).unwrap_err();
         assert!(
             e.to_string().contains("a variable stands where a sentence"),
             "{e}"

@@ -142,11 +142,14 @@ pub(crate) struct Prepared {
 
 /// Checks and prepares `description`.
 pub(crate) fn prepare(description: &Description) -> Result<Prepared, ReferenceError> {
-    let clauses = normalize(description)?;
+    let mut description = description.clone();
+    ggpnet_kif::gdl2::read_as_gdl2(&mut description);
+    let description = &description;
+    let mut symbols = description.symbols.clone();
+    let clauses = normalize(description, &mut symbols)?;
     let role_terms = read_roles(description)?;
     check_goal_values(description)?;
 
-    let mut symbols = description.symbols.clone();
     let empty = TermStore::default();
     let mut terms = Terms::over(&empty);
     let rules = Rules::compile(&clauses, &mut terms);

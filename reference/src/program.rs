@@ -537,7 +537,7 @@ mod tests {
 
     fn analyse(source: &str) -> Result<Program, ReferenceError> {
         let description = ggpnet_kif::parse(source).unwrap();
-        let clauses = normalize(&description).unwrap();
+        let clauses = normalize(&description, &mut description.symbols.clone()).unwrap();
         let empty = TermStore::default();
         let mut terms = Terms::over(&empty);
         let rules = Rules::compile(&clauses, &mut terms);
