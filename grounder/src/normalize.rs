@@ -164,7 +164,11 @@ pub fn gdl2_readings(rules: Vec<NormalRule>, symbols: &mut SymbolTable, gdl2: bo
                 continue;
             }
             let aux = crate::decompose::fresh(symbols, &mut counter, "ggpnet_exists");
-            let head = if kept.is_empty() { Term::Atom(aux) } else { Term::Compound(aux, kept) };
+            let head = if kept.is_empty() {
+                Term::Atom(aux)
+            } else {
+                Term::Compound(aux, kept)
+            };
             extra.push(NormalRule {
                 head: head.clone(),
                 body: vec![NormalLiteral::Pos(sentence.clone())],
@@ -181,7 +185,10 @@ pub fn gdl2_readings(rules: Vec<NormalRule>, symbols: &mut SymbolTable, gdl2: bo
 /// Adds `(role ?r)` to a `legal`, `goal` or `sees` rule whose role argument is a
 /// variable no positive literal binds.
 fn bind_role_argument(rule: &mut NormalRule) {
-    if !matches!(rule.head.functor(), Some(SymbolId::LEGAL | SymbolId::GOAL | SymbolId::SEES)) {
+    if !matches!(
+        rule.head.functor(),
+        Some(SymbolId::LEGAL | SymbolId::GOAL | SymbolId::SEES)
+    ) {
         return;
     }
     let Some(role @ Term::Var(var)) = rule.head.args().first().cloned() else {
@@ -195,7 +202,8 @@ fn bind_role_argument(rule: &mut NormalRule) {
         found
     });
     if !bound {
-        rule.body.push(NormalLiteral::Pos(Term::Compound(SymbolId::ROLE, vec![role])));
+        rule.body
+            .push(NormalLiteral::Pos(Term::Compound(SymbolId::ROLE, vec![role])));
     }
 }
 

@@ -20,8 +20,18 @@ struct Arities {
 
 impl Arities {
     /// The symbol for `symbol` used with `arity` arguments, as a relation if `relation`.
-    fn symbol(&mut self, symbols: &mut SymbolTable, symbol: SymbolId, arity: usize, relation: bool) -> SymbolId {
-        let first = if relation { &mut self.relations } else { &mut self.functions };
+    fn symbol(
+        &mut self,
+        symbols: &mut SymbolTable,
+        symbol: SymbolId,
+        arity: usize,
+        relation: bool,
+    ) -> SymbolId {
+        let first = if relation {
+            &mut self.relations
+        } else {
+            &mut self.functions
+        };
         let first = *first.entry(symbol).or_insert(arity);
         if first == arity || symbol.is_keyword() {
             symbol
@@ -86,11 +96,16 @@ mod tests {
         let mut description = ggpnet_kif::parse(text).unwrap();
         split_arities(&mut description);
         let rules = &description.rules;
-        let (f1, f2) = (rules[1].head.args()[0].functor(), rules[2].body_sentence_functor());
+        let (f1, f2) = (
+            rules[1].head.args()[0].functor(),
+            rules[2].body_sentence_functor(),
+        );
         assert_ne!(f1, f2);
         assert_ne!(rules[1].head.functor(), rules[3].head.functor());
-        let printed: Vec<String> =
-            rules.iter().map(|r| ggpnet_kif::rule_to_string(r, &description.symbols)).collect();
+        let printed: Vec<String> = rules
+            .iter()
+            .map(|r| ggpnet_kif::rule_to_string(r, &description.symbols))
+            .collect();
         assert_eq!(printed[2], "(<= (q ?x) (p (f ?x ?x)))");
         assert_eq!(printed[3], "(p a b)");
     }
@@ -100,7 +115,10 @@ mod tests {
         let text = "(role r) (p a) (p a b)";
         let mut description = ggpnet_kif::parse(text).unwrap();
         split_arities(&mut description);
-        assert_eq!(description.rules[1].head.functor(), description.rules[2].head.functor());
+        assert_eq!(
+            description.rules[1].head.functor(),
+            description.rules[2].head.functor()
+        );
     }
 
     trait BodySentence {

@@ -82,19 +82,28 @@ fn read_conjunctions(description: &mut Description) {
             Term::Compound(SymbolId::NOT, args) if args.len() == 1 => {
                 Literal::Not(Box::new(literal_of(symbols, &args[0])))
             }
-            Term::Compound(SymbolId::OR, args) => Literal::Or(args.iter().map(|a| literal_of(symbols, a)).collect()),
+            Term::Compound(SymbolId::OR, args) => {
+                Literal::Or(args.iter().map(|a| literal_of(symbols, a)).collect())
+            }
             Term::Compound(SymbolId::DISTINCT, args) if args.len() == 2 => {
                 Literal::Distinct(args[0].clone(), args[1].clone())
             }
-            Term::Compound(f, args) if symbols.name(*f).eq_ignore_ascii_case("and") => Literal::Not(Box::new(
-                Literal::Or(args.iter().map(|a| Literal::Not(Box::new(literal_of(symbols, a)))).collect()),
-            )),
+            Term::Compound(f, args) if symbols.name(*f).eq_ignore_ascii_case("and") => {
+                Literal::Not(Box::new(Literal::Or(
+                    args.iter()
+                        .map(|a| Literal::Not(Box::new(literal_of(symbols, a))))
+                        .collect(),
+                )))
+            }
             _ => Literal::Atom(t.clone()),
         }
     }
     fn rewrite(symbols: &SymbolTable, l: &mut Literal) {
         match l {
-            Literal::Atom(t) if t.functor().is_some_and(|f| symbols.name(f).eq_ignore_ascii_case("and")) => {
+            Literal::Atom(t)
+                if t.functor()
+                    .is_some_and(|f| symbols.name(f).eq_ignore_ascii_case("and")) =>
+            {
                 *l = literal_of(symbols, t);
             }
             Literal::Not(inner) => rewrite(symbols, inner),
@@ -120,7 +129,9 @@ mod tests {
             let mut description = crate::parse(text).unwrap();
             read_as_gdl2(&mut description);
             let rule = &description.rules[1];
-            let Literal::Atom(body) = &rule.body[0] else { panic!() };
+            let Literal::Atom(body) = &rule.body[0] else {
+                panic!()
+            };
             assert_eq!(rule.head.args() == body.args(), same, "{text}");
         }
     }
@@ -131,7 +142,10 @@ mod tests {
         let mut description = crate::parse(text).unwrap();
         read_as_gdl2(&mut description);
         let printed = crate::rule_to_string(&description.rules[1], &description.symbols);
-        assert_eq!(printed, "(<= p (or (not (or (not (q ?x)) (not (not (r ?x))))) (s)))");
+        assert_eq!(
+            printed,
+            "(<= p (or (not (or (not (q ?x)) (not (not (r ?x))))) (s)))"
+        );
         let text = "(role random) (<= (and a) (s)) (<= p (and a))";
         let mut description = crate::parse(text).unwrap();
         read_as_gdl2(&mut description);

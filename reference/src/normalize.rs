@@ -55,7 +55,10 @@ pub(crate) struct Clause {
 type Dnf = Vec<Vec<Lit>>;
 
 /// Normalizes every rule of `description` and checks the clauses.
-pub(crate) fn normalize(description: &Description, symbols: &mut SymbolTable) -> Result<Vec<Clause>, ReferenceError> {
+pub(crate) fn normalize(
+    description: &Description,
+    symbols: &mut SymbolTable,
+) -> Result<Vec<Clause>, ReferenceError> {
     let mut clauses = Vec::new();
     let unread = unread_declarations(description);
     let gdl2 = ggpnet_kif::gdl2::is_gdl2(description);
@@ -134,7 +137,10 @@ pub(crate) fn normalize(description: &Description, symbols: &mut SymbolTable) ->
 /// is a variable no positive literal binds, binds it to every role (adds
 /// `(role ?r)`): the GameController's prover asks these with the role given.
 fn bind_role_argument(head: &Term, body: &mut Vec<Lit>) {
-    if !matches!(head.functor(), Some(SymbolId::LEGAL | SymbolId::GOAL | SymbolId::SEES)) {
+    if !matches!(
+        head.functor(),
+        Some(SymbolId::LEGAL | SymbolId::GOAL | SymbolId::SEES)
+    ) {
         return;
     }
     let Some(role @ Term::Var(var)) = head.args().first() else {
@@ -195,7 +201,11 @@ fn existential_negations(
                 break symbols.intern(&name);
             }
         };
-        let aux = if kept.is_empty() { Term::Atom(name) } else { Term::Compound(name, kept) };
+        let aux = if kept.is_empty() {
+            Term::Atom(name)
+        } else {
+            Term::Compound(name, kept)
+        };
         extra.push((aux.clone(), Lit::Pos(sentence.clone())));
         *lit = Lit::Neg(aux);
     }
@@ -328,7 +338,10 @@ mod tests {
     use super::*;
 
     fn clauses(source: &str) -> Result<Vec<Clause>, ReferenceError> {
-        { let d = ggpnet_kif::parse(source).unwrap(); normalize(&d, &mut d.symbols.clone()) }
+        {
+            let d = ggpnet_kif::parse(source).unwrap();
+            normalize(&d, &mut d.symbols.clone())
+        }
     }
 
     #[test]
