@@ -11,8 +11,9 @@ use ggpnet::{Config, Engine, EngineChoice, Game, Machine, State};
 /// Monty Hall in GDL-II, written for this project.
 const MONTY_HALL: &str = include_str!("../games/montyhall.kif");
 
+/// A GDL-II game (it has a `sees` rule) to which each test adds rules.
 const PRELUDE: &str = "(role r) (init s) (<= (legal r go) (true s)) (<= (next s) (does r go))
-    (<= terminal (not (true s))) (goal r 100)\n";
+    (<= (sees r moved) (does r go)) (<= terminal (not (true s))) (goal r 100)\n";
 
 fn gdl_error(body: &str) -> ggpnet::grounder::GdlError {
     match load(&format!("{PRELUDE}{body}"), &Default::default()) {
@@ -54,7 +55,7 @@ fn each_restriction_is_refused_with_the_rule_and_the_reason() {
             "'init' depends on 'next'",
         ),
         (
-            "(<= (sees r moved) (does r go))\n(<= (goal r 50) (sees r moved))",
+            "(<= (goal r 50) (sees r moved))",
             ErrorKind::Keyword,
             "'goal' depends on 'does'",
         ),
@@ -83,9 +84,20 @@ fn each_restriction_is_refused_with_the_rule_and_the_reason() {
         assert_eq!(e.kind, kind, "{rule}: {e}");
         assert!(e.message.contains(message), "{rule}: {e}");
         let span = e.span.unwrap_or_else(|| panic!("{rule}: no place in {e}"));
-        assert!(span.line >= 3, "{rule}: the place is the rule's: {e}");
+        assert!(span.line >= 3, "{rule}: the place is the added rule's: {e}");
         assert!(e.rule.is_some(), "{rule}: the rule is named: {e}");
     }
+}
+
+#[test]
+fn gdl_keeps_next_in_heads_only() {
+    let gdl = "(role r) (init s) (<= (legal r go) (true s)) (<= (next s) (does r go))
+        (<= terminal (not (true s))) (goal r 100)\n(<= p (next s))";
+    let Err(LoadError::Gdl(e)) = load(gdl, &Default::default()) else {
+        panic!("a GDL body reading next is refused")
+    };
+    assert!(e.message.contains("'next' may only appear in the head"), "{e}");
+    load(&format!("{PRELUDE}(<= p (next s))"), &Default::default()).unwrap_or_else(|e| panic!("{e}"));
 }
 
 #[test]
@@ -221,4 +233,35 @@ fn percepts_survive_the_json_circuit_file() {
     let (_, theirs) = percepts_of(&back, &mut back.machine(), &moves);
     assert_eq!(ours, theirs);
     assert_eq!(theirs[3][0], ["(car 3)", "(does candidate stay)"]);
+}
+
+#[test]
+fn a_percept_through_a_cycle_of_the_move_part() {
+    // `reach` is recursive over a cycle of edges and depends on the move: its
+    // gates form a cyclic component of the move part, evaluated to its least
+    // fixpoint for the percepts.
+    let text =
+        "(role r) (init s) (edge 1 2) (edge 2 3) (edge 3 1) (edge 4 4) (node 1) (node 2) (node 3) (node 4)
+        (<= (legal r (start ?n)) (true s) (node ?n))
+        (<= (reach ?y) (does r (start ?y)))
+        (<= (reach ?z) (reach ?y) (edge ?y ?z))
+        (<= (sees r (reached ?z)) (reach ?z))
+        (<= (next done) (does r (start ?n)))
+        (<= terminal (true done)) (goal r 100)";
+    for engine in [EngineChoice::Propnet, EngineChoice::Interpreter] {
+        let game = game(text, engine);
+        let mut machine = game.machine();
+        let start = game.initial_state();
+        for (chosen, seen) in [
+            ("(start 2)", vec!["(reached 1)", "(reached 2)", "(reached 3)"]),
+            ("(start 4)", vec!["(reached 4)"]),
+        ] {
+            let joint = [game.parse_move(0, chosen).unwrap()];
+            assert_eq!(
+                machine.percepts(&start, &joint).unwrap(),
+                [seen],
+                "{engine:?} {chosen}"
+            );
+        }
+    }
 }

@@ -6,9 +6,10 @@
 //! GDL-II (`random`, `sees`) adds its restrictions here too: `random` is a
 //! role name, never a relation; `sees` is derived like any relation that may
 //! depend on `does` (so `legal`, `goal` and `terminal` may read it only where
-//! it does not); and `next` may appear in a body only on the way to `sees`
-//! (percepts are computed with the joint move, like `next` itself): no `init`,
-//! `legal`, `goal`, `terminal` or `next` may depend on it.
+//! it does not); and `next`, which GDL allows in heads only, may appear in a
+//! GDL-II body on the way to `sees` (percepts are computed with the joint
+//! move, like `next` itself): no `init`, `legal`, `goal`, `terminal` or `next`
+//! may depend on it.
 
 use crate::error::{ErrorKind, GdlError};
 use crate::normalize::{NormalLiteral, NormalRule};
@@ -40,6 +41,8 @@ fn keyword_arity(relation: SymbolId) -> Option<usize> {
 struct Checker<'a> {
     description: &'a Description,
     rules: &'a [NormalRule],
+    /// Whether the description is GDL-II (`next` may then be read on the way to `sees`).
+    gdl2: bool,
 }
 
 impl Checker<'_> {
@@ -216,7 +219,7 @@ impl Checker<'_> {
             for literal in &rule.body {
                 if let NormalLiteral::Pos(s) | NormalLiteral::Neg(s) = literal {
                     let relation = s.functor().expect("checked by arities");
-                    if relation == SymbolId::INIT {
+                    if relation == SymbolId::INIT || (relation == SymbolId::NEXT && !self.gdl2) {
                         return Err(self.error(
                             ErrorKind::Keyword,
                             rule.origin,
@@ -283,7 +286,11 @@ impl Dependencies {
 
 /// Runs every check on the normalized `rules` of `description`.
 pub fn check(description: &Description, rules: &[NormalRule]) -> Result<Analysis, GdlError> {
-    let checker = Checker { description, rules };
+    let checker = Checker {
+        description,
+        rules,
+        gdl2: ggpnet_kif::gdl2::is_gdl2(description),
+    };
     checker.arities()?;
     checker.keywords()?;
     checker.safety()?;

@@ -110,8 +110,9 @@ pub fn normalize(description: &Description) -> Result<Vec<NormalRule>, GdlError>
 ///   (each negative literal on its own): `(not (true (setup ?p ?x)))` holds
 ///   when no `setup` fact does (it reads a new relation, `ggpnet_exists` and a
 ///   number, over the literal's other variables);
-/// - a rule with a positive literal of a relation that no rule defines can
-///   never hold and is dropped: `(<= (tried ?r ?m ?n) fail)`.
+/// - a rule with a positive literal of a relation that no rule defines (and
+///   that is no keyword: the checks judge those) can never hold and is
+///   dropped: `(<= (tried ?r ?m ?n) fail)`.
 ///
 /// A GDL description (no role `random`, no rule for `sees`) is left as it is:
 /// these stay errors there (GDL-EDGE-CASES.md item 13).
@@ -122,7 +123,7 @@ pub fn gdl2_readings(rules: Vec<NormalRule>, symbols: &mut SymbolTable, gdl2: bo
     let defined: FxHashSet<SymbolId> = rules.iter().filter_map(|r| r.head.functor()).collect();
     let never = |l: &NormalLiteral| {
         matches!(l, NormalLiteral::Pos(s) if s.functor().is_some_and(|f| {
-            !defined.contains(&f) && f != SymbolId::TRUE && f != SymbolId::DOES
+            !defined.contains(&f) && !f.is_keyword()
         }))
     };
     let mut counter = 0;

@@ -69,7 +69,7 @@ pub(crate) fn normalize(
         .collect();
     let never = |lit: &Lit| {
         matches!(lit, Lit::Pos(t) if t.functor().is_some_and(|f| {
-            f != SymbolId::TRUE && f != SymbolId::DOES && !defined.contains(&(f, t.args().len()))
+            !f.is_keyword() && !defined.contains(&(f, t.args().len()))
         }))
     };
     let mut fresh = 0;
