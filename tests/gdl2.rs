@@ -265,3 +265,61 @@ fn a_percept_through_a_cycle_of_the_move_part() {
         }
     }
 }
+
+#[test]
+fn gdl2_descriptions_are_read_as_the_gamecontroller_reads_them() {
+    // Overloaded `val`, a role variable of `legal` bound to the roles, an
+    // existential negation, `and`, a rule that can never hold, and `?X` and
+    // `?x` as one variable: each an error in GDL, the same on both engines here.
+    let text = "(role p) (role random) (init (control p)) (val 1) (val 1 2)
+        (<= (legal p (pick ?x)) (true (control p)) (val ?x))
+        (<= (legal p (pair ?x ?y)) (true (control p)) (val ?x ?y))
+        (<= (legal ?r noop) (not (true (control ?r))))
+        (<= (sees p untouched) (not (does ?q (pick ?x))))
+        (<= (sees p both) (or (and (does p (pair ?x ?y)) (val ?x)) (does p (pick 2))))
+        (<= (sees p (never ?x)) impossible)
+        (<= (next (chosen ?X)) (does p (pick ?x)))
+        (<= (next (control p)) (true (control p)))
+        (<= terminal (true (chosen ?c))) (goal p 100)";
+    for engine in [EngineChoice::Propnet, EngineChoice::Interpreter] {
+        let game = game(text, engine);
+        let mut machine = game.machine();
+        let start = game.initial_state();
+        let texts = |machine: &mut Machine, role| {
+            let mut moves: Vec<String> = machine
+                .legal_moves(&start, role)
+                .unwrap()
+                .iter()
+                .map(|m| game.move_to_kif(m).unwrap())
+                .collect();
+            moves.sort();
+            moves
+        };
+        assert_eq!(texts(&mut machine, 0), ["(pair 1 2)", "(pick 1)"], "{engine:?}");
+        assert_eq!(texts(&mut machine, 1), ["noop"], "{engine:?}");
+        let noop = game.parse_move(1, "noop").unwrap();
+        let pair = [game.parse_move(0, "(pair 1 2)").unwrap(), noop.clone()];
+        let pick = [game.parse_move(0, "(pick 1)").unwrap(), noop];
+        assert_eq!(
+            machine.percepts(&start, &pair).unwrap(),
+            [vec!["both", "untouched"], vec![]]
+        );
+        assert_eq!(
+            machine.percepts(&start, &pick).unwrap(),
+            [Vec::<String>::new(), vec![]]
+        );
+        let next = machine.next_state(&start, &pick).unwrap();
+        assert_eq!(
+            game.state_to_kif(&next).unwrap(),
+            ["(chosen 1)", "(control p)"],
+            "{engine:?}"
+        );
+    }
+    let gdl = text
+        .replace("(role random)", "(role q)")
+        .replace("(sees p", "(seen p");
+    assert!(
+        load(&gdl, &Default::default()).is_err(),
+        "the same rules are refused as GDL"
+    );
+}
