@@ -28,6 +28,7 @@ pub mod factor;
 pub mod instantiate;
 mod limits;
 pub mod normalize;
+pub mod overload;
 pub mod playable;
 pub mod program;
 pub mod project;
@@ -47,7 +48,11 @@ pub use terms::{GroundTerm, TermId, TermStore};
 /// Normalizes and checks `description`, then splits long rules; returns the
 /// rules to ground and their analysis. Aux relations are added to the symbols.
 pub fn prepare(description: &mut ggpnet_kif::Description) -> Result<(Vec<NormalRule>, Analysis), GdlError> {
-    let rules = normalize(description)?;
+    ggpnet_kif::gdl2::read_as_gdl2(description);
+    overload::split_arities(description);
+    let rules = normalize::drop_unread_declarations(normalize(description)?);
+    let gdl2 = overload::is_gdl2(description);
+    let rules = normalize::gdl2_readings(rules, &mut description.symbols, gdl2);
     let analysis = check(description, &rules)?;
     let rules = factor(rules, &analysis, &mut description.symbols);
     // New relations are never recursive: the analysis still says which heads are.

@@ -2,7 +2,8 @@
 //! `not` pushed down to sentences, `(not (distinct a b))` read as equality.
 
 use crate::error::{ErrorKind, GdlError};
-use ggpnet_kif::{rule_to_string, Description, Literal, Term};
+use ggpnet_kif::{rule_to_string, Description, Literal, SymbolId, SymbolTable, Term};
+use rustc_hash::FxHashSet;
 
 /// Most rules one source rule may expand into through `or`.
 pub const MAX_EXPANSION: usize = 4096;
@@ -18,6 +19,19 @@ pub enum NormalLiteral {
     Distinct(Term, Term),
     /// The two terms are equal (from `(not (distinct a b))`).
     Equal(Term, Term),
+}
+
+impl NormalLiteral {
+    /// Calls `visit` on every variable of the literal.
+    pub fn for_each_var(&self, visit: &mut impl FnMut(SymbolId)) {
+        match self {
+            NormalLiteral::Pos(s) | NormalLiteral::Neg(s) => s.for_each_var(visit),
+            NormalLiteral::Distinct(a, b) | NormalLiteral::Equal(a, b) => {
+                a.for_each_var(visit);
+                b.for_each_var(visit);
+            }
+        }
+    }
 }
 
 /// A rule with a conjunctive body.
@@ -83,6 +97,137 @@ pub fn normalize(description: &Description) -> Result<Vec<NormalRule>, GdlError>
         }));
     }
     Ok(rules)
+}
+
+/// The readings of GDL-II descriptions that strict GDL calls unsafe, as the
+/// GameController's prover (queried top-down, with the role bound) gives them:
+///
+/// - a variable in the role argument of a `legal`, `goal` or `sees` head that
+///   no positive literal binds ranges over the roles (`(role ?r)` is added):
+///   `(<= (legal ?p noop) (not (true (control ?p))))`;
+/// - the variables of a negative literal that neither the head nor a positive
+///   literal, `distinct` or equality has are existential inside the negation
+///   (each negative literal on its own): `(not (true (setup ?p ?x)))` holds
+///   when no `setup` fact does (it reads a new relation, `ggpnet_exists` and a
+///   number, over the literal's other variables);
+/// - a rule with a positive literal of a relation that no rule defines (and
+///   that is no keyword: the checks judge those) can never hold and is
+///   dropped: `(<= (tried ?r ?m ?n) fail)`.
+///
+/// A GDL description (no role `random`, no rule for `sees`) is left as it is:
+/// these stay errors there (GDL-EDGE-CASES.md item 13).
+pub fn gdl2_readings(rules: Vec<NormalRule>, symbols: &mut SymbolTable, gdl2: bool) -> Vec<NormalRule> {
+    if !gdl2 {
+        return rules;
+    }
+    let defined: FxHashSet<SymbolId> = rules.iter().filter_map(|r| r.head.functor()).collect();
+    let never = |l: &NormalLiteral| {
+        matches!(l, NormalLiteral::Pos(s) if s.functor().is_some_and(|f| {
+            !defined.contains(&f) && !f.is_keyword()
+        }))
+    };
+    let mut counter = 0;
+    let mut out = Vec::with_capacity(rules.len());
+    for mut rule in rules {
+        if rule.body.iter().any(never) {
+            continue;
+        }
+        bind_role_argument(&mut rule);
+        let mut extra = Vec::new();
+        for i in 0..rule.body.len() {
+            let NormalLiteral::Neg(sentence) = &rule.body[i] else {
+                continue;
+            };
+            let mut elsewhere = FxHashSet::default();
+            rule.head.for_each_var(&mut |v| {
+                elsewhere.insert(v);
+            });
+            // Negative literals bind nothing: each is read on its own.
+            for other in &rule.body {
+                if !matches!(other, NormalLiteral::Neg(_)) {
+                    other.for_each_var(&mut |v| {
+                        elsewhere.insert(v);
+                    });
+                }
+            }
+            let mut kept = Vec::new();
+            let mut local = false;
+            sentence.for_each_var(&mut |v| {
+                if elsewhere.contains(&v) {
+                    if !kept.contains(&Term::Var(v)) {
+                        kept.push(Term::Var(v));
+                    }
+                } else {
+                    local = true;
+                }
+            });
+            if !local {
+                continue;
+            }
+            let aux = crate::decompose::fresh(symbols, &mut counter, "ggpnet_exists");
+            let head = if kept.is_empty() {
+                Term::Atom(aux)
+            } else {
+                Term::Compound(aux, kept)
+            };
+            extra.push(NormalRule {
+                head: head.clone(),
+                body: vec![NormalLiteral::Pos(sentence.clone())],
+                origin: rule.origin,
+            });
+            rule.body[i] = NormalLiteral::Neg(head);
+        }
+        out.push(rule);
+        out.extend(extra);
+    }
+    out
+}
+
+/// Adds `(role ?r)` to a `legal`, `goal` or `sees` rule whose role argument is a
+/// variable no positive literal binds.
+fn bind_role_argument(rule: &mut NormalRule) {
+    if !matches!(
+        rule.head.functor(),
+        Some(SymbolId::LEGAL | SymbolId::GOAL | SymbolId::SEES)
+    ) {
+        return;
+    }
+    let Some(role @ Term::Var(var)) = rule.head.args().first().cloned() else {
+        return;
+    };
+    let bound = rule.body.iter().any(|l| {
+        let mut found = false;
+        if let NormalLiteral::Pos(s) = l {
+            s.for_each_var(&mut |v| found |= v == var);
+        }
+        found
+    });
+    if !bound {
+        rule.body
+            .push(NormalLiteral::Pos(Term::Compound(SymbolId::ROLE, vec![role])));
+    }
+}
+
+/// The rules left once the `base` and `input` declarations are dropped, where no
+/// rule body reads them: nothing else depends on them (the grounder finds the
+/// bases and inputs itself), and GDL-II games write them carelessly (unsafe
+/// `(base (closed ?d))`, `input` facts of five arguments), which players ignore.
+pub fn drop_unread_declarations(rules: Vec<NormalRule>) -> Vec<NormalRule> {
+    let read = |relation: SymbolId| {
+        rules.iter().any(|r| {
+            r.body.iter().any(|l| {
+                matches!(l, NormalLiteral::Pos(s) | NormalLiteral::Neg(s) if s.functor() == Some(relation))
+            })
+        })
+    };
+    let unread: Vec<SymbolId> = [SymbolId::BASE, SymbolId::INPUT]
+        .into_iter()
+        .filter(|&d| !read(d))
+        .collect();
+    rules
+        .into_iter()
+        .filter(|r| !r.head.functor().is_some_and(|f| unread.contains(&f)))
+        .collect()
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod ast;
+pub mod gdl2;
 pub mod lexer;
 pub mod parser;
 pub mod print;

@@ -111,6 +111,23 @@ impl SymbolTable {
         id
     }
 
+    /// A symbol printed as `base` is, but distinct from it: `base` used with
+    /// `arity` arguments where it is also used with another number (GDL-II
+    /// games overload names by arity). The same for the same pair, every time;
+    /// no parsed name ever gives it.
+    pub fn overload(&mut self, base: SymbolId, arity: usize) -> SymbolId {
+        // A space never occurs in a parsed name, so the key is no name's.
+        let key = format!("{} /{arity}", self.names[base.index()]);
+        if let Some(&id) = self.ids.get(key.as_str()) {
+            return id;
+        }
+        let id = SymbolId(u32::try_from(self.names.len()).expect("fewer than 2^32 symbols"));
+        let name = self.names[base.index()].clone();
+        self.names.push(name);
+        self.ids.insert(key.into(), id);
+        id
+    }
+
     /// The id of `name` if it was interned (keywords in any case).
     pub fn get(&self, name: &str) -> Option<SymbolId> {
         self.ids.get(name).copied().or_else(|| {

@@ -55,9 +55,28 @@ pub(crate) struct Clause {
 type Dnf = Vec<Vec<Lit>>;
 
 /// Normalizes every rule of `description` and checks the clauses.
-pub(crate) fn normalize(description: &Description) -> Result<Vec<Clause>, ReferenceError> {
+pub(crate) fn normalize(
+    description: &Description,
+    symbols: &mut SymbolTable,
+) -> Result<Vec<Clause>, ReferenceError> {
     let mut clauses = Vec::new();
+    let unread = unread_declarations(description);
+    let gdl2 = ggpnet_kif::gdl2::is_gdl2(description);
+    let defined: HashSet<(SymbolId, usize)> = description
+        .rules
+        .iter()
+        .filter_map(|r| Some((r.head.functor()?, r.head.args().len())))
+        .collect();
+    let never = |lit: &Lit| {
+        matches!(lit, Lit::Pos(t) if t.functor().is_some_and(|f| {
+            !f.is_keyword() && !defined.contains(&(f, t.args().len()))
+        }))
+    };
+    let mut fresh = 0;
     for (index, rule) in description.rules.iter().enumerate() {
+        if rule.head.functor().is_some_and(|f| unread.contains(&f)) {
+            continue;
+        }
         let text = || rule_to_string(rule, &description.symbols);
         if let Some(keyword) = rule.head.functor().filter(|f| !definable(*f)) {
             return Err(ReferenceError::InvalidRule {
@@ -70,7 +89,15 @@ pub(crate) fn normalize(description: &Description) -> Result<Vec<Clause>, Refere
         }
         let bodies = conjunction(rule.body.iter().map(|l| alternatives(l, false)))
             .map_err(|reason| ReferenceError::InvalidRule { rule: text(), reason })?;
-        for body in bodies {
+        for mut body in bodies {
+            let mut extra = Vec::new();
+            if gdl2 {
+                if body.iter().any(never) {
+                    continue;
+                }
+                bind_role_argument(&rule.head, &mut body);
+                extra = existential_negations(&rule.head, &mut body, symbols, &mut fresh);
+            }
             let sentences = body.iter().filter_map(|lit| match lit {
                 Lit::Pos(t) | Lit::Neg(t) => Some(t),
                 _ => None,
@@ -96,9 +123,116 @@ pub(crate) fn normalize(description: &Description) -> Result<Vec<Clause>, Refere
                 body,
                 rule: index,
             });
+            clauses.extend(extra.into_iter().map(|(head, body)| Clause {
+                head,
+                body: vec![body],
+                rule: index,
+            }));
         }
     }
     Ok(clauses)
+}
+
+/// GDL-II only: in a rule for `legal`, `goal` or `sees` whose role argument
+/// is a variable no positive literal binds, binds it to every role (adds
+/// `(role ?r)`): the GameController's prover asks these with the role given.
+fn bind_role_argument(head: &Term, body: &mut Vec<Lit>) {
+    if !matches!(
+        head.functor(),
+        Some(SymbolId::LEGAL | SymbolId::GOAL | SymbolId::SEES)
+    ) {
+        return;
+    }
+    let Some(role @ Term::Var(var)) = head.args().first() else {
+        return;
+    };
+    let mut bound = false;
+    for lit in body.iter() {
+        if let Lit::Pos(t) = lit {
+            t.for_each_var(&mut |v| bound |= v == *var);
+        }
+    }
+    if !bound {
+        body.push(Lit::Pos(Term::Compound(SymbolId::ROLE, vec![role.clone()])));
+    }
+}
+
+/// GDL-II only: a negative literal whose variables include some that neither
+/// the head nor any literal but the negative ones has reads them as
+/// existential (negation as failure, as the GameController's prover reads it):
+/// the literal becomes the negation of a new relation over its other
+/// variables, defined by the literal. Returns the new relations' clauses.
+fn existential_negations(
+    head: &Term,
+    body: &mut [Lit],
+    symbols: &mut SymbolTable,
+    fresh: &mut usize,
+) -> Vec<(Term, Lit)> {
+    let mut elsewhere = HashSet::new();
+    head.for_each_var(&mut |v| {
+        elsewhere.insert(v);
+    });
+    for lit in body.iter() {
+        if !matches!(lit, Lit::Neg(_)) {
+            lit.for_each_var(&mut |v| {
+                elsewhere.insert(v);
+            });
+        }
+    }
+    let mut extra = Vec::new();
+    for lit in body.iter_mut() {
+        let Lit::Neg(sentence) = lit else { continue };
+        let mut kept: Vec<Term> = Vec::new();
+        let mut local = false;
+        sentence.for_each_var(&mut |v| {
+            if !elsewhere.contains(&v) {
+                local = true;
+            } else if !kept.contains(&Term::Var(v)) {
+                kept.push(Term::Var(v));
+            }
+        });
+        if !local {
+            continue;
+        }
+        let name = loop {
+            *fresh += 1;
+            let name = format!("ggpnet_exists{fresh}");
+            if symbols.get(&name).is_none() {
+                break symbols.intern(&name);
+            }
+        };
+        let aux = if kept.is_empty() {
+            Term::Atom(name)
+        } else {
+            Term::Compound(name, kept)
+        };
+        extra.push((aux.clone(), Lit::Pos(sentence.clone())));
+        *lit = Lit::Neg(aux);
+    }
+    extra
+}
+
+/// The declarations `base` and `input` that no rule body reads: their rules
+/// change no query, and GDL-II games write them carelessly (unsafe
+/// `(base (closed ?d))`), so they are left out.
+fn unread_declarations(description: &Description) -> Vec<SymbolId> {
+    fn reads(literal: &Literal, relation: SymbolId) -> bool {
+        match literal {
+            Literal::Atom(t) => t.functor() == Some(relation),
+            Literal::Not(inner) => reads(inner, relation),
+            Literal::Or(options) => options.iter().any(|o| reads(o, relation)),
+            Literal::Distinct(..) => false,
+        }
+    }
+    [SymbolId::BASE, SymbolId::INPUT]
+        .into_iter()
+        .filter(|&d| {
+            !description
+                .rules
+                .iter()
+                .any(|r| r.body.iter().any(|l| reads(l, d)))
+        })
+        .collect()
 }
 
 /// False for the keywords that are inputs or connectives rather than relations.
@@ -204,7 +338,10 @@ mod tests {
     use super::*;
 
     fn clauses(source: &str) -> Result<Vec<Clause>, ReferenceError> {
-        normalize(&ggpnet_kif::parse(source).unwrap())
+        {
+            let d = ggpnet_kif::parse(source).unwrap();
+            normalize(&d, &mut d.symbols.clone())
+        }
     }
 
     #[test]
@@ -249,7 +386,7 @@ mod tests {
             panic!()
         };
         description.rules[0].body[0] = ggpnet_kif::Literal::Atom(args[0].clone());
-        let e = normalize(&description).unwrap_err();
+        let e = normalize(&description, &mut description.symbols.clone()).unwrap_err();
         assert!(
             e.to_string().contains("a variable stands where a sentence"),
             "{e}"

@@ -288,7 +288,7 @@ mod tests {
     /// Plans the first clause of `source`; `estimate` sees relation names.
     fn plan_first(source: &str, estimate: &dyn Fn(&str, &IndexSpec) -> f64) -> Plan {
         let description = ggpnet_kif::parse(source).unwrap();
-        let clauses = normalize(&description).unwrap();
+        let clauses = normalize(&description, &mut description.symbols.clone()).unwrap();
         let empty = TermStore::default();
         let mut terms = Terms::over(&empty);
         let rules = Rules::compile(&clauses, &mut terms);

@@ -139,6 +139,7 @@ impl Rules {
             (SymbolId::GOAL, 2),
             (SymbolId::TERMINAL, 0),
             (SymbolId::NEXT, 1),
+            (SymbolId::SEES, 2),
         ] {
             rules.preds.id(name, arity);
         }
@@ -536,7 +537,7 @@ mod tests {
 
     fn analyse(source: &str) -> Result<Program, ReferenceError> {
         let description = ggpnet_kif::parse(source).unwrap();
-        let clauses = normalize(&description).unwrap();
+        let clauses = normalize(&description, &mut description.symbols.clone()).unwrap();
         let empty = TermStore::default();
         let mut terms = Terms::over(&empty);
         let rules = Rules::compile(&clauses, &mut terms);
