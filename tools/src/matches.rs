@@ -100,9 +100,19 @@ pub(crate) fn run(args: &MatchArgs) -> Result<bool, Failure> {
         .collect();
     let mut tallies: Vec<Tally> = specs.iter().map(|_| Tally::default()).collect();
     let mut records = Vec::new();
+    // With --rotate, players move round the roles other than `random`.
+    let rotating: Vec<usize> = (0..roles.len())
+        .filter(|&r| !roles[r].eq_ignore_ascii_case("random"))
+        .collect();
     for n in 0..args.matches {
-        let shift = if args.rotate { n as usize % roles.len() } else { 0 };
-        let seat = |role: usize| (role + roles.len() - shift) % roles.len();
+        let shift = match args.rotate && !rotating.is_empty() {
+            true => n as usize % rotating.len(),
+            false => 0,
+        };
+        let seat = |role: usize| match rotating.iter().position(|&r| r == role) {
+            Some(i) => rotating[(i + rotating.len() - shift) % rotating.len()],
+            None => role,
+        };
         let setup = MatchSetup {
             game: game.clone(),
             rules: source.clone(),
@@ -120,6 +130,7 @@ pub(crate) fn run(args: &MatchArgs) -> Result<bool, Failure> {
             scramble: args.scramble.then_some(args.seed.wrapping_add(n)),
             seed: args.seed.wrapping_add(n),
             max_steps: args.max_steps,
+            gdl2_form: args.gdl2_form,
         };
         let record = run_match(&setup).map_err(|e| Failure::invalid(e.to_string()))?;
         for role in 0..roles.len() {
