@@ -35,7 +35,6 @@
 pub mod corpus;
 pub mod differential;
 pub mod fuzz;
-mod gdl2_shim;
 mod game;
 mod machine;
 pub mod manager;
