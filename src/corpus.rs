@@ -29,14 +29,29 @@ pub struct CorpusGame {
 
 /// Every game of `games/` and `games-test/`, with its trace from `traces/` or `traces-test/`.
 pub fn games(corpus: &Path) -> Vec<CorpusGame> {
+    collect(corpus, &[("games", "traces")], &["kif"])
+        .into_iter()
+        .chain(collect(corpus, &[("games-test", "traces-test")], &["kif"]))
+        .collect()
+}
+
+/// Every GDL-II game of `games-gdl2/` (`.gdl` and `.kif` files; the infix
+/// games of `games-gdl2/infix/` are out of scope), with its trace from `traces-gdl2/`.
+pub fn gdl2_games(corpus: &Path) -> Vec<CorpusGame> {
+    collect(corpus, &[("games-gdl2", "traces-gdl2")], &["gdl", "kif"])
+}
+
+/// The game files with one of `extensions` in each games directory, by name, with
+/// their traces from the paired traces directory.
+fn collect(corpus: &Path, dirs: &[(&str, &str)], extensions: &[&str]) -> Vec<CorpusGame> {
     let mut out = Vec::new();
-    for (games, traces) in [("games", "traces"), ("games-test", "traces-test")] {
+    for &(games, traces) in dirs {
         let Ok(entries) = std::fs::read_dir(corpus.join(games)) else {
             continue;
         };
         let mut paths: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "kif"))
+            .filter(|p| p.is_file() && p.extension().is_some_and(|e| extensions.iter().any(|x| e == *x)))
             .collect();
         paths.sort();
         for game in paths {

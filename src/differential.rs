@@ -1,6 +1,7 @@
 //! Differential testing: random playouts played on the propnet and on the
 //! reference interpreter side by side, comparing at every step the state, every
-//! role's legal moves, terminal and goals; and the lanes evaluator against the
+//! role's legal moves, terminal and goals, and every role's percepts (GDL-II)
+//! after the joint move; and the lanes evaluator against the
 //! scalar playout driver, move by move, on the same random streams.
 
 use crate::propnet::driver::LanePlayouts;
@@ -96,6 +97,26 @@ pub fn differential(
                 let chosen = legal[rng.gen_range(0..legal.len())];
                 joint_text.push(machine.move_to_kif(chosen).to_owned());
                 joint.push(chosen);
+            }
+            let percepts = match machine.percepts(&state, &joint) {
+                Ok(p) => p,
+                Err(e) => {
+                    report.first_difference = Some(format!("{at}: propnet: {e}"));
+                    return report;
+                }
+            };
+            match reference.percepts(&ref_state, &joint_text) {
+                Ok(theirs) if theirs == percepts => {}
+                Ok(theirs) => {
+                    report.first_difference = Some(format!(
+                        "{at}: percepts after {joint_text:?}: propnet {percepts:?}, reference {theirs:?}"
+                    ));
+                    return report;
+                }
+                Err(e) => {
+                    report.first_difference = Some(format!("{at}: reference: {e}"));
+                    return report;
+                }
             }
             state = match machine.next_state(&state, &joint) {
                 Ok(s) => s,

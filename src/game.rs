@@ -248,6 +248,22 @@ impl Game {
         self.inner.roles.iter().position(|r| r == name)
     }
 
+    /// Whether the game is GDL-II: it has the role `random` or rules for
+    /// `sees` (percepts, [`Machine::percepts`](crate::Machine::percepts)).
+    pub fn is_gdl2(&self) -> bool {
+        self.random_role().is_some()
+            || match &self.inner.backend {
+                Backend::Propnet(loaded) => loaded.report.defines_sees || !loaded.game.percepts().is_empty(),
+                Backend::Interpreter(reference, _) => reference.defines_sees(),
+            }
+    }
+
+    /// The number of the role `random` of GDL-II (whose moves are drawn
+    /// uniformly at random among its legal ones), if the game has it.
+    pub fn random_role(&self) -> Option<usize> {
+        self.role_index("random")
+    }
+
     /// The engine that runs this game.
     pub fn engine(&self) -> Engine {
         match self.inner.backend {

@@ -355,6 +355,45 @@ impl Machine {
     /// role order) in `state`. Refuses a joint move of the wrong length, a move
     /// of another role or game, and an illegal move, naming the role and the move.
     pub fn next_state(&mut self, state: &State, joint: &[Move]) -> Result<State, Error> {
+        self.check_joint(joint)?;
+        let repr = match (&mut self.engine, self.game.repr(state)?) {
+            (MachineEngine::Propnet(p), StateRepr::Bits(bits)) => {
+                let inputs: Vec<propnet::Move> = joint.iter().map(input_of).collect();
+                StateRepr::Bits(p.machine.next_state(bits, &inputs)?)
+            }
+            (MachineEngine::Interpreter(r), StateRepr::Facts(facts)) => {
+                let texts: Vec<String> = joint.iter().map(text_of).collect();
+                StateRepr::Facts(r.next_state(facts, &texts)?)
+            }
+            _ => unreachable!("a game's states are of its engine"),
+        };
+        Ok(self.game.state(repr))
+    }
+
+    /// Per role (in role order), the percepts of GDL-II: every `P` such that
+    /// `(sees ROLE P)` holds in `state` with the `does` facts of `joint`, as
+    /// canonical KIF (the form of [`Game::move_to_kif`]: `(open_door 3)`,
+    /// `(does candidate (choose 1))`, `oneblack`), sorted by byte order,
+    /// without duplicates; empty lists for a game without `sees`. The joint
+    /// move is refused as [`Machine::next_state`] refuses it.
+    pub fn percepts(&mut self, state: &State, joint: &[Move]) -> Result<Vec<Vec<String>>, Error> {
+        self.check_joint(joint)?;
+        Ok(match (&mut self.engine, self.game.repr(state)?) {
+            (MachineEngine::Propnet(p), StateRepr::Bits(bits)) => {
+                let inputs: Vec<propnet::Move> = joint.iter().map(input_of).collect();
+                p.machine.percepts(bits, &inputs)?
+            }
+            (MachineEngine::Interpreter(r), StateRepr::Facts(facts)) => {
+                let texts: Vec<String> = joint.iter().map(text_of).collect();
+                r.percepts(facts, &texts)?
+            }
+            _ => unreachable!("a game's states are of its engine"),
+        })
+    }
+
+    /// Refuses a joint move of the wrong length, or with a move of another
+    /// role or game, naming the role and the move.
+    fn check_joint(&self, joint: &[Move]) -> Result<(), Error> {
         let roles = self.game.roles().len();
         if joint.len() != roles {
             return Err(Error::new(format!(
@@ -373,18 +412,7 @@ impl Machine {
                 )));
             }
         }
-        let repr = match (&mut self.engine, self.game.repr(state)?) {
-            (MachineEngine::Propnet(p), StateRepr::Bits(bits)) => {
-                let inputs: Vec<propnet::Move> = joint.iter().map(input_of).collect();
-                StateRepr::Bits(p.machine.next_state(bits, &inputs)?)
-            }
-            (MachineEngine::Interpreter(r), StateRepr::Facts(facts)) => {
-                let texts: Vec<String> = joint.iter().map(text_of).collect();
-                StateRepr::Facts(r.next_state(facts, &texts)?)
-            }
-            _ => unreachable!("a game's states are of its engine"),
-        };
-        Ok(self.game.state(repr))
+        Ok(())
     }
 
     /// A uniformly random legal move of `role` in `state` (`None` when it has none).

@@ -1,6 +1,11 @@
 //! Replaying reference traces (`shared/traces/FORMAT.md`): every playout is
 //! followed move by move and, at every step, the state, every role's legal
 //! moves, terminal and goals are compared with ours; then the perft counts.
+//! GDL-II traces (`shared/traces-gdl2/FORMAT.md`) add each step's percepts
+//! (`sees`), compared too, goal values written as strings (`"00"`, read as
+//! the integer they spell, as the GameController does), and playouts stopped
+//! by a fault of the game (`error`): their last step has no joint move, and
+//! agrees when some role has no legal move there, as recorded.
 
 use crate::propnet::driver::MAX_PERFT_DEPTH;
 use crate::propnet::engine::EvaluatorKind;
@@ -47,16 +52,43 @@ struct Header {
 struct Step {
     state: Vec<String>,
     legal: Vec<Vec<String>>,
-    joint: Vec<String>,
-    goals: Vec<Vec<i64>>,
+    /// `None` (`null`) only at the last step of a playout stopped by an `error`.
+    joint: Option<Vec<String>>,
+    goals: Vec<Vec<GoalValue>>,
+    /// Per role, the percepts after the joint move (GDL-II traces only).
+    #[serde(default)]
+    sees: Option<Vec<Vec<String>>>,
+}
+
+/// A goal value: a JSON number, or a string for a value written otherwise
+/// than as a canonical integer (`"00"`), read as the integer it spells.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+enum GoalValue {
+    Number(i64),
+    Text(String),
+}
+
+impl GoalValue {
+    fn value(&self) -> Result<i64, String> {
+        match self {
+            GoalValue::Number(n) => Ok(*n),
+            GoalValue::Text(t) => t.parse().map_err(|_| format!("goal value {t:?} is not an integer")),
+        }
+    }
+}
+
+/// Goal values as integers.
+fn values(goals: &[GoalValue]) -> Result<Vec<i64>, String> {
+    goals.iter().map(GoalValue::value).collect()
 }
 
 /// A role's goal in a terminal state: the one value derivable, or every value derivable.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(untagged)]
 enum FinalGoal {
-    One(i64),
-    All(Vec<i64>),
+    One(GoalValue),
+    All(Vec<GoalValue>),
 }
 
 /// The terminal state a finished playout reached.
@@ -80,6 +112,9 @@ struct Playout {
     truncated: bool,
     #[serde(default)]
     timeout: bool,
+    /// The fault of the game that stopped the playout (GDL-II traces).
+    #[serde(default)]
+    error: Option<String>,
 }
 
 /// The last line: perft counts by depth.
@@ -130,7 +165,13 @@ impl Trace {
                 return Err(at(&"the trace must start with its header (game, roles, init)"));
             } else if record.get("perft").is_some() {
                 let counts = PerftLine::deserialize(record).map_err(|e| at(&e))?;
-                perft = Some(perft_counts(counts.perft).map_err(|e| at(&e))?);
+                // A game whose playouts stop on a fault may have no counts (FORMAT.md of traces-gdl2).
+                let faulty = playouts.iter().any(|p: &Playout| p.error.is_some());
+                perft = Some(if faulty && counts.perft.is_empty() {
+                    Vec::new()
+                } else {
+                    perft_counts(counts.perft).map_err(|e| at(&e))?
+                });
             } else {
                 let playout = Playout::deserialize(record).map_err(|e| at(&e))?;
                 let roles = header.as_ref().map_or(0, |h: &Header| h.roles.len());
@@ -153,10 +194,17 @@ impl Trace {
 fn check_playout(playout: &Playout, roles: usize) -> Result<(), String> {
     let seed = playout.seed;
     for (i, step) in playout.steps.iter().enumerate() {
+        let last = i + 1 == playout.steps.len();
+        if step.joint.is_none() && !(last && playout.error.is_some()) {
+            return Err(format!(
+                "seed {seed} step {i}: no `joint` move, which only the last step of a playout with an `error` may lack"
+            ));
+        }
         for (what, n) in [
             ("legal", step.legal.len()),
-            ("joint", step.joint.len()),
+            ("joint", step.joint.as_ref().map_or(roles, Vec::len)),
             ("goals", step.goals.len()),
+            ("sees", step.sees.as_ref().map_or(roles, Vec::len)),
         ] {
             if n != roles {
                 return Err(format!(
@@ -167,6 +215,14 @@ fn check_playout(playout: &Playout, roles: usize) -> Result<(), String> {
     }
     if playout.timeout && !playout.truncated {
         return Err(format!("seed {seed}: `timeout` without `truncated`"));
+    }
+    if playout.error.is_some() {
+        return match (&playout.end, playout.truncated, playout.steps.last()) {
+            (None, false, Some(step)) if step.joint.is_none() => Ok(()),
+            _ => Err(format!(
+                "seed {seed}: a playout with an `error` ends with a step without `joint`, and has neither `final` nor `truncated`"
+            )),
+        };
     }
     match (&playout.end, playout.truncated) {
         (Some(end), false) if end.terminal && end.goals.len() == roles => Ok(()),
@@ -251,18 +307,38 @@ fn compare_playout(
         let at = format!("seed {seed} step {i}");
         report.steps += 1;
         compare_step(machine, &state, step).map_err(|d| format!("{at}: {d}"))?;
-        let last = i + 1 == playout.steps.len();
-        if last && playout.end.is_none() {
-            // Truncated: the state after the last step is not recorded.
-            return Ok(());
-        }
-        let joint = step
-            .joint
+        let Some(joint) = &step.joint else {
+            // The recorded fault: some role has no legal move (the legal lists compared equal).
+            return match step.legal.iter().position(Vec::is_empty) {
+                Some(_) => Ok(()),
+                None => Err(format!(
+                    "{at}: the trace stopped on {:?}, but every role has a legal move",
+                    playout.error.as_deref().unwrap_or("")
+                )),
+            };
+        };
+        let joint = joint
             .iter()
             .enumerate()
             .map(|(role, text)| game.parse_move(role, text))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| format!("{at}: joint move: {e}"))?;
+        if let Some(expected) = &step.sees {
+            let ours = machine
+                .percepts(&state, &joint)
+                .map_err(|e| format!("{at}: percepts: {e}"))?;
+            for (role, (expected, ours)) in expected.iter().zip(&ours).enumerate() {
+                if expected != ours {
+                    let name = &game.roles()[role];
+                    return Err(format!("{at}: percepts of {name}: expected {expected:?}, got {ours:?}"));
+                }
+            }
+        }
+        let last = i + 1 == playout.steps.len();
+        if last && playout.end.is_none() {
+            // Truncated: the state after the last step is not recorded.
+            return Ok(());
+        }
         state = machine
             .next_state(&state, &joint)
             .map_err(|e| format!("{at}: {e}"))?;
@@ -296,7 +372,8 @@ fn compare_step(machine: &mut Machine, state: &State, step: &Step) -> Result<(),
     }
     let goals = machine.goal_values(state).map_err(|e| e.to_string())?;
     for (role, (expected, ours)) in step.goals.iter().zip(&goals).enumerate() {
-        if expected != ours {
+        let expected = values(expected)?;
+        if &expected != ours {
             let name = &game.roles()[role];
             return Err(format!("goals of {name}: expected {expected:?}, got {ours:?}"));
         }
@@ -317,8 +394,8 @@ fn compare_final(machine: &mut Machine, state: &State, end: &Final) -> Result<()
     let goals = machine.goal_values(state).map_err(|e| e.to_string())?;
     for (role, (expected, ours)) in end.goals.iter().zip(goals).enumerate() {
         let expected = match expected {
-            FinalGoal::One(g) => vec![*g],
-            FinalGoal::All(gs) => gs.clone(),
+            FinalGoal::One(g) => vec![g.value()?],
+            FinalGoal::All(gs) => values(gs)?,
         };
         if expected != ours {
             let name = &game.roles()[role];

@@ -2,6 +2,13 @@
 //! arity consistency, safety, keyword restrictions, stratification and the
 //! recursion restriction. The analysis also classifies relations as static
 //! (evaluated completely at ground time) or dynamic (kept in the circuit).
+//!
+//! GDL-II (`random`, `sees`) adds its restrictions here too: `random` is a
+//! role name, never a relation; `sees` is derived like any relation that may
+//! depend on `does` (so `legal`, `goal` and `terminal` may read it only where
+//! it does not); and `next` may appear in a body only on the way to `sees`
+//! (percepts are computed with the joint move, like `next` itself): no `init`,
+//! `legal`, `goal`, `terminal` or `next` may depend on it.
 
 use crate::error::{ErrorKind, GdlError};
 use crate::normalize::{NormalLiteral, NormalRule};
@@ -188,6 +195,15 @@ impl Checker<'_> {
                         format!("'{}' may not be the head of a rule", self.name(head)),
                     ))
                 }
+                SymbolId::RANDOM => {
+                    return Err(self.error(
+                        ErrorKind::Keyword,
+                        rule.origin,
+                        "'random' is the name of the random role (GDL-II), not a relation: it may not be \
+                         the head of a rule"
+                            .into(),
+                    ))
+                }
                 SymbolId::ROLE if !rule.body.is_empty() || !rule.head.is_ground() => {
                     return Err(self.error(
                         ErrorKind::Keyword,
@@ -200,11 +216,18 @@ impl Checker<'_> {
             for literal in &rule.body {
                 if let NormalLiteral::Pos(s) | NormalLiteral::Neg(s) = literal {
                     let relation = s.functor().expect("checked by arities");
-                    if relation == SymbolId::INIT || relation == SymbolId::NEXT {
+                    if relation == SymbolId::INIT {
                         return Err(self.error(
                             ErrorKind::Keyword,
                             rule.origin,
                             format!("'{}' may only appear in the head of a rule", self.name(relation)),
+                        ));
+                    }
+                    if relation == SymbolId::RANDOM {
+                        return Err(self.error(
+                            ErrorKind::Keyword,
+                            rule.origin,
+                            "'random' is the name of the random role (GDL-II), not a relation".into(),
                         ));
                     }
                 }
@@ -266,17 +289,32 @@ pub fn check(description: &Description, rules: &[NormalRule]) -> Result<Analysis
     checker.safety()?;
 
     let deps = Dependencies::new(rules);
+    // `next` in a body (GDL-II games write percepts so): only `sees` may depend on it.
+    let next_readers: Vec<SymbolId> = deps
+        .nodes
+        .get(&SymbolId::NEXT)
+        .map(|&n| deps.graph.neighbors(n).map(|m| deps.graph[m]).collect())
+        .unwrap_or_default();
+    let from_next = deps.reachable(&next_readers);
+    let heads = [SymbolId::INIT, SymbolId::LEGAL, SymbolId::GOAL, SymbolId::TERMINAL, SymbolId::NEXT];
+    if let Some((rule, head)) = dependent_rule(rules, &heads, &from_next, SymbolId::NEXT) {
+        return Err(checker.error(
+            ErrorKind::Keyword,
+            rule.origin,
+            format!(
+                "'{}' depends on 'next' (only 'sees' may: percepts are computed with the joint move)",
+                description.symbols.name(head)
+            ),
+        ));
+    }
     let from_does = deps.reachable(&[SymbolId::DOES]);
-    for rule in rules {
-        let head = rule.head.functor().expect("checked");
-        if matches!(head, SymbolId::LEGAL | SymbolId::GOAL | SymbolId::TERMINAL) && from_does.contains(&head)
-        {
-            return Err(checker.error(
-                ErrorKind::Keyword,
-                rule.origin,
-                format!("'{}' depends on 'does'", description.symbols.name(head)),
-            ));
-        }
+    let heads = [SymbolId::LEGAL, SymbolId::GOAL, SymbolId::TERMINAL];
+    if let Some((rule, head)) = dependent_rule(rules, &heads, &from_does, SymbolId::DOES) {
+        return Err(checker.error(
+            ErrorKind::Keyword,
+            rule.origin,
+            format!("'{}' depends on 'does'", description.symbols.name(head)),
+        ));
     }
     let from_state = deps.reachable(&[SymbolId::TRUE, SymbolId::DOES]);
     for rule in rules {
@@ -368,6 +406,34 @@ pub fn check(description: &Description, rules: &[NormalRule]) -> Result<Analysis
         dynamic,
         recursive,
     })
+}
+
+/// A rule for one of `heads` that depends on `source` (`reach`: every relation
+/// that does), preferably one whose own body reads `source` or a relation of
+/// `reach`, and its head: the rule to name when such a head may not depend on
+/// `source`.
+fn dependent_rule<'r>(
+    rules: &'r [NormalRule],
+    heads: &[SymbolId],
+    reach: &FxHashSet<SymbolId>,
+    source: SymbolId,
+) -> Option<(&'r NormalRule, SymbolId)> {
+    let mut reaching = None;
+    for rule in rules {
+        let head = rule.head.functor().expect("checked");
+        if !heads.contains(&head) || !reach.contains(&head) {
+            continue;
+        }
+        reaching.get_or_insert((rule, head));
+        let reads = rule.body.iter().any(|l| {
+            matches!(l, NormalLiteral::Pos(s) | NormalLiteral::Neg(s)
+                if s.functor() == Some(source) || reach.contains(&s.functor().expect("checked")))
+        });
+        if reads {
+            return Some((rule, head));
+        }
+    }
+    reaching
 }
 
 /// The GDL recursion restriction: an argument of a recursive literal is ground,

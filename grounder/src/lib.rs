@@ -47,7 +47,8 @@ pub use terms::{GroundTerm, TermId, TermStore};
 /// Normalizes and checks `description`, then splits long rules; returns the
 /// rules to ground and their analysis. Aux relations are added to the symbols.
 pub fn prepare(description: &mut ggpnet_kif::Description) -> Result<(Vec<NormalRule>, Analysis), GdlError> {
-    let rules = normalize(description)?;
+    let mut rules = normalize::drop_unread_declarations(normalize(description)?);
+    normalize::bind_percept_roles(&mut rules);
     let analysis = check(description, &rules)?;
     let rules = factor(rules, &analysis, &mut description.symbols);
     // New relations are never recursive: the analysis still says which heads are.

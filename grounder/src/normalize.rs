@@ -2,7 +2,7 @@
 //! `not` pushed down to sentences, `(not (distinct a b))` read as equality.
 
 use crate::error::{ErrorKind, GdlError};
-use ggpnet_kif::{rule_to_string, Description, Literal, Term};
+use ggpnet_kif::{rule_to_string, Description, Literal, SymbolId, Term};
 
 /// Most rules one source rule may expand into through `or`.
 pub const MAX_EXPANSION: usize = 4096;
@@ -83,6 +83,53 @@ pub fn normalize(description: &Description) -> Result<Vec<NormalRule>, GdlError>
         }));
     }
     Ok(rules)
+}
+
+/// Binds the role of a `sees` head that no positive literal binds to every
+/// role, by adding `(role ?r)` to the body: GDL-II games write
+/// `(<= (sees ?p (control ?x)) (true (control ?x)))` for "every role sees it",
+/// and the GameController asks `(sees R ?p)` for each role `R`.
+pub fn bind_percept_roles(rules: &mut [NormalRule]) {
+    for rule in rules {
+        if rule.head.functor() != Some(SymbolId::SEES) {
+            continue;
+        }
+        let Some(role @ Term::Var(var)) = rule.head.args().first().cloned() else {
+            continue;
+        };
+        let bound = rule.body.iter().any(|l| {
+            let mut found = false;
+            if let NormalLiteral::Pos(s) = l {
+                s.for_each_var(&mut |v| found |= v == var);
+            }
+            found
+        });
+        if !bound {
+            rule.body.push(NormalLiteral::Pos(Term::Compound(SymbolId::ROLE, vec![role])));
+        }
+    }
+}
+
+/// The rules left once the `base` and `input` declarations are dropped, where no
+/// rule body reads them: nothing else depends on them (the grounder finds the
+/// bases and inputs itself), and GDL-II games write them carelessly (unsafe
+/// `(base (closed ?d))`, `input` facts of five arguments), which players ignore.
+pub fn drop_unread_declarations(rules: Vec<NormalRule>) -> Vec<NormalRule> {
+    let read = |relation: SymbolId| {
+        rules.iter().any(|r| {
+            r.body.iter().any(|l| {
+                matches!(l, NormalLiteral::Pos(s) | NormalLiteral::Neg(s) if s.functor() == Some(relation))
+            })
+        })
+    };
+    let unread: Vec<SymbolId> = [SymbolId::BASE, SymbolId::INPUT]
+        .into_iter()
+        .filter(|&d| !read(d))
+        .collect();
+    rules
+        .into_iter()
+        .filter(|r| !r.head.functor().is_some_and(|f| unread.contains(&f)))
+        .collect()
 }
 
 #[cfg(test)]

@@ -2,6 +2,13 @@
 //! roles, facts and moves, its goals, and the engines made for it (kept here,
 //! not in the net: engines sit above the net, and the chooser that makes them
 //! above this).
+//!
+//! A GDL-II game's percepts (`sees`) are outputs of the circuit, but no
+//! engine computes them: playouts need none. The engines get the net of the
+//! circuit without them (their gates removed as dead), and the percepts are
+//! read from a second net of the whole circuit by its plain evaluation
+//! ([`CompiledNet::evaluate`]), once per query. Bases and inputs keep their
+//! numbers in both nets.
 
 use crate::engine::{Differential, Sweep};
 use crate::ir::{Circuit, VerifyError};
@@ -72,6 +79,10 @@ pub struct Game {
     role_moves: Vec<Vec<Move>>,
     /// Goal value of each goal output, and its role.
     goals: Vec<(usize, i64)>,
+    /// Each percept output's role and canonical text.
+    percepts: Vec<(usize, String)>,
+    /// The net of the whole circuit, percepts included, when the game has any.
+    percept_net: Option<Arc<CompiledNet>>,
     /// The initial state.
     initial: State,
     fact_index: FxHashMap<String, usize>,
@@ -131,6 +142,32 @@ impl Game {
         &self.initial
     }
 
+    /// Each percept output's role and canonical text (GDL-II), in the order
+    /// of the circuit's percepts; empty for a game without `sees`.
+    #[inline]
+    pub fn percepts(&self) -> &[(usize, String)] {
+        &self.percepts
+    }
+
+    /// Per role, the percepts seen after `joint` (move indexes, assumed legal)
+    /// in `state`: sorted, without duplicates.
+    pub(crate) fn percepts_after(&self, state: &State, joint: &[u32]) -> Vec<Vec<String>> {
+        let mut seen = vec![Vec::new(); self.roles.len()];
+        if let Some(net) = &self.percept_net {
+            let values = net.evaluate(state.0.as_raw_slice(), joint);
+            for (&slot, (role, text)) in net.percept_slots().iter().zip(&self.percepts) {
+                if values[slot as usize] {
+                    seen[*role].push(text.clone());
+                }
+            }
+        }
+        for percepts in &mut seen {
+            percepts.sort_unstable();
+            percepts.dedup();
+        }
+        seen
+    }
+
     /// The canonical text of a move.
     pub fn move_to_kif(&self, m: Move) -> &str {
         &self.moves[m.0 as usize]
@@ -180,7 +217,20 @@ impl Game {
     /// Compiles a layered circuit, refusing one that breaks an invariant of
     /// the evaluators (see [`CompiledNet::new`]).
     pub fn new(circuit: &Circuit, layering: &Layering) -> Result<Game, VerifyError> {
-        let net = Arc::new(CompiledNet::new(circuit, layering)?);
+        let (net, percept_net) = if circuit.percepts.is_empty() {
+            (Arc::new(CompiledNet::new(circuit, layering)?), None)
+        } else {
+            let whole = Arc::new(CompiledNet::new(circuit, layering)?);
+            let mut playing = circuit.clone();
+            playing.percepts.clear();
+            crate::opt::dead::remove_dead(&mut playing);
+            // A part of a layered circuit has no cycle through negation.
+            let layering = crate::layout::layer(&playing).map_err(|e| VerifyError {
+                place: "the circuit without its percepts".into(),
+                reason: e.to_string(),
+            })?;
+            (Arc::new(CompiledNet::new(&playing, &layering)?), Some(whole))
+        };
         let v = &circuit.vocabulary;
         let roles: Vec<String> = circuit.roles.iter().map(|&r| v.kif(r)).collect();
         let facts: Vec<String> = circuit.bases.iter().map(|b| v.kif(b.fact)).collect();
@@ -207,6 +257,8 @@ impl Game {
             move_roles,
             role_moves,
             goals: circuit.goals.iter().map(|g| (g.role, g.value)).collect(),
+            percepts: circuit.percepts.iter().map(|p| (p.role, v.kif(p.percept))).collect(),
+            percept_net,
             initial,
             sweep: Default::default(),
             differential: Default::default(),

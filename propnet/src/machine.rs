@@ -151,6 +151,13 @@ impl StateMachine {
     /// Refuses a joint move of the wrong length, a move of another role, or an
     /// illegal move, naming the role and the move.
     pub fn next_state(&mut self, state: &State, joint: &[Move]) -> Result<State, MachineError> {
+        self.check_joint(state, joint)?;
+        Ok(self.next_unchecked(joint))
+    }
+
+    /// Refuses a joint move of the wrong length, a move of another role, or
+    /// an illegal move in `state`, naming the role and the move.
+    fn check_joint(&mut self, state: &State, joint: &[Move]) -> Result<(), MachineError> {
         if joint.len() != self.game.roles().len() {
             return refuse(format!(
                 "a joint move needs one move per role ({}), got {}",
@@ -179,7 +186,18 @@ impl StateMachine {
                 ));
             }
         }
-        Ok(self.next_unchecked(joint))
+        Ok(())
+    }
+
+    /// Per role (in role order), the percepts `p` of GDL-II for which `(sees
+    /// role p)` holds in `state` with the joint move `joint`, as canonical KIF,
+    /// sorted by byte order, without duplicates. Refuses a joint move as
+    /// [`StateMachine::next_state`] does. Whatever the evaluator, percepts come
+    /// from the plain evaluation of the whole circuit ([`Game`]'s module doc).
+    pub fn percepts(&mut self, state: &State, joint: &[Move]) -> Result<Vec<Vec<String>>, MachineError> {
+        self.check_joint(state, joint)?;
+        let joint: Vec<u32> = joint.iter().map(|m| m.0).collect();
+        Ok(self.game.percepts_after(state, &joint))
     }
 
     /// The next state for a joint move known to be legal in the state last

@@ -94,6 +94,8 @@ pub struct LoadReport {
     pub layers: usize,
     /// Number of cyclic strongly connected components.
     pub sccs: usize,
+    /// Whether some rule defines `sees` (GDL-II percepts), even if none can hold.
+    pub defines_sees: bool,
 }
 
 /// A loaded game: its circuit, layering, state machine and report.
@@ -153,6 +155,10 @@ pub fn load(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
     report
         .warnings
         .extend(description.warnings.iter().map(|w| w.to_string()));
+    report.defines_sees = description
+        .rules
+        .iter()
+        .any(|r| r.head.functor() == Some(ggpnet_kif::SymbolId::SEES));
     let (rules, analysis, warnings) = timed(phases, progress, "check", || {
         let (rules, analysis) = ggpnet_grounder::prepare(&mut description)?;
         let warnings = ggpnet_grounder::check_playable(&description)?;

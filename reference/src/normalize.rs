@@ -57,7 +57,11 @@ type Dnf = Vec<Vec<Lit>>;
 /// Normalizes every rule of `description` and checks the clauses.
 pub(crate) fn normalize(description: &Description) -> Result<Vec<Clause>, ReferenceError> {
     let mut clauses = Vec::new();
+    let unread = unread_declarations(description);
     for (index, rule) in description.rules.iter().enumerate() {
+        if rule.head.functor().is_some_and(|f| unread.contains(&f)) {
+            continue;
+        }
         let text = || rule_to_string(rule, &description.symbols);
         if let Some(keyword) = rule.head.functor().filter(|f| !definable(*f)) {
             return Err(ReferenceError::InvalidRule {
@@ -70,7 +74,8 @@ pub(crate) fn normalize(description: &Description) -> Result<Vec<Clause>, Refere
         }
         let bodies = conjunction(rule.body.iter().map(|l| alternatives(l, false)))
             .map_err(|reason| ReferenceError::InvalidRule { rule: text(), reason })?;
-        for body in bodies {
+        for mut body in bodies {
+            bind_percept_role(&rule.head, &mut body);
             let sentences = body.iter().filter_map(|lit| match lit {
                 Lit::Pos(t) | Lit::Neg(t) => Some(t),
                 _ => None,
@@ -99,6 +104,50 @@ pub(crate) fn normalize(description: &Description) -> Result<Vec<Clause>, Refere
         }
     }
     Ok(clauses)
+}
+
+/// In a rule for `(sees ?r p)` whose `?r` no positive literal binds, binds
+/// `?r` to every role (adds `(role ?r)`): GDL-II games mean "every role sees
+/// it", and the GameController asks `(sees R ?p)` for each role `R`.
+fn bind_percept_role(head: &Term, body: &mut Vec<Lit>) {
+    if head.functor() != Some(SymbolId::SEES) {
+        return;
+    }
+    let Some(role @ Term::Var(var)) = head.args().first() else {
+        return;
+    };
+    let mut bound = false;
+    for lit in body.iter() {
+        if let Lit::Pos(t) = lit {
+            t.for_each_var(&mut |v| bound |= v == *var);
+        }
+    }
+    if !bound {
+        body.push(Lit::Pos(Term::Compound(SymbolId::ROLE, vec![role.clone()])));
+    }
+}
+
+/// The declarations `base` and `input` that no rule body reads: their rules
+/// change no query, and GDL-II games write them carelessly (unsafe
+/// `(base (closed ?d))`), so they are left out.
+fn unread_declarations(description: &Description) -> Vec<SymbolId> {
+    fn reads(literal: &Literal, relation: SymbolId) -> bool {
+        match literal {
+            Literal::Atom(t) => t.functor() == Some(relation),
+            Literal::Not(inner) => reads(inner, relation),
+            Literal::Or(options) => options.iter().any(|o| reads(o, relation)),
+            Literal::Distinct(..) => false,
+        }
+    }
+    [SymbolId::BASE, SymbolId::INPUT]
+        .into_iter()
+        .filter(|&d| {
+            !description
+                .rules
+                .iter()
+                .any(|r| r.body.iter().any(|l| reads(l, d)))
+        })
+        .collect()
 }
 
 /// False for the keywords that are inputs or connectives rather than relations.

@@ -48,6 +48,8 @@ pub(crate) struct Outputs {
     pub(crate) goal: PredId,
     pub(crate) terminal: PredId,
     pub(crate) next: PredId,
+    /// The percepts of GDL-II, `(sees r p)`.
+    pub(crate) sees: PredId,
 }
 
 impl Outputs {
@@ -66,11 +68,12 @@ impl Outputs {
             goal: get(SymbolId::GOAL, 2),
             terminal: get(SymbolId::TERMINAL, 0),
             next: get(SymbolId::NEXT, 1),
+            sees: get(SymbolId::SEES, 2),
         }
     }
 
     /// The relations read from outside: they are computed in full.
-    fn read(&self) -> [PredId; 6] {
+    fn read(&self) -> [PredId; 7] {
         [
             self.role,
             self.init,
@@ -78,6 +81,7 @@ impl Outputs {
             self.goal,
             self.terminal,
             self.next,
+            self.sees,
         ]
     }
 }
@@ -90,6 +94,7 @@ pub(crate) struct Cones {
     pub(crate) goal: Vec<usize>,
     pub(crate) terminal: Vec<usize>,
     pub(crate) next: Vec<usize>,
+    pub(crate) sees: Vec<usize>,
 }
 
 impl Cones {
@@ -106,6 +111,7 @@ impl Cones {
             goal: dynamic_cone(outputs.goal),
             terminal: dynamic_cone(outputs.terminal),
             next: dynamic_cone(outputs.next),
+            sees: dynamic_cone(outputs.sees),
         }
     }
 }
@@ -130,6 +136,8 @@ pub(crate) struct Prepared {
     /// The roles, in order, as interned terms and as canonical strings.
     pub(crate) roles: Vec<TermId>,
     pub(crate) role_names: Vec<String>,
+    /// Whether some rule defines `sees` (GDL-II).
+    pub(crate) defines_sees: bool,
 }
 
 /// Checks and prepares `description`.
@@ -169,6 +177,10 @@ pub(crate) fn prepare(description: &Description) -> Result<Prepared, ReferenceEr
             .iter()
             .map(|t| term_to_string(t, &description.symbols))
             .collect(),
+        defines_sees: description
+            .rules
+            .iter()
+            .any(|r| r.head.functor() == Some(SymbolId::SEES)),
     })
 }
 

@@ -139,6 +139,7 @@ impl Rules {
             (SymbolId::GOAL, 2),
             (SymbolId::TERMINAL, 0),
             (SymbolId::NEXT, 1),
+            (SymbolId::SEES, 2),
         ] {
             rules.preds.id(name, arity);
         }

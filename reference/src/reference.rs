@@ -117,6 +117,14 @@ impl Reference {
     /// role, in role order) in `state`. Fails when the number of moves is wrong or
     /// a move is not legal for its role.
     pub fn next_state(&self, state: &RefState, joint: &[String]) -> Result<RefState, ReferenceError> {
+        let moves = self.joint_terms(state, joint)?;
+        let mut session = Session::new(self, state, &moves);
+        session.ensure(&self.game.cones.next);
+        Ok(session.state_of(self.game.outputs.next))
+    }
+
+    /// The terms of the moves of `joint`, each checked legal in `state` for its role.
+    fn joint_terms(&self, state: &RefState, joint: &[String]) -> Result<Vec<Term>, ReferenceError> {
         let roles = &self.game.role_names;
         if joint.len() != roles.len() {
             return Err(ReferenceError::WrongJointLength {
@@ -137,9 +145,30 @@ impl Reference {
                 }
             }
         }
+        Ok(moves)
+    }
+
+    /// Per role, the percepts of GDL-II after `joint` in `state`: every `p`
+    /// with `(sees r p)` true there, as canonical strings sorted by byte order,
+    /// without duplicates. Refuses `joint` as [`Reference::next_state`] does.
+    pub fn percepts(&self, state: &RefState, joint: &[String]) -> Result<Vec<Vec<String>>, ReferenceError> {
+        let moves = self.joint_terms(state, joint)?;
         let mut session = Session::new(self, state, &moves);
-        session.ensure(&self.game.cones.next);
-        Ok(session.state_of(self.game.outputs.next))
+        session.ensure(&self.game.cones.sees);
+        let mut seen = vec![Vec::new(); self.game.roles.len()];
+        for (role, percept) in session.role_pairs(self.game.outputs.sees) {
+            seen[role].push(term_to_string(&session.terms.to_term(percept), &self.game.symbols));
+        }
+        for percepts in &mut seen {
+            percepts.sort_unstable();
+            percepts.dedup();
+        }
+        Ok(seen)
+    }
+
+    /// Whether some rule defines `sees` (the game is GDL-II).
+    pub fn defines_sees(&self) -> bool {
+        self.game.defines_sees
     }
 
     /// Reads facts given as text into a state (see [`RefState::from_facts`]).

@@ -134,12 +134,16 @@ fn run_game(
     exe: &Path,
     game: &ggpnet::corpus::CorpusGame,
     check: &str,
+    gdl2: bool,
     timeout: Duration,
     max_rss_bytes: Option<u64>,
 ) -> Value {
     let mut command = super::child_command(exe);
     if check == "diff" {
         command.args(["diff", "--json"]).arg(&game.game);
+        if gdl2 {
+            command.args(["--playouts", "20"]);
+        }
     } else {
         let Some(trace) = &game.trace else {
             return json!({"game": game.name, "status": "no trace"});
@@ -198,7 +202,12 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
         None => ggpnet::corpus::locate(Path::new("."))
             .ok_or_else(|| Failure::input("no corpus: pass a directory or set GGPNET_CORPUS"))?,
     };
-    let games: Vec<_> = ggpnet::corpus::games(&dir)
+    let games = if args.gdl2 {
+        ggpnet::corpus::gdl2_games(&dir)
+    } else {
+        ggpnet::corpus::games(&dir)
+    };
+    let games: Vec<_> = games
         .into_iter()
         .filter(|g| args.only.as_ref().is_none_or(|o| g.name.contains(o.as_str())))
         .collect();
@@ -216,7 +225,7 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
     let results = run_all(
         games.len(),
         jobs,
-        |i| run_game(&exe, &games[i], &args.check, timeout, max_rss_bytes),
+        |i| run_game(&exe, &games[i], &args.check, args.gdl2, timeout, max_rss_bytes),
         |i, value| {
             if !args.json {
                 eprintln!(

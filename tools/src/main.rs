@@ -251,6 +251,10 @@ struct CorpusArgs {
     /// Only games whose name contains this.
     #[arg(long)]
     only: Option<String>,
+    /// The GDL-II corpus instead: games-gdl2/ with traces-gdl2/ (percepts compared too; `diff`
+    /// plays 20 playouts per game).
+    #[arg(long)]
+    gdl2: bool,
     /// Write a markdown table to this file.
     #[arg(long)]
     markdown: Option<PathBuf>,

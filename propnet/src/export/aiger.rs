@@ -1,7 +1,7 @@
 //! AIGER and-inverter graphs (format 1.9, <https://fmv.jku.at/aiger/>): every
 //! `does` input is a primary input, every base a latch (its `next` node feeds
 //! the latch, its initial value is the reset value), and the outputs are the
-//! legal, goal and terminal nodes, in that order; the symbol table names them
+//! legal, goal, terminal and (GDL-II) sees nodes, in that order; the symbol table names them
 //! all in KIF. And/or gates become trees of two-input ands with inverted
 //! edges, with constant folding and structural hashing.
 //!
@@ -215,7 +215,7 @@ pub fn build(circuit: &Circuit, layering: &Layering, max_ands: usize) -> Result<
     let role = |r: usize| v.kif(circuit.roles[r]);
     let mut comments = vec![
         "ggpnet: bases are latches (next as latch input, initial value as reset value),".to_owned(),
-        "does inputs are primary inputs; outputs are legal, goal, terminal.".to_owned(),
+        "does inputs are primary inputs; outputs are legal, goal, terminal, sees.".to_owned(),
     ];
     if unrolled > 0 {
         comments.push(format!(
@@ -242,11 +242,16 @@ pub fn build(circuit: &Circuit, layering: &Layering, max_ands: usize) -> Result<
                 )
             })
             .collect(),
-        outputs: outputs(circuit)
-            .into_iter()
-            .take(circuit.inputs.len() + circuit.goals.len() + 1)
-            .map(|o| (lit[o.node.index()], o.name))
-            .collect(),
+        outputs: {
+            let all = outputs(circuit);
+            let state_outputs = circuit.inputs.len() + circuit.goals.len() + 1;
+            let percepts = all.len() - circuit.percepts.len();
+            all.into_iter()
+                .enumerate()
+                .filter(|&(i, _)| i < state_outputs || i >= percepts)
+                .map(|(_, o)| (lit[o.node.index()], o.name))
+                .collect()
+        },
         ands: b.ands,
         comments,
     })

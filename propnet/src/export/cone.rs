@@ -1,6 +1,6 @@
 //! Named outputs and their cones. An output is named by its sentence in KIF,
 //! with or without the outer parentheses: `terminal`, `legal white (mark 1 1)`,
-//! `(goal white 100)`, `next (cell 1 1 x)`; any other sentence the circuit
+//! `(goal white 100)`, `next (cell 1 1 x)`, `sees white (mark 1 1)`; any other sentence the circuit
 //! still has a node for (`(line x)`) names that node. The cone of a set of
 //! nodes is every node they read, directly or not, stopping at bases and inputs
 //! (a transition is not followed: the cone is one state's computation).
@@ -17,7 +17,8 @@ pub struct Output {
     pub node: NodeId,
 }
 
-/// Every output: legal per input, goal per goal, terminal, then next per base.
+/// Every output: legal per input, goal per goal, terminal, next per base, then
+/// sees per percept (GDL-II).
 pub fn outputs(circuit: &Circuit) -> Vec<Output> {
     let v = &circuit.vocabulary;
     let role = |r: usize| v.kif(circuit.roles[r]);
@@ -40,6 +41,10 @@ pub fn outputs(circuit: &Circuit) -> Vec<Output> {
     out.extend(circuit.bases.iter().map(|b| Output {
         name: format!("(next {})", v.kif(b.fact)),
         node: b.next,
+    }));
+    out.extend(circuit.percepts.iter().map(|p| Output {
+        name: format!("(sees {} {})", role(p.role), v.kif(p.percept)),
+        node: p.node,
     }));
     out
 }

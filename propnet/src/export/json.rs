@@ -5,7 +5,7 @@
 
 use super::ExportError;
 use crate::game::Game;
-use crate::ir::{Base, Circuit, Goal, Input, Node, NodeId, NodeKind, VerifyError, Vocabulary};
+use crate::ir::{Base, Circuit, Goal, Input, Node, NodeId, NodeKind, Percept, VerifyError, Vocabulary};
 use crate::layout::{layer, Layering};
 use crate::pipeline::{LoadReport, Loaded};
 use ggpnet_grounder::{TermId, TermStore};
@@ -39,6 +39,21 @@ pub struct CircuitFile {
     pub goals: Vec<GoalEntry>,
     /// Node of the terminal output.
     pub terminal: u32,
+    /// Percept outputs (GDL-II `sees`); absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub percepts: Vec<PerceptEntry>,
+}
+
+/// A percept output (GDL-II).
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct PerceptEntry {
+    /// Index of the role in `roles`.
+    pub role: usize,
+    /// The percept `p` of `(sees r p)`.
+    pub percept: String,
+    /// The node giving `(sees r p)`.
+    pub node: u32,
 }
 
 /// One node.
@@ -165,6 +180,15 @@ pub fn write(circuit: &Circuit, layering: &Layering) -> String {
             })
             .collect(),
         terminal: id(circuit.terminal),
+        percepts: circuit
+            .percepts
+            .iter()
+            .map(|p| PerceptEntry {
+                role: p.role,
+                percept: v.kif(p.percept),
+                node: id(p.node),
+            })
+            .collect(),
     };
     serde_json::to_string(&file).expect("a circuit file always serializes")
 }
@@ -324,6 +348,21 @@ pub fn read(text: &str) -> Result<Circuit, ExportError> {
             node: node_ref(entry.node, count, || format!("goal {g}"))?,
         });
     }
+    let mut percepts = Vec::with_capacity(file.percepts.len());
+    for (p, entry) in file.percepts.iter().enumerate() {
+        if entry.role >= roles.len() {
+            return Err(ExportError::new(format!(
+                "percept {p}: role {} does not exist ({} roles)",
+                entry.role,
+                roles.len()
+            )));
+        }
+        percepts.push(Percept {
+            role: entry.role,
+            percept: t.intern(&entry.percept, &format!("percept {p}"))?,
+            node: node_ref(entry.node, count, || format!("percept {p}"))?,
+        });
+    }
     let circuit = Circuit {
         nodes,
         roles,
@@ -331,6 +370,7 @@ pub fn read(text: &str) -> Result<Circuit, ExportError> {
         inputs: circuit_inputs,
         goals,
         terminal: node_ref(file.terminal, count, || "terminal".to_owned())?,
+        percepts,
         labels,
         vocabulary: Arc::new(Vocabulary {
             symbols: t.symbols,

@@ -1,7 +1,7 @@
 //! From a ground program to a circuit: one node per sentence, an `or` over the
 //! rule instances of each derived sentence, an `and` per rule instance.
 
-use super::{Base, Circuit, Goal, Input, NodeId, NodeKind, Vocabulary};
+use super::{Base, Circuit, Goal, Input, NodeId, NodeKind, Percept, Vocabulary};
 use ggpnet_grounder::{GroundProgram, GroundTerm, TermId};
 use ggpnet_kif::SymbolId;
 use rustc_hash::FxHashMap;
@@ -42,6 +42,7 @@ pub fn build(program: GroundProgram) -> Result<Circuit, BuildError> {
         inputs: Vec::new(),
         goals: Vec::new(),
         terminal: NodeId::new(0),
+        percepts: Vec::new(),
         labels: FxHashMap::default(),
         vocabulary: Arc::new(Vocabulary {
             symbols: SymbolTable::default(),
@@ -158,6 +159,23 @@ pub fn build(program: GroundProgram) -> Result<Circuit, BuildError> {
         });
     }
     circuit.goals.sort_by_key(|g| (g.role, g.value));
+    for &atom in &atoms {
+        if terms.functor(atom) != SymbolId::SEES {
+            continue;
+        }
+        let args = terms.args(atom);
+        let Some(&role) = role_index.get(&args[0]) else {
+            continue; // seen by something that is not a role: nobody is told
+        };
+        circuit.percepts.push(Percept {
+            role,
+            percept: args[1],
+            node: node_of[&atom],
+        });
+    }
+    circuit
+        .percepts
+        .sort_by_cached_key(|p| (p.role, terms.to_kif(p.percept, &symbols)));
 
     let base_of: FxHashMap<TermId, usize> = circuit
         .bases

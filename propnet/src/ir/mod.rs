@@ -65,6 +65,18 @@ pub struct Goal {
     pub node: NodeId,
 }
 
+/// A percept output of GDL-II: `(sees r p)`, a function of the state and the
+/// joint move, like a next value.
+#[derive(Clone, Debug)]
+pub struct Percept {
+    /// Index of the role that sees it.
+    pub role: usize,
+    /// The percept `p` of `(sees r p)`.
+    pub percept: TermId,
+    /// The node telling whether the role sees it.
+    pub node: NodeId,
+}
+
 /// A propositional network.
 #[derive(Clone, Debug)]
 pub struct Circuit {
@@ -80,6 +92,8 @@ pub struct Circuit {
     pub goals: Vec<Goal>,
     /// The terminal output.
     pub terminal: NodeId,
+    /// Percept outputs (GDL-II), by role then percept text; empty in GDL.
+    pub percepts: Vec<Percept>,
     /// The sentence each node stands for, where it stands for one (for reports and export).
     pub labels: FxHashMap<NodeId, TermId>,
     /// Symbols and terms, to print facts and moves.
@@ -93,6 +107,7 @@ impl Circuit {
         roots.extend(self.inputs.iter().map(|i| i.legal));
         roots.extend(self.goals.iter().map(|g| g.node));
         roots.push(self.terminal);
+        roots.extend(self.percepts.iter().map(|p| p.node));
         roots
     }
 
@@ -126,6 +141,9 @@ impl Circuit {
             goal.node = map[goal.node.index()];
         }
         self.terminal = map[self.terminal.index()];
+        for percept in &mut self.percepts {
+            percept.node = map[percept.node.index()];
+        }
         // A node that stood for a sentence passes its label to its replacement.
         let moved: Vec<(NodeId, TermId)> = self
             .labels

@@ -281,6 +281,10 @@ impl Circuit {
             role_exists(goal.role, format!("goal {g}"))?;
             exists(goal.node, format!("goal {g}"), "node")?;
         }
+        for (p, percept) in self.percepts.iter().enumerate() {
+            role_exists(percept.role, format!("percept {p}"))?;
+            exists(percept.node, format!("percept {p}"), "node")?;
+        }
         exists(self.terminal, "terminal".to_owned(), "node")
     }
 

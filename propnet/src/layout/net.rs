@@ -67,6 +67,8 @@ pub struct CompiledNet {
     terminal_slot: u32,
     /// Slot giving each base's next value.
     next_slots: Vec<u32>,
+    /// Slot of each percept output (GDL-II), in the order of the circuit's percepts.
+    percept_slots: Vec<u32>,
     /// The initial state: bit `b` is base `b`'s initial value.
     initial: Vec<u64>,
 }
@@ -239,6 +241,7 @@ impl CompiledNet {
             goal_slots: circuit.goals.iter().map(|g| slot[g.node.index()]).collect(),
             terminal_slot: slot[circuit.terminal.index()],
             next_slots: circuit.bases.iter().map(|b| slot[b.next.index()]).collect(),
+            percept_slots: circuit.percepts.iter().map(|p| slot[p.node.index()]).collect(),
             initial: {
                 let mut bits = vec![0u64; circuit.bases.len().div_ceil(64)];
                 for (b, base) in circuit.bases.iter().enumerate() {
@@ -349,6 +352,60 @@ impl CompiledNet {
     #[inline]
     pub fn next_slots(&self) -> &[u32] {
         &self.next_slots
+    }
+
+    /// Slot of each percept output (GDL-II), in the order of the circuit's percepts.
+    #[inline]
+    pub fn percept_slots(&self) -> &[u32] {
+        &self.percept_slots
+    }
+
+    /// The value of every slot for the state whose base `b` is bit `b` of
+    /// `state` and the move propositions `moves`: the plain evaluation of the
+    /// net, step by step (a cycle from all false to its least fixpoint). No
+    /// engine runs it; it answers the rare queries no engine is compiled for
+    /// (percepts), so it is written to be obviously right, not fast.
+    pub fn evaluate(&self, state: &[u64], moves: &[u32]) -> Vec<bool> {
+        let mut values = vec![false; self.slots];
+        for (b, &slot) in self.base_slots.iter().enumerate() {
+            values[slot as usize] = state.get(b >> 6).is_some_and(|w| w >> (b & 63) & 1 == 1);
+        }
+        for &m in moves {
+            if let Some(&slot) = self.move_slots.get(m as usize) {
+                values[slot as usize] = true;
+            }
+        }
+        let gate = |values: &[bool], s: u32| {
+            let mut inputs = self.inputs(s).iter().map(|&i| values[i as usize]);
+            match self.gates[s as usize] {
+                Gate::And => inputs.all(|v| v),
+                Gate::Or => inputs.any(|v| v),
+                Gate::Not => !inputs.any(|v| v),
+            }
+        };
+        for &step in &self.steps {
+            match step {
+                Step::Gates(start, end) => {
+                    for s in start..end {
+                        values[s as usize] = gate(&values, s);
+                    }
+                }
+                // No negation on a cycle (the layering refuses it): rising values
+                // reach the least fixpoint.
+                Step::Cycle(start, end) => loop {
+                    let mut changed = false;
+                    for s in start..end {
+                        let v = gate(&values, s);
+                        changed |= v != values[s as usize];
+                        values[s as usize] = v;
+                    }
+                    if !changed {
+                        break;
+                    }
+                },
+            }
+        }
+        values
     }
 
     /// The initial state: bit `b` is base `b`'s initial value.

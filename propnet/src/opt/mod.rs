@@ -274,6 +274,7 @@ pub(crate) mod tests {
             inputs: Vec::new(),
             goals: Vec::new(),
             terminal: NodeId::new(0),
+            percepts: Vec::new(),
             labels: Default::default(),
             vocabulary: Arc::new(Vocabulary {
                 symbols: Default::default(),
