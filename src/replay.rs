@@ -73,7 +73,9 @@ impl GoalValue {
     fn value(&self) -> Result<i64, String> {
         match self {
             GoalValue::Number(n) => Ok(*n),
-            GoalValue::Text(t) => t.parse().map_err(|_| format!("goal value {t:?} is not an integer")),
+            GoalValue::Text(t) => t
+                .parse()
+                .map_err(|_| format!("goal value {t:?} is not an integer")),
         }
     }
 }
@@ -330,7 +332,9 @@ fn compare_playout(
             for (role, (expected, ours)) in expected.iter().zip(&ours).enumerate() {
                 if expected != ours {
                     let name = &game.roles()[role];
-                    return Err(format!("{at}: percepts of {name}: expected {expected:?}, got {ours:?}"));
+                    return Err(format!(
+                        "{at}: percepts of {name}: expected {expected:?}, got {ours:?}"
+                    ));
                 }
             }
         }

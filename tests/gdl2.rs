@@ -38,9 +38,21 @@ fn each_restriction_is_refused_with_the_rule_and_the_reason() {
             ErrorKind::Keyword,
             "'legal' depends on 'next' (only 'sees' may",
         ),
-        ("(<= (next t) (next s))", ErrorKind::Keyword, "'next' depends on 'next'"),
-        ("(<= (p) (next s))\n(<= terminal (p))", ErrorKind::Keyword, "'terminal' depends on 'next'"),
-        ("(<= (init t) (next s))", ErrorKind::Keyword, "'init' depends on 'next'"),
+        (
+            "(<= (next t) (next s))",
+            ErrorKind::Keyword,
+            "'next' depends on 'next'",
+        ),
+        (
+            "(<= (p) (next s))\n(<= terminal (p))",
+            ErrorKind::Keyword,
+            "'terminal' depends on 'next'",
+        ),
+        (
+            "(<= (init t) (next s))",
+            ErrorKind::Keyword,
+            "'init' depends on 'next'",
+        ),
         (
             "(<= (sees r moved) (does r go))\n(<= (goal r 50) (sees r moved))",
             ErrorKind::Keyword,
@@ -56,7 +68,11 @@ fn each_restriction_is_refused_with_the_rule_and_the_reason() {
             ErrorKind::Keyword,
             "'random' is the name of the random role (GDL-II), not a relation",
         ),
-        ("(<= (sees r) (true s))", ErrorKind::Arity, "'sees' takes 2 argument(s), found 1"),
+        (
+            "(<= (sees r) (true s))",
+            ErrorKind::Arity,
+            "'sees' takes 2 argument(s), found 1",
+        ),
         (
             "(<= (sees ?r (saw ?x)) (true s))",
             ErrorKind::Unsafe,
@@ -91,7 +107,10 @@ fn what_real_gdl2_games_write_is_accepted() {
         assert_eq!(game.random_role(), Some(1));
         let mut machine = game.machine();
         let start = game.initial_state();
-        let joint = vec![game.parse_move(0, "go").unwrap(), game.parse_move(1, "(pick 2)").unwrap()];
+        let joint = vec![
+            game.parse_move(0, "go").unwrap(),
+            game.parse_move(1, "(pick 2)").unwrap(),
+        ];
         let seen = machine.percepts(&start, &joint).unwrap();
         assert_eq!(seen, [vec!["(picked 2)", "moved"], vec!["moved"]], "{engine:?}");
     }
@@ -104,8 +123,13 @@ fn a_gdl_game_is_not_gdl2_and_sees_nothing() {
     assert_eq!(game.random_role(), None);
     let mut machine = game.machine();
     let start = game.initial_state();
-    let joint: Vec<_> = (0..2).map(|r| machine.legal_moves(&start, r).unwrap()[0].clone()).collect();
-    assert_eq!(machine.percepts(&start, &joint).unwrap(), vec![Vec::<String>::new(); 2]);
+    let joint: Vec<_> = (0..2)
+        .map(|r| machine.legal_moves(&start, r).unwrap()[0].clone())
+        .collect();
+    assert_eq!(
+        machine.percepts(&start, &joint).unwrap(),
+        vec![Vec::<String>::new(); 2]
+    );
 }
 
 /// Plays `moves` (one text per role per step) and returns the percepts of each step.
@@ -126,7 +150,12 @@ fn percepts_of(game: &Game, machine: &mut Machine, moves: &[[&str; 2]]) -> (Stat
 
 #[test]
 fn monty_hall_percepts_on_both_engines_and_every_evaluator() {
-    let moves = [["wait", "(hide 2)"], ["(choose 1)", "wait"], ["wait", "(open 3)"], ["switch", "wait"]];
+    let moves = [
+        ["wait", "(hide 2)"],
+        ["(choose 1)", "wait"],
+        ["wait", "(open 3)"],
+        ["switch", "wait"],
+    ];
     let expected: Vec<Vec<Vec<&str>>> = vec![
         vec![vec!["(does candidate wait)"], vec![]],
         vec![vec!["(does candidate (choose 1))"], vec![]],
@@ -160,7 +189,9 @@ fn percept_queries_refuse_bad_joint_moves() {
         let wait = game.parse_move(0, "wait").unwrap();
         let e = machine.percepts(&start, &[wait.clone()]).unwrap_err();
         assert!(e.message().contains("one move per role"), "{e}");
-        let e = machine.percepts(&start, &[wait.clone(), wait.clone()]).unwrap_err();
+        let e = machine
+            .percepts(&start, &[wait.clone(), wait.clone()])
+            .unwrap_err();
         assert!(e.message().contains("candidate"), "{e}");
         // Legal for the random role later, not now.
         let open = game.parse_move(1, "(open 3)").unwrap();
@@ -175,9 +206,17 @@ fn percepts_survive_the_json_circuit_file() {
     let loaded = original.propnet().unwrap();
     let text = ggpnet::propnet::export::json::write(&loaded.circuit, &loaded.layering);
     assert!(text.contains("\"percepts\""));
-    let back = Game::from_loaded(ggpnet::propnet::export::json::load(&text).unwrap(), &Config::default());
+    let back = Game::from_loaded(
+        ggpnet::propnet::export::json::load(&text).unwrap(),
+        &Config::default(),
+    );
     assert!(back.is_gdl2());
-    let moves = [["wait", "(hide 3)"], ["(choose 3)", "wait"], ["wait", "(open 1)"], ["stay", "wait"]];
+    let moves = [
+        ["wait", "(hide 3)"],
+        ["(choose 3)", "wait"],
+        ["wait", "(open 1)"],
+        ["stay", "wait"],
+    ];
     let (_, ours) = percepts_of(&original, &mut original.machine(), &moves);
     let (_, theirs) = percepts_of(&back, &mut back.machine(), &moves);
     assert_eq!(ours, theirs);

@@ -296,7 +296,13 @@ pub fn check(description: &Description, rules: &[NormalRule]) -> Result<Analysis
         .map(|&n| deps.graph.neighbors(n).map(|m| deps.graph[m]).collect())
         .unwrap_or_default();
     let from_next = deps.reachable(&next_readers);
-    let heads = [SymbolId::INIT, SymbolId::LEGAL, SymbolId::GOAL, SymbolId::TERMINAL, SymbolId::NEXT];
+    let heads = [
+        SymbolId::INIT,
+        SymbolId::LEGAL,
+        SymbolId::GOAL,
+        SymbolId::TERMINAL,
+        SymbolId::NEXT,
+    ];
     if let Some((rule, head)) = dependent_rule(rules, &heads, &from_next, SymbolId::NEXT) {
         return Err(checker.error(
             ErrorKind::Keyword,

@@ -105,7 +105,8 @@ pub fn bind_percept_roles(rules: &mut [NormalRule]) {
             found
         });
         if !bound {
-            rule.body.push(NormalLiteral::Pos(Term::Compound(SymbolId::ROLE, vec![role])));
+            rule.body
+                .push(NormalLiteral::Pos(Term::Compound(SymbolId::ROLE, vec![role])));
         }
     }
 }

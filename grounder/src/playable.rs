@@ -76,7 +76,8 @@ pub fn check_playable(description: &Description) -> Result<Vec<String>, GdlError
         }
         // The random role of GDL-II is no player: it needs no goal (`pennies` gives it none).
         if role != &Term::Atom(SymbolId::RANDOM)
-            && !heads(SymbolId::GOAL).any(|g| g.head.args().first().is_some_and(|p| may_match(p, role))) {
+            && !heads(SymbolId::GOAL).any(|g| g.head.args().first().is_some_and(|p| may_match(p, role)))
+        {
             return Err(missing(
                 description,
                 Some(declaration),

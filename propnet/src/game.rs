@@ -257,7 +257,11 @@ impl Game {
             move_roles,
             role_moves,
             goals: circuit.goals.iter().map(|g| (g.role, g.value)).collect(),
-            percepts: circuit.percepts.iter().map(|p| (p.role, v.kif(p.percept))).collect(),
+            percepts: circuit
+                .percepts
+                .iter()
+                .map(|p| (p.role, v.kif(p.percept)))
+                .collect(),
             percept_net,
             initial,
             sweep: Default::default(),

@@ -157,7 +157,10 @@ impl Reference {
         session.ensure(&self.game.cones.sees);
         let mut seen = vec![Vec::new(); self.game.roles.len()];
         for (role, percept) in session.role_pairs(self.game.outputs.sees) {
-            seen[role].push(term_to_string(&session.terms.to_term(percept), &self.game.symbols));
+            seen[role].push(term_to_string(
+                &session.terms.to_term(percept),
+                &self.game.symbols,
+            ));
         }
         for percepts in &mut seen {
             percepts.sort_unstable();

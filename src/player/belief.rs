@@ -223,11 +223,7 @@ impl Belief {
             }
         }
         let most = counts.iter().map(|c| c.1).max().unwrap_or(0);
-        Ok(counts
-            .into_iter()
-            .filter(|c| c.1 == most)
-            .map(|c| c.0)
-            .collect())
+        Ok(counts.into_iter().filter(|c| c.1 == most).map(|c| c.0).collect())
     }
 }
 

@@ -422,14 +422,7 @@ impl Match {
         }
         let chosen = match config.search {
             Search::Uct => self.uct(&state, role, deadline, config, cpu),
-            Search::Mc => flat_mc(
-                game,
-                &mut self.workers[0],
-                &state,
-                role,
-                deadline,
-                config.threads,
-            ),
+            Search::Mc => flat_mc(game, &mut self.workers[0], &state, role, deadline, config.threads),
             Search::Random => Err(Error::new("random")),
         };
         match chosen {
@@ -497,8 +490,15 @@ impl Match {
                 (m, format!("{note}{} candidates", candidates.len()))
             }
             _ => {
-                let (m, how) = sampled_mc(&mut self.workers, belief.states(), &candidates, role, deadline, cpu)
-                    .map_err(|e| e.to_string())?;
+                let (m, how) = sampled_mc(
+                    &mut self.workers,
+                    belief.states(),
+                    &candidates,
+                    role,
+                    deadline,
+                    cpu,
+                )
+                .map_err(|e| e.to_string())?;
                 (m, format!("{note}{how}"))
             }
         };
@@ -704,7 +704,10 @@ fn sampled_mc(
     let playouts: u64 = totals.iter().map(|t| t.1).sum();
     Ok((
         candidates[best].clone(),
-        format!("mc, {playouts} playouts, best average {:.1}", average(totals[best])),
+        format!(
+            "mc, {playouts} playouts, best average {:.1}",
+            average(totals[best])
+        ),
     ))
 }
 

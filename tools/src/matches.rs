@@ -169,13 +169,16 @@ pub(crate) fn run(args: &MatchArgs) -> Result<bool, Failure> {
 
 /// Adds role `role`'s outcome in `record` to `t`: a win when its goal is above
 /// every other role's, a draw when it ties for the highest.
+/// Adds the match of `record` to the tally of the player of `role`: a win
+/// when its goal is above every other player's (the `random` role, nature, is
+/// no opponent), a draw when it is level with the best.
 fn tally(t: &mut Tally, record: &MatchRecord, role: usize) {
     let goals = &record.goal_values;
     let mine = goals[role];
     let others = goals
         .iter()
         .enumerate()
-        .filter(|&(r, _)| r != role)
+        .filter(|&(r, _)| r != role && !record.roles[r].eq_ignore_ascii_case("random"))
         .map(|(_, &g)| g);
     let best_other = others.max().unwrap_or(i64::MIN);
     t.matches += 1;
