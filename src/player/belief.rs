@@ -130,8 +130,8 @@ impl Belief {
     ) -> Result<Vec<State>, Error> {
         let mut next = Vec::with_capacity(self.capacity);
         let trials = self.capacity * TRIALS_PER_STATE;
-        for (k, state) in self.states.iter().cycle().take(trials).enumerate() {
-            if next.len() >= self.capacity || (k % 64 == 0 && Instant::now() >= deadline) {
+        for state in self.states.iter().cycle().take(trials) {
+            if next.len() >= self.capacity || Instant::now() >= deadline {
                 break;
             }
             if let Some((s, seen)) = self.trial(machine, state, step.own.as_ref(), rng)? {
@@ -234,4 +234,50 @@ pub(crate) fn canonical(percepts: &[String]) -> Vec<String> {
     set.sort_unstable();
     set.dedup();
     set
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Config, Game};
+    use std::time::Duration;
+
+    /// In Monty Hall, after choosing door 1 and seeing door 3 opened, the car
+    /// is behind door 2 twice as often as behind door 1: the sample must say so.
+    #[test]
+    fn the_sample_follows_the_likelihood_of_the_percepts() {
+        let game = Game::load(include_str!("../../games/montyhall.kif"), &Config::default()).unwrap();
+        let mut machine = game.machine();
+        let mut rng = Stream::new(5, 0);
+        let mut belief = Belief::new(game.initial_state(), 0, 3000);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let steps: [(&str, &[&str]); 3] = [
+            ("wait", &["(does candidate wait)"]),
+            ("(choose 1)", &["(does candidate (choose 1))"]),
+            ("wait", &["(does candidate wait)", "(opened 3)"]),
+        ];
+        for (own, percepts) in steps {
+            let own = game.parse_move(0, own).unwrap();
+            let percepts: Vec<String> = percepts.iter().map(|p| p.to_string()).collect();
+            let update = belief.update(&mut machine, Some(own), &percepts, &mut rng, deadline);
+            assert_eq!(update, Ok(Update::Filtered));
+        }
+        assert_eq!(belief.states().len(), 3000);
+        let behind = |door: &str| {
+            let fact = format!("(car {door})");
+            let states = belief.states().iter();
+            states
+                .filter(|s| game.state_to_kif(s).unwrap().contains(&fact))
+                .count()
+        };
+        assert_eq!(behind("3"), 0);
+        let share = behind("2") as f64 / 3000.0;
+        assert!(
+            (0.62..0.72).contains(&share),
+            "car behind door 2 in {share} of the sample"
+        );
+        let candidates = belief.candidates(&mut machine).unwrap();
+        let texts: Vec<String> = candidates.iter().map(|m| game.move_to_kif(m).unwrap()).collect();
+        assert_eq!(texts, ["stay", "switch"]);
+    }
 }
