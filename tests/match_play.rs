@@ -4,7 +4,7 @@
 //! that misbehave, and one player serves 50 matches at once and survives a
 //! request fuzzer. Every player here listens on 127.0.0.1 and stops with the test.
 
-use ggpnet::manager::{run_match, Link, MatchSetup};
+use ggpnet::manager::{run_match, Gdl2Form, Link, MatchSetup};
 use ggpnet::player::{PlayerConfig, Search};
 use ggpnet::{Config, Game};
 use serde_json::Value;
@@ -398,6 +398,7 @@ fn one_player_serves_fifty_matches_at_once() {
                     scramble: None,
                     seed: n,
                     max_steps: 100,
+                    gdl2_form: Gdl2Form::Form2010,
                 };
                 scope.spawn(move || run_match(&setup).expect("the match runs"))
             })

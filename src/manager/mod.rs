@@ -4,6 +4,10 @@
 //! (`TO`), failed (`CE`) or unparsable or illegal (`IL ...`) reply is replaced
 //! by a random legal move and recorded. A role named `random` with no player
 //! is played by the manager. The record has ggp-base's match keys.
+//!
+//! In a GDL-II game (one with `sees` or `random`) each player is told only its
+//! own percepts, in one of the two forms of the Dresden GameController
+//! ([`Gdl2Form`]), and the record holds every role's percepts at every step.
 
 mod link;
 mod scramble;
@@ -45,6 +49,21 @@ pub struct MatchSetup {
     pub seed: u64,
     /// Moves after which the match is aborted.
     pub max_steps: u64,
+    /// The form of PLAY and STOP in a GDL-II game.
+    pub gdl2_form: Gdl2Form,
+}
+
+/// How PLAY and STOP tell a player of a GDL-II game its percepts
+/// (`shared/PROTOCOL.md`, section GDL-II).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum Gdl2Form {
+    /// `( PLAY id NIL )` first, then `( PLAY id (percepts) )`: the Dresden
+    /// GameController of 2010.
+    #[default]
+    Form2010,
+    /// `( PLAY id turn ownLastMove (percepts) )`, `( PLAY id 0 NIL NIL )`
+    /// first: the Dresden GameController of 2013.
+    Form2013,
 }
 
 /// A match record with ggp-base's keys (`Match.toJSON()`), plus the longest
@@ -89,6 +108,10 @@ pub struct MatchRecord {
     pub roles: Vec<String>,
     /// Per role, the longest a PLAY of its player took to answer (or to fail), in seconds.
     pub max_reply_seconds: Vec<f64>,
+    /// In a GDL-II game, per joint move, per role, the percepts it gave
+    /// (absent in a GDL-I game).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percepts: Option<Vec<Vec<Vec<String>>>>,
 }
 
 /// Runs one match to its end (or the step limit).
@@ -126,7 +149,7 @@ pub fn run_match(setup: &MatchSetup) -> Result<MatchRecord, Error> {
         .collect();
     let replies = broadcast(&setup.players, &starts, setup.start_clock);
     record.errors.push(replies.iter().map(start_error).collect());
-    let mut last: Option<Vec<Move>> = None;
+    let mut last: Option<Step> = None;
     record_state(&mut record, game, &state)?;
     while !machine.is_terminal(&state)? {
         if record.moves.len() as u64 >= setup.max_steps {
@@ -135,16 +158,8 @@ pub fn run_match(setup: &MatchSetup) -> Result<MatchRecord, Error> {
             broadcast(&setup.players, &aborts, MIN_STOP_WAIT);
             return Ok(record);
         }
-        let joint_text = match &last {
-            None => "NIL".to_owned(),
-            Some(joint) => rendered_joint(game, joint, &show)?,
-        };
-        let message = format!("( PLAY {} {joint_text} )", setup.id);
-        let replies = broadcast(
-            &setup.players,
-            &vec![message; roles],
-            setup.play_clock + PLAY_GRACE,
-        );
+        let messages = news(setup, "PLAY", last.as_ref(), record.moves.len(), &show)?;
+        let replies = broadcast(&setup.players, &messages, setup.play_clock + PLAY_GRACE);
         let mut joint = Vec::with_capacity(roles);
         let mut errors = Vec::with_capacity(roles);
         for (role, reply) in replies.iter().enumerate() {
@@ -171,6 +186,14 @@ pub fn run_match(setup: &MatchSetup) -> Result<MatchRecord, Error> {
             joint.push(m);
             errors.push(error);
         }
+        let seen = match &mut record.percepts {
+            Some(percepts) => {
+                let seen = machine.percepts(&state, &joint)?;
+                percepts.push(seen.clone());
+                seen
+            }
+            None => Vec::new(),
+        };
         state = machine.next_state(&state, &joint)?;
         record.moves.push(
             joint
@@ -180,13 +203,9 @@ pub fn run_match(setup: &MatchSetup) -> Result<MatchRecord, Error> {
         );
         record.errors.push(errors);
         record_state(&mut record, game, &state)?;
-        last = Some(joint);
+        last = Some(Step { joint, seen });
     }
-    let joint_text = match &last {
-        None => "NIL".to_owned(),
-        Some(joint) => rendered_joint(game, joint, &show)?,
-    };
-    let stops = vec![format!("( STOP {} {joint_text} )", setup.id); roles];
+    let stops = news(setup, "STOP", last.as_ref(), record.moves.len(), &show)?;
     broadcast(&setup.players, &stops, setup.play_clock.max(MIN_STOP_WAIT));
     record.is_completed = true;
     record.goal_values = machine
@@ -195,6 +214,53 @@ pub fn run_match(setup: &MatchSetup) -> Result<MatchRecord, Error> {
         .map(|g| g.unwrap_or(0))
         .collect();
     Ok(record)
+}
+
+/// A joint move played and the percepts it gave each role (none in a GDL-I game).
+struct Step {
+    joint: Vec<Move>,
+    seen: Vec<Vec<String>>,
+}
+
+/// Per role, the PLAY or STOP (`verb`) that tells of the `last` step, the
+/// `turn`-th: in a GDL-I game the joint move, in a GDL-II game the role's
+/// percepts in the setup's form; scrambled by `show`.
+fn news(
+    setup: &MatchSetup,
+    verb: &str,
+    last: Option<&Step>,
+    turn: usize,
+    show: &impl Fn(&str) -> String,
+) -> Result<Vec<String>, Error> {
+    let (game, id) = (&setup.game, &setup.id);
+    let roles = game.roles().len();
+    if !game.is_gdl2() {
+        let joint = match last {
+            None => "NIL".to_owned(),
+            Some(step) => rendered_joint(game, &step.joint, show)?,
+        };
+        return Ok(vec![format!("( {verb} {id} {joint} )"); roles]);
+    }
+    (0..roles)
+        .map(|role| {
+            // Each percept followed by a space, as the GameController prints them.
+            let percepts = last.map(|step| {
+                let each: String = step.seen[role].iter().map(|p| format!("{} ", show(p))).collect();
+                format!("({each})")
+            });
+            Ok(match (setup.gdl2_form, last) {
+                (Gdl2Form::Form2010, _) => {
+                    format!("({verb} {id} {})", percepts.as_deref().unwrap_or("NIL"))
+                }
+                (Gdl2Form::Form2013, None) => format!("({verb} {id} 0 NIL NIL)"),
+                (Gdl2Form::Form2013, Some(step)) => {
+                    let own = show(&game.move_to_kif(&step.joint[role])?);
+                    let percepts = percepts.expect("a step was played");
+                    format!("({verb} {id} {turn} {own} {percepts})")
+                }
+            })
+        })
+        .collect()
 }
 
 /// Refuses a setup with a player list of the wrong length, or a role other
@@ -240,6 +306,7 @@ fn new_record(setup: &MatchSetup) -> MatchRecord {
         scrambled: setup.scramble.is_some(),
         roles: setup.game.roles().to_vec(),
         max_reply_seconds: vec![0.0; roles],
+        percepts: setup.game.is_gdl2().then(Vec::new),
     }
 }
 

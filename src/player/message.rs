@@ -25,24 +25,45 @@ pub enum Message {
         /// Time for each move.
         play_clock: Duration,
     },
-    /// `( PLAY id NIL )` or `( PLAY id (joint move) )`: choose a move.
+    /// `( PLAY id ... )`: choose a move.
     Play {
         /// The match id.
         id: String,
-        /// The joint move played last, in role order (`None` before the first move).
-        joint: Option<Vec<String>>,
+        /// What the manager tells of the last step.
+        news: News,
     },
-    /// `( STOP id (joint move) )`: the match is over.
+    /// `( STOP id ... )`: the match is over.
     Stop {
         /// The match id.
         id: String,
-        /// The last joint move.
-        joint: Option<Vec<String>>,
+        /// What the manager tells of the last step.
+        news: News,
     },
     /// `( ABORT id )`: the match is abandoned.
     Abort {
         /// The match id.
         id: String,
+    },
+}
+
+/// What a PLAY or STOP tells of the step just played, in one of the forms
+/// managers send (`shared/PROTOCOL.md`).
+#[derive(Clone, PartialEq, Debug)]
+pub enum News {
+    /// `NIL` (`None`, before the first move) or a list: in a GDL-I game the
+    /// joint move, in role order (ggp-base); in a GDL-II game this player's
+    /// percepts (the Dresden GameController's 2010 form).
+    List(Option<Vec<String>>),
+    /// The 2013 GDL-II form `turn ownLastMove (percepts)`: the number of moves
+    /// played, this player's move as applied (`None` before the first), and
+    /// its percepts.
+    Turn {
+        /// Moves played so far.
+        turn: u64,
+        /// This player's last move, as the manager applied it.
+        own: Option<String>,
+        /// This player's percepts after the last joint move.
+        percepts: Vec<String>,
     },
 }
 
@@ -53,11 +74,11 @@ impl Message {
     /// Reads one message; the error says what is wrong with it.
     ///
     /// ```
-    /// use ggpnet::player::Message;
+    /// use ggpnet::player::{Message, News};
     /// let play = Message::parse("( PLAY cap.1 (( mark 3 1 ) noop ) )").unwrap();
     /// assert_eq!(play, Message::Play {
     ///     id: "cap.1".into(),
-    ///     joint: Some(vec!["(mark 3 1)".into(), "noop".into()]),
+    ///     news: News::List(Some(vec!["(mark 3 1)".into(), "noop".into()])),
     /// });
     /// assert!(Message::parse("( DANCE )").is_err());
     /// ```
@@ -92,12 +113,21 @@ impl Message {
                 })
             }
             "play" | "stop" => {
-                arity(2)?;
-                let id = symbol(&args[0], "the match id")?;
-                let joint = joint(&args[1])?;
+                let (id, news) = match args {
+                    [id, list] => (id, News::List(list_or_nil(list, "a joint move or percepts")?)),
+                    [id, turn, own, percepts] => (id, turn_news(turn, own, percepts)?),
+                    _ => {
+                        return Err(format!(
+                            "{} takes 2 arguments (or 4 in the GDL-II form of 2013), not {}",
+                            verb.to_uppercase(),
+                            args.len()
+                        ))
+                    }
+                };
+                let id = symbol(id, "the match id")?;
                 Ok(match verb.eq_ignore_ascii_case("play") {
-                    true => Message::Play { id, joint },
-                    false => Message::Stop { id, joint },
+                    true => Message::Play { id, news },
+                    false => Message::Stop { id, news },
                 })
             }
             "abort" => {
@@ -136,13 +166,27 @@ fn clock(expr: &SExpr<'_>) -> Result<Duration, String> {
     }
 }
 
-/// `NIL`, or a list of one move per role.
-fn joint(expr: &SExpr<'_>) -> Result<Option<Vec<String>>, String> {
+/// `NIL`, or a list of terms (`what` names them in errors).
+fn list_or_nil(expr: &SExpr<'_>, what: &str) -> Result<Option<Vec<String>>, String> {
     match expr {
         SExpr::Symbol(s, _) if s.eq_ignore_ascii_case("nil") => Ok(None),
-        SExpr::Symbol(..) => Err(format!("a joint move is NIL or a list, not {expr}")),
-        SExpr::List(moves, _) => Ok(Some(moves.iter().map(|m| m.to_string()).collect())),
+        SExpr::Symbol(..) => Err(format!("{what} is NIL or a list, not {expr}")),
+        SExpr::List(items, _) => Ok(Some(items.iter().map(|m| m.to_string()).collect())),
     }
+}
+
+/// The 2013 GDL-II form's `turn ownLastMove (percepts)`.
+fn turn_news(turn: &SExpr<'_>, own: &SExpr<'_>, percepts: &SExpr<'_>) -> Result<News, String> {
+    let text = symbol(turn, "the turn")?;
+    let turn = text
+        .parse::<u64>()
+        .map_err(|_| format!("the turn is a number of moves, not {text}"))?;
+    let own = match own {
+        SExpr::Symbol(s, _) if s.eq_ignore_ascii_case("nil") => None,
+        m => Some(m.to_string()),
+    };
+    let percepts = list_or_nil(percepts, "the percepts")?.unwrap_or_default();
+    Ok(News::Turn { turn, own, percepts })
 }
 
 #[cfg(test)]
@@ -174,7 +218,29 @@ mod tests {
             Message::parse("( PLAY cap.1 NIL )"),
             Ok(Message::Play {
                 id: "cap.1".into(),
-                joint: None
+                news: News::List(None)
+            })
+        );
+        assert_eq!(
+            Message::parse("(PLAY mh 0 NIL NIL)"),
+            Ok(Message::Play {
+                id: "mh".into(),
+                news: News::Turn {
+                    turn: 0,
+                    own: None,
+                    percepts: vec![]
+                }
+            })
+        );
+        assert_eq!(
+            Message::parse("(STOP mh 2 (CHOOSE 1) ((OPEN_DOOR 2) (CAR 3) ))"),
+            Ok(Message::Stop {
+                id: "mh".into(),
+                news: News::Turn {
+                    turn: 2,
+                    own: Some("(CHOOSE 1)".into()),
+                    percepts: vec!["(OPEN_DOOR 2)".into(), "(CAR 3)".into()]
+                }
             })
         );
         assert_eq!(Message::parse("( info )"), Ok(Message::Info));
@@ -196,6 +262,9 @@ mod tests {
             ("( PLAY m ( noop )", "parse error"),
             ("( PLAY (m) NIL )", "must be a symbol"),
             ("( PLAY m noop )", "NIL or a list"),
+            ("( PLAY m 1 noop )", "or 4 in the GDL-II form"),
+            ("( PLAY m x noop () )", "number of moves"),
+            ("( PLAY m 1 noop p )", "percepts is NIL or a list"),
             ("( (PLAY) m NIL )", "starts with its verb"),
         ] {
             let e = Message::parse(text).unwrap_err();

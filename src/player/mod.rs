@@ -15,13 +15,15 @@
 //! answers earlier), with the best move found so far, or a random legal move if
 //! the search failed.
 
+mod belief;
 mod cpu;
 mod message;
 mod uct;
 
-pub use message::Message;
+pub use message::{Message, News};
 
-use crate::{Budget, Config, EngineChoice, Error, Game, Machine, Move, Playouts, State, Stream};
+use crate::{Budget, Config, EngineChoice, Error, Game, Machine, Move, PlayoutEnd, Playouts, State, Stream};
+use belief::{Belief, Update};
 use cpu::Cpu;
 use std::collections::HashMap;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -71,6 +73,9 @@ pub struct PlayerConfig {
     pub max_tree_nodes: usize,
     /// A match with no message for this long (beyond its play clock) is freed.
     pub idle_timeout: Duration,
+    /// States a GDL-II match keeps in its sample of the states its percepts
+    /// allow (a bound on the work of each step).
+    pub belief_states: usize,
     /// How games load (engine, limits).
     pub game: Config,
 }
@@ -93,6 +98,7 @@ impl Default for PlayerConfig {
             max_matches: 64,
             max_tree_nodes: 250_000,
             idle_timeout: Duration::from_secs(600),
+            belief_states: 256,
             game: Config::default(),
         }
     }
@@ -104,8 +110,12 @@ struct Match {
     game: Loading,
     role_name: String,
     play_clock: Duration,
-    /// The current state (once the game is loaded).
+    /// The current state (once the game is loaded; in a GDL-II game, the initial state).
     state: Option<State>,
+    /// In a GDL-II game, the states this player's moves and percepts allow.
+    belief: Option<Belief>,
+    /// The last move this player sent (a GDL-II manager may not repeat it).
+    sent: Option<Move>,
     /// Per search thread: its machine, random stream and tree.
     workers: Vec<Worker>,
     last_seen: Instant,
@@ -187,7 +197,7 @@ impl Player {
                 start_clock,
                 play_clock,
             }) => self.start(id, role, rules, start_clock, play_clock, received),
-            Ok(Message::Play { id, joint }) => self.play(&id, joint, received),
+            Ok(Message::Play { id, news }) => self.play(&id, news, received),
             Ok(Message::Stop { id, .. }) => self.end(&id, "done"),
             Ok(Message::Abort { id }) => self.end(&id, "aborted"),
         }
@@ -230,6 +240,8 @@ impl Player {
             role_name: role,
             play_clock,
             state: None,
+            belief: None,
+            sent: None,
             workers: Vec::new(),
             last_seen: received,
         };
@@ -247,7 +259,7 @@ impl Player {
         Reply::new("ready", note)
     }
 
-    fn play(&self, id: &str, joint: Option<Vec<String>>, received: Instant) -> Reply {
+    fn play(&self, id: &str, news: News, received: Instant) -> Reply {
         let Some(entry) = self.lock_matches().get(id).cloned() else {
             return Reply::new("busy", format!("no match {id}"));
         };
@@ -256,7 +268,7 @@ impl Player {
         let clock = entry.play_clock;
         let deadline = received + clock - self.margin(clock);
         entry.wait_for_game(deadline, &self.config);
-        let chosen = entry.choose(joint.as_deref(), deadline, &self.config, &self.cpu);
+        let chosen = entry.choose(news, deadline, &self.config, &self.cpu);
         self.measure_lateness(Instant::now().saturating_duration_since(deadline));
         match chosen {
             Ok((text, note)) => Reply::new(text, format!("match {id}: {note}")),
@@ -327,6 +339,10 @@ impl Match {
             return;
         }
         self.state = Some(game.initial_state());
+        if game.is_gdl2() {
+            let index = role_index(&game, role).expect("checked above");
+            self.belief = Some(Belief::new(game.initial_state(), index, config.belief_states));
+        }
         self.workers = (0..config.threads.max(1))
             .map(|t| Worker {
                 machine: game.machine(),
@@ -357,20 +373,41 @@ impl Match {
         }
     }
 
-    /// Applies the joint move the manager reports, then chooses this player's
-    /// move by `deadline`: its text, and a note for the log.
+    /// Takes in what the manager tells of the last step, then chooses this
+    /// player's move by `deadline`: its text, and a note for the log.
     fn choose(
         &mut self,
-        joint: Option<&[String]>,
+        news: News,
         deadline: Instant,
         config: &PlayerConfig,
         cpu: &Cpu,
     ) -> Result<(String, String), String> {
         let game = self.game(config)?;
         let role = role_index(&game, &self.role_name).ok_or("no such role")?;
+        let (m, note) = match self.belief.is_some() {
+            false => self.choose_gdl1(&game, role, news, deadline, config, cpu)?,
+            true => self.choose_gdl2(&game, role, news, deadline, config, cpu)?,
+        };
+        self.sent = Some(m.clone());
+        Ok((game.move_to_kif(&m).map_err(|e| e.to_string())?, note))
+    }
+
+    /// [`Match::choose`] in a GDL-I game: the news is the joint move played.
+    fn choose_gdl1(
+        &mut self,
+        game: &Game,
+        role: usize,
+        news: News,
+        deadline: Instant,
+        config: &PlayerConfig,
+        cpu: &Cpu,
+    ) -> Result<(Move, String), String> {
+        let News::List(joint) = news else {
+            return Err("a PLAY of the GDL-II form for a game without percepts".to_owned());
+        };
         let mut state = self.state.clone().ok_or("the match has no state")?;
         if let Some(texts) = joint {
-            let moves = read_joint(&game, texts).map_err(|e| e.to_string())?;
+            let moves = read_joint(game, &texts).map_err(|e| e.to_string())?;
             state = self.workers[0]
                 .machine
                 .next_state(&state, &moves)
@@ -385,34 +422,87 @@ impl Match {
         }
         let chosen = match config.search {
             Search::Uct => self.uct(&state, role, deadline, config, cpu),
-            Search::Mc => flat_mc(
-                &game,
-                &mut self.workers[0],
-                &state,
-                role,
-                deadline,
-                config.threads,
-            ),
+            Search::Mc => flat_mc(game, &mut self.workers[0], &state, role, deadline, config.threads),
             Search::Random => Err(Error::new("random")),
         };
-        let worker = &mut self.workers[0];
-        let (m, note) = match chosen {
-            Ok(found) => found,
+        match chosen {
+            Ok(found) => Ok(found),
             Err(e) => {
+                let worker = &mut self.workers[0];
                 let m = worker
                     .machine
                     .random_move(&state, role, &mut worker.rng)
                     .map_err(|e| e.to_string())?
                     .ok_or("no legal move")?;
-                let how = if config.search == Search::Random {
-                    "random".to_owned()
-                } else {
-                    format!("random ({e})")
+                Ok((m, random_note(config.search, &e)))
+            }
+        }
+    }
+
+    /// [`Match::choose`] in a GDL-II game: the news is this player's percepts
+    /// (and, in the 2013 form, its own move as applied); the move is chosen
+    /// over the states they allow.
+    fn choose_gdl2(
+        &mut self,
+        game: &Game,
+        role: usize,
+        news: News,
+        deadline: Instant,
+        config: &PlayerConfig,
+        cpu: &Cpu,
+    ) -> Result<(Move, String), String> {
+        let step = match news {
+            News::List(None) | News::Turn { turn: 0, .. } => None,
+            News::List(Some(percepts)) => Some((self.sent.clone(), percepts)),
+            News::Turn { own, percepts, .. } => {
+                let own = match own {
+                    Some(text) => Some(read_move(game, role, &text).map_err(|e| e.to_string())?),
+                    None => None,
                 };
-                (m, how)
+                Some((own, percepts))
             }
         };
-        Ok((game.move_to_kif(&m).map_err(|e| e.to_string())?, note))
+        let belief = self.belief.as_mut().ok_or("the match has no belief")?;
+        let worker = &mut self.workers[0];
+        let mut note = String::new();
+        if let Some((own, percepts)) = step {
+            // Half the time to the deadline at most for taking the percepts in.
+            let now = Instant::now();
+            let by = now + deadline.saturating_duration_since(now) / 2;
+            let update = belief
+                .update(&mut worker.machine, own, &percepts, &mut worker.rng, by)
+                .map_err(|e| e.to_string())?;
+            note = match update {
+                Update::Filtered => String::new(),
+                Update::Resampled => "resampled, ".to_owned(),
+                Update::Lost => "no state fits the percepts, ".to_owned(),
+            };
+        }
+        let belief = self.belief.as_ref().expect("checked above");
+        let candidates = belief
+            .candidates(&mut worker.machine)
+            .map_err(|e| e.to_string())?;
+        let states = belief.states().len();
+        let chosen = match (config.search, candidates.len()) {
+            (_, 0) => return Err("no legal move in any state the percepts allow".to_owned()),
+            (Search::Random, _) | (_, 1) => {
+                let m = candidates[worker.rng.draw(candidates.len())].clone();
+                (m, format!("{note}{} candidates", candidates.len()))
+            }
+            _ => {
+                let (m, how) = sampled_mc(
+                    &mut self.workers,
+                    belief.states(),
+                    &candidates,
+                    role,
+                    deadline,
+                    cpu,
+                )
+                .map_err(|e| e.to_string())?;
+                (m, format!("{note}{how}"))
+            }
+        };
+        Ok((chosen.0, format!("{}, over {states} sampled states", chosen.1)))
     }
 
     /// UCT on every worker until `deadline`; the move most visited over all trees.
@@ -476,6 +566,52 @@ impl Worker {
     }
 }
 
+impl Worker {
+    /// Playouts from the sampled `states` until `deadline`, each of the
+    /// `candidates` in turn: per candidate, the sum of `role`'s goals and the
+    /// number of playouts.
+    fn sample(
+        &mut self,
+        states: &[State],
+        candidates: &[Move],
+        role: usize,
+        deadline: Instant,
+        cpu: &Cpu,
+    ) -> Result<Vec<(f64, u64)>, Error> {
+        let mut totals = vec![(0.0, 0u64); candidates.len()];
+        let roles = self.machine.game().roles().len();
+        let mut turn = 0;
+        while let Some(slice) = cpu.slice(deadline) {
+            while Instant::now() < slice.end() {
+                let c = turn % candidates.len();
+                turn += 1;
+                let state = &states[self.rng.draw(states.len())];
+                if !self.machine.legal_moves(state, role)?.contains(&candidates[c]) {
+                    continue;
+                }
+                let mut joint = Vec::with_capacity(roles);
+                for r in 0..roles {
+                    joint.push(match r == role {
+                        true => Some(candidates[c].clone()),
+                        false => self.machine.random_move(state, r, &mut self.rng)?,
+                    });
+                }
+                let Some(joint) = joint.into_iter().collect::<Option<Vec<Move>>>() else {
+                    continue;
+                };
+                let next = self.machine.next_state(state, &joint)?;
+                let goal = match self.machine.playout(&next, &mut self.rng)? {
+                    PlayoutEnd::Terminal { goals, .. } => goals[role].unwrap_or(0),
+                    PlayoutEnd::Abandoned { .. } => 0,
+                };
+                totals[c].0 += goal as f64;
+                totals[c].1 += 1;
+            }
+        }
+        Ok(totals)
+    }
+}
+
 /// Flat Monte-Carlo from `state`: each of `role`'s moves gets an equal share of
 /// the time left, with the other roles' moves drawn at random; the best average goal wins.
 fn flat_mc(
@@ -528,13 +664,74 @@ fn flat_mc(
     Ok((m, format!("mc, {total} playouts, best average {average:.1}")))
 }
 
+/// Flat Monte-Carlo over sampled states: on every worker until `deadline`,
+/// each of the `candidates` in turn from a state of `states` drawn at random,
+/// with the other roles' moves drawn at random, then a random playout; the
+/// candidate with the best average goal of `role`. A candidate is not tried in
+/// a state where it is illegal.
+fn sampled_mc(
+    workers: &mut [Worker],
+    states: &[State],
+    candidates: &[Move],
+    role: usize,
+    deadline: Instant,
+    cpu: &Cpu,
+) -> Result<(Move, String), Error> {
+    let results: Vec<Result<Vec<(f64, u64)>, Error>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = workers
+            .iter_mut()
+            .map(|w| scope.spawn(move || w.sample(states, candidates, role, deadline, cpu)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::new("a search thread panicked")))
+            })
+            .collect()
+    });
+    let mut totals = vec![(0.0, 0u64); candidates.len()];
+    for result in results {
+        for (total, (sum, n)) in totals.iter_mut().zip(result?) {
+            total.0 += sum;
+            total.1 += n;
+        }
+    }
+    let average = |(sum, n): (f64, u64)| if n == 0 { f64::NEG_INFINITY } else { sum / n as f64 };
+    let best = (0..candidates.len())
+        .max_by(|&a, &b| average(totals[a]).total_cmp(&average(totals[b])))
+        .expect("two candidates or more");
+    let playouts: u64 = totals.iter().map(|t| t.1).sum();
+    Ok((
+        candidates[best].clone(),
+        format!(
+            "mc, {playouts} playouts, best average {:.1}",
+            average(totals[best])
+        ),
+    ))
+}
+
+/// The note of a random move: chosen so, or after the search failed with `e`.
+fn random_note(search: Search, e: &Error) -> String {
+    match search {
+        Search::Random => "random".to_owned(),
+        _ => format!("random ({e})"),
+    }
+}
+
 /// The number of role `name` (case-insensitive, as managers may upper-case it).
 fn role_index(game: &Game, name: &str) -> Option<usize> {
     game.roles().iter().position(|r| r.eq_ignore_ascii_case(name))
 }
 
-/// The joint move given as texts, one per role; a move is matched exactly, then
-/// case-insensitively (the Dresden GameController upper-cases everything).
+/// The move `text` of `role`, matched exactly, then case-insensitively (the
+/// Dresden GameController upper-cases everything).
+fn read_move(game: &Game, role: usize, text: &str) -> Result<Move, Error> {
+    game.parse_move(role, text)
+        .or_else(|e| game.parse_move(role, &text.to_lowercase()).map_err(|_| e))
+}
+
+/// The joint move given as texts, one per role (each read by [`read_move`]).
 fn read_joint(game: &Game, texts: &[String]) -> Result<Vec<Move>, Error> {
     if texts.len() != game.roles().len() {
         return Err(Error::new(format!(
@@ -546,9 +743,6 @@ fn read_joint(game: &Game, texts: &[String]) -> Result<Vec<Move>, Error> {
     texts
         .iter()
         .enumerate()
-        .map(|(role, text)| {
-            game.parse_move(role, text)
-                .or_else(|e| game.parse_move(role, &text.to_lowercase()).map_err(|_| e))
-        })
+        .map(|(role, text)| read_move(game, role, text))
         .collect()
 }

@@ -197,6 +197,10 @@ struct MatchArgs {
     /// Moves after which a match is aborted.
     #[arg(long, default_value_t = DEFAULT_MAX_DEPTH, value_parser = clap::value_parser!(u64).range(1..))]
     max_steps: u64,
+    /// The form of PLAY and STOP in a GDL-II game: the Dresden GameController's
+    /// of 2010 (percepts only) or of 2013 (turn, own move, percepts).
+    #[arg(long, default_value = "2010", value_parser = options::gdl2_form)]
+    gdl2_form: ggpnet::manager::Gdl2Form,
     /// Write the match records (ggp-base's keys) and the results to this file.
     #[arg(long)]
     json: Option<PathBuf>,

@@ -100,9 +100,19 @@ pub(crate) fn run(args: &MatchArgs) -> Result<bool, Failure> {
         .collect();
     let mut tallies: Vec<Tally> = specs.iter().map(|_| Tally::default()).collect();
     let mut records = Vec::new();
+    // With --rotate, players move round the roles other than `random`.
+    let rotating: Vec<usize> = (0..roles.len())
+        .filter(|&r| !roles[r].eq_ignore_ascii_case("random"))
+        .collect();
     for n in 0..args.matches {
-        let shift = if args.rotate { n as usize % roles.len() } else { 0 };
-        let seat = |role: usize| (role + roles.len() - shift) % roles.len();
+        let shift = match args.rotate && !rotating.is_empty() {
+            true => n as usize % rotating.len(),
+            false => 0,
+        };
+        let seat = |role: usize| match rotating.iter().position(|&r| r == role) {
+            Some(i) => rotating[(i + rotating.len() - shift) % rotating.len()],
+            None => role,
+        };
         let setup = MatchSetup {
             game: game.clone(),
             rules: source.clone(),
@@ -120,6 +130,7 @@ pub(crate) fn run(args: &MatchArgs) -> Result<bool, Failure> {
             scramble: args.scramble.then_some(args.seed.wrapping_add(n)),
             seed: args.seed.wrapping_add(n),
             max_steps: args.max_steps,
+            gdl2_form: args.gdl2_form,
         };
         let record = run_match(&setup).map_err(|e| Failure::invalid(e.to_string()))?;
         for role in 0..roles.len() {
@@ -158,13 +169,16 @@ pub(crate) fn run(args: &MatchArgs) -> Result<bool, Failure> {
 
 /// Adds role `role`'s outcome in `record` to `t`: a win when its goal is above
 /// every other role's, a draw when it ties for the highest.
+/// Adds the match of `record` to the tally of the player of `role`: a win
+/// when its goal is above every other player's (the `random` role, nature, is
+/// no opponent), a draw when it is level with the best.
 fn tally(t: &mut Tally, record: &MatchRecord, role: usize) {
     let goals = &record.goal_values;
     let mine = goals[role];
     let others = goals
         .iter()
         .enumerate()
-        .filter(|&(r, _)| r != role)
+        .filter(|&(r, _)| r != role && !record.roles[r].eq_ignore_ascii_case("random"))
         .map(|(_, &g)| g);
     let best_other = others.max().unwrap_or(i64::MIN);
     t.matches += 1;

@@ -92,6 +92,16 @@ pub fn search(s: &str) -> Result<ggpnet::player::Search, String> {
         .ok_or_else(|| format!("unknown search '{s}' (expected uct, mc or random)"))
 }
 
+/// `--gdl2-form`: `2010` or `2013`.
+pub fn gdl2_form(s: &str) -> Result<ggpnet::manager::Gdl2Form, String> {
+    use ggpnet::manager::Gdl2Form::*;
+    match s {
+        "2010" => Ok(Form2010),
+        "2013" => Ok(Form2013),
+        _ => Err(format!("unknown form '{s}' (expected 2010 or 2013)")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
