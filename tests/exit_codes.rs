@@ -183,7 +183,7 @@ fn option_values_out_of_range_are_two() {
 fn engine_play_and_match_options_out_of_range_are_two() {
     let game = write("valid-for-match.kif", VALID);
     let game = path(&game);
-    let cases: [(&[&str], &str); 10] = [
+    let cases: [(&[&str], &str); 11] = [
         (&["--engine", "quantum", "check"], "unknown engine 'quantum'"),
         (&["--max-ground-time", "0", "check"], "--max-ground-time"),
         (&["play", "--search", "chess"], "unknown search 'chess'"),
@@ -205,6 +205,17 @@ fn engine_play_and_match_options_out_of_range_are_two() {
         (
             &["match", game, "--player", "r=builtin:random", "--matches", "0"],
             "--matches",
+        ),
+        (
+            &[
+                "match",
+                game,
+                "--player",
+                "r=builtin:random",
+                "--gdl2-form",
+                "2011",
+            ],
+            "unknown form '2011' (expected 2010 or 2013)",
         ),
     ];
     for (args, message) in cases {
