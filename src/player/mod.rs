@@ -104,6 +104,17 @@ impl Default for PlayerConfig {
     }
 }
 
+/// What choosing one move needs besides the match: the game, the role
+/// played, the deadline, the settings and the cores.
+#[derive(Clone, Copy)]
+struct Turn<'a> {
+    game: &'a Game,
+    role: usize,
+    deadline: Instant,
+    config: &'a PlayerConfig,
+    cpu: &'a Cpu,
+}
+
 /// A match under way.
 struct Match {
     /// The game once loaded, or the load still under way.
@@ -384,24 +395,30 @@ impl Match {
     ) -> Result<(String, String), String> {
         let game = self.game(config)?;
         let role = role_index(&game, &self.role_name).ok_or("no such role")?;
+        let turn = Turn {
+            game: &game,
+            role,
+            deadline,
+            config,
+            cpu,
+        };
         let (m, note) = match self.belief.is_some() {
-            false => self.choose_gdl1(&game, role, news, deadline, config, cpu)?,
-            true => self.choose_gdl2(&game, role, news, deadline, config, cpu)?,
+            false => self.choose_gdl1(&turn, news)?,
+            true => self.choose_gdl2(&turn, news)?,
         };
         self.sent = Some(m.clone());
         Ok((game.move_to_kif(&m).map_err(|e| e.to_string())?, note))
     }
 
     /// [`Match::choose`] in a GDL-I game: the news is the joint move played.
-    fn choose_gdl1(
-        &mut self,
-        game: &Game,
-        role: usize,
-        news: News,
-        deadline: Instant,
-        config: &PlayerConfig,
-        cpu: &Cpu,
-    ) -> Result<(Move, String), String> {
+    fn choose_gdl1(&mut self, turn: &Turn, news: News) -> Result<(Move, String), String> {
+        let Turn {
+            game,
+            role,
+            deadline,
+            config,
+            cpu,
+        } = *turn;
         let News::List(joint) = news else {
             return Err("a PLAY of the GDL-II form for a game without percepts".to_owned());
         };
@@ -442,15 +459,14 @@ impl Match {
     /// [`Match::choose`] in a GDL-II game: the news is this player's percepts
     /// (and, in the 2013 form, its own move as applied); the move is chosen
     /// over the states they allow.
-    fn choose_gdl2(
-        &mut self,
-        game: &Game,
-        role: usize,
-        news: News,
-        deadline: Instant,
-        config: &PlayerConfig,
-        cpu: &Cpu,
-    ) -> Result<(Move, String), String> {
+    fn choose_gdl2(&mut self, turn: &Turn, news: News) -> Result<(Move, String), String> {
+        let Turn {
+            game,
+            role,
+            deadline,
+            config,
+            cpu,
+        } = *turn;
         let step = match news {
             News::List(None) | News::Turn { turn: 0, .. } => None,
             News::List(Some(percepts)) => Some((self.sent.clone(), percepts)),
