@@ -412,19 +412,12 @@ impl Match {
 
     /// [`Match::choose`] in a GDL-I game: the news is the joint move played.
     fn choose_gdl1(&mut self, turn: &Turn, news: News) -> Result<(Move, String), String> {
-        let Turn {
-            game,
-            role,
-            deadline,
-            config,
-            cpu,
-        } = *turn;
         let News::List(joint) = news else {
             return Err("a PLAY of the GDL-II form for a game without percepts".to_owned());
         };
         let mut state = self.state.clone().ok_or("the match has no state")?;
         if let Some(texts) = joint {
-            let moves = read_joint(game, &texts).map_err(|e| e.to_string())?;
+            let moves = read_joint(turn.game, &texts).map_err(|e| e.to_string())?;
             state = self.workers[0]
                 .machine
                 .next_state(&state, &moves)
@@ -437,9 +430,16 @@ impl Match {
             }
             self.state = Some(state.clone());
         }
-        let chosen = match config.search {
-            Search::Uct => self.uct(&state, role, deadline, config, cpu),
-            Search::Mc => flat_mc(game, &mut self.workers[0], &state, role, deadline, config.threads),
+        let chosen = match turn.config.search {
+            Search::Uct => self.uct(&state, turn.role, turn.deadline, turn.config, turn.cpu),
+            Search::Mc => flat_mc(
+                turn.game,
+                &mut self.workers[0],
+                &state,
+                turn.role,
+                turn.deadline,
+                turn.config.threads,
+            ),
             Search::Random => Err(Error::new("random")),
         };
         match chosen {
@@ -448,10 +448,10 @@ impl Match {
                 let worker = &mut self.workers[0];
                 let m = worker
                     .machine
-                    .random_move(&state, role, &mut worker.rng)
+                    .random_move(&state, turn.role, &mut worker.rng)
                     .map_err(|e| e.to_string())?
                     .ok_or("no legal move")?;
-                Ok((m, random_note(config.search, &e)))
+                Ok((m, random_note(turn.config.search, &e)))
             }
         }
     }
@@ -460,19 +460,12 @@ impl Match {
     /// (and, in the 2013 form, its own move as applied); the move is chosen
     /// over the states they allow.
     fn choose_gdl2(&mut self, turn: &Turn, news: News) -> Result<(Move, String), String> {
-        let Turn {
-            game,
-            role,
-            deadline,
-            config,
-            cpu,
-        } = *turn;
         let step = match news {
             News::List(None) | News::Turn { turn: 0, .. } => None,
             News::List(Some(percepts)) => Some((self.sent.clone(), percepts)),
             News::Turn { own, percepts, .. } => {
                 let own = match own {
-                    Some(text) => Some(read_move(game, role, &text).map_err(|e| e.to_string())?),
+                    Some(text) => Some(read_move(turn.game, turn.role, &text).map_err(|e| e.to_string())?),
                     None => None,
                 };
                 Some((own, percepts))
@@ -484,7 +477,7 @@ impl Match {
         if let Some((own, percepts)) = step {
             // Half the time to the deadline at most for taking the percepts in.
             let now = Instant::now();
-            let by = now + deadline.saturating_duration_since(now) / 2;
+            let by = now + turn.deadline.saturating_duration_since(now) / 2;
             let update = belief
                 .update(&mut worker.machine, own, &percepts, &mut worker.rng, by)
                 .map_err(|e| e.to_string())?;
@@ -499,7 +492,7 @@ impl Match {
             .candidates(&mut worker.machine)
             .map_err(|e| e.to_string())?;
         let states = belief.states().len();
-        let chosen = match (config.search, candidates.len()) {
+        let chosen = match (turn.config.search, candidates.len()) {
             (_, 0) => return Err("no legal move in any state the percepts allow".to_owned()),
             (Search::Random, _) | (_, 1) => {
                 let m = candidates[worker.rng.draw(candidates.len())].clone();
@@ -510,9 +503,9 @@ impl Match {
                     &mut self.workers,
                     belief.states(),
                     &candidates,
-                    role,
-                    deadline,
-                    cpu,
+                    turn.role,
+                    turn.deadline,
+                    turn.cpu,
                 )
                 .map_err(|e| e.to_string())?;
                 (m, format!("{note}{how}"))
@@ -531,19 +524,8 @@ impl Match {
         cpu: &Cpu,
     ) -> Result<(Move, String), Error> {
         let nodes_per_tree = config.max_tree_nodes / self.workers.len().max(1);
-        let results: Vec<Result<Vec<(Move, u64)>, Error>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = self
-                .workers
-                .iter_mut()
-                .map(|w| scope.spawn(move || w.search(state, role, deadline, nodes_per_tree, cpu)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(Error::new("a search thread panicked")))
-                })
-                .collect()
+        let results = on_every_worker(&mut self.workers, |w| {
+            w.search(state, role, deadline, nodes_per_tree, cpu)
         });
         let mut visits: Vec<(Move, u64)> = Vec::new();
         for result in results {
@@ -693,19 +675,7 @@ fn sampled_mc(
     deadline: Instant,
     cpu: &Cpu,
 ) -> Result<(Move, String), Error> {
-    let results: Vec<Result<Vec<(f64, u64)>, Error>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = workers
-            .iter_mut()
-            .map(|w| scope.spawn(move || w.sample(states, candidates, role, deadline, cpu)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(Error::new("a search thread panicked")))
-            })
-            .collect()
-    });
+    let results = on_every_worker(workers, |w| w.sample(states, candidates, role, deadline, cpu));
     let mut totals = vec![(0.0, 0u64); candidates.len()];
     for result in results {
         for (total, (sum, n)) in totals.iter_mut().zip(result?) {
@@ -725,6 +695,28 @@ fn sampled_mc(
             average(totals[best])
         ),
     ))
+}
+
+/// Runs `search` on every worker, each in a thread of its own; their results
+/// in worker order (a thread that panicked gives an error).
+fn on_every_worker<T: Send>(
+    workers: &mut [Worker],
+    search: impl Fn(&mut Worker) -> Result<T, Error> + Sync,
+) -> Vec<Result<T, Error>> {
+    std::thread::scope(|scope| {
+        let search = &search;
+        let handles: Vec<_> = workers
+            .iter_mut()
+            .map(|w| scope.spawn(move || search(w)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::new("a search thread panicked")))
+            })
+            .collect()
+    })
 }
 
 /// The note of a random move: chosen so, or after the search failed with `e`.

@@ -221,6 +221,18 @@ fn node_ref(n: u32, count: usize, what: impl FnOnce() -> String) -> Result<NodeI
     }
 }
 
+/// Checks a role reference of `what` against the game's `roles`.
+fn role_ref(role: usize, roles: usize, what: impl FnOnce() -> String) -> Result<usize, ExportError> {
+    if role < roles {
+        Ok(role)
+    } else {
+        Err(ExportError::new(format!(
+            "{}: role {role} does not exist ({roles} roles)",
+            what()
+        )))
+    }
+}
+
 /// Rebuilds a circuit from JSON text, refusing anything inconsistent with a
 /// clear message: malformed JSON, another format or version, unknown kinds,
 /// references to missing nodes, misplaced bases or inputs, non-ground sentences,
@@ -320,45 +332,24 @@ pub fn read(text: &str) -> Result<Circuit, ExportError> {
                 entry.node
             )));
         }
-        if entry.role >= roles.len() {
-            return Err(ExportError::new(format!(
-                "input {i}: role {} does not exist ({} roles)",
-                entry.role,
-                roles.len()
-            )));
-        }
         circuit_inputs.push(Input {
-            role: entry.role,
+            role: role_ref(entry.role, roles.len(), || format!("input {i}"))?,
             action: t.intern(&entry.action, &format!("input {i}"))?,
             legal: node_ref(entry.legal, count, || format!("input {i}"))?,
         });
     }
     let mut goals = Vec::with_capacity(file.goals.len());
     for (g, entry) in file.goals.iter().enumerate() {
-        if entry.role >= roles.len() {
-            return Err(ExportError::new(format!(
-                "goal {g}: role {} does not exist ({} roles)",
-                entry.role,
-                roles.len()
-            )));
-        }
         goals.push(Goal {
-            role: entry.role,
+            role: role_ref(entry.role, roles.len(), || format!("goal {g}"))?,
             value: entry.value,
             node: node_ref(entry.node, count, || format!("goal {g}"))?,
         });
     }
     let mut percepts = Vec::with_capacity(file.percepts.len());
     for (p, entry) in file.percepts.iter().enumerate() {
-        if entry.role >= roles.len() {
-            return Err(ExportError::new(format!(
-                "percept {p}: role {} does not exist ({} roles)",
-                entry.role,
-                roles.len()
-            )));
-        }
         percepts.push(Percept {
-            role: entry.role,
+            role: role_ref(entry.role, roles.len(), || format!("percept {p}"))?,
             percept: t.intern(&entry.percept, &format!("percept {p}"))?,
             node: node_ref(entry.node, count, || format!("percept {p}"))?,
         });
