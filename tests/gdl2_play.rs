@@ -9,10 +9,17 @@ use ggpnet::player::{Player, PlayerConfig, Search};
 use ggpnet::{Config, Game};
 use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 const MONTY_HALL: &str = include_str!("../games/montyhall.kif");
+
+/// Held by every test whose players search against a clock, so that they do
+/// not compete for the cores with another such test of this binary.
+fn timed() -> MutexGuard<'static, ()> {
+    static TIMED: Mutex<()> = Mutex::new(());
+    TIMED.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// A player on loopback that records every message it gets and answers START
 /// `ready` and each PLAY with the next of `moves`. It serves `connections`
@@ -169,6 +176,7 @@ fn monty_hall_by_hand(player: &Player, form: Gdl2Form, id: &str) -> String {
 
 #[test]
 fn the_player_understands_both_forms_and_switches() {
+    let _timed = timed();
     for search in [Search::Mc, Search::Uct] {
         let player = Player::new(PlayerConfig {
             search,
@@ -189,6 +197,7 @@ fn the_player_understands_both_forms_and_switches() {
 
 #[test]
 fn percepts_no_state_allows_still_get_a_legal_move() {
+    let _timed = timed();
     let player = Player::new(PlayerConfig {
         search: Search::Mc,
         margin: Duration::from_millis(800),
@@ -210,6 +219,7 @@ fn percepts_no_state_allows_still_get_a_legal_move() {
 
 #[test]
 fn our_player_against_random_makes_no_error_in_either_form() {
+    let _timed = timed();
     let game = Game::load(MONTY_HALL, &Config::default()).expect("loads");
     for (n, form) in [Gdl2Form::Form2010, Gdl2Form::Form2013].into_iter().enumerate() {
         for m in 0..3 {

@@ -12,6 +12,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 /// A `ggpnet play` process on a port the system chose, killed when dropped.
@@ -98,6 +99,14 @@ const DICE: &str = "(role random) (role guesser)
     (<= terminal (true (phase over)))
     (<= (goal guesser 100) (true (right))) (<= (goal guesser 0) (not (true (right))))
     (goal random 0)";
+
+/// Held by every test that times replies against the play clock, so that no
+/// other searching player of this binary competes for the cores meanwhile:
+/// the assertion measures the player under test, not its neighbour.
+fn timed() -> MutexGuard<'static, ()> {
+    static TIMED: Mutex<()> = Mutex::new(());
+    TIMED.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 fn scratch(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ggpnet-match-{}", std::process::id()));
@@ -225,6 +234,7 @@ fn check_record(record: &Value, ours: &[usize], play_clock: f64) {
 
 #[test]
 fn our_manager_runs_our_player_on_ten_corpus_games() {
+    let _timed = timed();
     let Some(corpus) = corpus() else { return };
     let player = PlayerProcess::start(&["--search", "uct", "--threads", "1"]);
     let games = [
@@ -265,6 +275,7 @@ fn our_manager_runs_our_player_on_ten_corpus_games() {
 
 #[test]
 fn the_manager_plays_the_random_role_and_scrambles_names() {
+    let _timed = timed();
     let player = PlayerProcess::start(&["--search", "uct", "--threads", "1"]);
     let dice = scratch("dice.kif", DICE);
     let address = player.address();
@@ -340,6 +351,7 @@ fn fake_player(behave: fn(&str) -> Option<(Duration, String)>) -> String {
 
 #[test]
 fn late_garbage_illegal_and_closed_replies_are_recorded_and_replaced() {
+    let _timed = timed();
     let tic = scratch("tic-misbehaving.kif", TIC_TAC_TOE);
     let garbage = fake_player(|_| Some((Duration::ZERO, "(((".to_owned())));
     let illegal = fake_player(|_| Some((Duration::ZERO, "(mark 9 9)".to_owned())));
@@ -376,6 +388,7 @@ fn late_garbage_illegal_and_closed_replies_are_recorded_and_replaced() {
 
 #[test]
 fn one_player_serves_fifty_matches_at_once() {
+    let _timed = timed();
     let player = PlayerProcess::start(&["--search", "uct", "--threads", "1"]);
     let game = Game::load(TIC_TAC_TOE, &Config::default()).expect("loads");
     let records: Vec<_> = std::thread::scope(|scope| {

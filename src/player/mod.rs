@@ -17,6 +17,7 @@
 
 mod belief;
 mod cpu;
+mod lateness;
 mod message;
 mod uct;
 
@@ -25,6 +26,7 @@ pub use message::{Message, News};
 use crate::{Budget, Config, EngineChoice, Error, Game, Machine, Move, PlayoutEnd, Playouts, State, Stream};
 use belief::{Belief, Update};
 use cpu::Cpu;
+use lateness::Lateness;
 use std::collections::HashMap;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -152,9 +154,9 @@ pub struct Player {
     matches: Mutex<HashMap<String, Arc<Mutex<Match>>>>,
     /// The cores searches share, whatever the number of matches.
     cpu: Cpu,
-    /// How late recent answers were past their deadline (a decaying maximum),
-    /// added to the margin: measured, so that a loaded machine answers earlier.
-    lateness: Mutex<Duration>,
+    /// How late recent answers were past their deadline, added to the
+    /// margin: measured, so that a loaded machine answers earlier.
+    lateness: Lateness,
 }
 
 /// What the player answers, and a line saying what it did, for the log.
@@ -183,7 +185,7 @@ impl Player {
             config,
             matches: Mutex::new(HashMap::new()),
             cpu: Cpu::new(cores),
-            lateness: Mutex::new(Duration::ZERO),
+            lateness: Lateness::new(),
         }
     }
 
@@ -280,7 +282,8 @@ impl Player {
         let deadline = received + clock - self.margin(clock);
         entry.wait_for_game(deadline, &self.config);
         let chosen = entry.choose(news, deadline, &self.config, &self.cpu);
-        self.measure_lateness(Instant::now().saturating_duration_since(deadline));
+        let now = Instant::now();
+        self.lateness.record(now.saturating_duration_since(deadline), now);
         match chosen {
             Ok((text, note)) => Reply::new(text, format!("match {id}: {note}")),
             Err(e) => Reply::new("error", format!("match {id}: {e}")),
@@ -290,15 +293,8 @@ impl Player {
     /// The margin kept on a PLAY clock of `clock`: the configured one plus
     /// the recent lateness, at most half the clock.
     fn margin(&self, clock: Duration) -> Duration {
-        let late = *self.lateness.lock().unwrap_or_else(|e| e.into_inner());
+        let late = self.lateness.at(Instant::now());
         (self.config.margin_for(clock) + late).min(clock / 2)
-    }
-
-    /// Takes in how late an answer was: the lateness becomes the larger of it
-    /// and seven eighths of the lateness before.
-    fn measure_lateness(&self, late: Duration) {
-        let mut lateness = self.lateness.lock().unwrap_or_else(|e| e.into_inner());
-        *lateness = late.max(*lateness * 7 / 8);
     }
 
     fn end(&self, id: &str, reply: &str) -> Reply {
