@@ -9,11 +9,25 @@
 //!   game of the corpus has two that differ only in case);
 //! - it reads `(and L ...)` in a body as the conjunction of the `L`s
 //!   (`mastermind448` writes it inside an `or`), unless a rule defines `and`.
-//!   It becomes `(not (or (not L) ...))`, which means the same in GDL.
+//!   It becomes `(not (or (not L) ...))`, which means the same in GDL;
+//! - it reads a list whose first element is a variable, `(?n1 ?c1 ?n2 ?c2)`
+//!   in `7wonders`, as a term: a tuple ([`TUPLE`]), which unifies only with a
+//!   tuple of as many elements. The parser accepts one in GDL-II only;
+//! - it is queried top-down, so a rule may leave variables for its callers to
+//!   bind (`(<= (sort ?x ?y ?y ?x) (not (gteq ?x ?y)))` in `ii_meier`). Such
+//!   relations are unfolded into their callers (`unfold.rs` says when);
+//! - for the same reason, a rule whose positive literal no rule head can match
+//!   is never asked past that literal, whatever else it says. It is dropped
+//!   (`impossible.rs`).
 
 use crate::ast::{Literal, Term};
 use crate::parser::Description;
 use crate::symbol::{SymbolId, SymbolTable};
+
+/// The function symbol of a tuple, a list whose first element is a variable.
+/// Its name is empty, so a tuple prints as it was written, `( ?n1 ?c1)`, and no
+/// symbol read from a description can be it.
+pub const TUPLE: &str = "";
 
 /// Whether `description` is GDL-II: it has the role `random` or a rule for `sees`.
 pub fn is_gdl2(description: &Description) -> bool {
@@ -29,6 +43,8 @@ pub fn read_as_gdl2(description: &mut Description) {
     if is_gdl2(description) {
         fold_variable_case(description);
         read_conjunctions(description);
+        crate::impossible::drop_impossible_rules(description);
+        crate::unfold::unfold_caller_bound(description);
     }
 }
 
@@ -123,8 +139,8 @@ mod tests {
     #[test]
     fn gdl2_variables_fold_case_gdl_ones_do_not() {
         for (text, same) in [
-            ("(role random) (<= (p ?hPos) (q ?hpos))", true),
-            ("(role r) (<= (p ?hPos) (q ?hpos))", false),
+            ("(role random) (<= (p ?hPos) (q ?hpos)) (q 1)", true),
+            ("(role r) (<= (p ?hPos) (q ?hpos)) (q 1)", false),
         ] {
             let mut description = crate::parse(text).unwrap();
             read_as_gdl2(&mut description);
@@ -146,7 +162,7 @@ mod tests {
             printed,
             "(<= p (or (not (or (not (q ?x)) (not (not (r ?x))))) (s)))"
         );
-        let text = "(role random) (<= (and a) (s)) (<= p (and a))";
+        let text = "(role random) (<= (and a) (s)) (<= p (and a)) (s)";
         let mut description = crate::parse(text).unwrap();
         read_as_gdl2(&mut description);
         let printed = crate::rule_to_string(&description.rules[2], &description.symbols);

@@ -8,10 +8,12 @@
 
 pub mod ast;
 pub mod gdl2;
+mod impossible;
 pub mod lexer;
 pub mod parser;
 pub mod print;
 pub mod symbol;
+mod unfold;
 
 pub use ast::{Literal, Rule, Span, Term, Warning};
 pub use parser::{parse, parse_term, sexprs, Description, ParseError, SExpr};

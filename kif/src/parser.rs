@@ -158,6 +158,9 @@ struct Converter<'s> {
     symbols: SymbolTable,
     warnings: Vec<Warning>,
     lines: Lines<'s>,
+    /// Where a list starts with a variable, and what GDL expected there: a
+    /// tuple in GDL-II ([`crate::gdl2::TUPLE`]), an error in GDL.
+    tuples: Vec<(usize, String)>,
 }
 
 impl Converter<'_> {
@@ -166,6 +169,37 @@ impl Converter<'_> {
             span: self.lines.span(at),
             message: message.into(),
         })
+    }
+
+    /// The tuple `items`, a list whose first element is the variable `name` at
+    /// `at` where GDL expects `what`.
+    fn tuple(&mut self, items: &[SExpr<'_>], name: &str, at: usize, what: &str) -> Result<Term, ParseError> {
+        self.tuples
+            .push((at, format!("expected {what}, found the variable {name}")));
+        let tuple = self.symbols.intern(crate::gdl2::TUPLE);
+        let elements = items.iter().map(|t| self.term(t)).collect::<Result<_, _>>()?;
+        Ok(Term::Compound(tuple, elements))
+    }
+
+    /// `error`, or the GDL error of a tuple before it: the first error of the
+    /// description, as if tuples were errors (they are in GDL).
+    fn earlier_tuple_error(&self, error: ParseError) -> ParseError {
+        let place = |span: Span| (span.line, span.column);
+        match self.tuples.first() {
+            Some((at, message)) if place(self.lines.span(*at)) < place(error.span) => ParseError {
+                span: self.lines.span(*at),
+                message: message.clone(),
+            },
+            _ => error,
+        }
+    }
+
+    /// Refuses the first list that starts with a variable, unless `tuples` are read.
+    fn check_tuples(&self, tuples: bool) -> Result<(), ParseError> {
+        match self.tuples.first() {
+            Some((at, message)) if !tuples => self.error(*at, message.clone()),
+            _ => Ok(()),
+        }
     }
 
     fn warn(&mut self, at: usize, message: impl Into<String>) {
@@ -221,6 +255,9 @@ impl Converter<'_> {
                 let SExpr::Symbol(name, name_at) = first else {
                     return self.error(first.offset(), "expected a relation name, found '('");
                 };
+                if name.starts_with('?') {
+                    return self.tuple(items, name, *name_at, "a relation name");
+                }
                 let relation = self.name(name, *name_at, "a relation name")?;
                 if items.len() == 1 {
                     // `(terminal)` can only mean `terminal`; for other names the
@@ -263,6 +300,9 @@ impl Converter<'_> {
                 let SExpr::Symbol(name, name_at) = first else {
                     return self.error(first.offset(), "expected a function name, found '('");
                 };
+                if name.starts_with('?') {
+                    return self.tuple(items, name, *name_at, "a function name");
+                }
                 let functor = self.name(name, *name_at, "a function name")?;
                 let args = items[1..]
                     .iter()
@@ -329,16 +369,32 @@ pub fn parse(source: &str) -> Result<Description, ParseError> {
         symbols: SymbolTable::new(),
         warnings: Vec::new(),
         lines,
+        tuples: Vec::new(),
     };
-    let rules = sexprs
-        .iter()
-        .map(|e| converter.rule(e))
-        .collect::<Result<_, _>>()?;
-    Ok(Description {
-        symbols: converter.symbols,
-        rules,
-        warnings: converter.warnings,
-    })
+    let mut description = Description {
+        symbols: SymbolTable::new(),
+        rules: Vec::with_capacity(sexprs.len()),
+        warnings: Vec::new(),
+    };
+    for expr in &sexprs {
+        match converter.rule(expr) {
+            Ok(rule) => description.rules.push(rule),
+            // In what reads as GDL so far, a tuple before the error is the first error.
+            Err(e) if crate::gdl2::is_gdl2(&description) => return Err(e),
+            Err(e) => return Err(converter.earlier_tuple_error(e)),
+        }
+    }
+    description.symbols = std::mem::take(&mut converter.symbols);
+    let gdl2 = crate::gdl2::is_gdl2(&description);
+    converter.check_tuples(gdl2)?;
+    for (at, _) in std::mem::take(&mut converter.tuples) {
+        converter.warn(
+            at,
+            "a list that starts with a variable is read as a tuple (GDL-II)",
+        );
+    }
+    description.warnings = converter.warnings;
+    Ok(description)
 }
 
 /// Parses one ground or non-ground term, such as a move `(mark 1 1)`, into `symbols`.
@@ -356,8 +412,11 @@ pub fn parse_term(source: &str, symbols: &mut SymbolTable) -> Result<Term, Parse
         symbols: std::mem::take(symbols),
         warnings: Vec::new(),
         lines,
+        tuples: Vec::new(),
     };
-    let term = converter.term(&expr);
+    let term = converter
+        .term(&expr)
+        .and_then(|t| converter.check_tuples(false).map(|()| t));
     *symbols = converter.symbols;
     term
 }
@@ -391,6 +450,31 @@ mod tests {
             "White"
         );
         assert_eq!(d.rules[1].head, Term::Atom(SymbolId::TERMINAL));
+    }
+
+    #[test]
+    fn lists_that_start_with_a_variable_are_gdl2_tuples_and_gdl_errors() {
+        let rule = "(<= (paid ?p) (does ?p (buy ?c (?n ?k))) (?r ?p))";
+        let e = parse(&format!("(role white)\n{rule}")).unwrap_err();
+        assert_eq!(e.span, Span { line: 2, column: 33 });
+        assert_eq!(e.message, "expected a function name, found the variable ?n");
+        let e = parse("(role white) (<= p (?r 1))").unwrap_err();
+        assert_eq!(e.message, "expected a relation name, found the variable ?r");
+        // In GDL the first error is reported, a tuple's or another.
+        let e = parse("(role white) (<= p (?r 1)) (<= q (not a b))").unwrap_err();
+        assert_eq!(e.message, "expected a relation name, found the variable ?r");
+        let e = parse("(role white) (<= q (not a b)) (<= p (?r 1))").unwrap_err();
+        assert!(e.message.contains("one literal after 'not'"), "{e:?}");
+        let e = parse("(role random) (<= p (?r 1)) (<= q (not a b))").unwrap_err();
+        assert!(e.message.contains("one literal after 'not'"), "{e:?}");
+        let d = parse(&format!("(role random)\n{rule}")).unwrap();
+        assert_eq!(d.warnings.len(), 2, "{:?}", d.warnings);
+        assert_eq!(
+            crate::rule_to_string(&d.rules[1], &d.symbols),
+            "(<= (paid ?p) (does ?p (buy ?c ( ?n ?k))) ( ?r ?p))"
+        );
+        let mut symbols = SymbolTable::new();
+        assert!(parse_term("(?n 1)", &mut symbols).is_err());
     }
 
     #[test]
