@@ -295,17 +295,55 @@ enum Stop {
     After(u64),
 }
 
-impl Stop {
-    fn reached(self, totals: &PlayoutTotals) -> bool {
-        match self {
-            Stop::At(deadline) => Instant::now() >= deadline,
+/// About how much work goes between two looks at the clock.
+const LOOK_EVERY: Duration = Duration::from_millis(1);
+
+/// A thread's watch on its [`Stop`]: with a deadline, it looks at the clock
+/// after as many playouts (or lane steps) as take about [`LOOK_EVERY`], not
+/// after each (a clock read costs several percent of a tic-tac-toe playout).
+struct Watch {
+    stop: Stop,
+    /// Calls of `reached` between two looks, and how many are left.
+    every: u64,
+    left: u64,
+    last_look: Instant,
+}
+
+impl Watch {
+    fn new(stop: Stop) -> Watch {
+        Watch {
+            stop,
+            every: 1,
+            left: 1,
+            last_look: Instant::now(),
+        }
+    }
+
+    fn reached(&mut self, totals: &PlayoutTotals) -> bool {
+        match self.stop {
             Stop::After(n) => totals.playouts + totals.abandoned >= n,
+            Stop::At(deadline) => {
+                self.left -= 1;
+                if self.left > 0 {
+                    return false;
+                }
+                let now = Instant::now();
+                let since = now.saturating_duration_since(self.last_look);
+                self.last_look = now;
+                if since < LOOK_EVERY / 2 {
+                    self.every = (self.every * 2).min(1 << 20);
+                } else if since > LOOK_EVERY * 2 {
+                    self.every = (self.every / 2).max(1);
+                }
+                self.left = self.every;
+                now >= deadline
+            }
         }
     }
 
     /// The time at which a playout under way stops, if any.
-    fn deadline(self) -> Option<Instant> {
-        match self {
+    fn deadline(&self) -> Option<Instant> {
+        match self.stop {
             Stop::At(deadline) => Some(deadline),
             Stop::After(_) => None,
         }
@@ -337,7 +375,8 @@ fn run_lanes(
         streams,
         config.max_depth,
     );
-    while !stop.reached(lanes.totals()) {
+    let mut watch = Watch::new(stop);
+    while !watch.reached(lanes.totals()) {
         lanes.step();
     }
     lanes.totals().clone()
@@ -356,16 +395,17 @@ fn run_scalar(
     let mut rng = Stream::new(config.seed, thread);
     let mut totals = PlayoutTotals::new(game.roles().len());
     let mut playout = Playout::for_game(game, config.max_depth);
+    let mut watch = Watch::new(stop);
     playout.start_from(from);
-    playout.stop_at(stop.deadline());
+    playout.stop_at(watch.deadline());
     match &mut scalar {
         Scalar::Sweep(engine, cache) => {
-            while !stop.reached(&totals) {
+            while !watch.reached(&totals) {
                 playout.run_on(&**engine, cache, game, &mut rng, &mut totals, |_, _| {});
             }
         }
         Scalar::Differential(engine, cache) => {
-            while !stop.reached(&totals) {
+            while !watch.reached(&totals) {
                 playout.run_on(&**engine, &mut **cache, game, &mut rng, &mut totals, |_, _| {});
             }
         }
@@ -485,5 +525,31 @@ impl Playout {
             totals.transitions += 1;
             depth += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_watch_looks_less_often_while_looks_come_fast_and_sees_a_passed_deadline() {
+        let totals = PlayoutTotals::new(1);
+        let mut watch = Watch::new(Stop::At(Instant::now() + Duration::from_secs(3600)));
+        for _ in 0..1000 {
+            assert!(!watch.reached(&totals));
+        }
+        assert!(
+            watch.every > 1,
+            "calls far faster than LOOK_EVERY double the interval"
+        );
+        let mut late = Watch::new(Stop::At(Instant::now()));
+        assert!(late.reached(&totals), "the first call looks");
+        let mut counted = Watch::new(Stop::After(2));
+        let mut totals = PlayoutTotals::new(1);
+        assert!(!counted.reached(&totals));
+        totals.playouts = 1;
+        totals.abandoned = 1;
+        assert!(counted.reached(&totals));
     }
 }
