@@ -11,6 +11,7 @@ pub mod gdl2;
 pub mod lexer;
 pub mod parser;
 pub mod print;
+pub mod rtgdl;
 pub mod symbol;
 
 pub use ast::{Literal, Rule, Span, Term, Warning};
