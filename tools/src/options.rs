@@ -127,3 +127,8 @@ mod tests {
         assert!(positive("0").is_err());
     }
 }
+
+/// Parses a time model of `--time-model` (see [`ggpnet::realtime::TimeModel`]).
+pub fn time_model(text: &str) -> Result<ggpnet::realtime::TimeModel, String> {
+    text.parse()
+}
