@@ -121,7 +121,11 @@ impl RtGame {
                 .span
                 .and_then(|span| description.rules.iter().find(|r| r.span == span));
             let rule = original.map(|r| ggpnet_kif::rule_to_string(r, &description.symbols));
-            RtError::new(ggpnet_grounder::GdlError { rule, ..e }.to_string())
+            let mut message = e.message.clone();
+            if message.contains("'true'") {
+                message.push_str(" (rtGDL's 'expired' counts as 'true')");
+            }
+            RtError::new(ggpnet_grounder::GdlError { rule, message, ..e }.to_string())
         };
         ggpnet_grounder::prepare(&mut gdl).map_err(in_rtgdl)?;
         ggpnet_grounder::check_playable(&embedded.description).map_err(in_rtgdl)?;
@@ -195,7 +199,12 @@ impl RtGame {
     /// The state after `elapsed` time with `moves` (one per role, `None` for
     /// a role that does not move): the spec's u(Δt, M, S). Refused: Δt = 0, Δt
     /// past t_u, no event at Δt (no move, and Δt is not t_u), an illegal move.
-    pub fn update(&self, state: &TimedState, elapsed: Time, moves: &[Option<String>]) -> Result<TimedState, RtError> {
+    pub fn update(
+        &self,
+        state: &TimedState,
+        elapsed: Time,
+        moves: &[Option<String>],
+    ) -> Result<TimedState, RtError> {
         let next = self.reference.update(self.own(state)?, elapsed, moves)?;
         Ok(TimedState {
             game: self.id,
@@ -231,9 +240,7 @@ impl FromStr for TimeModel {
         if text == "immediate" {
             return Ok(TimeModel::Immediate);
         }
-        let (kind, value) = text
-            .split_once(':')
-            .ok_or_else(|| format!("'{text}': {usage}"))?;
+        let (kind, value) = text.split_once(':').ok_or_else(|| format!("'{text}': {usage}"))?;
         let time = Time::parse(value).map_err(|e| format!("'{text}': {e}"))?;
         if time.is_zero() || time > Time::from_ticks(MAX_MODEL_UNITS * TICKS_PER_UNIT).expect("in range") {
             return Err(format!(
@@ -397,7 +404,9 @@ impl RtGame {
             }
             let after = self.update(&state, at, &moves)?;
             for (due, _) in pending.iter_mut().flatten() {
-                *due = due.checked_sub(at).expect("pending moves are due after this event");
+                *due = due
+                    .checked_sub(at)
+                    .expect("pending moves are due after this event");
             }
             since = Time::ZERO;
             played.events += 1;
@@ -432,7 +441,9 @@ impl RtGame {
     ) -> Result<TimedReport, RtError> {
         self.own(from)?;
         if !(1..=MAX_THREADS).contains(&threads) {
-            return Err(RtError::new(format!("threads must be 1 to {MAX_THREADS}, not {threads}")));
+            return Err(RtError::new(format!(
+                "threads must be 1 to {MAX_THREADS}, not {threads}"
+            )));
         }
         if let Budget::Seconds(s) = budget {
             if !(s.is_finite() && s > 0.0 && s <= 1e9) {
@@ -447,7 +458,9 @@ impl RtGame {
                 .map(|thread| {
                     let game = self.clone_for_thread();
                     let quota = match budget {
-                        Budget::Playouts(n) => Some(n / threads as u64 + u64::from((thread as u64) < n % threads as u64)),
+                        Budget::Playouts(n) => {
+                            Some(n / threads as u64 + u64::from((thread as u64) < n % threads as u64))
+                        }
                         Budget::Seconds(_) => None,
                     };
                     let deadline = match budget {
@@ -457,8 +470,8 @@ impl RtGame {
                     scope.spawn(move || {
                         let mut rng = Stream::new(seed, thread as u64);
                         let mut totals = TimedTotals::new(game.roles.len());
-                        while quota.map_or(true, |q| totals.playouts < q)
-                            && deadline.map_or(true, |d| Instant::now() < d)
+                        while quota.is_none_or(|q| totals.playouts < q)
+                            && deadline.is_none_or(|d| Instant::now() < d)
                         {
                             let playout = game.playout(from, model, max_events, &mut rng)?;
                             totals.add(&playout);

@@ -105,7 +105,9 @@ impl Time {
             _ => u64::MAX,
         };
         if units > MAX_UNITS {
-            return Err(format!("'{text}' is larger than the largest lifetime, {MAX_UNITS}"));
+            return Err(format!(
+                "'{text}' is larger than the largest lifetime, {MAX_UNITS}"
+            ));
         }
         let mut micros = 0;
         for (i, digit) in fraction.bytes().enumerate() {
@@ -150,9 +152,8 @@ impl Lifetime {
             return Ok(Lifetime::Infinity);
         }
         let time = Time::parse(text)?;
-        Lifetime::finite(time).ok_or_else(|| {
-            format!("'{text}' is zero: a fact with no time left has expired (use 'expired')")
-        })
+        Lifetime::finite(time)
+            .ok_or_else(|| format!("'{text}' is zero: a fact with no time left has expired (use 'expired')"))
     }
 
     /// The finite time, if any.
@@ -257,10 +258,12 @@ pub fn check(description: &Description) -> Result<(), RtgdlError> {
         None => return Ok(()),
     };
     for rule in &description.rules {
-        let refuse = |message: String| Err(RtgdlError {
-            span: rule.span,
-            message,
-        });
+        let refuse = |message: String| {
+            Err(RtgdlError {
+                span: rule.span,
+                message,
+            })
+        };
         let head = rule.head.functor();
         if head == Some(SymbolId::SEES)
             || (head == Some(SymbolId::ROLE) && rule.head.args() == [Term::Atom(SymbolId::RANDOM)])
@@ -292,7 +295,10 @@ pub fn check(description: &Description) -> Result<(), RtgdlError> {
                     return refuse("'expired' may only appear in the body of a rule".into());
                 }
                 if args.len() != 1 {
-                    return refuse(format!("'expired' has {} argument(s), not one: a fact", args.len()));
+                    return refuse(format!(
+                        "'expired' has {} argument(s), not one: a fact",
+                        args.len()
+                    ));
                 }
             }
         }
@@ -363,7 +369,8 @@ pub fn embed(description: &Description) -> Result<Embedded, RtgdlError> {
     if !is_rtgdl(description) {
         return Err(RtgdlError {
             span: Span { line: 1, column: 1 },
-            message: "not an rtGDL description (no 'init', 'true' or 'next' with a lifetime, no 'expired')".into(),
+            message: "not an rtGDL description (no 'init', 'true' or 'next' with a lifetime, no 'expired')"
+                .into(),
         });
     }
     check(description)?;
@@ -424,7 +431,18 @@ mod tests {
             let t = Time::parse(text).unwrap();
             assert_eq!((t.ticks(), t.to_string().as_str()), (ticks, printed), "{text}");
         }
-        for bad in ["", ".5", "5.", "-1", "1e5", "0x10", "1.0000001", "1.5.2", "99999999999999", "+1"] {
+        for bad in [
+            "",
+            ".5",
+            "5.",
+            "-1",
+            "1e5",
+            "0x10",
+            "1.0000001",
+            "1.5.2",
+            "99999999999999",
+            "+1",
+        ] {
             assert!(Time::parse(bad).is_err(), "{bad}");
         }
         assert_eq!(Lifetime::parse("Infinity"), Ok(Lifetime::Infinity));

@@ -160,7 +160,12 @@ impl RtReference {
     /// elapsed time, time past the next expiry, or no event (no move and
     /// nothing expiring at `elapsed`); and a derived lifetime that is not a
     /// positive time or `infinity`.
-    pub fn update(&self, state: &RtState, elapsed: Time, moves: &[Option<String>]) -> Result<RtState, ReferenceError> {
+    pub fn update(
+        &self,
+        state: &RtState,
+        elapsed: Time,
+        moves: &[Option<String>],
+    ) -> Result<RtState, ReferenceError> {
         let roles = self.roles();
         if moves.len() != roles.len() {
             return Err(ReferenceError::WrongJointLength {
@@ -277,7 +282,12 @@ impl RtReference {
                 self.pair(*l, fact, &mut symbols)
             })
             .collect();
-        let Derived::Outputs { legal, goals, terminal } = self.gdl.derive(&facts, &[], Query::Outputs) else {
+        let Derived::Outputs {
+            legal,
+            goals,
+            terminal,
+        } = self.gdl.derive(&facts, &[], Query::Outputs)
+        else {
             unreachable!("an Outputs query answers Outputs")
         };
         let legal = legal
@@ -304,7 +314,11 @@ impl RtReference {
                 values
             })
             .collect();
-        Outputs { legal, goals, terminal }
+        Outputs {
+            legal,
+            goals,
+            terminal,
+        }
     }
 }
 
@@ -381,10 +395,7 @@ mod tests {
         let s0 = game.initial_state();
         let s1 = game.update(&s0, t("0.25"), &[Some("stop".into())]).unwrap();
         // The clock at 1.25 is copied into the timer, the old timer's value 1.5 becomes a lifetime.
-        assert_eq!(
-            shown(&s1),
-            ["infinity (timer 1.25)", "1.25 clock", "1.5 restart"]
-        );
+        assert_eq!(shown(&s1), ["infinity (timer 1.25)", "1.25 clock", "1.5 restart"]);
         let s2 = game.update(&s1, t("1.25"), &[Some("stop".into())]).unwrap();
         // The clock expires at 1.25 as the move arrives (`stop` was legal in s1, the
         // state before): no `true ?t clock` any more, so no new timer; the timer is
@@ -399,12 +410,17 @@ mod tests {
         let reason = |e: ReferenceError| e.to_string();
         assert!(reason(game.update(&s0, Time::ZERO, &[None]).unwrap_err()).contains("positive"));
         assert!(reason(game.update(&s0, t("1.5"), &[None]).unwrap_err()).contains("past the next expiry"));
-        assert!(reason(game.update(&s0, t("0.5"), &[Some("(catch dog)".into())]).unwrap_err())
-            .contains("not legal"));
+        assert!(reason(
+            game.update(&s0, t("0.5"), &[Some("(catch dog)".into())])
+                .unwrap_err()
+        )
+        .contains("not legal"));
         assert!(reason(game.update(&s0, t("0.5"), &[]).unwrap_err()).contains("one move per role"));
         let bad = RtReference::new(
-            &ggpnet_kif::parse("(role r) (init infinity (at x)) (<= (next ?x (at ?x)) (true ?t (at ?x))) (legal r go)")
-                .unwrap(),
+            &ggpnet_kif::parse(
+                "(role r) (init infinity (at x)) (<= (next ?x (at ?x)) (true ?t (at ?x))) (legal r go)",
+            )
+            .unwrap(),
         )
         .unwrap();
         let e = bad

@@ -282,7 +282,11 @@ impl Reference {
                     goals[role].push(session.terms.to_term(value));
                 }
                 let terminal = !session.facts(game.outputs.terminal).is_empty();
-                Derived::Outputs { legal, goals, terminal }
+                Derived::Outputs {
+                    legal,
+                    goals,
+                    terminal,
+                }
             }
         }
     }

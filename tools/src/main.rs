@@ -739,7 +739,9 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
         return rtgdl::mc(args, &source);
     }
     if args.time_model.is_some() {
-        return Err(Failure::input("error: --time-model applies to rtGDL (real-time GDL) games only"));
+        return Err(Failure::input(
+            "error: --time-model applies to rtGDL (real-time GDL) games only",
+        ));
     }
     let mut config = game_config();
     config.evaluator = match args.evaluator {

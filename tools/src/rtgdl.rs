@@ -39,7 +39,9 @@ pub fn check(args: &GameArgs, source: &str) -> Result<bool, Failure> {
                        "language": "rtgdl", "engine": failure.is_none().then_some("interpreter")});
     emit(args.json, &value, || match error {
         Some(e) => format!("{name}: invalid (rtGDL)\n{e}\n"),
-        None => format!("{name}: valid (rtGDL, real-time GDL; engine: interpreter, the propnet does not compile rtGDL)\n"),
+        None => format!(
+            "{name}: valid (rtGDL, real-time GDL; engine: interpreter, the propnet does not compile rtGDL)\n"
+        ),
     });
     failure.map_or(Ok(true), |f| Err(f.printed()))
 }
@@ -50,7 +52,9 @@ pub fn stats(args: &GameArgs, source: &str) -> Result<bool, Failure> {
     let game = load(args.game.as_deref(), source)?;
     let seconds = start.elapsed().as_secs_f64();
     let initial = game.initial_state();
-    let expiry = game.next_expiry(&initial).map_err(|e| Failure::invalid(e.to_string()))?;
+    let expiry = game
+        .next_expiry(&initial)
+        .map_err(|e| Failure::invalid(e.to_string()))?;
     let value = json!({
         "game": game_name(args.game.as_deref()),
         "language": "rtgdl",
@@ -90,7 +94,14 @@ pub fn mc(args: &McArgs, source: &str) -> Result<(), Failure> {
         .playouts
         .map_or(Budget::Seconds(args.seconds.unwrap_or(5.0)), Budget::Playouts);
     let report = game
-        .playouts(&game.initial_state(), model, args.max_depth, budget, threads, args.seed)
+        .playouts(
+            &game.initial_state(),
+            model,
+            args.max_depth,
+            budget,
+            threads,
+            args.seed,
+        )
         .map_err(|e| Failure::invalid(e.to_string()))?;
     let t = &report.totals;
     let per_playout = |x: f64| x / (t.playouts.max(1) as f64);
@@ -142,7 +153,9 @@ pub fn mc(args: &McArgs, source: &str) -> Result<(), Failure> {
                 None => out.push_str(&format!("average goal of {role}: none\n")),
             }
             if *missing > 0 {
-                out.push_str(&format!("  no goal value for {role} at the end of {missing} playouts\n"));
+                out.push_str(&format!(
+                    "  no goal value for {role} at the end of {missing} playouts\n"
+                ));
             }
         }
         out
