@@ -26,12 +26,14 @@
 
 use crate::playouts::{Budget, MAX_THREADS};
 use crate::propnet::random::Stream;
+use crate::propnet::{self, LoadConfig, Loaded, StateMachine};
 use ggpnet_kif::rtgdl::{Lifetime, Time, TICKS_PER_UNIT};
+use ggpnet_kif::Term;
 use ggpnet_reference::{RtReference, RtState};
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A refused rtGDL game or request, with the reason (and line:col of the
@@ -74,29 +76,310 @@ impl From<ggpnet_reference::ReferenceError> for RtError {
 /// Numbers rtGDL games in the order they are made.
 static NEXT_GAME: AtomicU64 = AtomicU64::new(1);
 
-/// A timed state: every (lifetime, fact) pair that holds. It belongs to the
-/// [`RtGame`] that made it.
+/// A timed state: every (lifetime, fact) pair that holds ([`RtGame::pairs`]
+/// lists them). It belongs to the [`RtGame`] that made it.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct TimedState {
     game: u64,
-    state: RtState,
+    repr: Repr,
 }
 
-impl TimedState {
-    /// The (lifetime, fact) pairs, facts in canonical KIF, sorted by fact
-    /// then lifetime.
-    pub fn pairs(&self) -> &[(Lifetime, String)] {
-        self.state.pairs()
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+enum Repr {
+    /// The interpreter's set of pairs.
+    Facts(RtState),
+    /// The propnet's base bits, and beside them the lifetime of each set base
+    /// whose source is finite, in ticks (0 elsewhere).
+    Bits(propnet::State, Vec<u64>),
+}
+
+/// Which engine runs an rtGDL game.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum RtEngine {
+    /// The propnet, or the interpreter when the game is outside the fragment
+    /// the propnet compiles (the reason is kept, [`RtGame::fallback_reason`]).
+    #[default]
+    Auto,
+    /// The propnet only: a game outside its fragment is an error.
+    Propnet,
+    /// The interpreter (the oracle).
+    Interpreter,
+}
+
+/// Where the lifetime of a base of the circuit form comes from
+/// (`ggpnet_kif::rtgdl::circuit_form`).
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    /// `(rt:lifetime infinity F)`.
+    Infinite,
+    /// `(rt:lifetime c F)`: the constant c.
+    Constant(Time),
+    /// `(rt:lifetime (rt:copy G) F)`: the lowered lifetime of fact G (its number).
+    Copy(usize),
+    /// `(rt:expired F)`: set by the simulator for one update, never part of a state.
+    Expired,
+}
+
+/// The compiled circuit of an rtGDL game and what each base means.
+struct Net {
+    loaded: Loaded,
+    /// Per base: where its lifetime comes from, and the number of its fact.
+    bases: Vec<(Source, usize)>,
+    /// The facts, canonical KIF, by number.
+    facts: Vec<String>,
+    /// Per fact: its bases with a finite source.
+    finite: Vec<Vec<usize>>,
+    /// Per fact: its `rt:expired` base, if the circuit has one.
+    expired: Vec<Option<usize>>,
+    /// The initial lifetimes beside the initial bits.
+    initial: Vec<u64>,
+}
+
+impl fmt::Debug for Net {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Net({} bases)", self.bases.len())
     }
 }
 
-/// An rtGDL game: cheap to clone, one clone per thread (each keeps the
-/// outputs of the state it queried last).
-#[derive(Clone, Debug)]
+impl Net {
+    /// Compiles the circuit form of `description` (see
+    /// `ggpnet_kif::rtgdl::circuit_form`), every pass keeping the value of
+    /// each output for any state and moves (the simulator sets bases the
+    /// circuit's transition does not: `rt:expired`, and clears expired ones).
+    fn compile(description: &ggpnet_kif::Description) -> Result<Net, String> {
+        let form = ggpnet_kif::rtgdl::circuit_form(description).map_err(|e| e.to_string())?;
+        // One rule per line, so that an error's line names the rule it comes from.
+        let symbols = &form.description.symbols;
+        let text: String = form
+            .description
+            .rules
+            .iter()
+            .map(|r| ggpnet_kif::rule_to_string(r, symbols) + "\n")
+            .collect();
+        let config = LoadConfig {
+            optimize: propnet::OptimizeConfig::exact(),
+            ..LoadConfig::default()
+        };
+        let loaded = propnet::compile(&text, &config).map_err(|e| {
+            let line = match &e {
+                propnet::LoadError::Gdl(g) => g.span.map(|s| s.line as usize),
+                _ => None,
+            };
+            let origin = line.and_then(|l| form.origins.get(l.checked_sub(1)?).copied().flatten());
+            match origin.map(|o| &description.rules[o]) {
+                Some(rule) => format!(
+                    "error at {}: the propnet: {}\n  in rule {}",
+                    rule.span,
+                    e.to_string().lines().next().unwrap_or_default(),
+                    ggpnet_kif::rule_to_string(rule, &description.symbols)
+                ),
+                None => format!("the propnet: {e}"),
+            }
+        })?;
+        let mut symbols = ggpnet_kif::SymbolTable::new();
+        let (lifetime, expired, copy) = (
+            symbols.intern(ggpnet_kif::rtgdl::LIFETIME_SYMBOL),
+            symbols.intern(ggpnet_kif::rtgdl::EXPIRED_SYMBOL),
+            symbols.intern(ggpnet_kif::rtgdl::COPY_SYMBOL),
+        );
+        let mut numbers: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
+        let mut facts = Vec::new();
+        let mut number = |fact: &Term, symbols: &ggpnet_kif::SymbolTable| {
+            let text = ggpnet_kif::term_to_string(fact, symbols);
+            *numbers.entry(text.clone()).or_insert_with(|| {
+                facts.push(text);
+                facts.len() - 1
+            })
+        };
+        let mut bases = Vec::new();
+        for text in loaded.game.facts() {
+            let term = ggpnet_kif::parse_term(text, &mut symbols).map_err(|e| e.to_string())?;
+            let base = match &term {
+                Term::Compound(f, args) if *f == expired => (Source::Expired, number(&args[0], &symbols)),
+                Term::Compound(f, args) if *f == lifetime => {
+                    let fact = number(&args[1], &symbols);
+                    let source = match &args[0] {
+                        Term::Compound(c, of) if *c == copy => Source::Copy(number(&of[0], &symbols)),
+                        Term::Atom(a) => match Lifetime::parse(symbols.name(*a)) {
+                            Ok(Lifetime::Infinity) => Source::Infinite,
+                            Ok(Lifetime::Finite(t)) => Source::Constant(t),
+                            Err(reason) => {
+                                return Err(format!(
+                                    "fact {} derived with lifetime {}: {reason}",
+                                    ggpnet_kif::term_to_string(&args[1], &symbols),
+                                    symbols.name(*a)
+                                ))
+                            }
+                        },
+                        other => {
+                            return Err(format!(
+                                "fact {} derived with lifetime {}: a compound term is not a lifetime",
+                                ggpnet_kif::term_to_string(&args[1], &symbols),
+                                ggpnet_kif::term_to_string(other, &symbols)
+                            ))
+                        }
+                    };
+                    (source, fact)
+                }
+                _ => unreachable!("every base of the circuit form is a lifetime pair or an expiry"),
+            };
+            bases.push(base);
+        }
+        let mut finite = vec![Vec::new(); facts.len()];
+        let mut expired_bases = vec![None; facts.len()];
+        for (b, &(source, fact)) in bases.iter().enumerate() {
+            match source {
+                Source::Constant(_) | Source::Copy(_) => finite[fact].push(b),
+                Source::Expired => expired_bases[fact] = Some(b),
+                Source::Infinite => {}
+            }
+        }
+        let mut initial = vec![0; bases.len()];
+        for b in loaded.game.initial().0.iter_ones() {
+            match bases[b].0 {
+                Source::Constant(t) => initial[b] = t.ticks(),
+                Source::Infinite => {}
+                Source::Copy(_) | Source::Expired => unreachable!("init heads are constants"),
+            }
+        }
+        Ok(Net {
+            loaded,
+            bases,
+            facts,
+            finite,
+            expired: expired_bases,
+            initial,
+        })
+    }
+
+    /// The pairs of a state of bits and lifetimes, sorted by fact then lifetime.
+    fn pairs(&self, bits: &propnet::State, values: &[u64]) -> Vec<(Lifetime, String)> {
+        let mut pairs: Vec<(Lifetime, String)> = bits
+            .0
+            .iter_ones()
+            .filter_map(|b| {
+                let (source, fact) = self.bases[b];
+                let lifetime = match source {
+                    Source::Infinite => Lifetime::Infinity,
+                    Source::Constant(_) | Source::Copy(_) => {
+                        Lifetime::Finite(Time::from_ticks(values[b]).expect("a stored lifetime"))
+                    }
+                    Source::Expired => return None,
+                };
+                Some((lifetime, self.facts[fact].clone()))
+            })
+            .collect();
+        pairs.sort_unstable_by(|a, b| (&a.1, a.0).cmp(&(&b.1, b.0)));
+        pairs.dedup();
+        pairs
+    }
+
+    /// t_u of a state: its smallest finite lifetime.
+    fn next_expiry(&self, bits: &propnet::State, values: &[u64]) -> Option<Time> {
+        let finite = bits
+            .0
+            .iter_ones()
+            .filter(|&b| matches!(self.bases[b].0, Source::Constant(_) | Source::Copy(_)));
+        finite
+            .map(|b| values[b])
+            .min()
+            .map(|t| Time::from_ticks(t).expect("a stored lifetime"))
+    }
+
+    /// The update of a state whose input was checked: μ and the expired
+    /// bases set beside the bits, the circuit evaluated with the moves, and
+    /// each next base given the lifetime of its source.
+    fn update(
+        &self,
+        machine: &mut StateMachine,
+        bits: &propnet::State,
+        values: &[u64],
+        elapsed: Time,
+        joint: &[propnet::Move],
+    ) -> Result<(propnet::State, Vec<u64>), RtError> {
+        let mut now = bits.clone();
+        let mut lowered = vec![0; values.len()];
+        for b in bits.0.iter_ones() {
+            let (source, fact) = self.bases[b];
+            if matches!(source, Source::Constant(_) | Source::Copy(_)) {
+                match values[b].checked_sub(elapsed.ticks()).filter(|&t| t > 0) {
+                    Some(left) => lowered[b] = left,
+                    None => {
+                        now.0.set(b, false);
+                        if let Some(e) = self.expired[fact] {
+                            now.0.set(e, true);
+                        }
+                    }
+                }
+            }
+        }
+        machine.is_terminal(&now); // loads `now` into the evaluator
+        let next = machine.next_unchecked(joint);
+        let mut next_values = vec![0; values.len()];
+        let mut next_bits = next.clone();
+        for b in next.0.iter_ones() {
+            let (source, fact) = self.bases[b];
+            match source {
+                Source::Infinite => {}
+                Source::Constant(t) => next_values[b] = t.ticks(),
+                Source::Expired => next_bits.0.set(b, false),
+                Source::Copy(from) => {
+                    let mut copied: Vec<u64> = self.finite[from]
+                        .iter()
+                        .filter(|&&g| now.0[g])
+                        .map(|&g| lowered[g])
+                        .collect();
+                    copied.sort_unstable();
+                    copied.dedup();
+                    match copied[..] {
+                        [t] => next_values[b] = t,
+                        _ => {
+                            let shown: Vec<String> = copied
+                                .iter()
+                                .map(|&t| Time::from_ticks(t).expect("a stored lifetime").to_string())
+                                .collect();
+                            return Err(RtError::new(format!(
+                                "fact {} would copy the lifetime of {}, which has {} finite lifetimes ({}): the propnet keeps one lifetime per source (the interpreter runs such games)",
+                                self.facts[fact],
+                                self.facts[from],
+                                copied.len(),
+                                shown.join(", ")
+                            )));
+                        }
+                    }
+                }
+            }
+        }
+        Ok((next_bits, next_values))
+    }
+}
+
+/// The engine behind an rtGDL game.
+#[derive(Debug)]
+enum Backend {
+    Interpreter(RtReference),
+    Propnet(Net),
+}
+
+/// An rtGDL game: cheap to clone, one clone per thread (each keeps its own
+/// evaluation scratch space: the interpreter's cache, the propnet's machine).
+#[derive(Debug)]
 pub struct RtGame {
     id: u64,
-    reference: Arc<RtReference>,
     roles: Vec<String>,
+    backend: Arc<Backend>,
+    /// Why the interpreter runs the game, when the propnet was tried.
+    fallback: Option<String>,
+    /// The interpreter of this clone (its cache is its own).
+    reference: Option<RtReference>,
+    /// The state machine of this clone, on the propnet.
+    machine: Option<Mutex<StateMachine>>,
+}
+
+impl Clone for RtGame {
+    fn clone(&self) -> RtGame {
+        RtGame::with_backend(self.id, Arc::clone(&self.backend), self.fallback.clone())
+    }
 }
 
 /// Whether `text` is an rtGDL description (it parses, and some rule has
@@ -106,12 +389,17 @@ pub fn is_rtgdl(text: &str) -> bool {
 }
 
 impl RtGame {
+    /// [`RtGame::load_with`] on [`RtEngine::Auto`].
+    pub fn load(text: &str) -> Result<RtGame, RtError> {
+        RtGame::load_with(text, RtEngine::Auto)
+    }
+
     /// Parses and checks an rtGDL description: the rtGDL checks
     /// (`ggpnet_kif::rtgdl::check`), then GDL's checks of its embedding into
     /// GDL (keyword restrictions with `expired` read like `true`, safety,
-    /// stratification, recursion restriction), then the interpreter's; each
-    /// error names the rule's line:col.
-    pub fn load(text: &str) -> Result<RtGame, RtError> {
+    /// stratification, recursion restriction); each error names the rule's
+    /// line:col. Then compiles it on `engine`.
+    pub fn load_with(text: &str, engine: RtEngine) -> Result<RtGame, RtError> {
         let description = ggpnet_kif::parse(text).map_err(|e| RtError::new(e.to_string()))?;
         let embedded = ggpnet_kif::rtgdl::embed(&description).map_err(|e| RtError::new(e.to_string()))?;
         let mut gdl = embedded.description.clone();
@@ -129,12 +417,61 @@ impl RtGame {
         };
         ggpnet_grounder::prepare(&mut gdl).map_err(in_rtgdl)?;
         ggpnet_grounder::check_playable(&embedded.description).map_err(in_rtgdl)?;
-        let reference = RtReference::new(&description)?;
-        Ok(RtGame {
-            id: NEXT_GAME.fetch_add(1, Ordering::Relaxed),
-            roles: reference.roles(),
-            reference: Arc::new(reference),
-        })
+        let interpreter = || RtReference::new(&description).map(Backend::Interpreter);
+        let (backend, fallback) = match engine {
+            RtEngine::Interpreter => (interpreter()?, None),
+            RtEngine::Propnet => (
+                Backend::Propnet(Net::compile(&description).map_err(RtError::new)?),
+                None,
+            ),
+            RtEngine::Auto => match Net::compile(&description) {
+                Ok(net) => (Backend::Propnet(net), None),
+                Err(why) => (interpreter()?, Some(why)),
+            },
+        };
+        let id = NEXT_GAME.fetch_add(1, Ordering::Relaxed);
+        Ok(RtGame::with_backend(id, Arc::new(backend), fallback))
+    }
+
+    fn with_backend(id: u64, backend: Arc<Backend>, fallback: Option<String>) -> RtGame {
+        let (roles, reference, machine) = match &*backend {
+            Backend::Interpreter(r) => (r.roles(), Some(r.clone()), None),
+            Backend::Propnet(net) => (
+                net.loaded.game.roles().to_vec(),
+                None,
+                Some(Mutex::new(net.loaded.machine())),
+            ),
+        };
+        RtGame {
+            id,
+            roles,
+            backend,
+            fallback,
+            reference,
+            machine,
+        }
+    }
+
+    /// The engine that runs the game.
+    pub fn engine(&self) -> crate::Engine {
+        match &*self.backend {
+            Backend::Interpreter(_) => crate::Engine::Interpreter,
+            Backend::Propnet(_) => crate::Engine::Propnet,
+        }
+    }
+
+    /// Why the interpreter runs the game although the propnet was tried: the
+    /// rule outside the compiled fragment and why (`None` otherwise).
+    pub fn fallback_reason(&self) -> Option<&str> {
+        self.fallback.as_deref()
+    }
+
+    /// The compiled propnet of the circuit form (`None` on the interpreter).
+    pub fn propnet(&self) -> Option<&Loaded> {
+        match &*self.backend {
+            Backend::Propnet(net) => Some(&net.loaded),
+            Backend::Interpreter(_) => None,
+        }
     }
 
     /// The roles, in the order of the `role` facts.
@@ -144,18 +481,20 @@ impl RtGame {
 
     /// The initial state: every `init(t, f)`.
     pub fn initial_state(&self) -> TimedState {
-        TimedState {
-            game: self.id,
-            state: self.reference.initial_state(),
-        }
+        let repr = match (&*self.backend, &self.reference) {
+            (Backend::Propnet(net), _) => Repr::Bits(net.loaded.game.initial().clone(), net.initial.clone()),
+            (Backend::Interpreter(_), Some(r)) => Repr::Facts(r.initial_state()),
+            (Backend::Interpreter(_), None) => unreachable!("an interpreter game keeps its interpreter"),
+        };
+        TimedState { game: self.id, repr }
     }
 
-    /// The state of this game in `state`, or an error for another game's.
-    fn own<'s>(&self, state: &'s TimedState) -> Result<&'s RtState, RtError> {
+    /// `state`, refused if another game made it.
+    fn own<'s>(&self, state: &'s TimedState) -> Result<&'s Repr, RtError> {
         if state.game != self.id {
             return Err(RtError::new("the state belongs to another game"));
         }
-        Ok(&state.state)
+        Ok(&state.repr)
     }
 
     /// The number `role` checked against the roles.
@@ -169,19 +508,68 @@ impl RtGame {
         Ok(role)
     }
 
+    /// Runs `query` on the propnet's machine of this clone.
+    fn on_machine<T>(&self, query: impl FnOnce(&mut StateMachine) -> T) -> T {
+        let machine = self.machine.as_ref().expect("a propnet game keeps its machine");
+        let mut machine = machine.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        query(&mut machine)
+    }
+
+    /// The interpreter of this clone.
+    fn reference(&self) -> &RtReference {
+        self.reference
+            .as_ref()
+            .expect("an interpreter game keeps its interpreter")
+    }
+
+    /// The (lifetime, fact) pairs of `state`, facts in canonical KIF, sorted
+    /// by fact then lifetime.
+    pub fn pairs(&self, state: &TimedState) -> Result<Vec<(Lifetime, String)>, RtError> {
+        Ok(match (self.own(state)?, &*self.backend) {
+            (Repr::Facts(s), _) => s.pairs().to_vec(),
+            (Repr::Bits(bits, values), Backend::Propnet(net)) => net.pairs(bits, values),
+            (Repr::Bits(..), Backend::Interpreter(_)) => unreachable!("states match their game"),
+        })
+    }
+
     /// The legal moves of role number `role` in `state` (canonical KIF, sorted).
     pub fn legal_moves(&self, state: &TimedState, role: usize) -> Result<Vec<String>, RtError> {
-        Ok(self.reference.legal_moves(self.own(state)?, self.role(role)?))
+        let role = self.role(role)?;
+        Ok(match self.own(state)? {
+            Repr::Facts(s) => self.reference().legal_moves(s, role),
+            Repr::Bits(bits, _) => self.on_machine(|m| {
+                let mut moves: Vec<String> = m
+                    .legal_moves(bits, role)
+                    .into_iter()
+                    .map(|mv| m.move_to_kif(mv).to_owned())
+                    .collect();
+                moves.sort_unstable();
+                moves
+            }),
+        })
     }
 
     /// Whether `state` is terminal.
     pub fn is_terminal(&self, state: &TimedState) -> Result<bool, RtError> {
-        Ok(self.reference.is_terminal(self.own(state)?))
+        Ok(match self.own(state)? {
+            Repr::Facts(s) => self.reference().is_terminal(s),
+            Repr::Bits(bits, _) => self.on_machine(|m| m.is_terminal(bits)),
+        })
     }
 
     /// Per role, every integer goal value derivable in `state`, sorted.
     pub fn goal_values(&self, state: &TimedState) -> Result<Vec<Vec<i64>>, RtError> {
-        Ok(self.reference.goals(self.own(state)?))
+        Ok(match self.own(state)? {
+            Repr::Facts(s) => self.reference().goals(s),
+            Repr::Bits(bits, _) => self.on_machine(|m| {
+                let mut goals = m.goals(bits);
+                for values in &mut goals {
+                    values.sort_unstable();
+                    values.dedup();
+                }
+                goals
+            }),
+        })
     }
 
     /// Per role, its goal in `state` when exactly one value is derivable.
@@ -193,23 +581,72 @@ impl RtGame {
     /// t_u: the time from `state`'s beginning until its first fact expires
     /// (`None` when every lifetime is infinite).
     pub fn next_expiry(&self, state: &TimedState) -> Result<Option<Time>, RtError> {
-        Ok(self.own(state)?.next_expiry())
+        Ok(match (self.own(state)?, &*self.backend) {
+            (Repr::Facts(s), _) => s.next_expiry(),
+            (Repr::Bits(bits, values), Backend::Propnet(net)) => net.next_expiry(bits, values),
+            (Repr::Bits(..), Backend::Interpreter(_)) => unreachable!("states match their game"),
+        })
     }
 
     /// The state after `elapsed` time with `moves` (one per role, `None` for
-    /// a role that does not move): the spec's u(Δt, M, S). Refused: Δt = 0, Δt
-    /// past t_u, no event at Δt (no move, and Δt is not t_u), an illegal move.
+    /// a role that does not move): the spec's u(Δt, M, S). Refused: a wrong
+    /// number of moves, Δt = 0, Δt past t_u, no event at Δt (no move, and Δt
+    /// is not t_u), an illegal move; and on the propnet, a fact that would
+    /// copy two different lifetimes into its one slot.
     pub fn update(
         &self,
         state: &TimedState,
         elapsed: Time,
         moves: &[Option<String>],
     ) -> Result<TimedState, RtError> {
-        let next = self.reference.update(self.own(state)?, elapsed, moves)?;
-        Ok(TimedState {
-            game: self.id,
-            state: next,
-        })
+        let repr = self.own(state)?;
+        if moves.len() != self.roles.len() {
+            return Err(RtError::new(format!(
+                "a joint move needs one move per role: expected {}, found {}",
+                self.roles.len(),
+                moves.len()
+            )));
+        }
+        if elapsed.is_zero() {
+            return Err(RtError::new("invalid update: the elapsed time must be positive"));
+        }
+        let expiry = self.next_expiry(state)?;
+        if let Some(t) = expiry.filter(|&t| elapsed > t) {
+            return Err(RtError::new(format!(
+                "invalid update: {elapsed} is past the next expiry at {t}"
+            )));
+        }
+        if moves.iter().all(Option::is_none) && expiry != Some(elapsed) {
+            return Err(RtError::new(format!(
+                "invalid update: no move and no fact expires at {elapsed}: no event"
+            )));
+        }
+        let repr = match (repr, &*self.backend) {
+            (Repr::Facts(s), _) => Repr::Facts(self.reference().update(s, elapsed, moves)?),
+            (Repr::Bits(bits, values), Backend::Propnet(net)) => {
+                let (bits, values) = self.on_machine(|m| {
+                    let mut joint = Vec::new();
+                    for (role, chosen) in moves.iter().enumerate() {
+                        let Some(chosen) = chosen else { continue };
+                        let illegal = || {
+                            RtError::new(format!(
+                                "move {chosen} is not legal for role {}",
+                                self.roles[role]
+                            ))
+                        };
+                        let input = m.parse_move(role, chosen).map_err(|_| illegal())?;
+                        if !m.legal_moves(bits, role).contains(&input) {
+                            return Err(illegal());
+                        }
+                        joint.push(input);
+                    }
+                    net.update(m, bits, values, elapsed, &joint)
+                })?;
+                Repr::Bits(bits, values)
+            }
+            (Repr::Bits(..), Backend::Interpreter(_)) => unreachable!("states match their game"),
+        };
+        Ok(TimedState { game: self.id, repr })
     }
 }
 
@@ -456,7 +893,7 @@ impl RtGame {
         let totals = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)
                 .map(|thread| {
-                    let game = self.clone_for_thread();
+                    let game = self.clone();
                     let quota = match budget {
                         Budget::Playouts(n) => {
                             Some(n / threads as u64 + u64::from((thread as u64) < n % threads as u64))
@@ -491,15 +928,6 @@ impl RtGame {
             seconds: start.elapsed().as_secs_f64(),
             totals,
         })
-    }
-
-    /// A clone with its own cache (the cache of the shared interpreter is per clone).
-    fn clone_for_thread(&self) -> RtGame {
-        RtGame {
-            id: self.id,
-            reference: Arc::new(RtReference::clone(&self.reference)),
-            roles: self.roles.clone(),
-        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! line:col) and the API's validation.
 
 use ggpnet::kif::rtgdl::{Lifetime, Time};
-use ggpnet::realtime::{RtGame, TimeModel, TimedEnd, TimedState};
+use ggpnet::realtime::{RtEngine, RtGame, TimeModel, TimedEnd, TimedState};
 use ggpnet::Stream;
 
 /// Every example game.
@@ -22,9 +22,17 @@ fn game(name: &str) -> RtGame {
     RtGame::load(&source(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// The game on the interpreter, and on the propnet when it compiles the game.
+fn engines(name: &str) -> Vec<RtGame> {
+    let interpreter = RtGame::load_with(&source(name), RtEngine::Interpreter).unwrap();
+    let propnet = RtGame::load_with(&source(name), RtEngine::Propnet).ok();
+    std::iter::once(interpreter).chain(propnet).collect()
+}
+
 /// The pairs of `state` as `lifetime fact`, sorted by fact.
-fn shown(state: &TimedState) -> Vec<String> {
-    state.pairs().iter().map(|(l, f)| format!("{l} {f}")).collect()
+fn shown(game: &RtGame, state: &TimedState) -> Vec<String> {
+    let pairs = game.pairs(state).unwrap();
+    pairs.iter().map(|(l, f)| format!("{l} {f}")).collect()
 }
 
 fn update(game: &RtGame, state: &TimedState, elapsed: &str, moves: &[Option<&str>]) -> TimedState {
@@ -34,178 +42,184 @@ fn update(game: &RtGame, state: &TimedState, elapsed: &str, moves: &[Option<&str
 
 #[test]
 fn cheshire_cat_appears_and_disappears_by_hand() {
-    let game = game("cheshire");
-    let s0 = game.initial_state();
-    assert_eq!(shown(&s0), ["1 (appear cat)", "10 daylight"]);
-    assert_eq!(game.next_expiry(&s0).unwrap(), Some(t("1")));
-    assert_eq!(game.legal_moves(&s0, 0).unwrap(), ["(catch cat)"]);
-    // After 1.0 the cat disappears for 3.0; daylight is lowered to 9.
-    let s1 = update(&game, &s0, "1.0", &[None, None]);
-    assert_eq!(shown(&s1), ["3 (disappear cat)", "9 daylight"]);
-    assert!(game.legal_moves(&s1, 0).unwrap().is_empty());
-    // After 3.0 more it is back for 1.0.
-    let s2 = update(&game, &s1, "3", &[None, None]);
-    assert_eq!(shown(&s2), ["1 (appear cat)", "6 daylight"]);
-    // The Hatter catches it 0.37 later: caught holds forever, the cat is gone.
-    let s3 = update(&game, &s2, "0.37", &[None, Some("(catch cat)")]);
-    assert_eq!(shown(&s3), ["infinity (caught hatter)", "5.63 daylight"]);
-    assert!(game.is_terminal(&s3).unwrap());
-    assert_eq!(game.goals(&s3).unwrap(), [Some(0), Some(100)]);
-    // Nobody catches it: it is visible over [0,1), [4,5), [8,9), and night falls at 10.
-    let mut state = s0;
-    let mut clock = Time::ZERO;
-    while !game.is_terminal(&state).unwrap() {
-        let expiry = game.next_expiry(&state).unwrap().unwrap();
-        clock = clock.checked_add(expiry).unwrap();
-        state = game.update(&state, expiry, &[None, None]).unwrap();
+    for game in engines("cheshire") {
+        let s0 = game.initial_state();
+        assert_eq!(shown(&game, &s0), ["1 (appear cat)", "10 daylight"]);
+        assert_eq!(game.next_expiry(&s0).unwrap(), Some(t("1")));
+        assert_eq!(game.legal_moves(&s0, 0).unwrap(), ["(catch cat)"]);
+        // After 1.0 the cat disappears for 3.0; daylight is lowered to 9.
+        let s1 = update(&game, &s0, "1.0", &[None, None]);
+        assert_eq!(shown(&game, &s1), ["3 (disappear cat)", "9 daylight"]);
+        assert!(game.legal_moves(&s1, 0).unwrap().is_empty());
+        // After 3.0 more it is back for 1.0.
+        let s2 = update(&game, &s1, "3", &[None, None]);
+        assert_eq!(shown(&game, &s2), ["1 (appear cat)", "6 daylight"]);
+        // The Hatter catches it 0.37 later: caught holds forever, the cat is gone.
+        let s3 = update(&game, &s2, "0.37", &[None, Some("(catch cat)")]);
+        assert_eq!(shown(&game, &s3), ["infinity (caught hatter)", "5.63 daylight"]);
+        assert!(game.is_terminal(&s3).unwrap());
+        assert_eq!(game.goals(&s3).unwrap(), [Some(0), Some(100)]);
+        // Nobody catches it: it is visible over [0,1), [4,5), [8,9), and night falls at 10.
+        let mut state = s0;
+        let mut clock = Time::ZERO;
+        while !game.is_terminal(&state).unwrap() {
+            let expiry = game.next_expiry(&state).unwrap().unwrap();
+            clock = clock.checked_add(expiry).unwrap();
+            state = game.update(&state, expiry, &[None, None]).unwrap();
+        }
+        assert_eq!(clock, t("10"));
+        assert_eq!(shown(&game, &state), ["2 (disappear cat)", "infinity night"]);
+        assert_eq!(game.goals(&state).unwrap(), [Some(0), Some(0)]);
     }
-    assert_eq!(clock, t("10"));
-    assert_eq!(shown(&state), ["2 (disappear cat)", "infinity night"]);
-    assert_eq!(game.goals(&state).unwrap(), [Some(0), Some(0)]);
 }
 
 #[test]
 fn tic_tac_toe_control_and_timeout_by_hand() {
-    let game = game("tictactoe");
-    let s0 = game.initial_state();
-    assert_eq!(game.legal_moves(&s0, 0).unwrap().len(), 9);
-    assert!(game.legal_moves(&s0, 1).unwrap().is_empty());
-    let s1 = update(&game, &s0, "0.5", &[Some("(mark 2 2)"), None]);
-    let facts = shown(&s1);
-    assert!(
-        facts.contains(&"infinity (cell 2 2 xplayer)".to_owned()),
-        "{facts:?}"
-    );
-    assert!(facts.contains(&"1 (control oplayer)".to_owned()), "{facts:?}");
-    assert_eq!(facts.len(), 10);
-    // The o player lets its control expire: it loses.
-    let s2 = update(&game, &s1, "1", &[None, None]);
-    assert!(shown(&s2).contains(&"infinity (timeout oplayer)".to_owned()));
-    assert!(game.is_terminal(&s2).unwrap());
-    assert_eq!(game.goals(&s2).unwrap(), [Some(100), Some(0)]);
-    // A move arriving exactly as control expires: both in the same update.
-    let s3 = update(&game, &s0, "1", &[Some("(mark 1 1)"), None]);
-    let facts = shown(&s3);
-    assert!(
-        facts.contains(&"infinity (timeout xplayer)".to_owned()),
-        "{facts:?}"
-    );
-    assert!(facts.contains(&"1 (control oplayer)".to_owned()), "{facts:?}");
-    assert_eq!(game.goals(&s3).unwrap(), [Some(0), Some(100)]);
+    for game in engines("tictactoe") {
+        let s0 = game.initial_state();
+        assert_eq!(game.legal_moves(&s0, 0).unwrap().len(), 9);
+        assert!(game.legal_moves(&s0, 1).unwrap().is_empty());
+        let s1 = update(&game, &s0, "0.5", &[Some("(mark 2 2)"), None]);
+        let facts = shown(&game, &s1);
+        assert!(
+            facts.contains(&"infinity (cell 2 2 xplayer)".to_owned()),
+            "{facts:?}"
+        );
+        assert!(facts.contains(&"1 (control oplayer)".to_owned()), "{facts:?}");
+        assert_eq!(facts.len(), 10);
+        // The o player lets its control expire: it loses.
+        let s2 = update(&game, &s1, "1", &[None, None]);
+        assert!(shown(&game, &s2).contains(&"infinity (timeout oplayer)".to_owned()));
+        assert!(game.is_terminal(&s2).unwrap());
+        assert_eq!(game.goals(&s2).unwrap(), [Some(100), Some(0)]);
+        // A move arriving exactly as control expires: both in the same update.
+        let s3 = update(&game, &s0, "1", &[Some("(mark 1 1)"), None]);
+        let facts = shown(&game, &s3);
+        assert!(
+            facts.contains(&"infinity (timeout xplayer)".to_owned()),
+            "{facts:?}"
+        );
+        assert!(facts.contains(&"1 (control oplayer)".to_owned()), "{facts:?}");
+        assert_eq!(game.goals(&s3).unwrap(), [Some(0), Some(100)]);
+    }
 }
 
 #[test]
 fn chess_clock_copies_lifetimes_by_hand() {
-    let game = game("chessclock");
-    let s0 = game.initial_state();
-    assert_eq!(game.next_expiry(&s0).unwrap(), Some(t("3")));
-    let s1 = update(&game, &s0, "0.75", &[Some("(take 2)"), None]);
-    assert_eq!(
-        shown(&s1),
-        [
-            "infinity (control black)",
-            "infinity (sticks 5)",
-            "infinity (timer black 3.0)",
-            "infinity (timer white 2.25)",
-            "3 clock"
-        ]
-    );
-    let s2 = update(&game, &s1, "1.5", &[None, Some("(take 1)")]);
-    assert_eq!(
-        shown(&s2),
-        [
-            "infinity (control white)",
-            "infinity (sticks 4)",
-            "infinity (timer black 1.5)",
-            "infinity (timer white 2.25)",
-            "2.25 clock"
-        ]
-    );
-    // White's flag falls 2.25 later.
-    let s3 = update(&game, &s2, "2.25", &[None, None]);
-    assert!(shown(&s3).contains(&"infinity (flagfall white)".to_owned()));
-    assert_eq!(game.goals(&s3).unwrap(), [Some(0), Some(100)]);
+    for game in engines("chessclock") {
+        let s0 = game.initial_state();
+        assert_eq!(game.next_expiry(&s0).unwrap(), Some(t("3")));
+        let s1 = update(&game, &s0, "0.75", &[Some("(take 2)"), None]);
+        assert_eq!(
+            shown(&game, &s1),
+            [
+                "infinity (control black)",
+                "infinity (sticks 5)",
+                "infinity (timer black 3.0)",
+                "infinity (timer white 2.25)",
+                "3 clock"
+            ]
+        );
+        let s2 = update(&game, &s1, "1.5", &[None, Some("(take 1)")]);
+        assert_eq!(
+            shown(&game, &s2),
+            [
+                "infinity (control white)",
+                "infinity (sticks 4)",
+                "infinity (timer black 1.5)",
+                "infinity (timer white 2.25)",
+                "2.25 clock"
+            ]
+        );
+        // White's flag falls 2.25 later.
+        let s3 = update(&game, &s2, "2.25", &[None, None]);
+        assert!(shown(&game, &s3).contains(&"infinity (flagfall white)".to_owned()));
+        assert_eq!(game.goals(&s3).unwrap(), [Some(0), Some(100)]);
+    }
 }
 
 #[test]
 fn build_order_takes_time_by_hand() {
-    let game = game("rts");
-    let s0 = game.initial_state();
-    assert_eq!(game.legal_moves(&s0, 0).unwrap(), ["(build barracks)", "scout"]);
-    let s1 = update(&game, &s0, "0.5", &[Some("(build barracks)")]);
-    assert_eq!(
-        shown(&s1),
-        [
-            "infinity (constructed none)",
-            "infinity (gold 340)",
-            "6 (underConstruction barracks)",
-            "14.5 deadline"
-        ]
-    );
-    assert_eq!(game.legal_moves(&s1, 0).unwrap(), ["scout"]);
-    let s2 = update(&game, &s1, "6", &[None]);
-    assert_eq!(game.legal_moves(&s2, 0).unwrap(), ["(build blacksmith)", "scout"]);
-    assert_eq!(game.goals(&s2).unwrap(), [Some(50)]);
-    assert!(shown(&s2).contains(&"8.5 deadline".to_owned()));
+    for game in engines("rts") {
+        let s0 = game.initial_state();
+        assert_eq!(game.legal_moves(&s0, 0).unwrap(), ["(build barracks)", "scout"]);
+        let s1 = update(&game, &s0, "0.5", &[Some("(build barracks)")]);
+        assert_eq!(
+            shown(&game, &s1),
+            [
+                "infinity (constructed none)",
+                "infinity (gold 340)",
+                "6 (underConstruction barracks)",
+                "14.5 deadline"
+            ]
+        );
+        assert_eq!(game.legal_moves(&s1, 0).unwrap(), ["scout"]);
+        let s2 = update(&game, &s1, "6", &[None]);
+        assert_eq!(game.legal_moves(&s2, 0).unwrap(), ["(build blacksmith)", "scout"]);
+        assert_eq!(game.goals(&s2).unwrap(), [Some(50)]);
+        assert!(shown(&game, &s2).contains(&"8.5 deadline".to_owned()));
+    }
 }
 
 #[test]
 fn respawn_times_come_from_fact_arguments_by_hand() {
-    let game = game("respawn");
-    let s0 = game.initial_state();
-    // Blue steps onto the yellow armor at (1,2); it is picked up at the next update.
-    let s1 = update(&game, &s0, "0.5", &[Some("(go 1 2)"), None]);
-    let s2 = update(&game, &s1, "0.25", &[None, Some("(go 2 1)")]);
-    let facts = shown(&s2);
-    assert!(
-        facts.contains(&"2.5 (toRespawn 1 2 yellowArmor 2.5)".to_owned()),
-        "{facts:?}"
-    );
-    assert!(facts.contains(&"infinity (score blue 1)".to_owned()), "{facts:?}");
-    assert!(!facts.iter().any(|f| f.contains("(onMap 1 2")), "{facts:?}");
-    // Green, now on the red armor, takes it at the next event, blue's move at 0.5.
-    let s3 = update(&game, &s2, "0.5", &[Some("(go 1 1)"), None]);
-    let facts = shown(&s3);
-    assert!(
-        facts.contains(&"2 (toRespawn 1 2 yellowArmor 2.5)".to_owned()),
-        "{facts:?}"
-    );
-    assert!(
-        facts.contains(&"4 (toRespawn 2 1 redArmor 4.0)".to_owned()),
-        "{facts:?}"
-    );
-    // The yellow armor respawns when its lifetime ends.
-    let s4 = update(&game, &s3, "2", &[None, None]);
-    assert!(shown(&s4).contains(&"infinity (onMap 1 2 yellowArmor 2.5)".to_owned()));
+    for game in engines("respawn") {
+        let s0 = game.initial_state();
+        // Blue steps onto the yellow armor at (1,2); it is picked up at the next update.
+        let s1 = update(&game, &s0, "0.5", &[Some("(go 1 2)"), None]);
+        let s2 = update(&game, &s1, "0.25", &[None, Some("(go 2 1)")]);
+        let facts = shown(&game, &s2);
+        assert!(
+            facts.contains(&"2.5 (toRespawn 1 2 yellowArmor 2.5)".to_owned()),
+            "{facts:?}"
+        );
+        assert!(facts.contains(&"infinity (score blue 1)".to_owned()), "{facts:?}");
+        assert!(!facts.iter().any(|f| f.contains("(onMap 1 2")), "{facts:?}");
+        // Green, now on the red armor, takes it at the next event, blue's move at 0.5.
+        let s3 = update(&game, &s2, "0.5", &[Some("(go 1 1)"), None]);
+        let facts = shown(&game, &s3);
+        assert!(
+            facts.contains(&"2 (toRespawn 1 2 yellowArmor 2.5)".to_owned()),
+            "{facts:?}"
+        );
+        assert!(
+            facts.contains(&"4 (toRespawn 2 1 redArmor 4.0)".to_owned()),
+            "{facts:?}"
+        );
+        // The yellow armor respawns when its lifetime ends.
+        let s4 = update(&game, &s3, "2", &[None, None]);
+        assert!(shown(&game, &s4).contains(&"infinity (onMap 1 2 yellowArmor 2.5)".to_owned()));
+    }
 }
 
 #[test]
 fn xwing_moves_on_refresh_by_hand() {
-    let game = game("xwing");
-    let s0 = game.initial_state();
-    let s1 = update(&game, &s0, "0.5", &[None]);
-    assert!(shown(&s1).contains(&"infinity (space 1 xwing)".to_owned()));
-    assert!(shown(&s1).contains(&"0.5 refresh".to_owned()));
-    // A shot from 4 misses at 1; the gun cools down for 1.0.
-    let s2 = update(&game, &s1, "0.1", &[Some("shoot")]);
-    assert!(shown(&s2).contains(&"1 cooldown".to_owned()));
-    assert!(!game.legal_moves(&s2, 0).unwrap().contains(&"shoot".to_owned()));
-    assert!(!game.is_terminal(&s2).unwrap());
-    // Expiries: refresh at 0.4 (x-wing at 2), refresh at 0.5 (at 3), cooldown
-    // at 0.1, refresh at 0.4 (at 4, aligned with the gun): then a shot hits.
-    let mut state = s2;
-    for (elapsed, at) in [("0.4", "2"), ("0.5", "3"), ("0.1", "3"), ("0.4", "4")] {
-        assert_eq!(game.next_expiry(&state).unwrap(), Some(t(elapsed)));
-        state = game.update(&state, t(elapsed), &[None]).unwrap();
-        assert!(
-            shown(&state).contains(&format!("infinity (space {at} xwing)")),
-            "{:?}",
-            shown(&state)
-        );
+    for game in engines("xwing") {
+        let s0 = game.initial_state();
+        let s1 = update(&game, &s0, "0.5", &[None]);
+        assert!(shown(&game, &s1).contains(&"infinity (space 1 xwing)".to_owned()));
+        assert!(shown(&game, &s1).contains(&"0.5 refresh".to_owned()));
+        // A shot from 4 misses at 1; the gun cools down for 1.0.
+        let s2 = update(&game, &s1, "0.1", &[Some("shoot")]);
+        assert!(shown(&game, &s2).contains(&"1 cooldown".to_owned()));
+        assert!(!game.legal_moves(&s2, 0).unwrap().contains(&"shoot".to_owned()));
+        assert!(!game.is_terminal(&s2).unwrap());
+        // Expiries: refresh at 0.4 (x-wing at 2), refresh at 0.5 (at 3), cooldown
+        // at 0.1, refresh at 0.4 (at 4, aligned with the gun): then a shot hits.
+        let mut state = s2;
+        for (elapsed, at) in [("0.4", "2"), ("0.5", "3"), ("0.1", "3"), ("0.4", "4")] {
+            assert_eq!(game.next_expiry(&state).unwrap(), Some(t(elapsed)));
+            state = game.update(&state, t(elapsed), &[None]).unwrap();
+            assert!(
+                shown(&game, &state).contains(&format!("infinity (space {at} xwing)")),
+                "{:?}",
+                shown(&game, &state)
+            );
+        }
+        assert!(game.legal_moves(&state, 0).unwrap().contains(&"shoot".to_owned()));
+        let hit = update(&game, &state, "0.01", &[Some("shoot")]);
+        assert_eq!(game.goals(&hit).unwrap(), [Some(100)]);
     }
-    assert!(game.legal_moves(&state, 0).unwrap().contains(&"shoot".to_owned()));
-    let hit = update(&game, &state, "0.01", &[Some("shoot")]);
-    assert_eq!(game.goals(&hit).unwrap(), [Some(100)]);
 }
 
 /// Every event of 20 timed playouts per game and time model: Δt positive and
@@ -455,7 +469,7 @@ fn updates_are_validated() {
         .to_string()
         .contains("no role number 2"));
     assert_eq!(
-        s0.pairs()[0],
+        game.pairs(&s0).unwrap()[0],
         (Lifetime::finite(t("1")).unwrap(), "(appear cat)".to_owned())
     );
 }

@@ -374,7 +374,11 @@ pub fn embed(description: &Description) -> Result<Embedded, RtgdlError> {
         });
     }
     check(description)?;
-    let mut embedded = description.clone();
+    Ok(wrap(description.clone()))
+}
+
+/// The embedding of `embedded`'s rules, in place, without checks.
+fn wrap(mut embedded: Description) -> Embedded {
     let lifetime = embedded.symbols.intern(LIFETIME_SYMBOL);
     let expired = embedded.symbols.intern(EXPIRED_SYMBOL);
     let symbols = &mut embedded.symbols;
@@ -406,10 +410,175 @@ pub fn embed(description: &Description) -> Result<Embedded, RtgdlError> {
         let mut rewrite = |t: &Term| sentence(t, symbols);
         rule.body.iter_mut().for_each(|l| literal(l, &mut rewrite));
     }
-    Ok(Embedded {
+    Embedded {
         description: embedded,
         lifetime,
         expired,
+    }
+}
+
+/// The name of the function naming a lifetime copied from a fact, in the circuit form.
+pub const COPY_SYMBOL: &str = "rt:copy";
+
+/// The name of the relation "the fact has a finite lifetime", in the circuit form.
+pub const FINITE_SYMBOL: &str = "rt:finite";
+
+/// An rtGDL description in the form the propnet compiles (see
+/// [`circuit_form`]), with the rule of the rtGDL description each of its
+/// rules comes from.
+#[derive(Clone, Debug)]
+pub struct CircuitForm {
+    /// The GDL description.
+    pub description: Description,
+    /// For each rule of `description`, the index of the rtGDL rule it comes
+    /// from (`None` for the two rules the form adds).
+    pub origins: Vec<Option<usize>>,
+}
+
+/// The rtGDL description as GDL whose lifetimes are abstract, for the
+/// propnet: a state pair is the base `(rt:lifetime SRC F)`, where SRC says
+/// where its lifetime came from: `infinity`, a constant (`3`), or `(rt:copy
+/// G)`, the lowered lifetime of fact G. Only `infinity` decides a rule: a
+/// `(true ?t F)` becomes one rule reading `(true (rt:lifetime infinity F))`
+/// and one reading `(rt:finite F)`, which holds when some base of F has a
+/// finite source; a `(next ?t H)` whose `?t` comes from that `true` gets the
+/// source `(rt:copy F)` in the second. `(expired F)` reads the base
+/// `(rt:expired F)`, which the simulator sets (a rule makes it reachable
+/// wherever F may have a finite lifetime, its value is the simulator's).
+///
+/// Outside this fragment, refused with the rule's line:col: a finite
+/// lifetime constant in `true` (`(true 1.0 F)` compares lifetimes); a
+/// lifetime variable read anywhere but once, in a positive `true` outside
+/// `not` and `or`, and the lifetime of the head (a lifetime compared, or
+/// copied into a fact argument, as the chess clock does).
+pub fn circuit_form(description: &Description) -> Result<CircuitForm, RtgdlError> {
+    check(description)?;
+    let mut form = description.clone();
+    let symbols = &mut form.symbols;
+    let copy = symbols.intern(COPY_SYMBOL);
+    let finite = symbols.intern(FINITE_SYMBOL);
+    let infinity = symbols.intern("infinity");
+    let mut rules = Vec::new();
+    let mut origins = Vec::new();
+    for (index, rule) in description.rules.iter().enumerate() {
+        let refuse = |message: String| RtgdlError {
+            span: rule.span,
+            message: format!("{message}: outside the fragment of rtGDL the propnet compiles"),
+        };
+        // The lifetime variables of `true` literals, each with its literal's position.
+        let mut read: Vec<(SymbolId, usize)> = Vec::new();
+        for (position, literal) in rule.body.iter().enumerate() {
+            let mut nested = Vec::new();
+            match literal {
+                Literal::Atom(t) if t.functor() == Some(SymbolId::TRUE) => match &t.args()[0] {
+                    Term::Var(v) => read.push((*v, position)),
+                    Term::Atom(a) if symbols.name(*a).eq_ignore_ascii_case("infinity") => {}
+                    _ => {
+                        return Err(refuse(
+                            "a finite lifetime constant in 'true' compares lifetimes".into(),
+                        ))
+                    }
+                },
+                Literal::Atom(_) | Literal::Distinct(..) => {}
+                Literal::Not(inner) => nested.push(&**inner),
+                Literal::Or(options) => nested.extend(options),
+            }
+            while let Some(l) = nested.pop() {
+                match l {
+                    Literal::Atom(t) if t.functor() == Some(SymbolId::TRUE) => {
+                        let infinite = matches!(&t.args()[0], Term::Atom(a) if symbols.name(*a).eq_ignore_ascii_case("infinity"));
+                        if !infinite {
+                            return Err(refuse(
+                                "a 'true' inside 'not' or 'or' with a lifetime other than infinity".into(),
+                            ));
+                        }
+                    }
+                    Literal::Not(inner) => nested.push(inner),
+                    Literal::Or(options) => nested.extend(options),
+                    _ => {}
+                }
+            }
+        }
+        let head_lifetime = match rule.head.functor() {
+            Some(f) if is_timed(f) => Some(&rule.head.args()[0]),
+            _ => None,
+        };
+        for &(variable, _) in &read {
+            let mut count = 0;
+            rule.head
+                .for_each_var(&mut |v| count += usize::from(v == variable));
+            rule.body
+                .iter()
+                .for_each(|l| l.for_each_var(&mut |v| count += usize::from(v == variable)));
+            let in_head = head_lifetime == Some(&Term::Var(variable));
+            if count != 1 + usize::from(in_head) {
+                return Err(refuse(format!(
+                    "the lifetime {} is compared or copied into a fact",
+                    symbols.name(variable)
+                )));
+            }
+        }
+        // One rule per choice of infinite or finite for each lifetime variable read.
+        for choice in 0..1u32 << read.len() {
+            let mut head = rule.head.clone();
+            let mut body = rule.body.clone();
+            for (bit, &(variable, position)) in read.iter().enumerate() {
+                let Literal::Atom(Term::Compound(_, args)) = &rule.body[position] else {
+                    unreachable!("collected from positive true literals")
+                };
+                let fact = args[1].clone();
+                let source = if choice >> bit & 1 == 0 {
+                    body[position] =
+                        Literal::Atom(Term::Compound(SymbolId::TRUE, vec![Term::Atom(infinity), fact]));
+                    Term::Atom(infinity)
+                } else {
+                    body[position] = Literal::Atom(Term::Compound(finite, vec![fact.clone()]));
+                    Term::Compound(copy, vec![fact])
+                };
+                if let Term::Compound(_, head_args) = &mut head {
+                    if head_args.first() == Some(&Term::Var(variable)) {
+                        head_args[0] = source;
+                    }
+                }
+            }
+            rules.push(Rule {
+                head,
+                body,
+                span: rule.span,
+            });
+            origins.push(Some(index));
+        }
+    }
+    form.rules = rules;
+    let mut embedded = wrap(form);
+    let (lifetime, expired) = (embedded.lifetime, embedded.expired);
+    let symbols = &mut embedded.description.symbols;
+    let (s, f) = (
+        Term::Var(symbols.intern("?rt:s")),
+        Term::Var(symbols.intern("?rt:f")),
+    );
+    let base = Term::Compound(
+        SymbolId::TRUE,
+        vec![Term::Compound(lifetime, vec![s.clone(), f.clone()])],
+    );
+    let is_finite = Term::Compound(finite, vec![f.clone()]);
+    let added = [
+        Rule {
+            head: is_finite.clone(),
+            body: vec![Literal::Atom(base), Literal::Distinct(s, Term::Atom(infinity))],
+            span: Span::default(),
+        },
+        Rule {
+            head: Term::Compound(SymbolId::NEXT, vec![Term::Compound(expired, vec![f])]),
+            body: vec![Literal::Atom(is_finite)],
+            span: Span::default(),
+        },
+    ];
+    embedded.description.rules.extend(added);
+    origins.extend([None, None]);
+    Ok(CircuitForm {
+        description: embedded.description,
+        origins,
     })
 }
 

@@ -1,11 +1,12 @@
-//! `ggpnet check`, `stats` and `mc` on real-time GDL (rtGDL) games, which run
-//! on the interpreter's rtGDL engine ([`ggpnet::realtime`]); the other
+//! `ggpnet check`, `stats` and `mc` on real-time GDL (rtGDL) games
+//! ([`ggpnet::realtime`]: the propnet, or the interpreter when the game is
+//! outside the fragment the propnet compiles; `--engine` chooses); the other
 //! subcommands refuse them with a clear message.
 
 use crate::failure::Failure;
 use crate::{emit, game_name, peak_rss_bytes, per_role, GameArgs, McArgs};
 use ggpnet::propnet::driver::Budget;
-use ggpnet::realtime::{RtGame, TimeModel, DEFAULT_TIME_MODEL};
+use ggpnet::realtime::{RtEngine, RtGame, TimeModel, DEFAULT_TIME_MODEL};
 use serde_json::json;
 use std::path::Path;
 
@@ -26,22 +27,46 @@ pub fn unsupported() -> Failure {
 fn load(path: Option<&Path>, source: &str) -> Result<RtGame, Failure> {
     let name = path.map_or_else(String::new, |p| p.display().to_string());
     ggpnet::kif::parse(source).map_err(|e| Failure::input(format!("error: {e}")).at(&name))?;
-    RtGame::load(source).map_err(|e| Failure::invalid(e.to_string()).at(&name))
+    let engine = match crate::engine_given() {
+        None => RtEngine::Auto,
+        Some(ggpnet::EngineChoice::Auto) => RtEngine::Auto,
+        Some(ggpnet::EngineChoice::Propnet) => RtEngine::Propnet,
+        Some(ggpnet::EngineChoice::Interpreter) => RtEngine::Interpreter,
+    };
+    let game = RtGame::load_with(source, engine).map_err(|e| Failure::invalid(e.to_string()).at(&name))?;
+    if let Some(why) = game.fallback_reason() {
+        eprintln!("note: {name} runs on the interpreter, as the propnet does not compile it: {why}");
+    }
+    Ok(game)
+}
+
+/// The engine's name and, on the interpreter, why the propnet does not run the game.
+fn engine_text(game: &RtGame) -> String {
+    match game.fallback_reason() {
+        Some(why) => format!("interpreter (the propnet does not compile it: {why})"),
+        None => game.engine().name().to_owned(),
+    }
 }
 
 /// `ggpnet check` of an rtGDL game.
 pub fn check(args: &GameArgs, source: &str) -> Result<bool, Failure> {
     let path = args.game.as_deref();
     let name = game_name(path);
-    let failure = load(path, source).err();
+    let (game, failure) = match load(path, source) {
+        Ok(game) => (Some(game), None),
+        Err(f) => (None, Some(f)),
+    };
     let error = failure.as_ref().map(Failure::message);
     let value = json!({"game": name, "valid": failure.is_none(), "error": error, "warnings": [],
-                       "language": "rtgdl", "engine": failure.is_none().then_some("interpreter")});
-    emit(args.json, &value, || match error {
-        Some(e) => format!("{name}: invalid (rtGDL)\n{e}\n"),
-        None => format!(
-            "{name}: valid (rtGDL, real-time GDL; engine: interpreter, the propnet does not compile rtGDL)\n"
+                       "language": "rtgdl", "engine": game.as_ref().map(|g| g.engine().name()),
+                       "fallback_reason": game.as_ref().and_then(|g| g.fallback_reason())});
+    emit(args.json, &value, || match (error, &game) {
+        (Some(e), _) => format!("{name}: invalid (rtGDL)\n{e}\n"),
+        (None, Some(game)) => format!(
+            "{name}: valid (rtGDL, real-time GDL; engine: {})\n",
+            engine_text(game)
         ),
+        (None, None) => unreachable!("a game or a failure"),
     });
     failure.map_or(Ok(true), |f| Err(f.printed()))
 }
@@ -55,23 +80,34 @@ pub fn stats(args: &GameArgs, source: &str) -> Result<bool, Failure> {
     let expiry = game
         .next_expiry(&initial)
         .map_err(|e| Failure::invalid(e.to_string()))?;
+    let facts = game
+        .pairs(&initial)
+        .map_err(|e| Failure::invalid(e.to_string()))?
+        .len();
+    let components = game.propnet().map(|l| l.report.components.clone());
     let value = json!({
         "game": game_name(args.game.as_deref()),
         "language": "rtgdl",
-        "engine": "interpreter",
-        "fallback_reason": "the propnet does not compile rtGDL",
+        "engine": game.engine().name(),
+        "fallback_reason": game.fallback_reason(),
+        "components": components,
         "total_seconds": seconds,
         "peak_rss_bytes": peak_rss_bytes(),
         "roles": game.roles(),
-        "initial_facts": initial.pairs().len(),
+        "initial_facts": facts,
         "initial_next_expiry": expiry.map(|t| t.to_string()),
     });
     emit(args.json, &value, || {
         format!(
-            "game: {}\nlanguage: rtGDL (real-time GDL)\nengine: interpreter (the propnet does not compile rtGDL)\nroles: {}\ninitial state: {} facts, first expiry {}\nload time: {:.3} ms\npeak memory: {:.1} MiB\n",
+            "game: {}\nlanguage: rtGDL (real-time GDL)\nengine: {}\n{}roles: {}\ninitial state: {} facts, first expiry {}\nload time: {:.3} ms\npeak memory: {:.1} MiB\n",
             value["game"].as_str().unwrap_or_default(),
+            engine_text(&game),
+            components.as_ref().map_or(String::new(), |c| {
+                let parts: Vec<String> = c.iter().map(|(k, n)| format!("{k} {n}")).collect();
+                format!("components: {}\n", parts.join(", "))
+            }),
             game.roles().join(" "),
-            initial.pairs().len(),
+            facts,
             expiry.map_or("never".to_owned(), |t| format!("after {t}")),
             seconds * 1e3,
             peak_rss_bytes() as f64 / 1048576.0
@@ -108,7 +144,8 @@ pub fn mc(args: &McArgs, source: &str) -> Result<(), Failure> {
     let value = json!({
         "game": game_name(args.game.game.as_deref()),
         "language": "rtgdl",
-        "engine": "interpreter",
+        "engine": game.engine().name(),
+        "fallback_reason": game.fallback_reason(),
         "time_model": model.to_string(),
         "threads": report.threads,
         "seconds": report.seconds,
@@ -130,8 +167,9 @@ pub fn mc(args: &McArgs, source: &str) -> Result<(), Failure> {
     });
     emit(args.game.json, &value, || {
         let mut out = format!(
-            "game: {} (rtGDL)\nengine: interpreter, time model: {model}, threads: {}, seconds: {:.2}\nevents: {} ({:.0} events/s), moves: {}, ignored moves: {}\nplayouts: {} ({:.0} playouts/s): {} terminal, {} at the event limit of {}, {} where nothing could happen any more\naverage events: {:.2}, average game time: {:.3} units\n",
+            "game: {} (rtGDL)\nengine: {}, time model: {model}, threads: {}, seconds: {:.2}\nevents: {} ({:.0} events/s), moves: {}, ignored moves: {}\nplayouts: {} ({:.0} playouts/s): {} terminal, {} at the event limit of {}, {} where nothing could happen any more\naverage events: {:.2}, average game time: {:.3} units\n",
             value["game"].as_str().unwrap_or_default(),
+            game.engine(),
             report.threads,
             report.seconds,
             t.events,
