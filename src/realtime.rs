@@ -18,9 +18,34 @@
 //! when nothing can happen any more (no role has a legal move and every
 //! lifetime is infinite).
 //!
-//! The engine is the reference interpreter's rtGDL oracle
-//! ([`ggpnet_reference::RtReference`]): the propnet does not compile rtGDL
-//! (see docs/LANGUAGES.md). Times are exact ([`Time`], millionths of a
+//! Two engines run a game behind the same [`RtGame`] interface:
+//!
+//! - the propnet ([`RtEngine::Propnet`]) compiles the circuit form of the
+//!   game (`ggpnet_kif::rtgdl::circuit_form`): the state is the circuit's
+//!   base bits and, beside them, the lifetime of every base whose source is
+//!   finite. A base is a pair (source, fact): its source is `infinity`, a
+//!   constant, or "copy the lowered lifetime of fact G"; each ground `next`
+//!   with a source is its own base, so the circuit computes the condition of
+//!   every source and the simulator only gives each new base its value. An
+//!   update lowers the finite lifetimes by Δt (μ), clears the bases that
+//!   expire and sets their `rt:expired` bases (which the circuit reads as
+//!   `expired`), evaluates the circuit with the moves that came (a partial
+//!   joint move: the inputs of the roles that moved), then gives each next
+//!   base the lifetime of its source. A fact with several finite lifetimes
+//!   copied into one base is an error at that update (the set semantics
+//!   allows it, a base holds one value). Since the simulator sets and clears
+//!   bases the circuit's own transition does not, the circuit is optimized
+//!   only by passes exact for every state and input
+//!   ([`propnet::OptimizeConfig::exact`]): none relies on reachable states or
+//!   one move per role. This departs from the GDL pipeline's `load`, which
+//!   also requires every role to have a legal move initially: in rtGDL a role
+//!   may wait for an event, so [`propnet::compile`] is used.
+//! - the interpreter ([`RtEngine::Interpreter`]) is the oracle
+//!   ([`ggpnet_reference::RtReference`]), for every valid game.
+//!
+//! [`RtEngine::Auto`] (the default) takes the propnet, or the interpreter
+//! when the game is outside the compiled fragment, with the rule and reason
+//! ([`RtGame::fallback_reason`]). Times are exact ([`Time`], millionths of a
 //! lifetime unit); floating point appears only where the time model draws a
 //! delay, which is then rounded to a tick.
 
@@ -358,7 +383,7 @@ impl Net {
 #[derive(Debug)]
 enum Backend {
     Interpreter(RtReference),
-    Propnet(Net),
+    Propnet(Box<Net>),
 }
 
 /// An rtGDL game: cheap to clone, one clone per thread (each keeps its own
@@ -421,11 +446,11 @@ impl RtGame {
         let (backend, fallback) = match engine {
             RtEngine::Interpreter => (interpreter()?, None),
             RtEngine::Propnet => (
-                Backend::Propnet(Net::compile(&description).map_err(RtError::new)?),
+                Backend::Propnet(Box::new(Net::compile(&description).map_err(RtError::new)?)),
                 None,
             ),
             RtEngine::Auto => match Net::compile(&description) {
-                Ok(net) => (Backend::Propnet(net), None),
+                Ok(net) => (Backend::Propnet(Box::new(net)), None),
                 Err(why) => (interpreter()?, Some(why)),
             },
         };

@@ -489,3 +489,134 @@ fn gdl_games_stay_gdl() {
         "{e}"
     );
 }
+
+/// Every example game the propnet compiles agrees with the interpreter on 20
+/// random timed playouts per time model: pairs (facts and lifetimes), the
+/// next expiry, legal moves, terminal and goals, at the start and after
+/// every event (the interpreter replays each event's time and moves).
+#[test]
+fn propnet_agrees_with_the_interpreter_on_timed_playouts() {
+    let mut compiled = 0;
+    for name in GAMES {
+        let Ok(propnet) = RtGame::load_with(&source(name), RtEngine::Propnet) else {
+            assert_eq!(name, "chessclock", "only the chess clock is outside the fragment");
+            continue;
+        };
+        compiled += 1;
+        let oracle = RtGame::load_with(&source(name), RtEngine::Interpreter).unwrap();
+        let agree = |p: &TimedState, r: &TimedState, at: &str| {
+            assert_eq!(propnet.pairs(p).unwrap(), oracle.pairs(r).unwrap(), "{name} {at}");
+            assert_eq!(
+                propnet.next_expiry(p).unwrap(),
+                oracle.next_expiry(r).unwrap(),
+                "{name} {at}"
+            );
+            assert_eq!(
+                propnet.is_terminal(p).unwrap(),
+                oracle.is_terminal(r).unwrap(),
+                "{name} {at}"
+            );
+            assert_eq!(
+                propnet.goal_values(p).unwrap(),
+                oracle.goal_values(r).unwrap(),
+                "{name} {at}"
+            );
+            for role in 0..propnet.roles().len() {
+                let (pm, rm) = (propnet.legal_moves(p, role), oracle.legal_moves(r, role));
+                assert_eq!(pm.unwrap(), rm.unwrap(), "{name} {at} role {role}");
+            }
+        };
+        for model in ["uniform:1", "exp:0.5"] {
+            let model: TimeModel = model.parse().unwrap();
+            for seed in 0..20 {
+                let mut reference = oracle.initial_state();
+                agree(&propnet.initial_state(), &reference, "initially");
+                let mut events = 0;
+                let mut rng = Stream::new(seed, 1);
+                let end = propnet
+                    .playout_with(&propnet.initial_state(), model, 10_000, &mut rng, |event| {
+                        events += 1;
+                        reference = oracle.update(&reference, event.elapsed, &event.moves).unwrap();
+                        agree(
+                            &event.after,
+                            &reference,
+                            &format!("{model} seed {seed} event {events}"),
+                        );
+                    })
+                    .unwrap();
+                assert_eq!(end.end, TimedEnd::Terminal, "{name}");
+            }
+        }
+    }
+    assert_eq!(compiled, 5);
+}
+
+#[test]
+fn games_outside_the_fragment_fall_back_to_the_interpreter() {
+    let game = game("chessclock");
+    assert_eq!(game.engine(), ggpnet::Engine::Interpreter);
+    let why = game.fallback_reason().unwrap();
+    assert!(
+        why.starts_with("error at 25:1: the lifetime ?t is compared or copied into a fact"),
+        "{why}"
+    );
+    let refused = RtGame::load_with(&source("chessclock"), RtEngine::Propnet).unwrap_err();
+    assert_eq!(refused.message(), why);
+    for name in GAMES.iter().filter(|&&n| n != "chessclock") {
+        assert_eq!(self::game(name).engine(), ggpnet::Engine::Propnet, "{name}");
+    }
+    let head = "(role r) (legal r go) (goal r 0) (<= terminal (true ?t x))\n";
+    for (rules, place, reason) in [
+        (
+            "(init 1 a)\n(<= (next 1 b) (true 1 a))",
+            "3:1",
+            "a finite lifetime constant in 'true'",
+        ),
+        (
+            "(init 1 a)\n(<= (next 1 b) (true ?t a) (true ?t c))",
+            "3:1",
+            "?t is compared",
+        ),
+        (
+            "(init 1 a)\n(<= (next infinity b) (not (true 1 a)))",
+            "3:1",
+            "inside 'not' or 'or'",
+        ),
+    ] {
+        let text = format!("{head}{rules}");
+        let e = RtGame::load_with(&text, RtEngine::Propnet)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(&format!("error at {place}: ")) && e.contains(reason),
+            "{rules}: {e}"
+        );
+        assert_eq!(RtGame::load(&text).unwrap().engine(), ggpnet::Engine::Interpreter);
+    }
+}
+
+#[test]
+fn two_lifetimes_for_one_slot_are_an_error_on_the_propnet_only() {
+    let text = "(role r) (init 1 a) (init 2 a) (init infinity a) (init infinity x)
+        (<= (legal r go) (true infinity x))
+        (<= (next ?t b) (does r go) (true ?t a))
+        (<= terminal (true ?t b)) (goal r 0)";
+    let oracle = RtGame::load_with(text, RtEngine::Interpreter).unwrap();
+    let propnet = RtGame::load_with(text, RtEngine::Propnet).unwrap();
+    let go = [Some("go".to_owned())];
+    let after = oracle.update(&oracle.initial_state(), t("0.5"), &go).unwrap();
+    assert_eq!(shown(&oracle, &after), ["0.5 b", "1.5 b", "infinity b"]);
+    let start = propnet.initial_state();
+    assert_eq!(
+        shown(&propnet, &start),
+        ["1 a", "2 a", "infinity a", "infinity x"]
+    );
+    let e = propnet.update(&start, t("0.5"), &go).unwrap_err();
+    assert_eq!(
+        e.message(),
+        "fact b would copy the lifetime of a, which has 2 finite lifetimes (0.5, 1.5): the propnet keeps one lifetime per source (the interpreter runs such games)"
+    );
+    // Once one of them expired, a single finite lifetime is copied.
+    let later = propnet.update(&start, t("1"), &go).unwrap();
+    assert_eq!(shown(&propnet, &later), ["1 b", "infinity b"]);
+}
