@@ -171,7 +171,10 @@ impl Net {
     /// `ggpnet_kif::rtgdl::circuit_form`), every pass keeping the value of
     /// each output for any state and moves (the simulator sets bases the
     /// circuit's transition does not: `rt:expired`, and clears expired ones).
-    fn compile(description: &ggpnet_kif::Description) -> Result<Net, String> {
+    fn compile(
+        description: &ggpnet_kif::Description,
+        ground: &ggpnet_grounder::Config,
+    ) -> Result<Net, String> {
         let form = ggpnet_kif::rtgdl::circuit_form(description).map_err(|e| e.to_string())?;
         // One rule per line, so that an error's line names the rule it comes from.
         let symbols = &form.description.symbols;
@@ -183,6 +186,7 @@ impl Net {
             .collect();
         let config = LoadConfig {
             optimize: propnet::OptimizeConfig::exact(),
+            ground: ground.clone(),
             ..LoadConfig::default()
         };
         let loaded = propnet::compile(&text, &config).map_err(|e| {
@@ -425,6 +429,16 @@ impl RtGame {
     /// stratification, recursion restriction); each error names the rule's
     /// line:col. Then compiles it on `engine`.
     pub fn load_with(text: &str, engine: RtEngine) -> Result<RtGame, RtError> {
+        RtGame::load_limited(text, engine, &ggpnet_grounder::Config::default())
+    }
+
+    /// [`RtGame::load_with`] with these grounding limits for the propnet
+    /// (past one, [`RtEngine::Auto`] falls back to the interpreter).
+    pub fn load_limited(
+        text: &str,
+        engine: RtEngine,
+        ground: &ggpnet_grounder::Config,
+    ) -> Result<RtGame, RtError> {
         let description = ggpnet_kif::parse(text).map_err(|e| RtError::new(e.to_string()))?;
         let embedded = ggpnet_kif::rtgdl::embed(&description).map_err(|e| RtError::new(e.to_string()))?;
         let mut gdl = embedded.description.clone();
@@ -446,10 +460,12 @@ impl RtGame {
         let (backend, fallback) = match engine {
             RtEngine::Interpreter => (interpreter()?, None),
             RtEngine::Propnet => (
-                Backend::Propnet(Box::new(Net::compile(&description).map_err(RtError::new)?)),
+                Backend::Propnet(Box::new(
+                    Net::compile(&description, ground).map_err(RtError::new)?,
+                )),
                 None,
             ),
-            RtEngine::Auto => match Net::compile(&description) {
+            RtEngine::Auto => match Net::compile(&description, ground) {
                 Ok(net) => (Backend::Propnet(Box::new(net)), None),
                 Err(why) => (interpreter()?, Some(why)),
             },
