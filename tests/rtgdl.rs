@@ -414,6 +414,7 @@ fn refused_constructs_name_the_rule_and_the_reason() {
         ),
         ("(init 1 a)\n(<= (next 1 b) (not (expired ?x)))", "3:1", "unsafe"),
         ("(init 1 (rt:lifetime a))", "2:1", "reserved"),
+        ("(init 1 a)\n(<= (next 1 b) (rt:finite a))", "3:1", "reserved"),
     ] {
         let text = format!("{head}{rules}");
         let shown = refusal(&text);

@@ -250,7 +250,8 @@ pub fn is_rtgdl(description: &Description) -> bool {
 /// first failure naming its rule: every `init`, `true`, `next` has two
 /// arguments and `expired` one; `expired` is not a head; a lifetime written in
 /// a rule is `infinity`, a variable or a positive decimal number; no `random`
-/// role or `sees` rule (rtGDL-II is not supported).
+/// role or `sees` rule (rtGDL-II is not supported); none of the symbols of
+/// the embeddings (`rt:lifetime`, `rt:expired`, `rt:copy`, `rt:finite`).
 pub fn check(description: &Description) -> Result<(), RtgdlError> {
     let symbols = &description.symbols;
     let because = match first_rtgdl_rule(description) {
@@ -303,7 +304,7 @@ pub fn check(description: &Description) -> Result<(), RtgdlError> {
             }
         }
     }
-    for name in [LIFETIME_SYMBOL, EXPIRED_SYMBOL] {
+    for name in [LIFETIME_SYMBOL, EXPIRED_SYMBOL, COPY_SYMBOL, FINITE_SYMBOL] {
         if symbols.get(name).is_some() {
             let rule = description
                 .rules
@@ -312,7 +313,7 @@ pub fn check(description: &Description) -> Result<(), RtgdlError> {
                 .map_or(because, |r| r.span);
             return Err(RtgdlError {
                 span: rule,
-                message: format!("'{name}' is reserved for the rtGDL embedding"),
+                message: format!("'{name}' is reserved for rtGDL's embedding into GDL"),
             });
         }
     }
