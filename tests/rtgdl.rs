@@ -621,3 +621,100 @@ fn two_lifetimes_for_one_slot_are_an_error_on_the_propnet_only() {
     let later = propnet.update(&start, t("1"), &go).unwrap();
     assert_eq!(shown(&propnet, &later), ["1 b", "infinity b"]);
 }
+
+/// Runs the `ggpnet` command; its exit code, standard output and standard error.
+fn ggpnet(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ggpnet"))
+        .args(args)
+        .output()
+        .expect("ggpnet runs");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (
+        out.status.code().unwrap_or(-1),
+        text(&out.stdout),
+        text(&out.stderr),
+    )
+}
+
+#[test]
+fn the_command_line_runs_rtgdl_games() {
+    let path = |name: &str| format!("{}/games/rtgdl/{name}.kif", env!("CARGO_MANIFEST_DIR"));
+    let (code, out, _) = ggpnet(&["check", &path("tictactoe")]);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "tictactoe: valid (rtGDL, real-time GDL; 0 warning(s); engine: propnet)\n"
+        )
+    );
+    let (code, out, err) = ggpnet(&["stats", &path("chessclock")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("engine: interpreter (the propnet does not compile it: error at 25:1"),
+        "{out}"
+    );
+    let (code, out, err) = ggpnet(&[
+        "mc",
+        &path("cheshire"),
+        "--playouts",
+        "30",
+        "--threads",
+        "1",
+        "--time-model",
+        "exp:2",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["language"], "rtgdl");
+    assert_eq!(report["engine"], "propnet");
+    assert_eq!(report["time_model"], "exp:2");
+    assert_eq!(report["playouts"], 30);
+    assert_eq!(report["terminal"], 30);
+    assert!(report["events"].as_u64().unwrap() >= 30);
+    let paper = std::env::temp_dir().join(format!("ggpnet-rtgdl-{}.kif", std::process::id()));
+    std::fs::write(
+        &paper,
+        "(role r) (init 1.0 (control r)) (<= (legal r go) (true ?t (control r)))\n(<= terminal (expired (control r)))\n(goal r 0)",
+    )
+    .unwrap();
+    let (code, out, _) = ggpnet(&["check", paper.to_str().unwrap()]);
+    std::fs::remove_file(&paper).unwrap();
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("warning at 2:1: 'terminal' reads 'expired', which holds only during an update"),
+        "{out}"
+    );
+    let gdl = format!("{}/games/tic_tac_toe.kif", env!("CARGO_MANIFEST_DIR"));
+    for (args, code, message) in [
+        (
+            vec!["mc", &gdl, "--time-model", "uniform:1"],
+            2,
+            "--time-model applies to rtGDL",
+        ),
+        (
+            vec!["mc", &path("xwing"), "--time-model", "uniform:0"],
+            2,
+            "the value must be more than 0",
+        ),
+        (
+            vec!["mc", &path("xwing"), "--time-model", "gauss:1"],
+            2,
+            "a time model is uniform:MAX, exp:MEAN or immediate",
+        ),
+        (
+            vec!["perft", &path("xwing")],
+            1,
+            "only `ggpnet check`, `ggpnet stats` and `ggpnet mc` run rtGDL games",
+        ),
+        (
+            vec!["--engine", "propnet", "mc", &path("chessclock")],
+            1,
+            "error at 25:1: the lifetime ?t is compared",
+        ),
+    ] {
+        let (got, _, err) = ggpnet(&args);
+        assert_eq!(got, code, "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: {err}");
+    }
+}

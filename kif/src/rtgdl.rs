@@ -27,7 +27,7 @@
 //! ∪ S^exp]) of the spec's Definition 1, and the keyword restrictions of 2.1
 //! (`expired` restricted like `true`) are GDL's restrictions on the embedding.
 
-use crate::ast::{Literal, Rule, Span, Term};
+use crate::ast::{Literal, Rule, Span, Term, Warning};
 use crate::parser::Description;
 use crate::symbol::{SymbolId, SymbolTable};
 use std::fmt;
@@ -320,6 +320,33 @@ pub fn check(description: &Description) -> Result<(), RtgdlError> {
     Ok(())
 }
 
+/// Warnings about rules that are valid but never apply: a `legal`, `goal` or
+/// `terminal` rule whose body reads `expired` directly. By the spec's
+/// Definition 1 these are computed from the state's pairs alone, where no
+/// `expired` holds (the spec's Example 1 writes `terminal <= expired(...)`);
+/// record the expiry in a `next` fact instead.
+pub fn warnings(description: &Description) -> Vec<Warning> {
+    let symbols = &description.symbols;
+    let outputs = [SymbolId::LEGAL, SymbolId::GOAL, SymbolId::TERMINAL];
+    description
+        .rules
+        .iter()
+        .filter(|rule| rule.head.functor().is_some_and(|f| outputs.contains(&f)))
+        .filter(|rule| {
+            sentences(rule)
+                .iter()
+                .any(|(t, is_head)| !is_head && t.functor().is_some_and(|f| is_expired(symbols, f)))
+        })
+        .map(|rule| Warning {
+            span: rule.span,
+            message: format!(
+                "'{}' reads 'expired', which holds only during an update: this rule never applies (record the expiry in a 'next' fact)",
+                symbols.name(rule.head.functor().expect("filtered"))
+            ),
+        })
+        .collect()
+}
+
 /// Whether `symbol` occurs anywhere in `rule`.
 fn uses(rule: &Rule, symbol: SymbolId) -> bool {
     fn term(t: &Term, s: SymbolId) -> bool {
@@ -439,11 +466,13 @@ pub struct CircuitForm {
 /// The rtGDL description as GDL whose lifetimes are abstract, for the
 /// propnet: a state pair is the base `(rt:lifetime SRC F)`, where SRC says
 /// where its lifetime came from: `infinity`, a constant (`3`), or `(rt:copy
-/// G)`, the lowered lifetime of fact G. Only `infinity` decides a rule: a
-/// `(true ?t F)` becomes one rule reading `(true (rt:lifetime infinity F))`
-/// and one reading `(rt:finite F)`, which holds when some base of F has a
-/// finite source; a `(next ?t H)` whose `?t` comes from that `true` gets the
-/// source `(rt:copy F)` in the second. `(expired F)` reads the base
+/// G)`, the lowered lifetime of fact G. Only `infinity` decides a rule:
+/// `(true infinity F)` reads F's infinite base, `(true ?t F)` every base of F
+/// (grounded over every source); a rule whose head is `(next ?t H)` with that
+/// `?t` becomes two rules, one reading `(true (rt:lifetime infinity F))` with
+/// the head's source `infinity`, one reading `(rt:finite F)` (some base of F
+/// has a finite source) with the head's source `(rt:copy F)`, so a rule makes
+/// at most two. `(expired F)` reads the base
 /// `(rt:expired F)`, which the simulator sets (a rule makes it reachable
 /// wherever F may have a finite lifetime, its value is the simulator's).
 ///
@@ -519,31 +548,42 @@ pub fn circuit_form(description: &Description) -> Result<CircuitForm, RtgdlError
                 )));
             }
         }
-        // One rule per choice of infinite or finite for each lifetime variable read.
-        for choice in 0..1u32 << read.len() {
-            let mut head = rule.head.clone();
+        // A lifetime variable read once and not the head's stays a variable:
+        // `(true (rt:lifetime ?t F))` reads every base of F. The head's
+        // lifetime, if read from a `true`, makes two rules: one reading F's
+        // infinite base, the other `(rt:finite F)` with the source `(rt:copy F)`.
+        let copied = read
+            .iter()
+            .find(|(variable, _)| head_lifetime == Some(&Term::Var(*variable)));
+        let Some(&(_, position)) = copied else {
+            rules.push(rule.clone());
+            origins.push(Some(index));
+            continue;
+        };
+        let Literal::Atom(Term::Compound(_, args)) = &rule.body[position] else {
+            unreachable!("collected from positive true literals")
+        };
+        let fact = &args[1];
+        let readings = [
+            (
+                Term::Compound(SymbolId::TRUE, vec![Term::Atom(infinity), fact.clone()]),
+                Term::Atom(infinity),
+            ),
+            (
+                Term::Compound(finite, vec![fact.clone()]),
+                Term::Compound(copy, vec![fact.clone()]),
+            ),
+        ];
+        for (literal, source) in readings {
             let mut body = rule.body.clone();
-            for (bit, &(variable, position)) in read.iter().enumerate() {
-                let Literal::Atom(Term::Compound(_, args)) = &rule.body[position] else {
-                    unreachable!("collected from positive true literals")
-                };
-                let fact = args[1].clone();
-                let source = if choice >> bit & 1 == 0 {
-                    body[position] =
-                        Literal::Atom(Term::Compound(SymbolId::TRUE, vec![Term::Atom(infinity), fact]));
-                    Term::Atom(infinity)
-                } else {
-                    body[position] = Literal::Atom(Term::Compound(finite, vec![fact.clone()]));
-                    Term::Compound(copy, vec![fact])
-                };
-                if let Term::Compound(_, head_args) = &mut head {
-                    if head_args.first() == Some(&Term::Var(variable)) {
-                        head_args[0] = source;
-                    }
-                }
-            }
+            body[position] = Literal::Atom(literal);
+            let Term::Compound(keyword, head_args) = &rule.head else {
+                unreachable!("a head with a lifetime")
+            };
+            let mut head_args = head_args.clone();
+            head_args[0] = source;
             rules.push(Rule {
-                head,
+                head: Term::Compound(*keyword, head_args),
                 body,
                 span: rule.span,
             });
@@ -628,6 +668,40 @@ mod tests {
         assert_eq!(l.after(t("1.5")), None);
         assert_eq!(l.after(t("2")), None);
         assert_eq!(Lifetime::Infinity.after(t("2")), Some(Lifetime::Infinity));
+    }
+
+    #[test]
+    fn circuit_form_abstracts_lifetimes_to_sources() {
+        let d = crate::parse(
+            "(role r) (init 1.0 (appear cat))
+             (<= (next ?t (gone ?c)) (true ?t (gone ?c)) (not (expired (gone ?c))))
+             (<= (legal r (catch ?c)) (true ?t (appear ?c)))",
+        )
+        .unwrap();
+        let form = circuit_form(&d).unwrap();
+        let printed: Vec<String> = form
+            .description
+            .rules
+            .iter()
+            .map(|r| crate::rule_to_string(r, &form.description.symbols))
+            .collect();
+        assert_eq!(
+            printed,
+            [
+                "(role r)",
+                "(init (rt:lifetime 1 (appear cat)))",
+                "(<= (next (rt:lifetime infinity (gone ?c))) (true (rt:lifetime infinity (gone ?c))) (not (true (rt:expired (gone ?c)))))",
+                "(<= (next (rt:lifetime (rt:copy (gone ?c)) (gone ?c))) (rt:finite (gone ?c)) (not (true (rt:expired (gone ?c)))))",
+                "(<= (legal r (catch ?c)) (true (rt:lifetime ?t (appear ?c))))",
+                "(<= (rt:finite ?rt:f) (true (rt:lifetime ?rt:s ?rt:f)) (distinct ?rt:s infinity))",
+                "(<= (next (rt:expired ?rt:f)) (rt:finite ?rt:f))",
+            ]
+        );
+        assert_eq!(
+            form.origins,
+            [Some(0), Some(1), Some(2), Some(2), Some(3), None, None]
+        );
+        assert_eq!(warnings(&d), []);
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub fn unsupported() -> Failure {
 /// Loads the rtGDL game `source` (exit 2 when it does not parse, 1 when invalid).
 fn load(path: Option<&Path>, source: &str) -> Result<RtGame, Failure> {
     let name = path.map_or_else(String::new, |p| p.display().to_string());
-    ggpnet::kif::parse(source).map_err(|e| Failure::input(format!("error: {e}")).at(&name))?;
+    ggpnet::kif::parse(source).map_err(|e| Failure::input(e.to_string()).at(&name))?;
     let engine = match crate::engine_given() {
         None => RtEngine::Auto,
         Some(ggpnet::EngineChoice::Auto) => RtEngine::Auto,
@@ -58,16 +58,26 @@ pub fn check(args: &GameArgs, source: &str) -> Result<bool, Failure> {
         Err(f) => (None, Some(f)),
     };
     let error = failure.as_ref().map(Failure::message);
-    let value = json!({"game": name, "valid": failure.is_none(), "error": error, "warnings": [],
+    let mut warnings = crate::parse_warnings(source);
+    if let Ok(description) = ggpnet::kif::parse(source) {
+        let rtgdl = ggpnet::kif::rtgdl::warnings(&description);
+        warnings.extend(rtgdl.iter().map(|w| w.to_string()));
+    }
+    let value = json!({"game": name, "valid": failure.is_none(), "error": error, "warnings": warnings,
                        "language": "rtgdl", "engine": game.as_ref().map(|g| g.engine().name()),
                        "fallback_reason": game.as_ref().and_then(|g| g.fallback_reason())});
-    emit(args.json, &value, || match (error, &game) {
-        (Some(e), _) => format!("{name}: invalid (rtGDL)\n{e}\n"),
-        (None, Some(game)) => format!(
-            "{name}: valid (rtGDL, real-time GDL; engine: {})\n",
-            engine_text(game)
-        ),
-        (None, None) => unreachable!("a game or a failure"),
+    emit(args.json, &value, || {
+        let shown: String = warnings.iter().map(|w| format!("{w}\n")).collect();
+        let verdict = match (error, &game) {
+            (Some(e), _) => format!("{name}: invalid (rtGDL)\n{e}\n"),
+            (None, Some(game)) => format!(
+                "{name}: valid (rtGDL, real-time GDL; {} warning(s); engine: {})\n",
+                warnings.len(),
+                engine_text(game)
+            ),
+            (None, None) => unreachable!("a game or a failure"),
+        };
+        shown + &verdict
     });
     failure.map_or(Ok(true), |f| Err(f.printed()))
 }
