@@ -192,8 +192,22 @@ static NEXT_GAME: AtomicU64 = AtomicU64::new(1);
 impl Game {
     /// Parses, checks and compiles a game description (KIF) as `config` says.
     /// Falls back to the interpreter when the propnet passes a grounding limit,
-    /// unless [`Config::engine`] forbids it.
+    /// unless [`Config::engine`] forbids it. A real-time GDL game is refused
+    /// with a note to load it with [`RtGame`](crate::realtime::RtGame).
     pub fn load(text: &str, config: &Config) -> Result<Game, LoadError> {
+        Game::load_gdl(text, config).map_err(|e| match crate::realtime::is_rtgdl(text) {
+            true => LoadError::Interpreter {
+                propnet: None,
+                reason: format!(
+                    "this is a real-time GDL (rtGDL) game: load it with ggpnet::realtime::RtGame ({e})"
+                ),
+            },
+            false => e,
+        })
+    }
+
+    /// [`Game::load`] without the note on rtGDL games.
+    fn load_gdl(text: &str, config: &Config) -> Result<Game, LoadError> {
         let backend = match config.engine {
             EngineChoice::Interpreter => Backend::Interpreter(interpret(text, None)?, None),
             EngineChoice::Propnet => Backend::Propnet(Box::new(propnet(text, config)?)),

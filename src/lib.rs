@@ -29,7 +29,8 @@
 //! [`differential`] testing against the reference interpreter, the [`corpus`]
 //! locator, and the [`fuzz`] targets. [`sbg`] reads Simplified Boardgames and
 //! translates them to GDL; [`sbg_oracle`] checks a translation against its
-//! direct move generator. `examples/` holds a flat Monte-Carlo and
+//! direct move generator. [`realtime`] runs real-time GDL (rtGDL) games:
+//! timed states, the event-driven update and timed playouts. `examples/` holds a flat Monte-Carlo and
 //! a UCT agent.
 
 #![warn(missing_docs)]
@@ -42,6 +43,7 @@ mod machine;
 pub mod manager;
 pub mod player;
 mod playouts;
+pub mod realtime;
 pub mod replay;
 pub mod sbg_oracle;
 

@@ -330,14 +330,13 @@ pub fn check(description: &Description, rules: &[NormalRule]) -> Result<Analysis
         ));
     }
     let from_state = deps.reachable(&[SymbolId::TRUE, SymbolId::DOES]);
-    for rule in rules {
-        if rule.head.functor() == Some(SymbolId::INIT) && from_state.contains(&SymbolId::INIT) {
-            return Err(checker.error(
-                ErrorKind::Keyword,
-                rule.origin,
-                "'init' depends on 'true' or 'does'".into(),
-            ));
-        }
+    // Named: an `init` rule whose body reads the state, not merely the first `init` rule.
+    if let Some((rule, _)) = dependent_rule(rules, &[SymbolId::INIT], &from_state, SymbolId::TRUE) {
+        return Err(checker.error(
+            ErrorKind::Keyword,
+            rule.origin,
+            "'init' depends on 'true' or 'does'".into(),
+        ));
     }
 
     let mut dynamic = deps.reachable(&[

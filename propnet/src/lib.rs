@@ -60,7 +60,7 @@ pub use game::{Game, MachineError, Move, State};
 pub use ir::{Circuit, NodeId, NodeKind};
 pub use machine::StateMachine;
 pub use opt::OptimizeConfig;
-pub use pipeline::{load, LoadConfig, LoadError, LoadReport, Loaded};
+pub use pipeline::{compile, load, LoadConfig, LoadError, LoadReport, Loaded};
 
 /// Games the unit tests of several modules share.
 #[cfg(test)]

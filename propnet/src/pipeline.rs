@@ -147,6 +147,15 @@ fn timed<T>(
 /// assert_eq!(machine.goals(&end), vec![vec![100]]);
 /// ```
 pub fn load(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
+    let loaded = compile(source, config)?;
+    check_initial_moves(&loaded.game).map_err(LoadError::Gdl)?;
+    Ok(loaded)
+}
+
+/// [`load`] without its last check, that every role has a legal move in a
+/// non-terminal initial state: real-time GDL compiles its games this way,
+/// since there a role may wait for a move until an event.
+pub fn compile(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
     let mut report = LoadReport::default();
     let phases = &mut report.phases;
     let progress = config.progress.as_ref();
@@ -192,7 +201,6 @@ pub fn load(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
     });
     report.layers = layering.layers;
     report.sccs = layering.cycles;
-    check_initial_moves(&game).map_err(LoadError::Gdl)?;
     Ok(Loaded {
         circuit,
         layering,

@@ -17,7 +17,9 @@
 //!   indexes, `distinct` and negation checked as soon as their variables are bound
 //!   (never before), each component taken to its least fixpoint by semi-naive
 //!   iteration;
-//! - `reference` and `state`: the public state machine.
+//! - `reference` and `state`: the public state machine;
+//! - `realtime`: real-time GDL (rtGDL) on the same evaluation, the oracle of
+//!   the spec's Definition 1.
 //!
 //! No recursion in the interpreter follows the length of rule chains or of
 //! recursive derivations: only the nesting of one term, or the length of one body.
@@ -45,11 +47,13 @@ mod pattern;
 mod plan;
 mod prepare;
 mod program;
+mod realtime;
 mod reference;
 mod relation;
 mod state;
 mod terms;
 
 pub use error::ReferenceError;
+pub use realtime::{RtReference, RtState};
 pub use reference::Reference;
 pub use state::RefState;

@@ -118,7 +118,7 @@ impl Reference {
     /// a move is not legal for its role.
     pub fn next_state(&self, state: &RefState, joint: &[String]) -> Result<RefState, ReferenceError> {
         let moves = self.joint_terms(state, joint)?;
-        let mut session = Session::new(self, state, &moves);
+        let mut session = Session::new(self, state.terms(), moves.iter().map(Some));
         session.ensure(&self.game.cones.next);
         Ok(session.state_of(self.game.outputs.next))
     }
@@ -153,7 +153,7 @@ impl Reference {
     /// without duplicates. Refuses `joint` as [`Reference::next_state`] does.
     pub fn percepts(&self, state: &RefState, joint: &[String]) -> Result<Vec<Vec<String>>, ReferenceError> {
         let moves = self.joint_terms(state, joint)?;
-        let mut session = Session::new(self, state, &moves);
+        let mut session = Session::new(self, state.terms(), moves.iter().map(Some));
         session.ensure(&self.game.cones.sees);
         let mut seen = vec![Vec::new(); self.game.roles.len()];
         for (role, percept) in session.role_pairs(self.game.outputs.sees) {
@@ -214,7 +214,7 @@ impl Reference {
 
     fn compute_outputs(&self, state: &RefState) -> StateOutputs {
         let game = &self.game;
-        let mut session = Session::new(self, state, &[]);
+        let mut session = Session::new(self, state.terms(), std::iter::empty());
         session.ensure(&game.cones.legal);
         session.ensure(&game.cones.goal);
         session.ensure(&game.cones.terminal);
@@ -246,12 +246,83 @@ impl Reference {
         outputs
     }
 
+    /// The symbols of the prepared game: terms given to [`Reference::derive`]
+    /// use them, or a table extending them with new names (as rtGDL's
+    /// lifetimes do).
+    pub(crate) fn symbols(&self) -> &SymbolTable {
+        &self.game.symbols
+    }
+
+    /// Evaluates the rules on `facts` as the `true` facts and the moves of
+    /// `joint` (per role in order, none for a role that did not move) as `does`
+    /// facts; returns what the query asks for, as terms. The terms may use
+    /// symbols past the game's (see [`Reference::symbols`]): no rule mentions
+    /// them, so they are only carried along. This is the whole evaluation the
+    /// rtGDL layer needs: no legality check, no printing.
+    pub(crate) fn derive(&self, facts: &[Term], joint: &[Option<Term>], query: Query) -> Derived {
+        let game = &self.game;
+        let mut session = Session::new(self, facts, joint.iter().map(Option::as_ref));
+        match query {
+            Query::Next => {
+                session.ensure(&game.cones.next);
+                let next = session.facts(game.outputs.next).iter();
+                let next = next.filter_map(|&f| session.terms.args(f).first());
+                Derived::Next(next.map(|&f| session.terms.to_term(f)).collect())
+            }
+            Query::Outputs => {
+                session.ensure(&game.cones.legal);
+                session.ensure(&game.cones.goal);
+                session.ensure(&game.cones.terminal);
+                let mut legal = vec![Vec::new(); game.roles.len()];
+                let mut goals = vec![Vec::new(); game.roles.len()];
+                for (role, action) in session.role_pairs(game.outputs.legal) {
+                    legal[role].push(session.terms.to_term(action));
+                }
+                for (role, value) in session.role_pairs(game.outputs.goal) {
+                    goals[role].push(session.terms.to_term(value));
+                }
+                let terminal = !session.facts(game.outputs.terminal).is_empty();
+                Derived::Outputs {
+                    legal,
+                    goals,
+                    terminal,
+                }
+            }
+        }
+    }
+
     fn compute_initial_state(&self) -> RefState {
         let nothing = RefState::from_terms(Vec::new(), &self.game.symbols);
-        let mut session = Session::new(self, &nothing, &[]);
+        let mut session = Session::new(self, nothing.terms(), std::iter::empty());
         session.ensure(&self.game.cones.init);
         session.state_of(self.game.outputs.init)
     }
+}
+
+/// What [`Reference::derive`] computes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Query {
+    /// The `next` facts.
+    Next,
+    /// The `legal`, `goal` and `terminal` facts.
+    Outputs,
+}
+
+/// What [`Reference::derive`] found, unsorted and possibly with duplicates.
+#[derive(Debug)]
+pub(crate) enum Derived {
+    /// The arguments of the `next` facts.
+    Next(Vec<Term>),
+    /// Per role the moves of its `legal` facts and the values of its `goal`
+    /// facts, and whether `terminal` holds.
+    Outputs {
+        /// Per role, its legal moves.
+        legal: Vec<Vec<Term>>,
+        /// Per role, its goal values (any term).
+        goals: Vec<Vec<Term>>,
+        /// Whether `terminal` holds.
+        terminal: bool,
+    },
 }
 
 /// The evaluation of one state (and possibly one joint move).
@@ -265,8 +336,13 @@ struct Session<'r> {
 }
 
 impl<'r> Session<'r> {
-    /// `state` as the `true` facts and, per role, `joint[r]` as a `does` fact.
-    fn new(reference: &'r Reference, state: &RefState, joint: &[Term]) -> Session<'r> {
+    /// `facts` as the `true` facts and, per role in order, its move of
+    /// `joint` (if any) as a `does` fact.
+    fn new<'m>(
+        reference: &'r Reference,
+        facts: &[Term],
+        joint: impl IntoIterator<Item = Option<&'m Term>>,
+    ) -> Session<'r> {
         let game = &reference.game;
         let mut terms = Terms::over(&game.store);
         let mut db = StateDb::new(&game.frozen, &game.dynamic);
@@ -276,14 +352,14 @@ impl<'r> Session<'r> {
                 relation.insert(f, &terms);
             });
         }
-        for fact in state.terms() {
+        for fact in facts {
             if let Some(fact) = terms.intern(fact) {
                 let sentence = terms.compound(SymbolId::TRUE, &[fact]);
                 db.relation_mut(game.outputs.truth).insert(sentence, &terms);
             }
         }
         for (&role, action) in game.roles.iter().zip(joint) {
-            if let Some(action) = terms.intern(action) {
+            if let Some(action) = action.and_then(|a| terms.intern(a)) {
                 let sentence = terms.compound(SymbolId::DOES, &[role, action]);
                 db.relation_mut(game.outputs.does).insert(sentence, &terms);
             }

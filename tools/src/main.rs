@@ -24,6 +24,7 @@ mod input;
 mod matches;
 mod options;
 mod play;
+mod rtgdl;
 mod stats_dir;
 
 #[derive(Parser)]
@@ -320,9 +321,15 @@ struct McArgs {
     /// Native code: on (where the platform allows) or off (the interpreters, to measure them).
     #[arg(long, default_value = "on", value_name = "on|off", value_parser = options::on_off, action = clap::ArgAction::Set)]
     native: bool,
-    /// Moves after which a playout that has not ended is abandoned.
+    /// Moves after which a playout that has not ended is abandoned (on an rtGDL game: updates).
     #[arg(long, default_value_t = DEFAULT_MAX_DEPTH, value_parser = clap::value_parser!(u64).range(1..))]
     max_depth: u64,
+    /// rtGDL games only: how long a simulated player takes to move, in lifetime
+    /// units: uniform:MAX (uniform in (0, MAX]), exp:MEAN (exponential), or
+    /// immediate (one millionth of a unit); MAX and MEAN at most 1000000, six
+    /// fraction digits [default: uniform:1].
+    #[arg(long, value_parser = options::time_model)]
+    time_model: Option<ggpnet::realtime::TimeModel>,
 }
 
 #[derive(Args)]
@@ -409,6 +416,9 @@ fn load_source(path: Option<&Path>, source: &str, config: &LoadConfig) -> Result
     if is_circuit_file(path) {
         return ggpnet::propnet::export::json::load(source).map_err(|e| Failure::input(e.to_string()));
     }
+    if rtgdl::is_rtgdl(path, source) {
+        return Err(rtgdl::unsupported());
+    }
     with_spinner(config, |config| load(source, config)).map_err(|e| Failure::load(&e))
 }
 
@@ -478,6 +488,9 @@ fn load_any_source(
         return load_source(path, source, &config.load)
             .map(|loaded| ggpnet::Game::from_loaded(loaded, config));
     }
+    if rtgdl::is_rtgdl(path, source) {
+        return Err(rtgdl::unsupported());
+    }
     with_spinner(&config.load, |load| {
         let config = ggpnet::Config {
             load: load.clone(),
@@ -540,6 +553,9 @@ fn emit(json_mode: bool, value: &Value, text: impl FnOnce() -> String) {
 fn check(args: &GameArgs) -> Result<bool, Failure> {
     let path = args.game.as_deref();
     let source = read_game(path)?;
+    if rtgdl::is_rtgdl(path, &source) {
+        return rtgdl::check(args, &source);
+    }
     let name = game_name(path);
     let (warnings, engine, failure) = match load_any_source(path, &source, &game_config()) {
         Ok(game) => {
@@ -589,7 +605,12 @@ fn stats(args: &StatsArgs) -> Result<bool, Failure> {
     }
     let args = &args.game;
     let start = std::time::Instant::now();
-    let game = load_any(args.game.as_deref(), &game_config())?;
+    let path = args.game.as_deref();
+    let source = read_game(path)?;
+    if rtgdl::is_rtgdl(path, &source) {
+        return rtgdl::stats(args, &source);
+    }
+    let game = load_any_from(path, &source, &game_config())?;
     let Some(loaded) = game.propnet() else {
         return interpreter_stats(args, &game, start.elapsed().as_secs_f64());
     };
@@ -712,6 +733,16 @@ fn stats_breakdown(b: &ggpnet::propnet::inspect::Breakdown) -> String {
 }
 
 fn mc(args: &McArgs) -> Result<(), Failure> {
+    let path = args.game.game.as_deref();
+    let source = read_game(path)?;
+    if rtgdl::is_rtgdl(path, &source) {
+        return rtgdl::mc(args, &source);
+    }
+    if args.time_model.is_some() {
+        return Err(Failure::input(
+            "error: --time-model applies to rtGDL (real-time GDL) games only",
+        ));
+    }
     let mut config = game_config();
     config.evaluator = match args.evaluator {
         Choice::Auto => ggpnet::EvaluatorChoice::Auto,
@@ -719,7 +750,7 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
     };
     config.native = args.native;
     config.max_playout_depth = args.max_depth;
-    let game = load_any(args.game.game.as_deref(), &config)?;
+    let game = load_any_from(path, &source, &config)?;
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));

@@ -102,6 +102,11 @@ pub fn gdl2_form(s: &str) -> Result<ggpnet::manager::Gdl2Form, String> {
     }
 }
 
+/// Parses a time model of `--time-model` (see [`ggpnet::realtime::TimeModel`]).
+pub fn time_model(text: &str) -> Result<ggpnet::realtime::TimeModel, String> {
+    text.parse()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
