@@ -195,14 +195,16 @@ impl Game {
     /// unless [`Config::engine`] forbids it. A real-time GDL game is refused
     /// with a note to load it with [`RtGame`](crate::realtime::RtGame).
     pub fn load(text: &str, config: &Config) -> Result<Game, LoadError> {
-        Game::load_gdl(text, config).map_err(|e| match crate::realtime::is_rtgdl(text) {
-            true => LoadError::Interpreter {
+        Game::load_gdl(text, config).map_err(|e| {
+            if !crate::realtime::is_rtgdl(text) {
+                return e;
+            }
+            LoadError::Interpreter {
                 propnet: None,
                 reason: format!(
                     "this is a real-time GDL (rtGDL) game: load it with ggpnet::realtime::RtGame ({e})"
                 ),
-            },
-            false => e,
+            }
         })
     }
 

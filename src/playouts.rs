@@ -92,14 +92,7 @@ impl PlayoutReport {
     /// (`None` when none did).
     pub fn avg_goals(&self) -> Vec<Option<f64>> {
         let t = &self.totals;
-        t.goal_sums
-            .iter()
-            .zip(&t.missing_goals)
-            .map(|(&sum, &missing)| {
-                let n = t.playouts - missing;
-                (n > 0).then(|| sum / n as f64)
-            })
-            .collect()
+        average_goals(&t.goal_sums, &t.missing_goals, t.playouts)
     }
 }
 
@@ -253,4 +246,17 @@ fn interpreter_playouts(
             .into_iter()
             .fold(PlayoutTotals::new(roles), PlayoutTotals::merge),
     }
+}
+
+/// Per role, its goal sum over the `playouts` that gave it a goal (all but
+/// its `missing` ones), or `None` when none did.
+pub(crate) fn average_goals(goal_sums: &[f64], missing: &[u64], playouts: u64) -> Vec<Option<f64>> {
+    goal_sums
+        .iter()
+        .zip(missing)
+        .map(|(&sum, &missing)| {
+            let n = playouts - missing;
+            (n > 0).then(|| sum / n as f64)
+        })
+        .collect()
 }

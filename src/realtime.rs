@@ -1068,13 +1068,6 @@ impl TimedReport {
     /// Per role, its average goal over the playouts that gave it one.
     pub fn avg_goals(&self) -> Vec<Option<f64>> {
         let t = &self.totals;
-        t.goal_sums
-            .iter()
-            .zip(&t.missing_goals)
-            .map(|(&sum, &missing)| {
-                let n = t.playouts - missing;
-                (n > 0).then(|| sum / n as f64)
-            })
-            .collect()
+        crate::playouts::average_goals(&t.goal_sums, &t.missing_goals, t.playouts)
     }
 }

@@ -271,8 +271,8 @@ fn pending_moves_that_became_illegal_are_ignored() {
     // With long delays the cat often disappears before a catch arrives.
     let game = game("cheshire");
     let model: TimeModel = "exp:3".parse().unwrap();
-    let report = game
-        .playouts(
+    let run = || {
+        game.playouts(
             &game.initial_state(),
             model,
             1000,
@@ -280,20 +280,13 @@ fn pending_moves_that_became_illegal_are_ignored() {
             1,
             7,
         )
-        .unwrap();
+        .unwrap()
+    };
+    let report = run();
     assert!(report.totals.ignored_moves > 0);
     assert_eq!(report.totals.terminal, 50);
     // The same seed, budget and threads give the same totals.
-    let again = game
-        .playouts(
-            &game.initial_state(),
-            model,
-            1000,
-            ggpnet::Budget::Playouts(50),
-            1,
-            7,
-        )
-        .unwrap();
+    let again = run();
     assert_eq!(again.totals.events, report.totals.events);
     assert_eq!(again.totals.goal_sums, report.totals.goal_sums);
 }

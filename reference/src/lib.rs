@@ -42,6 +42,7 @@ mod demand;
 mod error;
 mod eval;
 mod hash;
+mod last;
 mod normalize;
 mod pattern;
 mod plan;

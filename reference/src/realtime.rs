@@ -20,10 +20,11 @@
 //! interpreter carries it along like any constant no rule mentions.
 
 use crate::error::ReferenceError;
+use crate::last::LastQuery;
 use crate::reference::{Derived, Query, Reference};
 use ggpnet_kif::rtgdl::{embed, Lifetime, Time};
 use ggpnet_kif::{parse_term, term_to_string, Description, SymbolId, SymbolTable, Term};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// An rtGDL state: a finite set of (lifetime, fact) pairs, facts in
 /// canonical KIF.
@@ -92,7 +93,7 @@ pub struct RtReference {
     expired: SymbolId,
     initial: RtState,
     /// The outputs of the state queried last.
-    last: Mutex<Option<(RtState, Arc<Outputs>)>>,
+    last: LastQuery<RtState, Outputs>,
 }
 
 /// Clones share the prepared game and each keep their own cache.
@@ -103,7 +104,7 @@ impl Clone for RtReference {
             lifetime: self.lifetime,
             expired: self.expired,
             initial: self.initial.clone(),
-            last: Mutex::new(None),
+            last: LastQuery::new(),
         }
     }
 }
@@ -119,7 +120,7 @@ impl RtReference {
             gdl,
             lifetime: embedded.lifetime,
             expired: embedded.expired,
-            last: Mutex::new(None),
+            last: LastQuery::new(),
         };
         let symbols = game.gdl.symbols().clone();
         let init = game.gdl.initial_state();
@@ -258,18 +259,7 @@ impl RtReference {
     /// The legal moves, goals and terminal flag of `state`, from the cache if
     /// it was the state queried last.
     fn outputs(&self, state: &RtState) -> Arc<Outputs> {
-        if let Ok(last) = self.last.lock() {
-            if let Some((cached, outputs)) = last.as_ref() {
-                if cached == state {
-                    return Arc::clone(outputs);
-                }
-            }
-        }
-        let outputs = Arc::new(self.compute_outputs(state));
-        if let Ok(mut last) = self.last.lock() {
-            *last = Some((state.clone(), Arc::clone(&outputs)));
-        }
-        outputs
+        self.last.get(state, |s| self.compute_outputs(s))
     }
 
     fn compute_outputs(&self, state: &RtState) -> Outputs {

@@ -10,12 +10,13 @@
 use crate::database::{Db, StateDb};
 use crate::error::ReferenceError;
 use crate::eval::{evaluate_all, ComponentPlans};
+use crate::last::LastQuery;
 use crate::prepare::{prepare, Prepared};
 use crate::program::PredId;
 use crate::state::RefState;
 use crate::terms::{Node, TermId, Terms};
 use ggpnet_kif::{parse_term, term_to_string, Description, SymbolId, SymbolTable, Term};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// A GDL game ready to be played by direct evaluation of its rules.
 ///
@@ -43,7 +44,7 @@ pub struct Reference {
     initial: RefState,
     /// The outputs of the state queried last: a state's legal moves, goals and
     /// terminal flag are computed together, once.
-    last: Mutex<Option<(RefState, Arc<StateOutputs>)>>,
+    last: LastQuery<RefState, StateOutputs>,
 }
 
 /// What the queries on one state return.
@@ -63,7 +64,7 @@ impl Clone for Reference {
         Reference {
             game: Arc::clone(&self.game),
             initial: self.initial.clone(),
-            last: Mutex::new(None),
+            last: LastQuery::new(),
         }
     }
 }
@@ -76,7 +77,7 @@ impl Reference {
         let mut reference = Reference {
             initial: RefState::from_terms(Vec::new(), &game.symbols),
             game,
-            last: Mutex::new(None),
+            last: LastQuery::new(),
         };
         reference.initial = reference.compute_initial_state();
         Ok(reference)
@@ -198,18 +199,7 @@ impl Reference {
     /// The legal moves, goals and terminal flag of `state`, from the cache if it
     /// was the last state queried.
     fn outputs(&self, state: &RefState) -> Arc<StateOutputs> {
-        if let Ok(last) = self.last.lock() {
-            if let Some((cached, outputs)) = last.as_ref() {
-                if cached == state {
-                    return Arc::clone(outputs);
-                }
-            }
-        }
-        let outputs = Arc::new(self.compute_outputs(state));
-        if let Ok(mut last) = self.last.lock() {
-            *last = Some((state.clone(), Arc::clone(&outputs)));
-        }
-        outputs
+        self.last.get(state, |s| self.compute_outputs(s))
     }
 
     fn compute_outputs(&self, state: &RefState) -> StateOutputs {

@@ -751,12 +751,7 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
     config.native = args.native;
     config.max_playout_depth = args.max_depth;
     let game = load_any_from(path, &source, &config)?;
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let budget = args
-        .playouts
-        .map_or(Budget::Seconds(args.seconds.unwrap_or(5.0)), Budget::Playouts);
+    let (threads, budget) = mc_threads_and_budget(args);
     let how = ggpnet::Playouts::new(budget).threads(threads).seed(args.seed);
     let report = game
         .playouts(&game.initial_state(), &how)
@@ -815,18 +810,12 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
                 totals.abandoned, totals.at_depth_limit, args.max_depth
             ));
         }
-        let missing = &report.totals.missing_goals;
-        for ((role, goal), missing) in game.roles().iter().zip(report.avg_goals()).zip(missing) {
-            match goal {
-                Some(goal) => out.push_str(&format!("average goal of {role}: {goal:.2}\n")),
-                None => out.push_str(&format!("average goal of {role}: none\n")),
-            }
-            if *missing > 0 {
-                out.push_str(&format!(
-                    "  no goal value for {role} at the end of {missing} playouts\n"
-                ));
-            }
-        }
+        average_goal_lines(
+            &mut out,
+            game.roles(),
+            &report.avg_goals(),
+            &report.totals.missing_goals,
+        );
         out
     });
     Ok(())
@@ -1131,6 +1120,39 @@ fn set_limits(ground: &mut ggpnet::grounder::Config, cli: &Cli) {
         ground.max_bytes = size(mib.saturating_mul(1 << 20));
     }
     ground.max_time = cli.max_ground_time.map(std::time::Duration::from_secs_f64);
+}
+
+/// The threads (every core unless given) and the budget (5 s unless given)
+/// of `ggpnet mc`.
+pub(crate) fn mc_threads_and_budget(args: &McArgs) -> (usize, Budget) {
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let budget = args
+        .playouts
+        .map_or(Budget::Seconds(args.seconds.unwrap_or(5.0)), Budget::Playouts);
+    (threads, budget)
+}
+
+/// Appends a line per role with its average goal, and how many playouts
+/// ended without a goal for it, if any.
+pub(crate) fn average_goal_lines(
+    out: &mut String,
+    roles: &[String],
+    averages: &[Option<f64>],
+    missing: &[u64],
+) {
+    for ((role, goal), missing) in roles.iter().zip(averages).zip(missing) {
+        match goal {
+            Some(goal) => out.push_str(&format!("average goal of {role}: {goal:.2}\n")),
+            None => out.push_str(&format!("average goal of {role}: none\n")),
+        }
+        if *missing > 0 {
+            out.push_str(&format!(
+                "  no goal value for {role} at the end of {missing} playouts\n"
+            ));
+        }
+    }
 }
 
 #[cfg(test)]

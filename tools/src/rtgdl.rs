@@ -5,7 +5,6 @@
 
 use crate::failure::Failure;
 use crate::{emit, game_name, peak_rss_bytes, per_role, GameArgs, McArgs};
-use ggpnet::propnet::driver::Budget;
 use ggpnet::realtime::{RtEngine, RtGame, TimeModel, DEFAULT_TIME_MODEL};
 use serde_json::json;
 use std::path::Path;
@@ -134,12 +133,7 @@ pub fn mc(args: &McArgs, source: &str) -> Result<(), Failure> {
         Some(model) => model,
         None => DEFAULT_TIME_MODEL.parse::<TimeModel>().map_err(Failure::input)?,
     };
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let budget = args
-        .playouts
-        .map_or(Budget::Seconds(args.seconds.unwrap_or(5.0)), Budget::Playouts);
+    let (threads, budget) = crate::mc_threads_and_budget(args);
     let report = game
         .playouts(
             &game.initial_state(),
@@ -196,17 +190,7 @@ pub fn mc(args: &McArgs, source: &str) -> Result<(), Failure> {
             per_playout(t.events as f64),
             per_playout(t.game_time),
         );
-        for ((role, goal), missing) in game.roles().iter().zip(report.avg_goals()).zip(&t.missing_goals) {
-            match goal {
-                Some(goal) => out.push_str(&format!("average goal of {role}: {goal:.2}\n")),
-                None => out.push_str(&format!("average goal of {role}: none\n")),
-            }
-            if *missing > 0 {
-                out.push_str(&format!(
-                    "  no goal value for {role} at the end of {missing} playouts\n"
-                ));
-            }
-        }
+        crate::average_goal_lines(&mut out, game.roles(), &report.avg_goals(), &t.missing_goals);
         out
     });
     Ok(())
