@@ -325,4 +325,31 @@ mod tests {
         );
         assert!(!rules.iter().any(|r| r.starts_with("(<= (w")), "{rules:?}");
     }
+
+    #[test]
+    fn unfolding_that_would_pass_the_limit_leaves_the_relation_unsafe() {
+        // p6 has 10 caller-bound rules; each level above multiplies by 10.
+        let mut text = String::from("(<= (r ?y) (n ?y) (p1 ?y)) (n 1)");
+        for level in 1..=6 {
+            for j in 0..10 {
+                if level < 6 {
+                    text.push_str(&format!(
+                        " (<= (p{level} ?x) (not (q{j} ?x)) (p{} ?x))",
+                        level + 1
+                    ));
+                } else {
+                    text.push_str(&format!(" (<= (p6 ?x) (not (q{j} ?x)))"));
+                }
+            }
+        }
+        let mut description = crate::parse(&text).expect("parses");
+        unfold_caller_bound(&mut description);
+        assert!(
+            description.rules.len() <= MAX_RULES,
+            "{}",
+            description.rules.len()
+        );
+        let unsafe_left = description.rules.iter().any(is_caller_bound);
+        assert!(unsafe_left, "the relation past the limit is left as it was");
+    }
 }
