@@ -9,7 +9,9 @@
 
 use crate::differential::evaluators_agree;
 use crate::propnet::{export, load, LoadConfig, Loaded};
+use crate::realtime::{RtEngine, RtGame, TimeModel};
 use crate::replay::Trace;
+use ggpnet_kif::rtgdl::Time;
 
 /// Ground rules and atoms a fuzzed game may have: small, so that every input runs in milliseconds.
 const FUZZ_MAX_GROUND: usize = 20_000;
@@ -56,14 +58,40 @@ pub fn game(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
+    if let Ok(loaded) = load(text, &small_limits()) {
+        play(&loaded);
+    }
+}
+
+/// Real-time GDL: the checks and the compiled fragment within small limits; a
+/// game that compiles plays timed playouts (an update's error, such as two
+/// lifetimes for one slot, is an answer, not a defect). The interpreter is not
+/// run: its work per state is not bounded against hostile games yet.
+pub fn realtime(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let ground = small_limits().ground;
+    let Ok(game) = RtGame::load_limited(text, RtEngine::Propnet, &ground) else {
+        return;
+    };
+    for model in [
+        TimeModel::Immediate,
+        TimeModel::Exponential(Time::from_ticks(500_000).expect("half a unit")),
+    ] {
+        let budget = crate::Budget::Playouts(PLAYOUTS as u64);
+        let _ = game.playouts(&game.initial_state(), model, STEPS as u64, budget, 1, 1);
+    }
+}
+
+/// The load settings of a fuzzed game: small grounding limits.
+fn small_limits() -> LoadConfig {
     let mut config = LoadConfig::default();
     config.ground.max_ground_rules = FUZZ_MAX_GROUND;
     config.ground.max_ground_atoms = FUZZ_MAX_GROUND;
     config.ground.max_join_steps = FUZZ_MAX_JOIN_STEPS;
     config.ground.max_bytes = FUZZ_MAX_BYTES;
-    if let Ok(loaded) = load(text, &config) {
-        play(&loaded);
-    }
+    config
 }
 
 /// The JSON circuit reader: a circuit that loads plays the same playouts on every evaluator.

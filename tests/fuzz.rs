@@ -147,6 +147,27 @@ fn seed_games() -> Vec<Vec<u8>> {
     seeds
 }
 
+/// The project's real-time GDL games (`games/rtgdl/`).
+fn rtgdl_games() -> Vec<Vec<u8>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/rtgdl");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("a directory entry").path())
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        .collect()
+}
+
+#[test]
+fn fuzz_realtime() {
+    let seeds = rtgdl_games();
+    assert!(seeds.len() >= 6, "the six example games");
+    run("realtime", fuzz::realtime, &seeds);
+}
+
 #[test]
 fn fuzz_kif() {
     run("kif", fuzz::kif, &seed_games());
