@@ -23,16 +23,20 @@
 //! - the propnet ([`RtEngine::Propnet`]) compiles the circuit form of the
 //!   game (`ggpnet_kif::rtgdl::circuit_form`): the state is the circuit's
 //!   base bits and, beside them, the lifetime of every base whose source is
-//!   finite. A base is a pair (source, fact): its source is `infinity`, a
-//!   constant, or "copy the lowered lifetime of fact G"; each ground `next`
-//!   with a source is its own base, so the circuit computes the condition of
-//!   every source and the simulator only gives each new base its value. An
-//!   update lowers the finite lifetimes by Δt (μ), clears the bases that
-//!   expire and sets their `rt:expired` bases (which the circuit reads as
+//!   finite and the time argument of every base whose argument is carried
+//!   (`Slots`). A base is a pair (source, fact): its source is `infinity`,
+//!   a constant, "copy the lowered lifetime of fact G" or "the time argument
+//!   held by the current fact with key K"; a time argument in the fact (the
+//!   chess clock's `(timer white 2.25)`) is a constant or carried the same two
+//!   ways. Each ground `next` with a source is its own base, so the circuit
+//!   computes the condition of every source and the simulator only gives each
+//!   new base its values. An update lowers the finite lifetimes by Δt (μ),
+//!   clears the bases that expire and sets their `rt:expired` bases (which the circuit reads as
 //!   `expired`), evaluates the circuit with the moves that came (a partial
 //!   joint move: the inputs of the roles that moved), then gives each next
-//!   base the lifetime of its source. A fact with several finite lifetimes
-//!   copied into one base is an error at that update (the set semantics
+//!   base the lifetime and time argument of its sources. A fact with several
+//!   finite lifetimes copied into one base, or a key with several carried time
+//!   arguments read at once, is an error at that update (the set semantics
 //!   allows it, a base holds one value). Since the simulator sets and clears
 //!   bases the circuit's own transition does not, the circuit is optimized
 //!   only by passes exact for every state and input
@@ -113,9 +117,8 @@ pub struct TimedState {
 enum Repr {
     /// The interpreter's set of pairs.
     Facts(RtState),
-    /// The propnet's base bits, and beside them the lifetime of each set base
-    /// whose source is finite, in ticks (0 elsewhere).
-    Bits(propnet::State, Vec<u64>),
+    /// The propnet's base bits, and beside them their lifetimes and time arguments.
+    Bits(propnet::State, Slots),
 }
 
 /// Which engine runs an rtGDL game.
@@ -131,6 +134,15 @@ pub enum RtEngine {
     Interpreter,
 }
 
+/// A value the simulator gives a base from the state before the update.
+#[derive(Clone, Copy, Debug)]
+enum Carried {
+    /// `(rt:copy G)`: the lowered lifetime of fact G (its number).
+    LifetimeOf(usize),
+    /// `(rt:held K)`: the time argument of the current fact whose key is K (its number).
+    HeldBy(usize),
+}
+
 /// Where the lifetime of a base of the circuit form comes from
 /// (`ggpnet_kif::rtgdl::circuit_form`).
 #[derive(Clone, Copy, Debug)]
@@ -139,31 +151,98 @@ enum Source {
     Infinite,
     /// `(rt:lifetime c F)`: the constant c.
     Constant(Time),
-    /// `(rt:lifetime (rt:copy G) F)`: the lowered lifetime of fact G (its number).
-    Copy(usize),
+    /// `(rt:lifetime (rt:copy G) F)` or `(rt:lifetime (rt:held K) F)`.
+    Carried(Carried),
     /// `(rt:expired F)`: set by the simulator for one update, never part of a state.
     Expired,
+}
+
+/// What a base of the circuit form means.
+#[derive(Clone, Copy, Debug)]
+struct Base {
+    source: Source,
+    /// The number of its fact, as the circuit form writes it.
+    fact: usize,
+    /// Where its time argument comes from and the number of its key, when
+    /// the argument is not a constant.
+    argument: Option<(Carried, usize)>,
+}
+
+/// The numbers beside the base bits of a state: per base, its lifetime in
+/// ticks (for a set base with a finite source) and its time argument in
+/// ticks (for a set base whose argument is carried); 0 elsewhere.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+struct Slots {
+    lifetimes: Vec<u64>,
+    arguments: Vec<u64>,
+}
+
+impl Slots {
+    fn new(bases: usize) -> Slots {
+        Slots {
+            lifetimes: vec![0; bases],
+            arguments: vec![0; bases],
+        }
+    }
+}
+
+/// Facts and keys of the circuit form, numbered by their canonical KIF.
+#[derive(Default)]
+struct Numbering {
+    numbers: rustc_hash::FxHashMap<String, usize>,
+    texts: Vec<String>,
+}
+
+impl Numbering {
+    fn number(&mut self, term: &Term, symbols: &ggpnet_kif::SymbolTable) -> usize {
+        let text = ggpnet_kif::term_to_string(term, symbols);
+        *self.numbers.entry(text.clone()).or_insert_with(|| {
+            self.texts.push(text);
+            self.texts.len() - 1
+        })
+    }
+}
+
+/// The symbols of the circuit form that the simulator reads.
+struct FormSymbols {
+    lifetime: ggpnet_kif::SymbolId,
+    expired: ggpnet_kif::SymbolId,
+    copy: ggpnet_kif::SymbolId,
+    held: ggpnet_kif::SymbolId,
+    slot: ggpnet_kif::SymbolId,
 }
 
 /// The compiled circuit of an rtGDL game and what each base means.
 struct Net {
     loaded: Loaded,
-    /// Per base: where its lifetime comes from, and the number of its fact.
-    bases: Vec<(Source, usize)>,
-    /// The facts, canonical KIF, by number.
+    bases: Vec<Base>,
+    /// The facts and keys, canonical KIF, by number.
     facts: Vec<String>,
     /// Per fact: its bases with a finite source.
     finite: Vec<Vec<usize>>,
+    /// Per key: the bases with that key and a carried time argument.
+    holders: Vec<Vec<usize>>,
     /// Per fact: its `rt:expired` base, if the circuit has one.
     expired: Vec<Option<usize>>,
-    /// The initial lifetimes beside the initial bits.
-    initial: Vec<u64>,
+    /// The numbers beside the initial bits.
+    initial: Slots,
 }
 
 impl fmt::Debug for Net {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Net({} bases)", self.bases.len())
     }
+}
+
+/// The text of a fact whose key is `key`, `value` at its time argument.
+fn fill(key: &str, value: impl fmt::Display) -> String {
+    let slot = format!(" {}", ggpnet_kif::rtgdl::SLOT_SYMBOL);
+    let at = key
+        .match_indices(&slot)
+        .map(|(at, _)| at)
+        .find(|&at| matches!(key.as_bytes().get(at + slot.len()), Some(b' ' | b')')))
+        .expect("a key holds its slot");
+    format!("{} {value}{}", &key[..at], &key[at + slot.len()..])
 }
 
 impl Net {
@@ -206,69 +285,39 @@ impl Net {
             }
         })?;
         let mut symbols = ggpnet_kif::SymbolTable::new();
-        let (lifetime, expired, copy) = (
-            symbols.intern(ggpnet_kif::rtgdl::LIFETIME_SYMBOL),
-            symbols.intern(ggpnet_kif::rtgdl::EXPIRED_SYMBOL),
-            symbols.intern(ggpnet_kif::rtgdl::COPY_SYMBOL),
-        );
-        let mut numbers: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
-        let mut facts = Vec::new();
-        let mut number = |fact: &Term, symbols: &ggpnet_kif::SymbolTable| {
-            let text = ggpnet_kif::term_to_string(fact, symbols);
-            *numbers.entry(text.clone()).or_insert_with(|| {
-                facts.push(text);
-                facts.len() - 1
-            })
+        let marks = FormSymbols {
+            lifetime: symbols.intern(ggpnet_kif::rtgdl::LIFETIME_SYMBOL),
+            expired: symbols.intern(ggpnet_kif::rtgdl::EXPIRED_SYMBOL),
+            copy: symbols.intern(ggpnet_kif::rtgdl::COPY_SYMBOL),
+            held: symbols.intern(ggpnet_kif::rtgdl::HELD_SYMBOL),
+            slot: symbols.intern(ggpnet_kif::rtgdl::SLOT_SYMBOL),
         };
+        let mut numbering = Numbering::default();
         let mut bases = Vec::new();
         for text in loaded.game.facts() {
             let term = ggpnet_kif::parse_term(text, &mut symbols).map_err(|e| e.to_string())?;
-            let base = match &term {
-                Term::Compound(f, args) if *f == expired => (Source::Expired, number(&args[0], &symbols)),
-                Term::Compound(f, args) if *f == lifetime => {
-                    let fact = number(&args[1], &symbols);
-                    let source = match &args[0] {
-                        Term::Compound(c, of) if *c == copy => Source::Copy(number(&of[0], &symbols)),
-                        Term::Atom(a) => match Lifetime::parse(symbols.name(*a)) {
-                            Ok(Lifetime::Infinity) => Source::Infinite,
-                            Ok(Lifetime::Finite(t)) => Source::Constant(t),
-                            Err(reason) => {
-                                return Err(format!(
-                                    "fact {} derived with lifetime {}: {reason}",
-                                    ggpnet_kif::term_to_string(&args[1], &symbols),
-                                    symbols.name(*a)
-                                ))
-                            }
-                        },
-                        other => {
-                            return Err(format!(
-                                "fact {} derived with lifetime {}: a compound term is not a lifetime",
-                                ggpnet_kif::term_to_string(&args[1], &symbols),
-                                ggpnet_kif::term_to_string(other, &symbols)
-                            ))
-                        }
-                    };
-                    (source, fact)
-                }
-                _ => unreachable!("every base of the circuit form is a lifetime pair or an expiry"),
-            };
-            bases.push(base);
+            bases.push(Net::base(&term, &marks, &symbols, &mut numbering)?);
         }
+        let facts = numbering.texts;
         let mut finite = vec![Vec::new(); facts.len()];
+        let mut holders = vec![Vec::new(); facts.len()];
         let mut expired_bases = vec![None; facts.len()];
-        for (b, &(source, fact)) in bases.iter().enumerate() {
-            match source {
-                Source::Constant(_) | Source::Copy(_) => finite[fact].push(b),
-                Source::Expired => expired_bases[fact] = Some(b),
+        for (b, base) in bases.iter().enumerate() {
+            match base.source {
+                Source::Constant(_) | Source::Carried(_) => finite[base.fact].push(b),
+                Source::Expired => expired_bases[base.fact] = Some(b),
                 Source::Infinite => {}
             }
+            if let Some((_, key)) = base.argument {
+                holders[key].push(b);
+            }
         }
-        let mut initial = vec![0; bases.len()];
+        let mut initial = Slots::new(bases.len());
         for b in loaded.game.initial().0.iter_ones() {
-            match bases[b].0 {
-                Source::Constant(t) => initial[b] = t.ticks(),
-                Source::Infinite => {}
-                Source::Copy(_) | Source::Expired => unreachable!("init heads are constants"),
+            match (bases[b].source, bases[b].argument) {
+                (Source::Constant(t), None) => initial.lifetimes[b] = t.ticks(),
+                (Source::Infinite, None) => {}
+                _ => unreachable!("init heads are constants"),
             }
         }
         Ok(Net {
@@ -276,26 +325,91 @@ impl Net {
             bases,
             facts,
             finite,
+            holders,
             expired: expired_bases,
             initial,
         })
     }
 
-    /// The pairs of a state of bits and lifetimes, sorted by fact then lifetime.
-    fn pairs(&self, bits: &propnet::State, values: &[u64]) -> Vec<(Lifetime, String)> {
+    /// What the base `term` of the circuit form means.
+    fn base(
+        term: &Term,
+        marks: &FormSymbols,
+        symbols: &ggpnet_kif::SymbolTable,
+        numbering: &mut Numbering,
+    ) -> Result<Base, String> {
+        let carried = |t: &Term, numbering: &mut Numbering| match t {
+            Term::Compound(c, of) if *c == marks.copy => {
+                Some(Carried::LifetimeOf(numbering.number(&of[0], symbols)))
+            }
+            Term::Compound(c, of) if *c == marks.held => {
+                Some(Carried::HeldBy(numbering.number(&of[0], symbols)))
+            }
+            _ => None,
+        };
+        let (source, fact) = match term {
+            Term::Compound(f, args) if *f == marks.expired => {
+                let fact = numbering.number(&args[0], symbols);
+                return Ok(Base {
+                    source: Source::Expired,
+                    fact,
+                    argument: None,
+                });
+            }
+            Term::Compound(f, args) if *f == marks.lifetime => (&args[0], &args[1]),
+            _ => unreachable!("every base of the circuit form is a lifetime pair or an expiry"),
+        };
+        let refused = |why: &str| {
+            format!(
+                "fact {} derived with lifetime {}: {why}",
+                ggpnet_kif::term_to_string(fact, symbols),
+                ggpnet_kif::term_to_string(source, symbols)
+            )
+        };
+        let source = match (source, carried(source, numbering)) {
+            (_, Some(c)) => Source::Carried(c),
+            (Term::Atom(a), None) => match Lifetime::parse(symbols.name(*a)) {
+                Ok(Lifetime::Infinity) => Source::Infinite,
+                Ok(Lifetime::Finite(t)) => Source::Constant(t),
+                Err(reason) => return Err(refused(&reason)),
+            },
+            _ => return Err(refused("a compound term is not a lifetime")),
+        };
+        let mut argument = None;
+        if let Term::Compound(f, args) = fact {
+            for (position, arg) in args.iter().enumerate() {
+                if let Some(c) = carried(arg, numbering) {
+                    let mut key = args.clone();
+                    key[position] = Term::Atom(marks.slot);
+                    argument = Some((c, numbering.number(&Term::Compound(*f, key), symbols)));
+                }
+            }
+        }
+        Ok(Base {
+            source,
+            fact: numbering.number(fact, symbols),
+            argument,
+        })
+    }
+
+    /// The pairs of a state of bits and slots, sorted by fact then lifetime.
+    fn pairs(&self, bits: &propnet::State, slots: &Slots) -> Vec<(Lifetime, String)> {
+        let ticks = |t: u64| Time::from_ticks(t).expect("a stored time");
         let mut pairs: Vec<(Lifetime, String)> = bits
             .0
             .iter_ones()
             .filter_map(|b| {
-                let (source, fact) = self.bases[b];
-                let lifetime = match source {
+                let base = self.bases[b];
+                let lifetime = match base.source {
                     Source::Infinite => Lifetime::Infinity,
-                    Source::Constant(_) | Source::Copy(_) => {
-                        Lifetime::Finite(Time::from_ticks(values[b]).expect("a stored lifetime"))
-                    }
+                    Source::Constant(_) | Source::Carried(_) => Lifetime::Finite(ticks(slots.lifetimes[b])),
                     Source::Expired => return None,
                 };
-                Some((lifetime, self.facts[fact].clone()))
+                let fact = match base.argument {
+                    Some((_, key)) => fill(&self.facts[key], ticks(slots.arguments[b])),
+                    None => self.facts[base.fact].clone(),
+                };
+                Some((lifetime, fact))
             })
             .collect();
         pairs.sort_unstable_by(|a, b| (&a.1, a.0).cmp(&(&b.1, b.0)));
@@ -304,38 +418,41 @@ impl Net {
     }
 
     /// t_u of a state: its smallest finite lifetime.
-    fn next_expiry(&self, bits: &propnet::State, values: &[u64]) -> Option<Time> {
+    fn next_expiry(&self, bits: &propnet::State, slots: &Slots) -> Option<Time> {
         let finite = bits
             .0
             .iter_ones()
-            .filter(|&b| matches!(self.bases[b].0, Source::Constant(_) | Source::Copy(_)));
+            .filter(|&b| matches!(self.bases[b].source, Source::Constant(_) | Source::Carried(_)));
         finite
-            .map(|b| values[b])
+            .map(|b| slots.lifetimes[b])
             .min()
             .map(|t| Time::from_ticks(t).expect("a stored lifetime"))
     }
 
     /// The update of a state whose input was checked: μ and the expired
     /// bases set beside the bits, the circuit evaluated with the moves, and
-    /// each next base given the lifetime of its source.
+    /// each next base given the lifetime and time argument of its sources.
     fn update(
         &self,
         machine: &mut StateMachine,
         bits: &propnet::State,
-        values: &[u64],
+        slots: &Slots,
         elapsed: Time,
         joint: &[propnet::Move],
-    ) -> Result<(propnet::State, Vec<u64>), RtError> {
+    ) -> Result<(propnet::State, Slots), RtError> {
         let mut now = bits.clone();
-        let mut lowered = vec![0; values.len()];
+        let mut lowered = Slots {
+            lifetimes: vec![0; slots.lifetimes.len()],
+            arguments: slots.arguments.clone(),
+        };
         for b in bits.0.iter_ones() {
-            let (source, fact) = self.bases[b];
-            if matches!(source, Source::Constant(_) | Source::Copy(_)) {
-                match values[b].checked_sub(elapsed.ticks()).filter(|&t| t > 0) {
-                    Some(left) => lowered[b] = left,
+            let base = self.bases[b];
+            if matches!(base.source, Source::Constant(_) | Source::Carried(_)) {
+                match slots.lifetimes[b].checked_sub(elapsed.ticks()).filter(|&t| t > 0) {
+                    Some(left) => lowered.lifetimes[b] = left,
                     None => {
                         now.0.set(b, false);
-                        if let Some(e) = self.expired[fact] {
+                        if let Some(e) = self.expired[base.fact] {
                             now.0.set(e, true);
                         }
                     }
@@ -344,42 +461,68 @@ impl Net {
         }
         machine.is_terminal(&now); // loads `now` into the evaluator
         let next = machine.next_unchecked(joint);
-        let mut next_values = vec![0; values.len()];
+        let mut next_slots = Slots::new(slots.lifetimes.len());
         let mut next_bits = next.clone();
         for b in next.0.iter_ones() {
-            let (source, fact) = self.bases[b];
-            match source {
+            let base = self.bases[b];
+            match base.source {
                 Source::Infinite => {}
-                Source::Constant(t) => next_values[b] = t.ticks(),
+                Source::Constant(t) => next_slots.lifetimes[b] = t.ticks(),
                 Source::Expired => next_bits.0.set(b, false),
-                Source::Copy(from) => {
-                    let mut copied: Vec<u64> = self.finite[from]
-                        .iter()
-                        .filter(|&&g| now.0[g])
-                        .map(|&g| lowered[g])
-                        .collect();
-                    copied.sort_unstable();
-                    copied.dedup();
-                    match copied[..] {
-                        [t] => next_values[b] = t,
-                        _ => {
-                            let shown: Vec<String> = copied
-                                .iter()
-                                .map(|&t| Time::from_ticks(t).expect("a stored lifetime").to_string())
-                                .collect();
-                            return Err(RtError::new(format!(
-                                "fact {} would copy the lifetime of {}, which has {} finite lifetimes ({}): the propnet keeps one lifetime per source (the interpreter runs such games)",
-                                self.facts[fact],
-                                self.facts[from],
-                                copied.len(),
-                                shown.join(", ")
-                            )));
-                        }
-                    }
-                }
+                Source::Carried(c) => next_slots.lifetimes[b] = self.carry(c, &now, &lowered, base)?,
+            }
+            if let Some((c, _)) = base.argument {
+                next_slots.arguments[b] = self.carry(c, &now, &lowered, base)?;
             }
         }
-        Ok((next_bits, next_values))
+        Ok((next_bits, next_slots))
+    }
+
+    /// A base's fact for a message: `_` at a carried time argument.
+    fn shown_fact(&self, base: Base) -> String {
+        match base.argument {
+            Some((_, key)) => fill(&self.facts[key], "_"),
+            None => self.facts[base.fact].clone(),
+        }
+    }
+
+    /// The value `carried` takes for the next base `to` from the current bits
+    /// `now` and their lowered slots; an error unless exactly one value.
+    fn carry(
+        &self,
+        carried: Carried,
+        now: &propnet::State,
+        lowered: &Slots,
+        to: Base,
+    ) -> Result<u64, RtError> {
+        let (from, values) = match carried {
+            Carried::LifetimeOf(g) => (&self.finite[g], &lowered.lifetimes),
+            Carried::HeldBy(k) => (&self.holders[k], &lowered.arguments),
+        };
+        let mut found: Vec<u64> = from.iter().filter(|&&g| now.0[g]).map(|&g| values[g]).collect();
+        found.sort_unstable();
+        found.dedup();
+        match found[..] {
+            [t] => Ok(t),
+            _ => {
+                let shown: Vec<String> = found
+                    .iter()
+                    .map(|&t| Time::from_ticks(t).expect("a stored time").to_string())
+                    .collect();
+                let shown = shown.join(", ");
+                let (fact, n) = (self.shown_fact(to), found.len());
+                Err(RtError::new(match carried {
+                    Carried::LifetimeOf(g) => format!(
+                        "fact {fact} would copy the lifetime of {}, which has {n} finite lifetimes ({shown}): the propnet keeps one lifetime per source (the interpreter runs such games)",
+                        self.facts[g]
+                    ),
+                    Carried::HeldBy(k) => format!(
+                        "fact {fact} would take the time argument of {}, which has {n} values ({shown}): the propnet keeps one value per key (the interpreter runs such games)",
+                        fill(&self.facts[k], "_")
+                    ),
+                }))
+            }
+        }
     }
 }
 
@@ -568,7 +711,7 @@ impl RtGame {
     pub fn pairs(&self, state: &TimedState) -> Result<Vec<(Lifetime, String)>, RtError> {
         Ok(match (self.own(state)?, &*self.backend) {
             (Repr::Facts(s), _) => s.pairs().to_vec(),
-            (Repr::Bits(bits, values), Backend::Propnet(net)) => net.pairs(bits, values),
+            (Repr::Bits(bits, slots), Backend::Propnet(net)) => net.pairs(bits, slots),
             (Repr::Bits(..), Backend::Interpreter(_)) => unreachable!("states match their game"),
         })
     }
@@ -624,7 +767,7 @@ impl RtGame {
     pub fn next_expiry(&self, state: &TimedState) -> Result<Option<Time>, RtError> {
         Ok(match (self.own(state)?, &*self.backend) {
             (Repr::Facts(s), _) => s.next_expiry(),
-            (Repr::Bits(bits, values), Backend::Propnet(net)) => net.next_expiry(bits, values),
+            (Repr::Bits(bits, slots), Backend::Propnet(net)) => net.next_expiry(bits, slots),
             (Repr::Bits(..), Backend::Interpreter(_)) => unreachable!("states match their game"),
         })
     }
@@ -664,8 +807,8 @@ impl RtGame {
         }
         let repr = match (repr, &*self.backend) {
             (Repr::Facts(s), _) => Repr::Facts(self.reference().update(s, elapsed, moves)?),
-            (Repr::Bits(bits, values), Backend::Propnet(net)) => {
-                let (bits, values) = self.on_machine(|m| {
+            (Repr::Bits(bits, slots), Backend::Propnet(net)) => {
+                let (bits, slots) = self.on_machine(|m| {
                     let mut joint = Vec::new();
                     for (role, chosen) in moves.iter().enumerate() {
                         let Some(chosen) = chosen else { continue };
@@ -681,9 +824,9 @@ impl RtGame {
                         }
                         joint.push(input);
                     }
-                    net.update(m, bits, values, elapsed, &joint)
+                    net.update(m, bits, slots, elapsed, &joint)
                 })?;
-                Repr::Bits(bits, values)
+                Repr::Bits(bits, slots)
             }
             (Repr::Bits(..), Backend::Interpreter(_)) => unreachable!("states match their game"),
         };

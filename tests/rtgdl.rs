@@ -22,12 +22,15 @@ fn game(name: &str) -> RtGame {
     RtGame::load(&source(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-/// The game on the interpreter, and on the propnet when it compiles the game.
-fn engines(name: &str) -> Vec<RtGame> {
-    let interpreter = RtGame::load_with(&source(name), RtEngine::Interpreter).unwrap();
-    let propnet = RtGame::load_with(&source(name), RtEngine::Propnet).ok();
-    std::iter::once(interpreter).chain(propnet).collect()
+/// The game on the interpreter and on the propnet.
+fn engines(name: &str) -> [RtGame; 2] {
+    let on = |engine| RtGame::load_with(&source(name), engine).unwrap_or_else(|e| panic!("{name}: {e}"));
+    [on(RtEngine::Interpreter), on(RtEngine::Propnet)]
 }
+
+/// A game outside the fragment the propnet compiles: it compares a lifetime (3:1).
+const OUTSIDE: &str =
+    "(role r) (legal r go) (goal r 0) (<= terminal (true ?t x))\n(init 1 a)\n(<= (next 1 b) (true 1 a))";
 
 /// The pairs of `state` as `lifetime fact`, sorted by fact.
 fn shown(game: &RtGame, state: &TimedState) -> Vec<String> {
@@ -484,20 +487,14 @@ fn gdl_games_stay_gdl() {
     );
 }
 
-/// Every example game the propnet compiles agrees with the interpreter on 20
+/// Every example game agrees on the propnet with the interpreter on 20
 /// random timed playouts per time model: pairs (facts and lifetimes), the
 /// next expiry, legal moves, terminal and goals, at the start and after
 /// every event (the interpreter replays each event's time and moves).
 #[test]
 fn propnet_agrees_with_the_interpreter_on_timed_playouts() {
-    let mut compiled = 0;
     for name in GAMES {
-        let Ok(propnet) = RtGame::load_with(&source(name), RtEngine::Propnet) else {
-            assert_eq!(name, "chessclock", "only the chess clock is outside the fragment");
-            continue;
-        };
-        compiled += 1;
-        let oracle = RtGame::load_with(&source(name), RtEngine::Interpreter).unwrap();
+        let [oracle, propnet] = engines(name);
         let agree = |p: &TimedState, r: &TimedState, at: &str| {
             assert_eq!(propnet.pairs(p).unwrap(), oracle.pairs(r).unwrap(), "{name} {at}");
             assert_eq!(
@@ -542,23 +539,22 @@ fn propnet_agrees_with_the_interpreter_on_timed_playouts() {
             }
         }
     }
-    assert_eq!(compiled, 5);
 }
 
 #[test]
 fn games_outside_the_fragment_fall_back_to_the_interpreter() {
-    let game = game("chessclock");
-    assert_eq!(game.engine(), ggpnet::Engine::Interpreter);
-    let why = game.fallback_reason().unwrap();
+    for name in GAMES {
+        assert_eq!(game(name).engine(), ggpnet::Engine::Propnet, "{name}");
+    }
+    let outside = RtGame::load(OUTSIDE).unwrap();
+    assert_eq!(outside.engine(), ggpnet::Engine::Interpreter);
+    let why = outside.fallback_reason().unwrap();
     assert!(
-        why.starts_with("error at 25:1: the lifetime ?t is compared or copied into a fact"),
+        why.starts_with("error at 3:1: a finite lifetime constant in 'true' compares lifetimes"),
         "{why}"
     );
-    let refused = RtGame::load_with(&source("chessclock"), RtEngine::Propnet).unwrap_err();
+    let refused = RtGame::load_with(OUTSIDE, RtEngine::Propnet).unwrap_err();
     assert_eq!(refused.message(), why);
-    for name in GAMES.iter().filter(|&&n| n != "chessclock") {
-        assert_eq!(self::game(name).engine(), ggpnet::Engine::Propnet, "{name}");
-    }
     let head = "(role r) (legal r go) (goal r 0) (<= terminal (true ?t x))\n";
     for (rules, place, reason) in [
         (
@@ -575,6 +571,41 @@ fn games_outside_the_fragment_fall_back_to_the_interpreter() {
             "(init 1 a)\n(<= (next infinity b) (not (true 1 a)))",
             "3:1",
             "inside 'not' or 'or'",
+        ),
+        (
+            "(init 1 a)\n(<= (next infinity (keep ?t)) (true ?t a))\n(<= (next infinity b) (true infinity (keep 2)))",
+            "4:1",
+            "the time argument 2 in 'true' compares times",
+        ),
+        (
+            "(init 1 a)\n(<= (next infinity (keep ?t)) (true ?t a))\n(<= (next infinity b) (not (true infinity (keep ?u))) (true ?u a))",
+            "4:1",
+            "inside 'not' or 'or' with a lifetime other than infinity or a time argument",
+        ),
+        (
+            "(init 1 a)\n(<= (next infinity (keep ?t ?t)) (true ?t a))",
+            "3:1",
+            "'keep' would have two time arguments (1 and 2)",
+        ),
+        (
+            "(init 1 a)\n(<= (next infinity (keep ?t)) (true ?t a))\n(<= (next infinity (keep ?n)) (does r (set ?n)))",
+            "4:1",
+            "the time argument ?n is neither a constant lifetime nor a time read from the state",
+        ),
+        (
+            "(init 1 a)\n(<= (next infinity (keep ?t)) (true ?t a))\n(<= (next infinity (keep go)) (true infinity b))",
+            "4:1",
+            "the time argument go is not a lifetime",
+        ),
+        (
+            "(init 1 a)\n(<= (next infinity (keep ?t)) (true ?t a))\n(<= (next infinity (was ?t)) (expired (keep ?t)))",
+            "4:1",
+            "the time argument ?t of an expired fact is used",
+        ),
+        (
+            "(init 1 a)\n(<= (next infinity (keep ?t)) (true ?t a))\n(<= (legal r (wait ?t)) (true infinity (keep ?t)))",
+            "4:1",
+            "the time ?t is compared, or copied elsewhere",
         ),
     ] {
         let text = format!("{head}{rules}");
@@ -615,6 +646,49 @@ fn two_lifetimes_for_one_slot_are_an_error_on_the_propnet_only() {
     assert_eq!(shown(&propnet, &later), ["1 b", "infinity b"]);
 }
 
+#[test]
+fn two_time_arguments_for_one_key_are_an_error_on_the_propnet_only() {
+    let text = "(role r) (init 1 a) (init 2 c) (init infinity x)
+        (<= (legal r go) (true infinity x))
+        (<= (next infinity x) (true infinity x))
+        (<= (next infinity (keep ?t)) (does r go) (true ?t a))
+        (<= (next infinity (keep ?t)) (does r go) (true ?t c))
+        (<= (next infinity (keep ?t)) (true infinity (keep ?t)))
+        (<= (next ?t d) (does r go) (true infinity (keep ?t)))
+        (<= terminal (true ?t d)) (goal r 0)";
+    let [oracle, propnet] =
+        [RtEngine::Interpreter, RtEngine::Propnet].map(|engine| RtGame::load_with(text, engine).unwrap());
+    let go = [Some("go".to_owned())];
+    let first = [&oracle, &propnet].map(|g| g.update(&g.initial_state(), t("0.5"), &go).unwrap());
+    for (game, state) in [&oracle, &propnet].into_iter().zip(&first) {
+        // Two facts (keep 0.5) and (keep 1.5): the propnet holds them in two bases.
+        assert_eq!(
+            shown(game, state),
+            ["infinity (keep 0.5)", "infinity (keep 1.5)", "infinity x"]
+        );
+    }
+    let after = oracle.update(&first[0], t("0.25"), &go).unwrap();
+    assert_eq!(
+        shown(&oracle, &after),
+        [
+            "infinity (keep 0.5)",
+            "infinity (keep 1.5)",
+            "0.5 d",
+            "1.5 d",
+            "infinity x"
+        ]
+    );
+    // The carried argument of (keep _), into d's lifetime and into (keep _)
+    // itself, would be 0.5 and 1.5 at once.
+    let e = propnet.update(&first[1], t("0.25"), &go).unwrap_err();
+    assert!(
+        e.message().ends_with(
+            " would take the time argument of (keep _), which has 2 values (0.5, 1.5): the propnet keeps one value per key (the interpreter runs such games)"
+        ),
+        "{e}"
+    );
+}
+
 /// Runs the `ggpnet` command; its exit code, standard output and standard error.
 fn ggpnet(args: &[&str]) -> (i32, String, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ggpnet"))
@@ -640,12 +714,18 @@ fn the_command_line_runs_rtgdl_games() {
             "tictactoe: valid (rtGDL, real-time GDL; 0 warning(s); engine: propnet)\n"
         )
     );
-    let (code, out, err) = ggpnet(&["stats", &path("chessclock")]);
+    let outside = std::env::temp_dir().join(format!("ggpnet-rtgdl-outside-{}.kif", std::process::id()));
+    std::fs::write(&outside, OUTSIDE).unwrap();
+    let outside_path = outside.to_str().unwrap().to_owned();
+    let (code, out, err) = ggpnet(&["stats", &outside_path]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("engine: interpreter (the propnet does not compile it: error at 25:1"),
+        out.contains("engine: interpreter (the propnet does not compile it: error at 3:1"),
         "{out}"
     );
+    let (code, out, err) = ggpnet(&["stats", &path("chessclock")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("engine: propnet\n"), "{out}");
     let (code, out, err) = ggpnet(&[
         "mc",
         &path("cheshire"),
@@ -701,13 +781,14 @@ fn the_command_line_runs_rtgdl_games() {
             "only `ggpnet check`, `ggpnet stats` and `ggpnet mc` run rtGDL games",
         ),
         (
-            vec!["--engine", "propnet", "mc", &path("chessclock")],
+            vec!["--engine", "propnet", "mc", &outside_path],
             1,
-            "error at 25:1: the lifetime ?t is compared",
+            "error at 3:1: a finite lifetime constant in 'true'",
         ),
     ] {
         let (got, _, err) = ggpnet(&args);
         assert_eq!(got, code, "{args:?}: {err}");
         assert!(err.contains(message), "{args:?}: {err}");
     }
+    std::fs::remove_file(&outside).unwrap();
 }

@@ -251,7 +251,8 @@ pub fn is_rtgdl(description: &Description) -> bool {
 /// arguments and `expired` one; `expired` is not a head; a lifetime written in
 /// a rule is `infinity`, a variable or a positive decimal number; no `random`
 /// role or `sees` rule (rtGDL-II is not supported); none of the symbols of
-/// the embeddings (`rt:lifetime`, `rt:expired`, `rt:copy`, `rt:finite`).
+/// the embeddings (`rt:lifetime`, `rt:expired`, and those of the circuit
+/// form: `rt:copy`, `rt:finite`, `rt:held`, `rt:constant`, `rt:slot`).
 pub fn check(description: &Description) -> Result<(), RtgdlError> {
     let symbols = &description.symbols;
     let because = match first_rtgdl_rule(description) {
@@ -304,7 +305,15 @@ pub fn check(description: &Description) -> Result<(), RtgdlError> {
             }
         }
     }
-    for name in [LIFETIME_SYMBOL, EXPIRED_SYMBOL, COPY_SYMBOL, FINITE_SYMBOL] {
+    for name in [
+        LIFETIME_SYMBOL,
+        EXPIRED_SYMBOL,
+        COPY_SYMBOL,
+        FINITE_SYMBOL,
+        HELD_SYMBOL,
+        CONSTANT_SYMBOL,
+        SLOT_SYMBOL,
+    ] {
         if symbols.get(name).is_some() {
             let rule = description
                 .rules
@@ -445,183 +454,11 @@ fn wrap(mut embedded: Description) -> Embedded {
     }
 }
 
-/// The name of the function naming a lifetime copied from a fact, in the circuit form.
-pub const COPY_SYMBOL: &str = "rt:copy";
+mod circuit;
 
-/// The name of the relation "the fact has a finite lifetime", in the circuit form.
-pub const FINITE_SYMBOL: &str = "rt:finite";
-
-/// An rtGDL description in the form the propnet compiles (see
-/// [`circuit_form`]), with the rule of the rtGDL description each of its
-/// rules comes from.
-#[derive(Clone, Debug)]
-pub struct CircuitForm {
-    /// The GDL description.
-    pub description: Description,
-    /// For each rule of `description`, the index of the rtGDL rule it comes
-    /// from (`None` for the two rules the form adds).
-    pub origins: Vec<Option<usize>>,
-}
-
-/// The rtGDL description as GDL whose lifetimes are abstract, for the
-/// propnet: a state pair is the base `(rt:lifetime SRC F)`, where SRC says
-/// where its lifetime came from: `infinity`, a constant (`3`), or `(rt:copy
-/// G)`, the lowered lifetime of fact G. Only `infinity` decides a rule:
-/// `(true infinity F)` reads F's infinite base, `(true ?t F)` every base of F
-/// (grounded over every source); a rule whose head is `(next ?t H)` with that
-/// `?t` becomes two rules, one reading `(true (rt:lifetime infinity F))` with
-/// the head's source `infinity`, one reading `(rt:finite F)` (some base of F
-/// has a finite source) with the head's source `(rt:copy F)`, so a rule makes
-/// at most two. `(expired F)` reads the base
-/// `(rt:expired F)`, which the simulator sets (a rule makes it reachable
-/// wherever F may have a finite lifetime, its value is the simulator's).
-///
-/// Outside this fragment, refused with the rule's line:col: a finite
-/// lifetime constant in `true` (`(true 1.0 F)` compares lifetimes); a
-/// lifetime variable read anywhere but once, in a positive `true` outside
-/// `not` and `or`, and the lifetime of the head (a lifetime compared, or
-/// copied into a fact argument, as the chess clock does).
-pub fn circuit_form(description: &Description) -> Result<CircuitForm, RtgdlError> {
-    check(description)?;
-    let mut form = description.clone();
-    let symbols = &mut form.symbols;
-    let copy = symbols.intern(COPY_SYMBOL);
-    let finite = symbols.intern(FINITE_SYMBOL);
-    let infinity = symbols.intern("infinity");
-    let mut rules = Vec::new();
-    let mut origins = Vec::new();
-    for (index, rule) in description.rules.iter().enumerate() {
-        let refuse = |message: String| RtgdlError {
-            span: rule.span,
-            message: format!("{message}: outside the fragment of rtGDL the propnet compiles"),
-        };
-        // The lifetime variables of `true` literals, each with its literal's position.
-        let mut read: Vec<(SymbolId, usize)> = Vec::new();
-        for (position, literal) in rule.body.iter().enumerate() {
-            let mut nested = Vec::new();
-            match literal {
-                Literal::Atom(t) if t.functor() == Some(SymbolId::TRUE) => match &t.args()[0] {
-                    Term::Var(v) => read.push((*v, position)),
-                    Term::Atom(a) if symbols.name(*a).eq_ignore_ascii_case("infinity") => {}
-                    _ => {
-                        return Err(refuse(
-                            "a finite lifetime constant in 'true' compares lifetimes".into(),
-                        ))
-                    }
-                },
-                Literal::Atom(_) | Literal::Distinct(..) => {}
-                Literal::Not(inner) => nested.push(&**inner),
-                Literal::Or(options) => nested.extend(options),
-            }
-            while let Some(l) = nested.pop() {
-                match l {
-                    Literal::Atom(t) if t.functor() == Some(SymbolId::TRUE) => {
-                        let infinite = matches!(&t.args()[0], Term::Atom(a) if symbols.name(*a).eq_ignore_ascii_case("infinity"));
-                        if !infinite {
-                            return Err(refuse(
-                                "a 'true' inside 'not' or 'or' with a lifetime other than infinity".into(),
-                            ));
-                        }
-                    }
-                    Literal::Not(inner) => nested.push(inner),
-                    Literal::Or(options) => nested.extend(options),
-                    _ => {}
-                }
-            }
-        }
-        let head_lifetime = match rule.head.functor() {
-            Some(f) if is_timed(f) => Some(&rule.head.args()[0]),
-            _ => None,
-        };
-        for &(variable, _) in &read {
-            let mut count = 0;
-            rule.head
-                .for_each_var(&mut |v| count += usize::from(v == variable));
-            rule.body
-                .iter()
-                .for_each(|l| l.for_each_var(&mut |v| count += usize::from(v == variable)));
-            let in_head = head_lifetime == Some(&Term::Var(variable));
-            if count != 1 + usize::from(in_head) {
-                return Err(refuse(format!(
-                    "the lifetime {} is compared or copied into a fact",
-                    symbols.name(variable)
-                )));
-            }
-        }
-        // A lifetime variable read once and not the head's stays a variable:
-        // `(true (rt:lifetime ?t F))` reads every base of F. The head's
-        // lifetime, if read from a `true`, makes two rules: one reading F's
-        // infinite base, the other `(rt:finite F)` with the source `(rt:copy F)`.
-        let copied = read
-            .iter()
-            .find(|(variable, _)| head_lifetime == Some(&Term::Var(*variable)));
-        let Some(&(_, position)) = copied else {
-            rules.push(rule.clone());
-            origins.push(Some(index));
-            continue;
-        };
-        let Literal::Atom(Term::Compound(_, args)) = &rule.body[position] else {
-            unreachable!("collected from positive true literals")
-        };
-        let fact = &args[1];
-        let readings = [
-            (
-                Term::Compound(SymbolId::TRUE, vec![Term::Atom(infinity), fact.clone()]),
-                Term::Atom(infinity),
-            ),
-            (
-                Term::Compound(finite, vec![fact.clone()]),
-                Term::Compound(copy, vec![fact.clone()]),
-            ),
-        ];
-        for (literal, source) in readings {
-            let mut body = rule.body.clone();
-            body[position] = Literal::Atom(literal);
-            let Term::Compound(keyword, head_args) = &rule.head else {
-                unreachable!("a head with a lifetime")
-            };
-            let mut head_args = head_args.clone();
-            head_args[0] = source;
-            rules.push(Rule {
-                head: Term::Compound(*keyword, head_args),
-                body,
-                span: rule.span,
-            });
-            origins.push(Some(index));
-        }
-    }
-    form.rules = rules;
-    let mut embedded = wrap(form);
-    let (lifetime, expired) = (embedded.lifetime, embedded.expired);
-    let symbols = &mut embedded.description.symbols;
-    let (s, f) = (
-        Term::Var(symbols.intern("?rt:s")),
-        Term::Var(symbols.intern("?rt:f")),
-    );
-    let base = Term::Compound(
-        SymbolId::TRUE,
-        vec![Term::Compound(lifetime, vec![s.clone(), f.clone()])],
-    );
-    let is_finite = Term::Compound(finite, vec![f.clone()]);
-    let added = [
-        Rule {
-            head: is_finite.clone(),
-            body: vec![Literal::Atom(base), Literal::Distinct(s, Term::Atom(infinity))],
-            span: Span::default(),
-        },
-        Rule {
-            head: Term::Compound(SymbolId::NEXT, vec![Term::Compound(expired, vec![f])]),
-            body: vec![Literal::Atom(is_finite)],
-            span: Span::default(),
-        },
-    ];
-    embedded.description.rules.extend(added);
-    origins.extend([None, None]);
-    Ok(CircuitForm {
-        description: embedded.description,
-        origins,
-    })
-}
+pub use circuit::{
+    circuit_form, CircuitForm, CONSTANT_SYMBOL, COPY_SYMBOL, FINITE_SYMBOL, HELD_SYMBOL, SLOT_SYMBOL,
+};
 
 #[cfg(test)]
 mod tests {
@@ -668,40 +505,6 @@ mod tests {
         assert_eq!(l.after(t("1.5")), None);
         assert_eq!(l.after(t("2")), None);
         assert_eq!(Lifetime::Infinity.after(t("2")), Some(Lifetime::Infinity));
-    }
-
-    #[test]
-    fn circuit_form_abstracts_lifetimes_to_sources() {
-        let d = crate::parse(
-            "(role r) (init 1.0 (appear cat))
-             (<= (next ?t (gone ?c)) (true ?t (gone ?c)) (not (expired (gone ?c))))
-             (<= (legal r (catch ?c)) (true ?t (appear ?c)))",
-        )
-        .unwrap();
-        let form = circuit_form(&d).unwrap();
-        let printed: Vec<String> = form
-            .description
-            .rules
-            .iter()
-            .map(|r| crate::rule_to_string(r, &form.description.symbols))
-            .collect();
-        assert_eq!(
-            printed,
-            [
-                "(role r)",
-                "(init (rt:lifetime 1 (appear cat)))",
-                "(<= (next (rt:lifetime infinity (gone ?c))) (true (rt:lifetime infinity (gone ?c))) (not (true (rt:expired (gone ?c)))))",
-                "(<= (next (rt:lifetime (rt:copy (gone ?c)) (gone ?c))) (rt:finite (gone ?c)) (not (true (rt:expired (gone ?c)))))",
-                "(<= (legal r (catch ?c)) (true (rt:lifetime ?t (appear ?c))))",
-                "(<= (rt:finite ?rt:f) (true (rt:lifetime ?rt:s ?rt:f)) (distinct ?rt:s infinity))",
-                "(<= (next (rt:expired ?rt:f)) (rt:finite ?rt:f))",
-            ]
-        );
-        assert_eq!(
-            form.origins,
-            [Some(0), Some(1), Some(2), Some(2), Some(3), None, None]
-        );
-        assert_eq!(warnings(&d), []);
     }
 
     #[test]
