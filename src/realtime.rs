@@ -121,6 +121,13 @@ enum Repr {
     Bits(propnet::State, Slots),
 }
 
+/// A move as the engine holds it: the propnet's input, the interpreter's text.
+#[derive(Clone, PartialEq, Eq, Debug)]
+enum Choice {
+    Input(propnet::Move),
+    Text(String),
+}
+
 /// Which engine runs an rtGDL game.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub enum RtEngine {
@@ -805,32 +812,90 @@ impl RtGame {
                 "invalid update: no move and no fact expires at {elapsed}: no event"
             )));
         }
-        let repr = match (repr, &*self.backend) {
-            (Repr::Facts(s), _) => Repr::Facts(self.reference().update(s, elapsed, moves)?),
-            (Repr::Bits(bits, slots), Backend::Propnet(net)) => {
-                let (bits, slots) = self.on_machine(|m| {
-                    let mut joint = Vec::new();
-                    for (role, chosen) in moves.iter().enumerate() {
-                        let Some(chosen) = chosen else { continue };
-                        let illegal = || {
-                            RtError::new(format!(
-                                "move {chosen} is not legal for role {}",
-                                self.roles[role]
-                            ))
-                        };
-                        let input = m.parse_move(role, chosen).map_err(|_| illegal())?;
-                        if !m.legal_moves(bits, role).contains(&input) {
-                            return Err(illegal());
-                        }
-                        joint.push(input);
+        let choices = match repr {
+            // The interpreter checks the moves itself.
+            Repr::Facts(_) => moves.iter().map(|m| m.clone().map(Choice::Text)).collect(),
+            Repr::Bits(bits, _) => self.on_machine(|m| {
+                let mut choices = Vec::with_capacity(moves.len());
+                for (role, chosen) in moves.iter().enumerate() {
+                    let Some(chosen) = chosen else {
+                        choices.push(None);
+                        continue;
+                    };
+                    let illegal = || {
+                        RtError::new(format!(
+                            "move {chosen} is not legal for role {}",
+                            self.roles[role]
+                        ))
+                    };
+                    let input = m.parse_move(role, chosen).map_err(|_| illegal())?;
+                    if !m.legal_moves(bits, role).contains(&input) {
+                        return Err(illegal());
                     }
-                    net.update(m, bits, slots, elapsed, &joint)
-                })?;
+                    choices.push(Some(Choice::Input(input)));
+                }
+                Ok(choices)
+            })?,
+        };
+        self.apply(state, elapsed, &choices)
+    }
+
+    /// u(Δt, M, S) for checked input: Δt positive and at most t_u, an event at
+    /// Δt, every move legal (the interpreter checks again).
+    fn apply(
+        &self,
+        state: &TimedState,
+        elapsed: Time,
+        moves: &[Option<Choice>],
+    ) -> Result<TimedState, RtError> {
+        let repr = match (&state.repr, &*self.backend) {
+            (Repr::Facts(s), _) => {
+                let texts: Vec<Option<String>> = moves
+                    .iter()
+                    .map(|m| m.as_ref().map(|c| self.choice_text(c)))
+                    .collect();
+                Repr::Facts(self.reference().update(s, elapsed, &texts)?)
+            }
+            (Repr::Bits(bits, slots), Backend::Propnet(net)) => {
+                let joint: Vec<propnet::Move> = moves
+                    .iter()
+                    .flatten()
+                    .map(|c| match c {
+                        Choice::Input(input) => *input,
+                        Choice::Text(_) => unreachable!("the propnet's moves are inputs"),
+                    })
+                    .collect();
+                let (bits, slots) = self.on_machine(|m| net.update(m, bits, slots, elapsed, &joint))?;
                 Repr::Bits(bits, slots)
             }
             (Repr::Bits(..), Backend::Interpreter(_)) => unreachable!("states match their game"),
         };
         Ok(TimedState { game: self.id, repr })
+    }
+
+    /// The legal moves of `role` in `state` as the engine holds them, into `out`
+    /// (the propnet's in input order, the interpreter's sorted).
+    fn choices(&self, state: &TimedState, role: usize, out: &mut Vec<Choice>) {
+        out.clear();
+        match &state.repr {
+            Repr::Facts(s) => out.extend(
+                self.reference()
+                    .legal_moves(s, role)
+                    .into_iter()
+                    .map(Choice::Text),
+            ),
+            Repr::Bits(bits, _) => self.on_machine(|m| {
+                out.extend(m.legal_moves(bits, role).into_iter().map(Choice::Input));
+            }),
+        }
+    }
+
+    /// The canonical text of a move.
+    fn choice_text(&self, choice: &Choice) -> String {
+        match choice {
+            Choice::Input(input) => self.on_machine(|m| m.move_to_kif(*input).to_owned()),
+            Choice::Text(text) => text.clone(),
+        }
     }
 }
 
@@ -968,10 +1033,35 @@ impl RtGame {
         rng: &mut Stream,
         mut observe: impl FnMut(&TimedEvent),
     ) -> Result<TimedPlayout, RtError> {
+        self.run(start, model, max_events, rng, |before, elapsed, moves, after| {
+            observe(&TimedEvent {
+                elapsed,
+                moves: moves
+                    .iter()
+                    .map(|m| m.as_ref().map(|c| self.choice_text(c)))
+                    .collect(),
+                before: before.clone(),
+                after: after.clone(),
+            })
+        })
+    }
+
+    /// The playout loop: `observe` sees the state before each update, its
+    /// time, moves, and the state after. Moves stay as the engine holds them.
+    fn run(
+        &self,
+        start: &TimedState,
+        model: TimeModel,
+        max_events: u64,
+        rng: &mut Stream,
+        mut observe: impl FnMut(&TimedState, Time, &[Option<Choice>], &TimedState),
+    ) -> Result<TimedPlayout, RtError> {
+        self.own(start)?;
         let roles = self.roles.len();
         let mut state = start.clone();
         // Per role, its pending move and when it arrives (time since the last update).
-        let mut pending: Vec<Option<(Time, String)>> = vec![None; roles];
+        let mut pending: Vec<Option<(Time, Choice)>> = vec![None; roles];
+        let mut legal = Vec::new();
         let mut since = Time::ZERO;
         let mut played = TimedPlayout {
             end: TimedEnd::Terminal,
@@ -991,7 +1081,7 @@ impl RtGame {
             }
             for (role, slot) in pending.iter_mut().enumerate() {
                 if slot.is_none() {
-                    let legal = self.legal_moves(&state, role)?;
+                    self.choices(&state, role, &mut legal);
                     if !legal.is_empty() {
                         let chosen = legal[rng.draw(legal.len())].clone();
                         let at = since.checked_add(model.delay(rng)).expect("bounded delays");
@@ -1010,7 +1100,8 @@ impl RtGame {
             for (role, slot) in pending.iter_mut().enumerate() {
                 if slot.as_ref().is_some_and(|(due, _)| *due == at) {
                     let (_, chosen) = slot.take().expect("due");
-                    if self.legal_moves(&state, role)?.contains(&chosen) {
+                    self.choices(&state, role, &mut legal);
+                    if legal.contains(&chosen) {
                         moves[role] = Some(chosen);
                     } else {
                         played.ignored_moves += 1;
@@ -1023,7 +1114,9 @@ impl RtGame {
                 since = at;
                 continue;
             }
-            let after = self.update(&state, at, &moves)?;
+            // Valid input: Δt = at > 0 (delays and lifetimes are positive), at
+            // most t_u, an event at Δt, every move legal now.
+            let after = self.apply(&state, at, &moves)?;
             for (due, _) in pending.iter_mut().flatten() {
                 *due = due
                     .checked_sub(at)
@@ -1033,12 +1126,7 @@ impl RtGame {
             played.events += 1;
             played.moves += moved;
             played.game_ticks += u128::from(at.ticks());
-            observe(&TimedEvent {
-                elapsed: at,
-                moves,
-                before: state,
-                after: after.clone(),
-            });
+            observe(&state, at, &moves, &after);
             state = after;
         };
         played.end = end;
