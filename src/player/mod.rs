@@ -224,7 +224,7 @@ impl Player {
                     return Reply::new("busy", format!("{} matches under way", self.matches()));
                 }
                 let realtime = &self.realtime;
-                realtime.start(id, role, &rules, start_clock, play_clock, received, &self.config)
+                realtime.start(id, role, &rules, start_clock, play_clock, &self.config)
             }
             Ok(Message::Start {
                 id,

@@ -9,7 +9,9 @@
 //! game time (a GDL manager's form) is placed by this player's own clock.
 //!
 //! Every PLAY is answered with a move attempt or `NIL`. A request is answered
-//! `NIL` at once when a newer PLAY of the match has come (one with a later
+//! `NIL` at once while the last move this player sent is not told yet (for
+//! at most a lifetime unit's wall time: a move decided meanwhile would be
+//! decided on a state that move changes), when a newer PLAY of the match has come (one with a later
 //! game time, or as late and received after it: the newer one decides, on
 //! fresher news), when the match has ended or when the state is
 //! terminal. When this player's role has no legal move now, the request is
@@ -84,6 +86,9 @@ struct Sync {
     plays: u64,
     ended: bool,
     last_seen: Instant,
+    /// When this player sent a move the manager has not told of yet (in an
+    /// update, or by a `NIL` answer to an illegal move).
+    pending: Option<Instant>,
 }
 
 impl RtMatches {
@@ -110,7 +115,6 @@ impl RtMatches {
         rules: &str,
         start_clock: Duration,
         play_clock: Duration,
-        received: Instant,
         config: &PlayerConfig,
     ) -> Reply {
         if self.has(&id) {
@@ -145,7 +149,8 @@ impl RtMatches {
                 newest: (Time::ZERO, 0),
                 plays: 0,
                 ended: false,
-                last_seen: received,
+                last_seen: Instant::now(),
+                pending: None,
             }),
             changed: Condvar::new(),
         };
@@ -221,6 +226,18 @@ impl RtMatch {
         let mut sync = self.lock();
         sync.plays += 1;
         sync.last_seen = received;
+        let ours = match &news {
+            News::Timed {
+                moves: Some(moves), ..
+            } => moves.get(self.role).is_some_and(Option::is_some),
+            News::List(Some(moves)) => moves
+                .get(self.role)
+                .is_some_and(|m| !m.eq_ignore_ascii_case("nil")),
+            _ => true,
+        };
+        if ours {
+            sync.pending = None;
+        }
         let (time, told) = self.take(&mut sync, news, received);
         let mine = (time, sync.plays);
         sync.newest = sync.newest.max(mine);
@@ -237,6 +254,9 @@ impl RtMatch {
             }
             if sync.newest != mine {
                 return nil(format!("{told}a newer PLAY came"));
+            }
+            if sync.pending.is_some_and(|sent| sent.elapsed() < self.unit) {
+                return nil(format!("{told}its last move is not told yet"));
             }
             let now = self.game_time(sync.zero, Instant::now());
             let (state, at) = match self.advance(&sync.state, sync.at, now) {
@@ -274,7 +294,7 @@ impl RtMatch {
         let zero = sync.zero.unwrap_or(received);
         drop(sync);
         let chosen = self.think(&state, at, zero, legal, config, mine.1);
-        let sync = self.lock();
+        let mut sync = self.lock();
         if sync.ended {
             return nil(format!("{told}the match ended while thinking"));
         }
@@ -282,6 +302,9 @@ impl RtMatch {
             Ok(found) => found,
             Err(e) => return nil(format!("{told}{e}")),
         };
+        if sync.pending.is_some() {
+            return nil(format!("{told}{note}, but another request sent a move meanwhile"));
+        }
         // Still legal in what is known now?
         let now = self.game_time(sync.zero, Instant::now());
         let still = self
@@ -289,7 +312,10 @@ impl RtMatch {
             .and_then(|(state, _)| self.game.legal_moves(&state, self.role))
             .is_ok_and(|legal| legal.contains(&chosen));
         match still {
-            true => (chosen, format!("{told}{note}")),
+            true => {
+                sync.pending = Some(Instant::now());
+                (chosen, format!("{told}{note}"))
+            }
             false => nil(format!("{told}{note}, no longer legal")),
         }
     }
