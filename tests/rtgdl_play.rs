@@ -481,4 +481,7 @@ fn the_player_replays_updates_told_out_of_order_and_answers_stale_plays_nil() {
     );
     assert_eq!(ask("( STOP m ( NIL ( mark 1 2 ) ) 1.4 )"), "done");
     assert_eq!(player.matches(), 0);
+    // A late PLAY of the match, or of one it never played: no move.
+    assert_eq!(ask("( PLAY m ( NIL ( mark 1 2 ) ) 1.4 )"), "NIL");
+    assert_eq!(ask("( PLAY other NIL 0 )"), "NIL");
 }

@@ -236,6 +236,12 @@ impl Player {
             Ok(Message::Play { id, news }) if self.realtime.has(&id) => {
                 self.realtime.play(&id, news, received, &self.config)
             }
+            // An rtGDL PLAY of a match this player does not play: no move (a
+            // reply that is no move would be answered by another PLAY).
+            Ok(Message::Play {
+                id,
+                news: News::Timed { .. },
+            }) => Reply::new("NIL", format!("no match {id}")),
             Ok(Message::Play { id, news }) => self.play(&id, news, received),
             Ok(Message::Stop { id, .. }) if self.realtime.has(&id) => self.realtime.end(&id, "done"),
             Ok(Message::Abort { id }) if self.realtime.has(&id) => self.realtime.end(&id, "aborted"),
