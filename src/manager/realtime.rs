@@ -342,8 +342,17 @@ impl Run<'_> {
                 .saturating_duration_since(Instant::now());
             match receive.recv_timeout(wait) {
                 Ok(arrival) => {
-                    if let Some(end) = self.arrive(arrival)? {
-                        return Ok(end);
+                    // The replies in by now, in the order they arrived.
+                    let mut arrivals = vec![arrival];
+                    arrivals.extend(receive.try_iter());
+                    arrivals.sort_by_key(|a| a.at);
+                    for arrival in arrivals {
+                        if let Some(end) = self.ended()? {
+                            return Ok(end);
+                        }
+                        if let Some(end) = self.arrive(arrival)? {
+                            return Ok(end);
+                        }
                     }
                     self.dispatch(spawn);
                 }
