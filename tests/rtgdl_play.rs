@@ -485,3 +485,45 @@ fn the_player_replays_updates_told_out_of_order_and_answers_stale_plays_nil() {
     assert_eq!(ask("( PLAY m ( NIL ( mark 1 2 ) ) 1.4 )"), "NIL");
     assert_eq!(ask("( PLAY other NIL 0 )"), "NIL");
 }
+
+/// Its one role may move only once `wait` has expired (at 0.5), or never
+/// with `(init infinity wait)`.
+const LATER: &str = "(role r) (init 0.5 wait)
+    (<= waiting (true ?t wait))
+    (<= (legal r go) (not waiting))
+    (<= (next ?t wait) (true ?t wait))
+    (<= (next infinity gone) (does r go))
+    (<= terminal (true ?t gone)) (goal r 100)";
+
+#[test]
+fn a_held_request_is_answered_when_an_expiry_allows_a_move_or_the_match_ends() {
+    use ggpnet::player::{Player, PlayerConfig, Search};
+    use std::time::Instant;
+    let player = Arc::new(Player::new(PlayerConfig {
+        search: Search::Random,
+        idle_timeout: Duration::from_secs(20),
+        ..PlayerConfig::default()
+    }));
+    let ask = |text: &str| player.handle(text, Instant::now());
+    // 0.2 s per unit: `wait` expires 0.1 s after the first PLAY.
+    assert_eq!(ask(&format!("( START a r ({LATER}) 10 0.2 )")).text, "ready");
+    let reply = ask("( PLAY a NIL 0 )");
+    assert_eq!(reply.text, "go", "{}", reply.note);
+
+    // Never a legal move: the request is held until the match ends.
+    let never = LATER.replace("(init 0.5 wait)", "(init infinity wait)");
+    assert_eq!(ask(&format!("( START b r ({never}) 10 0.2 )")).text, "ready");
+    let held = {
+        let player = Arc::clone(&player);
+        std::thread::spawn(move || player.handle("( PLAY b NIL 0 )", Instant::now()))
+    };
+    assert_eq!(ask("( STOP b NIL 1 )").text, "done");
+    let reply = held.join().expect("answers");
+    assert_eq!(reply.text, "NIL");
+    // Ended while held, or stopped before it came; not held past the end.
+    assert!(
+        reply.note.contains("the match ended") || reply.note.contains("no match"),
+        "{}",
+        reply.note
+    );
+}
