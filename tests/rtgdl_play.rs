@@ -527,3 +527,27 @@ fn a_held_request_is_answered_when_an_expiry_allows_a_move_or_the_match_ends() {
         reply.note
     );
 }
+
+#[test]
+fn a_game_time_far_ahead_is_refused_in_bounded_work() {
+    use ggpnet::player::{Player, PlayerConfig, Search};
+    use std::time::Instant;
+    let player = Player::new(PlayerConfig {
+        search: Search::Random,
+        idle_timeout: Duration::from_secs(20),
+        ..PlayerConfig::default()
+    });
+    let ask = |text: &str| player.handle(text, Instant::now());
+    assert_eq!(ask(&format!("( START t r ({TICKING}) 10 100 )")).text, "ready");
+    // Ten million expiries of `tick` before that update: refused after 100000.
+    let reply = ask("( PLAY t ( go ) 1000000 )");
+    assert!(reply.note.contains("more than 100000 expiries"), "{}", reply.note);
+    // By that game time the match is past reach: every request says so, in bounded work.
+    let reply = ask("( PLAY t NIL 1000001 )");
+    assert_eq!(reply.text, "NIL");
+    assert!(reply.note.contains("more than 100000 expiries"), "{}", reply.note);
+    assert_eq!(ask("( STOP t NIL 1000001 )").text, "done");
+    // The player goes on with other matches.
+    assert_eq!(ask(&format!("( START u r ({TICKING}) 10 100 )")).text, "ready");
+    assert_eq!(ask("( PLAY u NIL 0 )").text, "go");
+}

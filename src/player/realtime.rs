@@ -25,7 +25,7 @@
 //! best average goal is sent, if it is still legal then (else `NIL`).
 
 use super::{PlayerConfig, Reply, Search};
-use crate::realtime::{RtEngine, RtError, RtGame, TimeModel, TimedState};
+use crate::realtime::{RtEngine, RtGame, TimeModel, TimedState};
 use crate::{Budget, EngineChoice, Stream, MAX_THREADS};
 use ggpnet_kif::rtgdl::{Time, MAX_UNITS, TICKS_PER_UNIT};
 use std::collections::HashMap;
@@ -48,6 +48,10 @@ const PLAYOUT_EVENTS: u64 = 200;
 
 /// Updates a match keeps at most (a bound on its memory).
 const MAX_HISTORY: usize = 1 << 20;
+
+/// Expiries performed at most to catch up with one message or the clock
+/// (a bound on the work a game time far ahead asks).
+const MAX_EXPIRIES: u32 = 100_000;
 
 /// The least time spent thinking, so that every candidate gets a playout or so.
 const MIN_THINK: Duration = Duration::from_millis(2);
@@ -309,7 +313,11 @@ impl RtMatch {
         let now = self.game_time(sync.zero, Instant::now());
         let still = self
             .advance(&sync.state, sync.at, now)
-            .and_then(|(state, _)| self.game.legal_moves(&state, self.role))
+            .and_then(|(state, _)| {
+                self.game
+                    .legal_moves(&state, self.role)
+                    .map_err(|e| e.to_string())
+            })
             .is_ok_and(|legal| legal.contains(&chosen));
         match still {
             true => {
@@ -321,16 +329,24 @@ impl RtMatch {
     }
 
     /// `state` at game time `at` with the expiries due strictly before `until` performed.
-    fn advance(&self, state: &TimedState, at: Time, until: Time) -> Result<(TimedState, Time), RtError> {
+    /// At most [`MAX_EXPIRIES`] of them: a game time far ahead is an error.
+    fn advance(&self, state: &TimedState, at: Time, until: Time) -> Result<(TimedState, Time), String> {
         let (mut state, mut at) = (state.clone(), at);
         let none = vec![None; self.game.roles().len()];
-        while let Some(t_u) = self.game.next_expiry(&state)? {
+        let mut performed = 0;
+        while let Some(t_u) = self.game.next_expiry(&state).map_err(|e| e.to_string())? {
             let when = at.checked_add(t_u).unwrap_or(Time::ZERO);
-            if when >= until || when <= at || self.game.is_terminal(&state)? {
+            if when >= until || when <= at || self.game.is_terminal(&state).map_err(|e| e.to_string())? {
                 break;
             }
-            state = self.game.update(&state, t_u, &none)?;
+            if performed == MAX_EXPIRIES {
+                return Err(format!(
+                    "more than {MAX_EXPIRIES} expiries from game time {at} to {until}"
+                ));
+            }
+            state = self.game.update(&state, t_u, &none).map_err(|e| e.to_string())?;
             at = when;
+            performed += 1;
         }
         Ok((state, at))
     }
@@ -393,9 +409,7 @@ impl RtMatch {
         }
         sync.history.insert(place, (time, moves));
         if place + 1 == sync.history.len() && time > sync.at {
-            let (state, at) = self
-                .advance(&sync.state, sync.at, time)
-                .map_err(|e| e.to_string())?;
+            let (state, at) = self.advance(&sync.state, sync.at, time)?;
             let state = self.apply(&state, at, time, &sync.history[place].1)?;
             sync.state = state;
             sync.at = time;
@@ -442,7 +456,7 @@ impl RtMatch {
         let (mut state, mut at) = (sync.initial.clone(), Time::ZERO);
         let mut failure = None;
         for (time, moves) in &sync.history {
-            let (before, from) = self.advance(&state, at, *time).map_err(|e| e.to_string())?;
+            let (before, from) = self.advance(&state, at, *time)?;
             match self.apply(&before, from, *time, moves) {
                 Ok(after) => (state, at) = (after, *time),
                 Err(e) => failure = failure.or(Some(e)),
