@@ -74,6 +74,9 @@ pub struct RtMatchSetup {
 /// answers every PLAY at once with an illegal move makes no update).
 pub const EVENTS_PER_UPDATE: u64 = 4;
 
+/// Characters of a reply or failure kept in an event.
+const MAX_EVENT_TEXT: usize = 200;
+
 /// The default of [`RtMatchSetup::max_open`].
 pub const DEFAULT_MAX_OPEN: usize = 4;
 
@@ -88,7 +91,8 @@ pub struct RtEvent {
     /// The role whose reply it was (none for an expiry).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub role: Option<String>,
-    /// The move as applied, the reply as received, or the failure.
+    /// The move as applied, the reply as received, or the failure (at
+    /// most 200 characters, then `...`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub text: Option<String>,
 }
@@ -443,7 +447,7 @@ impl Run<'_> {
             time: at.to_string(),
             kind,
             role: Some(name.clone()),
-            text: Some(text),
+            text: Some(shortened(text)),
         };
         let text = match arrival.reply {
             Err(LinkError::Timeout) => {
@@ -564,6 +568,14 @@ fn legal_reply(reply: &str, legal: &[String]) -> Option<String> {
         .cloned()
 }
 
+/// `text` cut to [`MAX_EVENT_TEXT`] characters (a reply may be a megabyte).
+fn shortened(text: String) -> String {
+    match text.char_indices().nth(MAX_EVENT_TEXT) {
+        Some((end, _)) => format!("{}...", &text[..end]),
+        None => text,
+    }
+}
+
 /// The moves of an update as PLAY and STOP send them: one entry per role,
 /// `NIL` for a role that did not move: `( NIL ( mark 1 1 ) )`.
 fn rendered(moves: &[Option<String>]) -> String {
@@ -599,6 +611,9 @@ mod tests {
         assert_eq!(legal_reply("(mark 3 3)", &legal), None);
         assert_eq!(legal_reply("(mark 1", &legal), None);
         assert_eq!(legal_reply("noop noop", &legal), None);
+        assert_eq!(shortened("noop".to_owned()), "noop");
+        let long = shortened("é".repeat(1000));
+        assert_eq!(long.chars().count(), MAX_EVENT_TEXT + 3);
         assert_eq!(
             rendered(&[None, Some("(mark 1 1)".to_owned())]),
             "( NIL ( mark 1 1 ) )"
