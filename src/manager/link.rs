@@ -4,6 +4,7 @@
 use crate::player::{Player, PlayerConfig};
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,6 +22,9 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Largest reply read from a player.
 const MAX_REPLY: u64 = 1 << 20;
+
+/// How often a cancellable send looks at its cancel flag.
+const CANCEL_POLL: Duration = Duration::from_millis(20);
 
 /// A player the manager sends messages to.
 #[derive(Clone)]
@@ -48,8 +52,20 @@ impl Link {
 
     /// Sends `message` and waits at most `timeout` for the reply.
     pub fn send(&self, message: &str, timeout: Duration) -> Result<String, LinkError> {
+        self.send_unless(message, timeout, &AtomicBool::new(false))
+    }
+
+    /// [`Link::send`], given up (a connection error) soon after `cancel` is
+    /// set: an rtGDL request may stay open a long time, and none outlives
+    /// its match.
+    pub fn send_unless(
+        &self,
+        message: &str,
+        timeout: Duration,
+        cancel: &AtomicBool,
+    ) -> Result<String, LinkError> {
         match self {
-            Link::Remote(address) => post(address, message, timeout),
+            Link::Remote(address) => post(address, message, timeout, cancel),
             Link::Builtin(player) => {
                 let (send, receive) = std::sync::mpsc::channel();
                 let player = Arc::clone(player);
@@ -58,15 +74,32 @@ impl Link {
                 std::thread::spawn(move || {
                     let _ = send.send(player.handle(&message, received).text);
                 });
-                receive.recv_timeout(timeout).map_err(|_| LinkError::Timeout)
+                let deadline = received + timeout;
+                loop {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Err(LinkError::Timeout);
+                    }
+                    if cancel.load(Ordering::SeqCst) {
+                        return Err(cancelled());
+                    }
+                    match receive.recv_timeout(left.min(CANCEL_POLL)) {
+                        Ok(text) => return Ok(text),
+                        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                            return Err(LinkError::Connection("the player stopped".to_owned()))
+                        }
+                    }
+                }
             }
         }
     }
 }
 
 /// POSTs `message` to `address` as ggp-base's game server does and reads the
-/// reply body until the stated length or the end of the stream.
-fn post(address: &str, message: &str, timeout: Duration) -> Result<String, LinkError> {
+/// reply body until the stated length or the end of the stream (or until
+/// `cancel` is set).
+fn post(address: &str, message: &str, timeout: Duration, cancel: &AtomicBool) -> Result<String, LinkError> {
     let deadline = Instant::now() + timeout;
     let connection = |e: std::io::Error| LinkError::Connection(e.to_string());
     let target = address
@@ -93,7 +126,12 @@ fn post(address: &str, message: &str, timeout: Duration) -> Result<String, LinkE
         if left.is_zero() {
             return Err(LinkError::Timeout);
         }
-        stream.set_read_timeout(Some(left)).map_err(connection)?;
+        if cancel.load(Ordering::SeqCst) {
+            return Err(cancelled());
+        }
+        stream
+            .set_read_timeout(Some(left.min(CANCEL_POLL)))
+            .map_err(connection)?;
         match stream.read(&mut chunk) {
             Ok(0) => break,
             Ok(n) => received.extend_from_slice(&chunk[..n]),
@@ -103,7 +141,7 @@ fn post(address: &str, message: &str, timeout: Duration) -> Result<String, LinkE
                     std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                 ) =>
             {
-                return Err(LinkError::Timeout)
+                continue
             }
             Err(e) => return Err(connection(e)),
         }
@@ -119,6 +157,11 @@ fn post(address: &str, message: &str, timeout: Duration) -> Result<String, LinkE
     complete_body(&received)
         .or_else(|| body_after_head(&received))
         .ok_or_else(|| LinkError::Connection("the reply is not an HTTP response".to_owned()))
+}
+
+/// The error of a send given up as its match ended.
+fn cancelled() -> LinkError {
+    LinkError::Connection("given up at the end of the match".to_owned())
 }
 
 /// The body, once the head and as many bytes as its Content-Length are in.

@@ -8,11 +8,16 @@
 //! In a GDL-II game (one with `sees` or `random`) each player is told only its
 //! own percepts, in one of the two forms of the Dresden GameController
 //! ([`Gdl2Form`]), and the record holds every role's percepts at every step.
+//!
+//! A real-time GDL game runs on its own event loop ([`run_rt_match`]): moves
+//! arrive whenever players send them, and facts expire on the manager's timer.
 
 mod link;
+mod realtime;
 mod scramble;
 
 pub use link::{Link, LinkError};
+pub use realtime::{run_rt_match, RtEvent, RtEventKind, RtMatchRecord, RtMatchSetup, DEFAULT_MAX_OPEN};
 pub use scramble::Scrambler;
 
 use crate::{Error, Game, Move, State, Stream};

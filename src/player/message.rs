@@ -1,7 +1,9 @@
 //! The messages of the GGP match protocol as managers send them (ggp-base's
 //! game server and the Dresden GameController, `shared/PROTOCOL.md`): verbs in
-//! any case, any spacing, rules and moves as KIF.
+//! any case, any spacing, rules and moves as KIF. An rtGDL manager adds the
+//! game time as a third argument of PLAY and STOP (`docs/LANGUAGES.md`).
 
+use ggpnet_kif::rtgdl::{Time, MAX_UNITS, TICKS_PER_UNIT};
 use ggpnet_kif::SExpr;
 use std::time::Duration;
 
@@ -65,6 +67,16 @@ pub enum News {
         /// This player's percepts after the last joint move.
         percepts: Vec<String>,
     },
+    /// The rtGDL form `MOVES GAMETIME`: the moves of the update just done
+    /// (`None` for `NIL`: the first PLAY, or the answer to an illegal move),
+    /// one entry per role in role order, `None` for a role that did not
+    /// move; and the game time, in lifetime units.
+    Timed {
+        /// The moves of the update, if any.
+        moves: Option<Vec<Option<String>>>,
+        /// The game time of the message, in lifetime units.
+        time: Time,
+    },
 }
 
 /// Longest clock a message may give, in seconds (a day).
@@ -115,10 +127,11 @@ impl Message {
             "play" | "stop" => {
                 let (id, news) = match args {
                     [id, list] => (id, News::List(list_or_nil(list, "a joint move or percepts")?)),
+                    [id, moves, time] => (id, timed_news(moves, time)?),
                     [id, turn, own, percepts] => (id, turn_news(turn, own, percepts)?),
                     _ => {
                         return Err(format!(
-                            "{} takes 2 arguments (or 4 in the GDL-II form of 2013), not {}",
+                            "{} takes 2 arguments (3 in rtGDL, 4 in the GDL-II form of 2013), not {}",
                             verb.to_uppercase(),
                             args.len()
                         ))
@@ -172,6 +185,42 @@ fn list_or_nil(expr: &SExpr<'_>, what: &str) -> Result<Option<Vec<String>>, Stri
         SExpr::Symbol(s, _) if s.eq_ignore_ascii_case("nil") => Ok(None),
         SExpr::Symbol(..) => Err(format!("{what} is NIL or a list, not {expr}")),
         SExpr::List(items, _) => Ok(Some(items.iter().map(|m| m.to_string()).collect())),
+    }
+}
+
+/// The rtGDL form's `MOVES GAMETIME`: `NIL` or a list whose `NIL` entries are no move.
+fn timed_news(moves: &SExpr<'_>, time: &SExpr<'_>) -> Result<News, String> {
+    let nil = |e: &SExpr<'_>| matches!(e, SExpr::Symbol(s, _) if s.eq_ignore_ascii_case("nil"));
+    let moves = match moves {
+        m if nil(m) => None,
+        SExpr::List(items, _) => Some(items.iter().map(|m| (!nil(m)).then(|| m.to_string())).collect()),
+        SExpr::Symbol(..) => {
+            return Err(format!(
+                "the moves of an rtGDL PLAY are NIL or a list, not {moves}"
+            ))
+        }
+    };
+    let text = symbol(time, "the game time")?;
+    Ok(News::Timed {
+        moves,
+        time: game_time(&text)?,
+    })
+}
+
+/// A game time in lifetime units: exact when it has at most six fraction
+/// digits, else the nearest tick.
+pub(crate) fn game_time(text: &str) -> Result<Time, String> {
+    if let Ok(t) = Time::parse(text) {
+        return Ok(t);
+    }
+    match text.parse::<f64>() {
+        Ok(units) if units.is_finite() && units >= 0.0 && units <= MAX_UNITS as f64 => {
+            let ticks = (units * TICKS_PER_UNIT as f64).round() as u64;
+            Time::from_ticks(ticks).ok_or_else(|| format!("the game time {text} is too large"))
+        }
+        _ => Err(format!(
+            "the game time is a number of lifetime units from 0 to {MAX_UNITS}, not {text}"
+        )),
     }
 }
 
@@ -252,6 +301,53 @@ mod tests {
     }
 
     #[test]
+    fn reads_the_rtgdl_form() {
+        let tick = |t: u64| Time::from_ticks(t).unwrap();
+        assert_eq!(
+            Message::parse("( PLAY m.1 NIL 0 )"),
+            Ok(Message::Play {
+                id: "m.1".into(),
+                news: News::Timed {
+                    moves: None,
+                    time: Time::ZERO
+                }
+            })
+        );
+        assert_eq!(
+            Message::parse("( PLAY m.1 ( NIL ( mark 1 1 ) ) 1.25 )"),
+            Ok(Message::Play {
+                id: "m.1".into(),
+                news: News::Timed {
+                    moves: Some(vec![None, Some("(mark 1 1)".into())]),
+                    time: tick(1_250_000)
+                }
+            })
+        );
+        assert_eq!(
+            Message::parse("(STOP M ((GO 1 2) nil) 3)"),
+            Ok(Message::Stop {
+                id: "M".into(),
+                news: News::Timed {
+                    moves: Some(vec![Some("(GO 1 2)".into()), None]),
+                    time: tick(3_000_000)
+                }
+            })
+        );
+        // A float with more digits than a tick: the nearest tick.
+        assert_eq!(game_time("0.1234567"), Ok(tick(123_457)));
+        assert_eq!(game_time("2.5e0"), Ok(tick(2_500_000)));
+        // Without the game time, a list with NIL entries reads as a GDL joint move;
+        // the player of an rtGDL match reads the entries.
+        assert_eq!(
+            Message::parse("( PLAY m ( NIL noop ) )"),
+            Ok(Message::Play {
+                id: "m".into(),
+                news: News::List(Some(vec!["NIL".into(), "noop".into()]))
+            })
+        );
+    }
+
+    #[test]
     fn refuses_what_is_not_a_message() {
         for (text, error) in [
             ("", "one parenthesized list"),
@@ -262,7 +358,13 @@ mod tests {
             ("( PLAY m ( noop )", "parse error"),
             ("( PLAY (m) NIL )", "must be a symbol"),
             ("( PLAY m noop )", "NIL or a list"),
-            ("( PLAY m 1 noop )", "or 4 in the GDL-II form"),
+            ("( PLAY m 1 noop )", "NIL or a list, not 1"),
+            ("( PLAY m 1 noop p q )", "3 in rtGDL, 4 in the GDL-II form"),
+            ("( PLAY m (noop) x )", "game time is a number"),
+            ("( PLAY m (noop) -1 )", "game time is a number"),
+            ("( PLAY m (noop) inf )", "game time is a number"),
+            ("( PLAY m (noop) (1) )", "must be a symbol"),
+            ("( STOP m NIL 1e300 )", "game time is a number"),
             ("( PLAY m x noop () )", "number of moves"),
             ("( PLAY m 1 noop p )", "percepts is NIL or a list"),
             ("( (PLAY) m NIL )", "starts with its verb"),

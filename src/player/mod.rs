@@ -14,14 +14,21 @@
 //! recent answers were past their own deadlines (measured, so a loaded machine
 //! answers earlier), with the best move found so far, or a random legal move if
 //! the search failed.
+//!
+//! A real-time GDL (rtGDL) game is played by its own logic (`realtime.rs`):
+//! every PLAY carries the game time, the player replays the updates and the
+//! silent expiries between them, and a request may be held until its role
+//! has a legal move.
 
 mod belief;
 mod cpu;
 mod lateness;
 mod message;
+mod realtime;
 mod uct;
 
 pub use message::{Message, News};
+pub use realtime::{simulated_players, THINK_FRACTION};
 
 use crate::{Budget, Config, EngineChoice, Error, Game, Machine, Move, PlayoutEnd, Playouts, State, Stream};
 use belief::{Belief, Update};
@@ -157,6 +164,8 @@ pub struct Player {
     /// How late recent answers were past their deadline, added to the
     /// margin: measured, so that a loaded machine answers earlier.
     lateness: Lateness,
+    /// The rtGDL matches, played apart.
+    realtime: realtime::RtMatches,
 }
 
 /// What the player answers, and a line saying what it did, for the log.
@@ -186,6 +195,7 @@ impl Player {
             matches: Mutex::new(HashMap::new()),
             cpu: Cpu::new(cores),
             lateness: Lateness::new(),
+            realtime: realtime::RtMatches::default(),
         }
     }
 
@@ -195,7 +205,7 @@ impl Player {
         match Message::parse(text) {
             Err(e) => Reply::new("error", format!("unreadable message: {e}")),
             Ok(Message::Info) => {
-                let busy = self.lock_matches().len() >= self.config.max_matches;
+                let busy = self.matches() >= self.config.max_matches;
                 let status = if busy { "busy" } else { "available" };
                 Reply::new(
                     format!("( ( name {} ) ( status {status} ) )", self.config.name),
@@ -209,8 +219,32 @@ impl Player {
                 rules,
                 start_clock,
                 play_clock,
+            }) if crate::realtime::is_rtgdl(&rules) => {
+                if self.matches() >= self.config.max_matches {
+                    return Reply::new("busy", format!("{} matches under way", self.matches()));
+                }
+                let realtime = &self.realtime;
+                realtime.start(id, role, &rules, start_clock, play_clock, &self.config)
+            }
+            Ok(Message::Start {
+                id,
+                role,
+                rules,
+                start_clock,
+                play_clock,
             }) => self.start(id, role, rules, start_clock, play_clock, received),
+            Ok(Message::Play { id, news }) if self.realtime.has(&id) => {
+                self.realtime.play(&id, news, received, &self.config)
+            }
+            // An rtGDL PLAY of a match this player does not play: no move (a
+            // reply that is no move would be answered by another PLAY).
+            Ok(Message::Play {
+                id,
+                news: News::Timed { .. },
+            }) => Reply::new("NIL", format!("no match {id}")),
             Ok(Message::Play { id, news }) => self.play(&id, news, received),
+            Ok(Message::Stop { id, .. }) if self.realtime.has(&id) => self.realtime.end(&id, "done"),
+            Ok(Message::Abort { id }) if self.realtime.has(&id) => self.realtime.end(&id, "aborted"),
             Ok(Message::Stop { id, .. }) => self.end(&id, "done"),
             Ok(Message::Abort { id }) => self.end(&id, "aborted"),
         }
@@ -233,8 +267,9 @@ impl Player {
         if matches.contains_key(&id) {
             return Reply::new("ready", format!("match {id} already started"));
         }
-        if matches.len() >= self.config.max_matches {
-            return Reply::new("busy", format!("{} matches under way", matches.len()));
+        let under_way = matches.len() + self.realtime.len();
+        if under_way >= self.config.max_matches {
+            return Reply::new("busy", format!("{under_way} matches under way"));
         }
         let (send, receive) = std::sync::mpsc::channel();
         let mut config = self.config.game.clone();
@@ -307,6 +342,7 @@ impl Player {
     /// Frees the matches that have had no message for their play clock plus the idle timeout.
     fn forget_idle(&self, now: Instant) {
         let timeout = self.config.idle_timeout;
+        self.realtime.forget_idle(now, timeout);
         self.lock_matches().retain(|_, entry| match entry.try_lock() {
             Ok(m) => now.saturating_duration_since(m.last_seen) < m.play_clock + timeout,
             Err(_) => true,
@@ -315,7 +351,7 @@ impl Player {
 
     /// The number of matches under way.
     pub fn matches(&self) -> usize {
-        self.lock_matches().len()
+        self.lock_matches().len() + self.realtime.len()
     }
 }
 
@@ -408,8 +444,12 @@ impl Match {
 
     /// [`Match::choose`] in a GDL-I game: the news is the joint move played.
     fn choose_gdl1(&mut self, turn: &Turn, news: News) -> Result<(Move, String), String> {
-        let News::List(joint) = news else {
-            return Err("a PLAY of the GDL-II form for a game without percepts".to_owned());
+        let joint = match news {
+            News::List(joint) => joint,
+            News::Turn { .. } => {
+                return Err("a PLAY of the GDL-II form for a game without percepts".to_owned())
+            }
+            News::Timed { .. } => return Err("a PLAY with a game time (rtGDL) in a GDL match".to_owned()),
         };
         let mut state = self.state.clone().ok_or("the match has no state")?;
         if let Some(texts) = joint {
@@ -459,6 +499,7 @@ impl Match {
         let step = match news {
             News::List(None) | News::Turn { turn: 0, .. } => None,
             News::List(Some(percepts)) => Some((self.sent.clone(), percepts)),
+            News::Timed { .. } => return Err("a PLAY with a game time (rtGDL) in a GDL-II match".to_owned()),
             News::Turn { own, percepts, .. } => {
                 let own = match own {
                     Some(text) => Some(read_move(turn.game, turn.role, &text).map_err(|e| e.to_string())?),

@@ -152,9 +152,16 @@ enum Command {
     Corpus(CorpusArgs),
     /// Write the circuit as Graphviz DOT, JSON or AIGER.
     Export(export::ExportArgs),
-    /// Play matches for a game manager over HTTP (the GGP match protocol).
+    /// Play matches for a game manager over HTTP (the GGP match protocol; rtGDL too).
     Play(PlayArgs),
     /// Run matches of a game between players, as a game manager.
+    ///
+    /// On a real-time GDL (rtGDL) game, the manager runs the rtGDL execution
+    /// model (docs/LANGUAGES.md, "Match play"): --playclock is the wall time of
+    /// one lifetime unit (fractions allowed, e.g. 0.2), replies are moves at the
+    /// moment they arrive, facts expire on the manager's timer, and the match is
+    /// aborted after --max-steps updates or --max-game-time units of game time.
+    /// --scramble and --gdl2-form do not apply to rtGDL games.
     Match(MatchArgs),
     /// Translate a Simplified Boardgames game (.sbg) to GDL and print it.
     Sbg2gdl(Sbg2gdlArgs),
@@ -177,7 +184,7 @@ struct MatchArgs {
     /// Seconds to prepare.
     #[arg(long, default_value_t = 10.0, value_parser = options::seconds)]
     startclock: f64,
-    /// Seconds per move.
+    /// Seconds per move (rtGDL: seconds per lifetime unit, e.g. 0.2).
     #[arg(long, default_value_t = 5.0, value_parser = options::seconds)]
     playclock: f64,
     /// Matches to run, one after the other.
@@ -186,7 +193,7 @@ struct MatchArgs {
     /// Give each player the next role at each match.
     #[arg(long)]
     rotate: bool,
-    /// Rename the game's symbols in what players are sent.
+    /// Rename the game's symbols in what players are sent (not for rtGDL).
     #[arg(long)]
     scramble: bool,
     /// Seed of the manager's random moves and of scrambling.
@@ -195,13 +202,20 @@ struct MatchArgs {
     /// Search threads of each built-in player.
     #[arg(long, default_value_t = 1, value_parser = options::threads)]
     threads: usize,
-    /// Moves after which a match is aborted.
+    /// Moves after which a match is aborted (rtGDL: updates, moves and expiries).
     #[arg(long, default_value_t = DEFAULT_MAX_DEPTH, value_parser = clap::value_parser!(u64).range(1..))]
     max_steps: u64,
+    /// rtGDL only: game time, in lifetime units, after which a match is aborted.
+    #[arg(long, default_value = "1000", value_parser = options::game_time)]
+    max_game_time: ggpnet::kif::rtgdl::Time,
+    /// rtGDL only: open requests per player at most; further PLAYs wait in
+    /// order until one is answered.
+    #[arg(long, default_value_t = ggpnet::manager::DEFAULT_MAX_OPEN, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
+    max_open: usize,
     /// The form of PLAY and STOP in a GDL-II game: the Dresden GameController's
-    /// of 2010 (percepts only) or of 2013 (turn, own move, percepts).
-    #[arg(long, default_value = "2010", value_parser = options::gdl2_form)]
-    gdl2_form: ggpnet::manager::Gdl2Form,
+    /// of 2010 (percepts only) or of 2013 (turn, own move, percepts) [default: 2010].
+    #[arg(long, value_parser = options::gdl2_form)]
+    gdl2_form: Option<ggpnet::manager::Gdl2Form>,
     /// Write the match records (ggp-base's keys) and the results to this file.
     #[arg(long)]
     json: Option<PathBuf>,

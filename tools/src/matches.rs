@@ -1,9 +1,10 @@
 //! `ggpnet match`: runs matches of a game between players (remote ones over
 //! HTTP, built-in ones in this process) with the manager of
 //! `ggpnet::manager`, writes the records, and sums up the results per player.
+//! A real-time GDL game runs on the rtGDL manager ([`ggpnet::manager::run_rt_match`]).
 
 use super::{Failure, MatchArgs};
-use ggpnet::manager::{run_match, Link, MatchRecord, MatchSetup};
+use ggpnet::manager::{run_match, run_rt_match, Link, MatchRecord, MatchSetup, RtEventKind, RtMatchSetup};
 use ggpnet::player::PlayerConfig;
 use serde_json::json;
 use std::time::Duration;
@@ -65,6 +66,9 @@ struct Tally {
 pub(crate) fn run(args: &MatchArgs) -> Result<bool, Failure> {
     let path = Some(args.game.as_path());
     let source = super::read_game(path)?;
+    if super::rtgdl::is_rtgdl(path, &source) {
+        return run_rt(args, &source);
+    }
     let game = super::load_any_from(path, &source, &super::game_config())?;
     let roles = game.roles().to_vec();
     for p in &args.player {
@@ -130,7 +134,7 @@ pub(crate) fn run(args: &MatchArgs) -> Result<bool, Failure> {
             scramble: args.scramble.then_some(args.seed.wrapping_add(n)),
             seed: args.seed.wrapping_add(n),
             max_steps: args.max_steps,
-            gdl2_form: args.gdl2_form,
+            gdl2_form: args.gdl2_form.unwrap_or_default(),
         };
         let record = run_match(&setup).map_err(|e| Failure::invalid(e.to_string()))?;
         for role in 0..roles.len() {
@@ -144,9 +148,20 @@ pub(crate) fn run(args: &MatchArgs) -> Result<bool, Failure> {
         );
         records.push(record);
     }
+    report(args, &roles, &specs, &tallies, &records)
+}
+
+/// Prints the results per player and writes the records and results to `--json`.
+fn report(
+    args: &MatchArgs,
+    roles: &[String],
+    specs: &[Option<String>],
+    tallies: &[Tally],
+    records: &impl serde::Serialize,
+) -> Result<bool, Failure> {
     let results: Vec<_> = specs
         .iter()
-        .zip(&tallies)
+        .zip(tallies)
         .enumerate()
         .map(|(role, (spec, t))| {
             json!({
@@ -167,24 +182,103 @@ pub(crate) fn run(args: &MatchArgs) -> Result<bool, Failure> {
     Ok(true)
 }
 
-/// Adds role `role`'s outcome in `record` to `t`: a win when its goal is above
-/// every other role's, a draw when it ties for the highest.
-/// Adds the match of `record` to the tally of the player of `role`: a win
-/// when its goal is above every other player's (the `random` role, nature, is
-/// no opponent), a draw when it is level with the best.
-fn tally(t: &mut Tally, record: &MatchRecord, role: usize) {
-    let goals = &record.goal_values;
-    let mine = goals[role];
-    let others = goals
+/// `ggpnet match` on an rtGDL game: every role needs a player, and the
+/// options of GDL-II and scrambling are refused.
+fn run_rt(args: &MatchArgs, source: &str) -> Result<bool, Failure> {
+    if args.scramble {
+        return Err(Failure::input(
+            "error: --scramble does not apply to real-time GDL (rtGDL) games",
+        ));
+    }
+    if args.gdl2_form.is_some() {
+        return Err(Failure::input(
+            "error: --gdl2-form does not apply to real-time GDL (rtGDL) games",
+        ));
+    }
+    let path = Some(args.game.as_path());
+    let game = super::rtgdl::load(path, source)?;
+    let roles = game.roles().to_vec();
+    let mut specs = Vec::new();
+    for role in &roles {
+        let spec = args.player.iter().find(|p| p.role.eq_ignore_ascii_case(role));
+        match spec {
+            Some(p) => specs.push(Some(p.spec.clone())),
+            None => {
+                return Err(Failure::input(format!(
+                    "role {role} has no player: add --player {role}=HOST:PORT or {role}=builtin:mc"
+                )))
+            }
+        }
+    }
+    for p in &args.player {
+        if !roles.iter().any(|r| r.eq_ignore_ascii_case(&p.role)) {
+            return Err(Failure::input(format!(
+                "--player {}: the game has no role {} (roles: {})",
+                p.spec,
+                p.role,
+                roles.join(", ")
+            )));
+        }
+    }
+    let links: Vec<Link> = specs
         .iter()
-        .enumerate()
-        .filter(|&(r, _)| r != role && !record.roles[r].eq_ignore_ascii_case("random"))
-        .map(|(_, &g)| g);
-    let best_other = others.max().unwrap_or(i64::MIN);
-    t.matches += 1;
-    t.goal_sum += mine;
-    t.wins += u64::from(mine > best_other);
-    t.draws += u64::from(mine == best_other);
+        .map(|s| link(s.as_deref().unwrap_or_default(), args.threads))
+        .collect();
+    let mut tallies: Vec<Tally> = specs.iter().map(|_| Tally::default()).collect();
+    let mut records = Vec::new();
+    for n in 0..args.matches {
+        let shift = match args.rotate {
+            true => n as usize % roles.len(),
+            false => 0,
+        };
+        let seat = |role: usize| (role + roles.len() - shift) % roles.len();
+        let setup = RtMatchSetup {
+            game: game.clone(),
+            rules: source.to_owned(),
+            players: (0..roles.len()).map(|r| links[seat(r)].clone()).collect(),
+            player_names: (0..roles.len())
+                .map(|r| specs[seat(r)].clone().unwrap_or_default())
+                .collect(),
+            id: format!("ggpnet.{}.{n}", super::game_name(path)),
+            start_clock: Duration::from_secs_f64(args.startclock),
+            play_clock: Duration::from_secs_f64(args.playclock),
+            max_updates: args.max_steps,
+            max_game_time: args.max_game_time,
+            max_open: args.max_open,
+        };
+        let record = run_rt_match(&setup).map_err(|e| Failure::invalid(e.to_string()))?;
+        for role in 0..roles.len() {
+            let errors = record
+                .events
+                .iter()
+                .filter(|e| matches!(e.kind, RtEventKind::Illegal | RtEventKind::Error))
+                .filter(|e| e.role.as_deref() == Some(roles[role].as_str()))
+                .count() as u64;
+            let t = &mut tallies[seat(role)];
+            outcome(t, &record.goal_values, &record.roles, role);
+            t.errors += errors;
+        }
+        eprintln!(
+            "match {}: {}, goals {:?}, {} updates in {} units, players {:?}",
+            n + 1,
+            match &record.abort_reason {
+                Some(why) => format!("aborted at {why}"),
+                None => "completed".to_owned(),
+            },
+            record.goal_values,
+            record.updates,
+            record.game_time,
+            record.player_names_from_host
+        );
+        records.push(record);
+    }
+    report(args, &roles, &specs, &tallies, &records)
+}
+
+/// Adds the match of `record` to the tally of the player of `role`: its
+/// outcome ([`outcome`]), its errors and its longest reply.
+fn tally(t: &mut Tally, record: &MatchRecord, role: usize) {
+    outcome(t, &record.goal_values, &record.roles, role);
     t.errors += record
         .errors
         .iter()
@@ -192,6 +286,23 @@ fn tally(t: &mut Tally, record: &MatchRecord, role: usize) {
         .filter(|e| !e[role].is_empty())
         .count() as u64;
     t.max_reply = t.max_reply.max(record.max_reply_seconds[role]);
+}
+
+/// Adds the outcome of a match with `goals` to the tally of the player of
+/// `role`: a win when its goal is above every other player's (the `random`
+/// role, nature, is no opponent), a draw when it is level with the best.
+fn outcome(t: &mut Tally, goals: &[i64], roles: &[String], role: usize) {
+    let mine = goals[role];
+    let others = goals
+        .iter()
+        .enumerate()
+        .filter(|&(r, _)| r != role && !roles[r].eq_ignore_ascii_case("random"))
+        .map(|(_, &g)| g);
+    let best_other = others.max().unwrap_or(i64::MIN);
+    t.matches += 1;
+    t.goal_sum += mine;
+    t.wins += u64::from(mine > best_other);
+    t.draws += u64::from(mine == best_other);
 }
 
 /// The results as a text table.

@@ -26,6 +26,17 @@ pub fn seconds(text: &str) -> Result<f64, String> {
     }
 }
 
+/// Parses a positive game time in lifetime units (a decimal, at most six fraction digits).
+pub fn game_time(text: &str) -> Result<ggpnet::kif::rtgdl::Time, String> {
+    let time = ggpnet::kif::rtgdl::Time::parse(text.trim())?;
+    match time.is_zero() {
+        true => Err(format!(
+            "{text} is out of range: a game time limit must be above 0"
+        )),
+        false => Ok(time),
+    }
+}
+
 /// Parses a count between `min` and `max`.
 fn count_in(text: &str, min: usize, max: usize, what: &str) -> Result<usize, String> {
     let value: usize = text

@@ -7,7 +7,11 @@
 //! the length in UTF-16 units).
 //!
 //! Every connection is bounded: its header size, its body (`--max-input`), the
-//! time to read it, and the number of connections served at once.
+//! time to read it, and the number of connections served at once. An rtGDL
+//! PLAY may keep its connection's thread a long time (the player holds it
+//! until its role has a legal move): it is freed by a newer PLAY of the
+//! match, the match's end, or the player's idle timeout, and the manager
+//! keeps few requests open per player (`docs/LANGUAGES.md`, "Match play").
 
 use super::{Failure, PlayArgs};
 use ggpnet::player::{Player, PlayerConfig, Reply};

@@ -1,7 +1,8 @@
 //! `ggpnet check`, `stats` and `mc` on real-time GDL (rtGDL) games
 //! ([`ggpnet::realtime`]: the propnet, or the interpreter when the game is
-//! outside the fragment the propnet compiles; `--engine` chooses); the other
-//! subcommands refuse them with a clear message.
+//! outside the fragment the propnet compiles; `--engine` chooses); `ggpnet
+//! match` and `ggpnet play` play them (`matches.rs`, `ggpnet::player`); the
+//! other subcommands refuse them with a clear message.
 
 use crate::failure::Failure;
 use crate::{emit, game_name, peak_rss_bytes, per_role, GameArgs, McArgs};
@@ -18,12 +19,12 @@ pub fn is_rtgdl(path: Option<&Path>, source: &str) -> bool {
 /// The refusal of a subcommand that does not run rtGDL games.
 pub fn unsupported() -> Failure {
     Failure::invalid(
-        "error: this is a real-time GDL (rtGDL) game: only `ggpnet check`, `ggpnet stats` and `ggpnet mc` run rtGDL games",
+        "error: this is a real-time GDL (rtGDL) game: only `ggpnet check`, `ggpnet stats` and `ggpnet mc` run rtGDL games (and `ggpnet match` and `ggpnet play` play them)",
     )
 }
 
 /// Loads the rtGDL game `source` (exit 2 when it does not parse, 1 when invalid).
-fn load(path: Option<&Path>, source: &str) -> Result<RtGame, Failure> {
+pub(crate) fn load(path: Option<&Path>, source: &str) -> Result<RtGame, Failure> {
     let name = path.map_or_else(String::new, |p| p.display().to_string());
     ggpnet::kif::parse(source).map_err(|e| Failure::input(e.to_string()).at(&name))?;
     let engine = match crate::engine_given() {
