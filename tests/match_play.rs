@@ -4,48 +4,21 @@
 //! that misbehave, and one player serves 50 matches at once and survives a
 //! request fuzzer. Every player here listens on 127.0.0.1 and stops with the test.
 
+mod support;
+
 use ggpnet::manager::{run_match, Gdl2Form, Link, MatchSetup};
 use ggpnet::player::{PlayerConfig, Search};
 use ggpnet::{Config, Game};
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
-
-/// A `ggpnet play` process on a port the system chose, killed when dropped.
-struct PlayerProcess {
-    child: Child,
-    port: u16,
-}
+use support::PlayerProcess;
 
 impl PlayerProcess {
-    fn start(args: &[&str]) -> PlayerProcess {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_ggpnet"))
-            .args(["play", "--port", "0"])
-            .args(args)
-            .stderr(Stdio::piped())
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("ggpnet play starts");
-        let mut lines = BufReader::new(child.stderr.take().expect("piped")).lines();
-        let first = lines.next().expect("a first line").expect("text");
-        let port = first
-            .rsplit(':')
-            .next()
-            .and_then(|p| p.trim().parse().ok())
-            .unwrap_or_else(|| panic!("no port in '{first}'"));
-        // Drain the log so the player never blocks on it.
-        std::thread::spawn(move || lines.for_each(drop));
-        PlayerProcess { child, port }
-    }
-
-    fn address(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
     /// Sends raw request bytes and returns the whole response.
     fn raw(&self, request: &[u8]) -> String {
         let mut stream = TcpStream::connect(self.address()).expect("connects");
@@ -70,13 +43,6 @@ impl PlayerProcess {
         response
             .split_once("\r\n\r\n")
             .map_or(String::new(), |(_, body)| body.to_owned())
-    }
-}
-
-impl Drop for PlayerProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

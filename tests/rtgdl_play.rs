@@ -7,55 +7,19 @@
 //! match from ending. Every match has a small play clock (the wall time of a
 //! lifetime unit) and limits; no assertion is on time.
 
+mod support;
+
 use ggpnet::kif::rtgdl::Time;
 use ggpnet::manager::{run_rt_match, Link, RtEventKind, RtMatchRecord, RtMatchSetup};
 use ggpnet::realtime::{RtEngine, RtGame};
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-/// A `ggpnet play` process on a port the system chose, killed when dropped.
-struct PlayerProcess {
-    child: Child,
-    port: u16,
-}
-
-impl PlayerProcess {
-    fn start(args: &[&str]) -> PlayerProcess {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_ggpnet"))
-            .args(["play", "--port", "0", "--threads", "1"])
-            .args(args)
-            .stderr(Stdio::piped())
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("ggpnet play starts");
-        let mut lines = BufReader::new(child.stderr.take().expect("piped")).lines();
-        let first = lines.next().expect("a first line").expect("text");
-        let port = first
-            .rsplit(':')
-            .next()
-            .and_then(|p| p.trim().parse().ok())
-            .unwrap_or_else(|| panic!("no port in '{first}'"));
-        // Drain the log so the player never blocks on it.
-        std::thread::spawn(move || lines.for_each(drop));
-        PlayerProcess { child, port }
-    }
-
-    fn address(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-}
-
-impl Drop for PlayerProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use support::PlayerProcess;
 
 fn game_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("games/rtgdl/{name}.kif"))
@@ -150,8 +114,8 @@ fn check_replay(game: &str, record: &Value) {
 #[test]
 fn two_players_play_to_the_end_and_the_oracle_agrees() {
     let (a, b) = (
-        PlayerProcess::start(&["--search", "mc"]),
-        PlayerProcess::start(&["--search", "mc"]),
+        PlayerProcess::start(&["--search", "mc", "--threads", "1"]),
+        PlayerProcess::start(&["--search", "mc", "--threads", "1"]),
     );
     for (game, roles, clock) in [
         ("tictactoe", ["xplayer", "oplayer"], "0.1"),

@@ -76,14 +76,7 @@ impl Link {
                 });
                 let deadline = received + timeout;
                 loop {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        return Err(LinkError::Timeout);
-                    }
-                    if cancel.load(Ordering::SeqCst) {
-                        return Err(cancelled());
-                    }
-                    match receive.recv_timeout(left.min(CANCEL_POLL)) {
+                    match receive.recv_timeout(next_wait(deadline, cancel)?) {
                         Ok(text) => return Ok(text),
                         Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
                         Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
@@ -122,15 +115,8 @@ fn post(address: &str, message: &str, timeout: Duration, cancel: &AtomicBool) ->
     let mut received = Vec::new();
     let mut chunk = [0u8; 8192];
     loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(LinkError::Timeout);
-        }
-        if cancel.load(Ordering::SeqCst) {
-            return Err(cancelled());
-        }
         stream
-            .set_read_timeout(Some(left.min(CANCEL_POLL)))
+            .set_read_timeout(Some(next_wait(deadline, cancel)?))
             .map_err(connection)?;
         match stream.read(&mut chunk) {
             Ok(0) => break,
@@ -157,6 +143,19 @@ fn post(address: &str, message: &str, timeout: Duration, cancel: &AtomicBool) ->
     complete_body(&received)
         .or_else(|| body_after_head(&received))
         .ok_or_else(|| LinkError::Connection("the reply is not an HTTP response".to_owned()))
+}
+
+/// How long to wait before looking at `cancel` again: an error past the
+/// deadline or once cancelled.
+fn next_wait(deadline: Instant, cancel: &AtomicBool) -> Result<Duration, LinkError> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(LinkError::Timeout);
+    }
+    if cancel.load(Ordering::SeqCst) {
+        return Err(cancelled());
+    }
+    Ok(left.min(CANCEL_POLL))
 }
 
 /// The error of a send given up as its match ended.

@@ -287,11 +287,16 @@ fn check_players(setup: &MatchSetup) -> Result<(), Error> {
     Ok(())
 }
 
+/// Milliseconds since the epoch now, as the records write their times.
+pub(super) fn epoch_millis() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis())
+}
+
 fn new_record(setup: &MatchSetup) -> MatchRecord {
     let roles = setup.game.roles().len();
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
+    let now = epoch_millis();
     MatchRecord {
         match_id: setup.id.clone(),
         random_token: format!("{:016x}", Stream::new(setup.seed, 1).next_u64()),
@@ -318,9 +323,7 @@ fn new_record(setup: &MatchSetup) -> MatchRecord {
 fn record_state(record: &mut MatchRecord, game: &Game, state: &State) -> Result<(), Error> {
     let facts: Vec<String> = game.state_to_kif(state)?.iter().map(|f| spaced(f)).collect();
     record.states.push(format!("( {} )", facts.join(" ")));
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
+    let now = epoch_millis();
     record.state_times.push(now);
     Ok(())
 }

@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 /// Time a STOP or ABORT reply may take at least.
 const MIN_END_WAIT: Duration = Duration::from_secs(1);
@@ -281,9 +281,7 @@ fn check(setup: &RtMatchSetup) -> Result<(), Error> {
 
 fn new_record(setup: &RtMatchSetup) -> RtMatchRecord {
     let roles = setup.game.roles().len();
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
+    let now = super::epoch_millis();
     RtMatchRecord {
         match_id: setup.id.clone(),
         language: "rtgdl".to_owned(),

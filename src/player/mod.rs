@@ -219,19 +219,6 @@ impl Player {
                 rules,
                 start_clock,
                 play_clock,
-            }) if crate::realtime::is_rtgdl(&rules) => {
-                if self.matches() >= self.config.max_matches {
-                    return Reply::new("busy", format!("{} matches under way", self.matches()));
-                }
-                let realtime = &self.realtime;
-                realtime.start(id, role, &rules, start_clock, play_clock, &self.config)
-            }
-            Ok(Message::Start {
-                id,
-                role,
-                rules,
-                start_clock,
-                play_clock,
             }) => self.start(id, role, rules, start_clock, play_clock, received),
             Ok(Message::Play { id, news }) if self.realtime.has(&id) => {
                 self.realtime.play(&id, news, received, &self.config)
@@ -270,6 +257,11 @@ impl Player {
         let under_way = matches.len() + self.realtime.len();
         if under_way >= self.config.max_matches {
             return Reply::new("busy", format!("{under_way} matches under way"));
+        }
+        if crate::realtime::is_rtgdl(&rules) {
+            drop(matches);
+            let realtime = &self.realtime;
+            return realtime.start(id, role, &rules, start_clock, play_clock, &self.config);
         }
         let (send, receive) = std::sync::mpsc::channel();
         let mut config = self.config.game.clone();

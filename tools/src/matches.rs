@@ -71,33 +71,7 @@ pub(crate) fn run(args: &MatchArgs) -> Result<bool, Failure> {
     }
     let game = super::load_any_from(path, &source, &super::game_config())?;
     let roles = game.roles().to_vec();
-    for p in &args.player {
-        if !roles.iter().any(|r| r.eq_ignore_ascii_case(&p.role)) {
-            return Err(Failure::input(format!(
-                "--player {}: the game has no role {} (roles: {})",
-                p.spec,
-                p.role,
-                roles.join(", ")
-            )));
-        }
-    }
-    // Players in role order; rotated by one role per match with --rotate.
-    let specs: Vec<Option<String>> = roles
-        .iter()
-        .map(|r| {
-            args.player
-                .iter()
-                .find(|p| p.role.eq_ignore_ascii_case(r))
-                .map(|p| p.spec.clone())
-        })
-        .collect();
-    for (role, spec) in roles.iter().zip(&specs) {
-        if spec.is_none() && !role.eq_ignore_ascii_case("random") {
-            return Err(Failure::input(format!(
-                "role {role} has no player: add --player {role}=HOST:PORT or {role}=builtin:uct"
-            )));
-        }
-    }
+    let specs = player_specs(args, &roles, "uct", |role| role.eq_ignore_ascii_case("random"))?;
     let links: Vec<Option<Link>> = specs
         .iter()
         .map(|s| s.as_ref().map(|s| link(s, args.threads)))
@@ -151,6 +125,38 @@ pub(crate) fn run(args: &MatchArgs) -> Result<bool, Failure> {
     report(args, &roles, &specs, &tallies, &records)
 }
 
+/// The `--player` of each role, in role order (`None` for a role that may
+/// lack one, as `random` in GDL); an error for a `--player` of no role, or a
+/// role with none that needs one (`builtin` names the search to suggest).
+fn player_specs(
+    args: &MatchArgs,
+    roles: &[String],
+    builtin: &str,
+    may_lack: impl Fn(&str) -> bool,
+) -> Result<Vec<Option<String>>, Failure> {
+    for p in &args.player {
+        if !roles.iter().any(|r| r.eq_ignore_ascii_case(&p.role)) {
+            return Err(Failure::input(format!(
+                "--player {}: the game has no role {} (roles: {})",
+                p.spec,
+                p.role,
+                roles.join(", ")
+            )));
+        }
+    }
+    let mut specs = Vec::with_capacity(roles.len());
+    for role in roles {
+        let spec = args.player.iter().find(|p| p.role.eq_ignore_ascii_case(role));
+        if spec.is_none() && !may_lack(role) {
+            return Err(Failure::input(format!(
+                "role {role} has no player: add --player {role}=HOST:PORT or {role}=builtin:{builtin}"
+            )));
+        }
+        specs.push(spec.map(|p| p.spec.clone()));
+    }
+    Ok(specs)
+}
+
 /// Prints the results per player and writes the records and results to `--json`.
 fn report(
     args: &MatchArgs,
@@ -198,28 +204,7 @@ fn run_rt(args: &MatchArgs, source: &str) -> Result<bool, Failure> {
     let path = Some(args.game.as_path());
     let game = super::rtgdl::load(path, source)?;
     let roles = game.roles().to_vec();
-    let mut specs = Vec::new();
-    for role in &roles {
-        let spec = args.player.iter().find(|p| p.role.eq_ignore_ascii_case(role));
-        match spec {
-            Some(p) => specs.push(Some(p.spec.clone())),
-            None => {
-                return Err(Failure::input(format!(
-                    "role {role} has no player: add --player {role}=HOST:PORT or {role}=builtin:mc"
-                )))
-            }
-        }
-    }
-    for p in &args.player {
-        if !roles.iter().any(|r| r.eq_ignore_ascii_case(&p.role)) {
-            return Err(Failure::input(format!(
-                "--player {}: the game has no role {} (roles: {})",
-                p.spec,
-                p.role,
-                roles.join(", ")
-            )));
-        }
-    }
+    let specs = player_specs(args, &roles, "mc", |_| false)?;
     let links: Vec<Link> = specs
         .iter()
         .map(|s| link(s.as_deref().unwrap_or_default(), args.threads))

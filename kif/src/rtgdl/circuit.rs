@@ -504,6 +504,16 @@ fn replace(term: &Term, variable: SymbolId, with: &Term) -> Term {
 mod tests {
     use super::*;
 
+    /// The rules of a circuit form as KIF.
+    fn printed(form: &CircuitForm) -> Vec<String> {
+        let symbols = &form.description.symbols;
+        form.description
+            .rules
+            .iter()
+            .map(|r| crate::rule_to_string(r, symbols))
+            .collect()
+    }
+
     #[test]
     fn circuit_form_abstracts_lifetimes_to_sources() {
         let d = crate::parse(
@@ -513,12 +523,7 @@ mod tests {
         )
         .unwrap();
         let form = circuit_form(&d).unwrap();
-        let printed: Vec<String> = form
-            .description
-            .rules
-            .iter()
-            .map(|r| crate::rule_to_string(r, &form.description.symbols))
-            .collect();
+        let printed = printed(&form);
         assert_eq!(
             printed,
             [
@@ -547,12 +552,7 @@ mod tests {
         )
         .unwrap();
         let form = circuit_form(&d).unwrap();
-        let printed: Vec<String> = form
-            .description
-            .rules
-            .iter()
-            .map(|r| crate::rule_to_string(r, &form.description.symbols))
-            .collect();
+        let printed = printed(&form);
         assert_eq!(
             printed,
             [

@@ -1,0 +1,45 @@
+//! What the loopback match tests share: a `ggpnet play` process.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+/// A `ggpnet play` process on a port the system chose, killed when dropped.
+pub struct PlayerProcess {
+    child: Child,
+    port: u16,
+}
+
+impl PlayerProcess {
+    /// Starts `ggpnet play --port 0 ARGS` and reads the port it listens on.
+    pub fn start(args: &[&str]) -> PlayerProcess {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ggpnet"))
+            .args(["play", "--port", "0"])
+            .args(args)
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("ggpnet play starts");
+        let mut lines = BufReader::new(child.stderr.take().expect("piped")).lines();
+        let first = lines.next().expect("a first line").expect("text");
+        let port = first
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no port in '{first}'"));
+        // Drain the log so the player never blocks on it.
+        std::thread::spawn(move || lines.for_each(drop));
+        PlayerProcess { child, port }
+    }
+
+    /// Its address, `127.0.0.1:PORT`.
+    pub fn address(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for PlayerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
