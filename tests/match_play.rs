@@ -13,7 +13,6 @@ use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 use support::PlayerProcess;
@@ -91,20 +90,7 @@ fn run_matches(game: &Path, args: &[&str]) -> Value {
         ),
         "",
     );
-    let output = Command::new(env!("CARGO_BIN_EXE_ggpnet"))
-        .arg("match")
-        .arg(game)
-        .args(args)
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .expect("ggpnet match runs");
-    assert!(
-        output.status.success(),
-        "{game:?} {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_str(&std::fs::read_to_string(&json).expect("the record")).expect("JSON")
+    support::match_json(game, args, &json)
 }
 
 #[test]

@@ -30,20 +30,7 @@ fn run_matches(game: &str, args: &[&str]) -> Value {
     let dir = std::env::temp_dir().join(format!("ggpnet-rtmatch-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch dir");
     let json = dir.join(format!("{game}.json"));
-    let output = Command::new(env!("CARGO_BIN_EXE_ggpnet"))
-        .arg("match")
-        .arg(game_path(game))
-        .args(args)
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .expect("ggpnet match runs");
-    assert!(
-        output.status.success(),
-        "{game} {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_str(&std::fs::read_to_string(&json).expect("the record")).expect("JSON")
+    support::match_json(&game_path(game), args, &json)
 }
 
 /// Replays the updates of a recorded match of `game` (a name in

@@ -268,17 +268,19 @@ fn news(
         .collect()
 }
 
+/// Refuses a player list of the wrong length.
+fn check_player_count(players: usize, roles: usize) -> Result<(), Error> {
+    if players != roles {
+        return Err(Error::new(format!("{players} players for {roles} roles")));
+    }
+    Ok(())
+}
+
 /// Refuses a setup with a player list of the wrong length, or a role other
 /// than `random` with no player.
 fn check_players(setup: &MatchSetup) -> Result<(), Error> {
     let roles = setup.game.roles();
-    if setup.players.len() != roles.len() {
-        return Err(Error::new(format!(
-            "{} players for {} roles",
-            setup.players.len(),
-            roles.len()
-        )));
-    }
+    check_player_count(setup.players.len(), roles.len())?;
     for (role, player) in roles.iter().zip(&setup.players) {
         if player.is_none() && !role.eq_ignore_ascii_case("random") {
             return Err(Error::new(format!("role {role} has no player")));

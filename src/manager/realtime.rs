@@ -258,14 +258,7 @@ fn run_wall_bound(setup: &RtMatchSetup) -> Duration {
 
 /// Refuses a setup that cannot run: a player per role, a positive clock, limits.
 fn check(setup: &RtMatchSetup) -> Result<(), Error> {
-    let roles = setup.game.roles();
-    if setup.players.len() != roles.len() {
-        return Err(Error::new(format!(
-            "{} players for {} roles",
-            setup.players.len(),
-            roles.len()
-        )));
-    }
+    super::check_player_count(setup.players.len(), setup.game.roles().len())?;
     if setup.play_clock.is_zero() || setup.play_clock > Duration::from_secs(86_400) {
         return Err(Error::new(
             "the play clock (seconds per lifetime unit) must be above 0 and at most a day",

@@ -1,6 +1,9 @@
-//! What the loopback match tests share: a `ggpnet play` process.
+//! What the loopback match tests share: a `ggpnet play` process, and a
+//! `ggpnet match` run.
 
+use serde_json::Value;
 use std::io::{BufRead, BufReader};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 /// A `ggpnet play` process on a port the system chose, killed when dropped.
@@ -42,4 +45,23 @@ impl Drop for PlayerProcess {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Runs `ggpnet match GAME ARGS --json JSON`, which must succeed; the JSON
+/// it wrote (records and results).
+pub fn match_json(game: &Path, args: &[&str], json: &Path) -> Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_ggpnet"))
+        .arg("match")
+        .arg(game)
+        .args(args)
+        .arg("--json")
+        .arg(json)
+        .output()
+        .expect("ggpnet match runs");
+    assert!(
+        output.status.success(),
+        "{game:?} {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(&std::fs::read_to_string(json).expect("the record")).expect("JSON")
 }
