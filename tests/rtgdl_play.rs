@@ -139,6 +139,17 @@ fn two_players_play_to_the_end_and_the_oracle_agrees() {
             assert_eq!(record["language"], "rtgdl");
             assert_eq!(record["isCompleted"], true, "{game}: {record}");
             check_replay(game, record);
+            // Each role that moved took some time to send a move.
+            let longest = record["maxReplySeconds"].as_array().expect("per role");
+            for (role, name) in record["roles"].as_array().expect("roles").iter().enumerate() {
+                let moved = record["events"]
+                    .as_array()
+                    .expect("events")
+                    .iter()
+                    .any(|e| e["kind"] == "move" && e["role"] == *name);
+                let seconds = longest[role].as_f64().expect("seconds");
+                assert!(seconds >= 0.0 && (seconds > 0.0 || !moved), "{game}: {record}");
+            }
         }
     }
 }

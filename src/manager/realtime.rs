@@ -149,6 +149,9 @@ pub struct RtMatchRecord {
     pub replies: Vec<u64>,
     /// Per role, its `NIL` replies.
     pub nil_replies: Vec<u64>,
+    /// Per role, the longest time from a PLAY to a move attempt in reply
+    /// (`NIL` replies aside), in seconds.
+    pub max_reply_seconds: Vec<f64>,
     /// The last state: `[lifetime, fact]` pairs sorted by fact.
     pub final_state: Vec<(String, String)>,
     /// Per role, its goal in the final state (0 where none, or when aborted).
@@ -160,6 +163,8 @@ struct Arrival {
     role: usize,
     reply: Result<String, LinkError>,
     at: Instant,
+    /// From sending the request to its reply.
+    took: Duration,
 }
 
 /// How the event loop ended.
@@ -227,11 +232,15 @@ pub fn run_rt_match(setup: &RtMatchSetup) -> Result<RtMatchRecord, Error> {
             // Bounded by the match's game time limit; given up when the match ends.
             let timeout = run_wall_bound(setup);
             scope.spawn(move || {
+                let sent = Instant::now();
                 let reply = link.send_unless(&message, timeout, cancel);
+                let at = Instant::now();
+                let took = at - sent;
                 let _ = send.send(Arrival {
                     role,
                     reply,
-                    at: Instant::now(),
+                    at,
+                    took,
                 });
             });
         };
@@ -292,6 +301,7 @@ fn new_record(setup: &RtMatchSetup) -> RtMatchRecord {
         game_time: "0".to_owned(),
         replies: vec![0; roles],
         nil_replies: vec![0; roles],
+        max_reply_seconds: vec![0.0; roles],
         final_state: Vec::new(),
         goal_values: vec![0; roles],
     }
@@ -460,6 +470,8 @@ impl Run<'_> {
             self.record.nil_replies[role] += 1;
             return Ok(None);
         }
+        let longest = &mut self.record.max_reply_seconds[role];
+        *longest = longest.max(arrival.took.as_secs_f64());
         let legal = game.legal_moves(&self.state, role).map_err(rt)?;
         let Some(chosen) = legal_reply(&text, &legal) else {
             self.record.events.push(event(RtEventKind::Illegal, text));

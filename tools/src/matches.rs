@@ -242,6 +242,7 @@ fn run_rt(args: &MatchArgs, source: &str) -> Result<bool, Failure> {
             let t = &mut tallies[seat(role)];
             outcome(t, &record.goal_values, &record.roles, role);
             t.errors += errors;
+            t.max_reply = t.max_reply.max(record.max_reply_seconds[role]);
         }
         eprintln!(
             "match {}: {}, goals {:?}, {} updates in {} units, players {:?}",
