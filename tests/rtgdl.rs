@@ -488,55 +488,107 @@ fn gdl_games_stay_gdl() {
 }
 
 /// Every example game agrees on the propnet with the interpreter on 20
-/// random timed playouts per time model: pairs (facts and lifetimes), the
-/// next expiry, legal moves, terminal and goals, at the start and after
-/// every event (the interpreter replays each event's time and moves).
+/// random timed playouts per time model (see [`agree_on_timed_playouts`]).
 #[test]
 fn propnet_agrees_with_the_interpreter_on_timed_playouts() {
     for name in GAMES {
         let [oracle, propnet] = engines(name);
-        let agree = |p: &TimedState, r: &TimedState, at: &str| {
-            assert_eq!(propnet.pairs(p).unwrap(), oracle.pairs(r).unwrap(), "{name} {at}");
-            assert_eq!(
-                propnet.next_expiry(p).unwrap(),
-                oracle.next_expiry(r).unwrap(),
-                "{name} {at}"
-            );
-            assert_eq!(
-                propnet.is_terminal(p).unwrap(),
-                oracle.is_terminal(r).unwrap(),
-                "{name} {at}"
-            );
-            assert_eq!(
-                propnet.goal_values(p).unwrap(),
-                oracle.goal_values(r).unwrap(),
-                "{name} {at}"
-            );
-            for role in 0..propnet.roles().len() {
-                let (pm, rm) = (propnet.legal_moves(p, role), oracle.legal_moves(r, role));
-                assert_eq!(pm.unwrap(), rm.unwrap(), "{name} {at} role {role}");
-            }
-        };
-        for model in ["uniform:1", "exp:0.5"] {
-            let model: TimeModel = model.parse().unwrap();
-            for seed in 0..20 {
-                let mut reference = oracle.initial_state();
-                agree(&propnet.initial_state(), &reference, "initially");
-                let mut events = 0;
-                let mut rng = Stream::new(seed, 1);
-                let end = propnet
-                    .playout_with(&propnet.initial_state(), model, 10_000, &mut rng, |event| {
-                        events += 1;
-                        reference = oracle.update(&reference, event.elapsed, &event.moves).unwrap();
-                        agree(
-                            &event.after,
-                            &reference,
-                            &format!("{model} seed {seed} event {events}"),
-                        );
-                    })
-                    .unwrap();
-                assert_eq!(end.end, TimedEnd::Terminal, "{name}");
-            }
+        agree_on_timed_playouts(name, &oracle, &propnet);
+    }
+}
+
+/// A relay that carries times every way the circuit form knows: the baton's
+/// lifetime copied into `stash` and `memo` arguments, a lifetime read from
+/// `stash` (its constant, then held values), `memo` keeping a finite lifetime
+/// and a held argument at once.
+const RELAY: &str = "(role a) (role b) (other a b) (other b a)
+    (init 2 (baton a)) (init infinity (stash 1.5))
+    (<= passed (does ?r pass))
+    (<= (legal ?r pass) (true ?t (baton ?r)))
+    (<= (next infinity (stash ?t)) (does ?r pass) (true ?t (baton ?r)))
+    (<= (next infinity (stash ?t)) (true infinity (stash ?t)) (not passed))
+    (<= (next ?t (baton ?s)) (does ?r pass) (other ?r ?s) (true infinity (stash ?t)))
+    (<= (next ?t (baton ?r)) (true ?t (baton ?r)) (not passed))
+    (<= (next 3 (memo ?t)) (does ?r pass) (true ?t (baton ?r)))
+    (<= (next ?t (memo ?x)) (true ?t (memo ?x)) (not passed))
+    (<= (next infinity (dropped ?r)) (expired (baton ?r)))
+    (<= terminal (true infinity (dropped ?r)))
+    (<= (goal ?r 0) (true infinity (dropped ?r)))
+    (<= (goal ?r 100) (role ?r) (not (true infinity (dropped ?r))))";
+
+#[test]
+fn time_arguments_agree_with_the_interpreter_on_timed_playouts() {
+    let [oracle, propnet] =
+        [RtEngine::Interpreter, RtEngine::Propnet].map(|engine| RtGame::load_with(RELAY, engine).unwrap());
+    // By hand: a passes at 0.25; the stash and the memo take the baton's
+    // 1.75, b gets the stash's constant 1.5. Then b passes at 0.5: a gets the
+    // stash's held 1.75, the stash and a new memo take b's 1.
+    let pass = |by: usize| {
+        let mut moves = vec![None, None];
+        moves[by] = Some("pass".to_owned());
+        moves
+    };
+    for game in [&oracle, &propnet] {
+        let s1 = game.update(&game.initial_state(), t("0.25"), &pass(0)).unwrap();
+        assert_eq!(
+            shown(game, &s1),
+            ["1.5 (baton b)", "3 (memo 1.75)", "infinity (stash 1.75)"]
+        );
+        let s2 = game.update(&s1, t("0.5"), &pass(1)).unwrap();
+        assert_eq!(
+            shown(game, &s2),
+            ["1.75 (baton a)", "3 (memo 1)", "infinity (stash 1)"]
+        );
+    }
+    agree_on_timed_playouts("relay", &oracle, &propnet);
+}
+
+/// `propnet` agrees with `oracle` on 20 random timed playouts per time model:
+/// pairs (facts and lifetimes), the next expiry, legal moves, terminal and
+/// goals, at the start and after every event (the interpreter replays each
+/// event's time and moves).
+fn agree_on_timed_playouts(name: &str, oracle: &RtGame, propnet: &RtGame) {
+    let agree = |p: &TimedState, r: &TimedState, at: &str| {
+        assert_eq!(propnet.pairs(p).unwrap(), oracle.pairs(r).unwrap(), "{name} {at}");
+        assert_eq!(
+            propnet.next_expiry(p).unwrap(),
+            oracle.next_expiry(r).unwrap(),
+            "{name} {at}"
+        );
+        assert_eq!(
+            propnet.is_terminal(p).unwrap(),
+            oracle.is_terminal(r).unwrap(),
+            "{name} {at}"
+        );
+        assert_eq!(
+            propnet.goal_values(p).unwrap(),
+            oracle.goal_values(r).unwrap(),
+            "{name} {at}"
+        );
+        for role in 0..propnet.roles().len() {
+            let (pm, rm) = (propnet.legal_moves(p, role), oracle.legal_moves(r, role));
+            assert_eq!(pm.unwrap(), rm.unwrap(), "{name} {at} role {role}");
+        }
+    };
+    for model in ["uniform:1", "exp:0.5"] {
+        let model: TimeModel = model.parse().unwrap();
+        for seed in 0..20 {
+            let mut reference = oracle.initial_state();
+            agree(&propnet.initial_state(), &reference, "initially");
+            let mut events = 0;
+            let mut rng = Stream::new(seed, 1);
+            let end = propnet
+                .playout_with(&propnet.initial_state(), model, 10_000, &mut rng, |event| {
+                    events += 1;
+                    reference = oracle.update(&reference, event.elapsed, &event.moves).unwrap();
+                    agree(
+                        &event.after,
+                        &reference,
+                        &format!("{model} seed {seed} event {events}"),
+                    );
+                })
+                .unwrap();
+            assert_eq!(end.end, TimedEnd::Terminal, "{name}");
         }
     }
 }
