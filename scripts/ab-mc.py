@@ -6,9 +6,11 @@ and per CPU second of the process (the latter is less sensitive to other load).
 
     scripts/ab-mc.py OLD NEW GAMES EVALUATORS ROUNDS SECONDS [CORPUS]
 
-GAMES and EVALUATORS are comma-separated (games by name in CORPUS/games,
-default ../shared). Binaries from before issue 27 report `nodes` (transitions
-plus playouts); their transitions are taken as nodes - playouts.
+GAMES and EVALUATORS are comma-separated: games by name in CORPUS/games
+(default ../shared), or paths ending in .kif; `-` as EVALUATORS runs each
+binary's default. An rtGDL game counts its events (updates). Binaries from
+before issue 27 report `nodes` (transitions plus playouts); their transitions
+are taken as nodes - playouts.
 """
 import json
 import resource
@@ -19,14 +21,20 @@ import sys
 
 def run(binary, game, evaluator, seconds):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    chosen = [] if evaluator == "-" else ["--evaluator", evaluator]
     out = subprocess.run(
-        [binary, "mc", game, "--threads", "1", "--evaluator", evaluator, "--seconds", seconds, "--json"],
+        [binary, "mc", game, "--threads", "1", *chosen, "--seconds", seconds, "--json"],
         capture_output=True, text=True, check=True,
     ).stdout
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     report = json.loads(out)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    transitions = report["transitions"] if "transitions" in report else report["nodes"] - report["playouts"]
+    if "transitions" in report:
+        transitions = report["transitions"]
+    elif "events" in report:
+        transitions = report["events"]
+    else:
+        transitions = report["nodes"] - report["playouts"]
     return transitions / report["seconds"], transitions / cpu
 
 
@@ -41,7 +49,8 @@ def main():
             for evaluator in evaluators.split(","):
                 order = [("old", old), ("new", new)]
                 for name, binary in order if r % 2 == 0 else reversed(order):
-                    rate = run(binary, f"{corpus}/games/{game}.kif", evaluator, seconds)
+                    path = game if game.endswith(".kif") else f"{corpus}/games/{game}.kif"
+                    rate = run(binary, path, evaluator, seconds)
                     rates.setdefault((game, evaluator, name), []).append(rate)
     print("| game | evaluator | old /s | new /s | new/old (wall) | new/old (CPU) |")
     print("| --- | --- | ---: | ---: | ---: | ---: |")
