@@ -17,34 +17,6 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 use support::PlayerProcess;
 
-impl PlayerProcess {
-    /// Sends raw request bytes and returns the whole response.
-    fn raw(&self, request: &[u8]) -> String {
-        let mut stream = TcpStream::connect(self.address()).expect("connects");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(30)))
-            .expect("timeout");
-        stream.write_all(request).expect("sends");
-        let mut response = String::new();
-        let _ = stream.read_to_string(&mut response);
-        response
-    }
-
-    /// POSTs `message` as ggp-base's game server does; the reply body.
-    fn post(&self, message: &str) -> String {
-        let request = format!(
-            "POST / HTTP/1.0\r\nAccept: text/delim\r\nHost: localhost\r\nSender: GAMESERVER\r\n\
-             Receiver: {}\r\nContent-Type: text/acl\r\nContent-Length: {}\r\n\r\n{message}",
-            self.address(),
-            message.len()
-        );
-        let response = self.raw(request.as_bytes());
-        response
-            .split_once("\r\n\r\n")
-            .map_or(String::new(), |(_, body)| body.to_owned())
-    }
-}
-
 /// Tic-tac-toe, written for this project's tests.
 const TIC_TAC_TOE: &str = include_str!("../games/tic_tac_toe.kif");
 

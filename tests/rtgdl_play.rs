@@ -507,3 +507,53 @@ fn a_game_time_far_ahead_is_refused_in_bounded_work() {
     assert_eq!(ask(&format!("( START u r ({TICKING}) 10 100 )")).text, "ready");
     assert_eq!(ask("( PLAY u NIL 0 )").text, "go");
 }
+
+/// Hostile PLAYs of an rtGDL match, sent at once over HTTP, each get an
+/// answer (held ones at the STOP), and the player stays available.
+#[test]
+fn hostile_rtgdl_plays_get_answers_and_the_player_stays_available() {
+    let player = PlayerProcess::start(&["--search", "random", "--threads", "1"]);
+    let rules = std::fs::read_to_string(game_path("tictactoe")).expect("the game");
+    assert_eq!(
+        player.post(&format!("( START h.1 xplayer ({rules}) 5 0.05 )")),
+        "ready"
+    );
+    let nested = format!("( PLAY h.1 NIL {} )", "(".repeat(5000));
+    let hostile = [
+        "( PLAY h.1 NIL 99999999999999999999 )",
+        "( PLAY h.1 NIL 1e308 )",
+        "( PLAY h.1 NIL -1 )",
+        "( PLAY h.1 NIL abc )",
+        "( PLAY h.1 NIL 0.0000001 )",
+        "( PLAY h.1 ( NIL ) 0.5 )",
+        "( PLAY h.1 ( ( mark 9 9 ) NIL ) 0.5 )",
+        "( PLAY h.1 ( NIL NIL NIL ) 0.5 )",
+        "( PLAY h.1 ( NIL ( mark 1 1 ) ) 0.25 )",
+        "( PLAY h.1 ( ( mark 1 1 ) NIL ) 0.75 )",
+        "( PLAY h.1 NIL 1000000 )",
+        "( PLAY h.1 NIL 0 extra )",
+        "( PLAY h.2 NIL 0 )",
+        nested.as_str(),
+    ];
+    let answers: Vec<String> = std::thread::scope(|scope| {
+        let asked: Vec<_> = hostile
+            .iter()
+            .map(|message| scope.spawn(|| player.post(message)))
+            .collect();
+        // Every request that holds is answered at the match's end.
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(player.post("( STOP h.1 NIL 1 )"), "done");
+        asked.into_iter().map(|a| a.join().expect("a reply")).collect()
+    });
+    for (message, answer) in hostile.iter().zip(&answers) {
+        assert!(!answer.is_empty(), "no answer to {message}");
+    }
+    // Game times that are no exact time, and malformed PLAYs, are refused.
+    for refused in [0, 1, 2, 3, 11, 13] {
+        assert_eq!(answers[refused], "error", "{}", hostile[refused]);
+    }
+    assert_eq!(
+        player.post("( INFO )"),
+        "( ( name ggpnet ) ( status available ) )"
+    );
+}

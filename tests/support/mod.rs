@@ -2,9 +2,11 @@
 //! `ggpnet match` run.
 
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::time::Duration;
 
 /// A `ggpnet play` process on a port the system chose, killed when dropped.
 pub struct PlayerProcess {
@@ -37,6 +39,32 @@ impl PlayerProcess {
     /// Its address, `127.0.0.1:PORT`.
     pub fn address(&self) -> String {
         format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Sends raw request bytes and returns the whole response.
+    pub fn raw(&self, request: &[u8]) -> String {
+        let mut stream = TcpStream::connect(self.address()).expect("connects");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .expect("timeout");
+        stream.write_all(request).expect("sends");
+        let mut response = String::new();
+        let _ = stream.read_to_string(&mut response);
+        response
+    }
+
+    /// POSTs `message` as ggp-base's game server does; the reply body.
+    pub fn post(&self, message: &str) -> String {
+        let request = format!(
+            "POST / HTTP/1.0\r\nAccept: text/delim\r\nHost: localhost\r\nSender: GAMESERVER\r\n\
+             Receiver: {}\r\nContent-Type: text/acl\r\nContent-Length: {}\r\n\r\n{message}",
+            self.address(),
+            message.len()
+        );
+        let response = self.raw(request.as_bytes());
+        response
+            .split_once("\r\n\r\n")
+            .map_or(String::new(), |(_, body)| body.to_owned())
     }
 }
 
