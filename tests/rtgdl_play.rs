@@ -384,6 +384,11 @@ fn match_refuses_the_options_that_do_not_apply() {
     for (option, message) in [
         (&["--scramble"][..], "--scramble does not apply"),
         (&["--gdl2-form", "2013"][..], "--gdl2-form does not apply"),
+        (&["--playclock", "86401"][..], "--playclock 86401: on a real-time GDL (rtGDL) game it is the seconds of one lifetime unit, at most 86400"),
+        (&["--max-game-time", "0"][..], "a game time limit must be above 0"),
+        (&["--max-game-time", "1.0000001"][..], "more than 6 fraction digits"),
+        (&["--max-game-time=-1"][..], "'-1' is not a decimal number"),
+        (&["--max-open", "65"][..], "65 is not in 1..=64"),
     ] {
         let output = Command::new(env!("CARGO_BIN_EXE_ggpnet"))
             .arg("match")
@@ -398,7 +403,8 @@ fn match_refuses_the_options_that_do_not_apply() {
             .output()
             .expect("runs");
         let err = String::from_utf8_lossy(&output.stderr);
-        assert!(!output.status.success() && err.contains(message), "{err}");
+        assert_eq!(output.status.code(), Some(2), "{option:?}: {err}");
+        assert!(err.contains(message), "{option:?}: {err}");
     }
 }
 

@@ -17,7 +17,9 @@ mod realtime;
 mod scramble;
 
 pub use link::{Link, LinkError};
-pub use realtime::{run_rt_match, RtEvent, RtEventKind, RtMatchRecord, RtMatchSetup, DEFAULT_MAX_OPEN};
+pub use realtime::{
+    run_rt_match, RtEvent, RtEventKind, RtMatchRecord, RtMatchSetup, DEFAULT_MAX_OPEN, MAX_PLAY_CLOCK,
+};
 pub use scramble::Scrambler;
 
 use crate::{Error, Game, Move, State, Stream};

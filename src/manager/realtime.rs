@@ -77,6 +77,9 @@ pub const EVENTS_PER_UPDATE: u64 = 4;
 /// Characters of a reply or failure kept in an event.
 const MAX_EVENT_TEXT: usize = 200;
 
+/// The longest PLAYCLOCK (wall time of a lifetime unit) a match accepts: a day.
+pub const MAX_PLAY_CLOCK: Duration = Duration::from_secs(86_400);
+
 /// The default of [`RtMatchSetup::max_open`].
 pub const DEFAULT_MAX_OPEN: usize = 4;
 
@@ -268,7 +271,7 @@ fn run_wall_bound(setup: &RtMatchSetup) -> Duration {
 /// Refuses a setup that cannot run: a player per role, a positive clock, limits.
 fn check(setup: &RtMatchSetup) -> Result<(), Error> {
     super::check_player_count(setup.players.len(), setup.game.roles().len())?;
-    if setup.play_clock.is_zero() || setup.play_clock > Duration::from_secs(86_400) {
+    if setup.play_clock.is_zero() || setup.play_clock > MAX_PLAY_CLOCK {
         return Err(Error::new(
             "the play clock (seconds per lifetime unit) must be above 0 and at most a day",
         ));

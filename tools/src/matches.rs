@@ -201,6 +201,13 @@ fn run_rt(args: &MatchArgs, source: &str) -> Result<bool, Failure> {
             "error: --gdl2-form does not apply to real-time GDL (rtGDL) games",
         ));
     }
+    let longest = ggpnet::manager::MAX_PLAY_CLOCK.as_secs_f64();
+    if args.playclock > longest {
+        return Err(Failure::input(format!(
+            "error: --playclock {}: on a real-time GDL (rtGDL) game it is the seconds of one lifetime unit, at most {longest} (a day)",
+            args.playclock
+        )));
+    }
     let path = Some(args.game.as_path());
     let game = super::rtgdl::load(path, source)?;
     let roles = game.roles().to_vec();
