@@ -31,10 +31,10 @@
 //!   ways. Each ground `next` with a source is its own base, so the circuit
 //!   computes the condition of every source and the simulator only gives each
 //!   new base its values. An update lowers the finite lifetimes by Δt (μ),
-//!   clears the bases that expire and sets their `rt:expired` bases (which the circuit reads as
-//!   `expired`), evaluates the circuit with the moves that came (a partial
-//!   joint move: the inputs of the roles that moved), then gives each next
-//!   base the lifetime and time argument of its sources. A fact with several
+//!   clears the bases that expire and sets their `rt:expired` bases (which
+//!   the circuit reads as `expired`), evaluates the circuit with the moves
+//!   that came (a partial joint move: the inputs of the roles that moved),
+//!   then gives each next base the lifetime and time argument of its sources. A fact with several
 //!   finite lifetimes copied into one base, or a key with several carried time
 //!   arguments read at once, is an error at that update (the set semantics
 //!   allows it, a base holds one value). Since the simulator sets and clears
