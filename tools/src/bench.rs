@@ -203,7 +203,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
     progress.finish();
     let report = json!({
         "cpu": cpu,
-        "lane_vector_bits": ggpnet::propnet::engine::vector_bits(),
+        "lane_vector_bits": ggpnet::propnet::engine::VectorWidth::detect().bits(),
         "cores": std::thread::available_parallelism().map_or(1, |n| n.get()),
         "threads": threads,
         "seconds": args.seconds,

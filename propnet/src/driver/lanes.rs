@@ -15,7 +15,7 @@
 
 use super::PlayoutTotals;
 use crate::engine::{
-    and, for_each_lane, not, or, vector_bits, xor, Engine, Lane, LaneValues, Lanes, ALL_LANES, LANES,
+    and, for_each_lane, not, or, xor, Engine, Lane, LaneValues, Lanes, VectorWidth, ALL_LANES, LANES,
     LANE_WORDS, NO_LANES,
 };
 use crate::game::{Game, Move, State};
@@ -53,8 +53,8 @@ pub struct LanePlayouts {
     /// The value of each base in the state every playout starts from.
     start: Vec<bool>,
     totals: PlayoutTotals,
-    /// The widest vector registers the CPU has, in bits.
-    vector_bits: u32,
+    /// The widest vector registers the CPU has.
+    vector: VectorWidth,
 }
 
 impl LanePlayouts {
@@ -76,6 +76,15 @@ impl LanePlayouts {
         streams: (u64, u64),
         max_depth: u64,
     ) -> LanePlayouts {
+        assert!(
+            Arc::ptr_eq(engine.net(), game.net()),
+            "a lanes engine of another game's net"
+        );
+        assert_eq!(
+            from.0.len(),
+            game.net().base_slots().len(),
+            "a state of another game"
+        );
         let (seed, first_stream) = streams;
         let net = Arc::clone(game.net());
         let roles = game.roles().len();
@@ -100,7 +109,7 @@ impl LanePlayouts {
             moved: NO_LANES,
             goal_scratch: Vec::new(),
             totals: PlayoutTotals::new(roles),
-            vector_bits: vector_bits(),
+            vector: VectorWidth::detect(),
             start,
             game,
             net,
@@ -148,11 +157,11 @@ impl LanePlayouts {
 
     /// Visits one state in every lane and moves on.
     pub fn step(&mut self) {
-        match self.vector_bits {
-            // SAFETY: `vector_bits` is 512 only when the CPU has AVX-512F.
+        match self.vector.bits() {
+            // SAFETY: a `VectorWidth` is 512 only when the CPU has AVX-512F.
             #[cfg(target_arch = "x86_64")]
             512 => unsafe { self.step_avx512() },
-            // SAFETY: `vector_bits` is 256 only when the CPU has AVX2.
+            // SAFETY: and 256 only when it has AVX2.
             #[cfg(target_arch = "x86_64")]
             256 => unsafe { self.step_avx2() },
             _ => self.step_lanes::<128>(0),

@@ -29,7 +29,7 @@ pub fn draw(words: &[u64], rng: &mut Stream) -> Option<usize> {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi2")]
 unsafe fn draw_x86(words: &[u64], rng: &mut Stream) -> Option<usize> {
-    draw_with(words, rng, select_in_word_pdep)
+    draw_with(words, rng, |word, k| select_in_word_pdep(word, k))
 }
 
 #[inline(always)]
@@ -40,13 +40,13 @@ fn draw_with(words: &[u64], rng: &mut Stream, in_word: impl Fn(u64, u32) -> u32)
     }
 }
 
-/// The position of set bit `k < word.count_ones()` of `word`, by `pdep`
-/// (call only where the CPU has BMI2).
+/// The position of set bit `k < word.count_ones()` of `word`, by `pdep`:
+/// callable only from code compiled with BMI2 (the CPU has it).
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
+#[target_feature(enable = "bmi2")]
+#[inline]
 fn select_in_word_pdep(word: u64, k: u32) -> u32 {
-    // SAFETY: callers run with BMI2 enabled.
-    unsafe { std::arch::x86_64::_pdep_u64(1 << k, word) }.trailing_zeros()
+    std::arch::x86_64::_pdep_u64(1 << k, word).trailing_zeros()
 }
 
 /// Skips whole words by their bit counts, then finds the bit in its word with
@@ -112,8 +112,10 @@ mod tests {
             );
             #[cfg(target_arch = "x86_64")]
             if std::arch::is_x86_feature_detected!("bmi2") {
+                // SAFETY: the CPU has BMI2.
+                let pdep = |word, k| unsafe { select_in_word_pdep(word, k) };
                 assert_eq!(
-                    select_in(&words, k, select_in_word_pdep),
+                    select_in(&words, k, pdep),
                     Some(position),
                     "bit {k}"
                 );

@@ -34,7 +34,7 @@
 
 use super::move_cones::MoveCones;
 use super::sweep::{in_place, Program};
-use super::{Engine, EvaluatorKind, ScalarEngine};
+use super::{check_state, Engine, EngineId, EvaluatorKind, ScalarEngine};
 use crate::jit::Layout;
 use crate::layout::{fixpoint, role_words, run_steps};
 use crate::layout::{CompiledNet, Gate};
@@ -790,6 +790,7 @@ impl Values {
 /// The differential engine of one net: its plan, shared by every thread.
 #[derive(Debug)]
 pub struct Differential {
+    id: EngineId,
     net: Arc<CompiledNet>,
     plan: Plan,
 }
@@ -797,6 +798,8 @@ pub struct Differential {
 /// One thread's values of a [`Differential`] engine.
 #[derive(Clone, Debug)]
 pub struct DifferentialCache {
+    /// The engine that made it, the only one it fits.
+    owner: EngineId,
     values: Values,
     pending: Pending,
     /// The bases as last loaded.
@@ -829,6 +832,7 @@ impl Differential {
         let move_cones = native.then(|| MoveCones::new(net, &kept, &activity)).flatten();
         let to_race = move_cones.as_ref().is_some_and(MoveCones::outgrow_cache);
         let engine = |move_cones| Differential {
+            id: EngineId::fresh(),
             net: Arc::clone(net),
             plan: Plan::new(net, &activity, move_cones, native),
         };
@@ -926,6 +930,7 @@ impl Engine for Differential {
             move_cones.restore_all(&mut bytes);
         }
         DifferentialCache {
+            owner: self.id,
             pending: Pending::new(net.slots()),
             state: vec![0; net.base_slots().len().div_ceil(64)],
             initial: None,
@@ -950,7 +955,7 @@ impl DifferentialCache {
     /// The values borrowed as slices for one propagation by `engine`, so
     /// that the hot loops index slices rather than vectors behind references.
     fn propagation<'a>(&'a mut self, engine: &'a Differential) -> Propagation<'a> {
-        let Differential { net, plan } = engine;
+        let Differential { net, plan, .. } = engine;
         let DifferentialCache {
             values:
                 Values {
@@ -1211,6 +1216,7 @@ impl Propagation<'_> {
 impl ScalarEngine for Differential {
     #[inline]
     fn legal_words<'c>(&self, cache: &'c DifferentialCache, role: usize) -> &'c [u64] {
+        self.id.check(cache.owner);
         &cache.values.legal[self.plan.role_words[role]..self.plan.role_words[role + 1]]
     }
 
@@ -1220,6 +1226,8 @@ impl ScalarEngine for Differential {
     /// (breakthrough: 30% less time). The initial state's values may be copied
     /// from a snapshot of its first load (see `Plan::restore_initial`).
     fn load_state(&self, cache: &mut DifferentialCache, state: &[u64]) {
+        self.id.check(cache.owner);
+        check_state(&self.net, state);
         cache.goals_fresh = false;
         let bases = self.net.base_slots().len();
         let words = cache.state.len();
@@ -1269,7 +1277,8 @@ impl ScalarEngine for Differential {
     }
 
     fn load_moves(&self, cache: &mut DifferentialCache, moves: &[u32]) {
-        let Differential { net, plan } = self;
+        self.id.check(cache.owner);
+        let Differential { net, plan, .. } = self;
         let DifferentialCache {
             values,
             values_scratch,
@@ -1311,6 +1320,7 @@ impl ScalarEngine for Differential {
 
     #[inline]
     fn value(&self, cache: &DifferentialCache, slot: u32) -> bool {
+        self.id.check(cache.owner);
         match &self.plan.move_cones {
             Some(move_cones) if move_cones.is_moved(slot) => move_cones.value(&cache.values.next, slot),
             _ => slot_value(&self.plan, &cache.values.counters, slot),
@@ -1320,6 +1330,7 @@ impl ScalarEngine for Differential {
     /// Evaluates the gates read only on the way to goals, from the kept slots
     /// they read, unless they are up to date.
     fn refresh_goals(&self, cache: &mut DifferentialCache) {
+        self.id.check(cache.owner);
         if cache.goals_fresh {
             return;
         }
@@ -1337,6 +1348,7 @@ impl ScalarEngine for Differential {
     }
 
     fn next_state(&self, cache: &DifferentialCache, out: &mut [u64]) {
+        self.id.check(cache.owner);
         out.copy_from_slice(&cache.values.next);
     }
 }

@@ -113,19 +113,33 @@ impl Engine for Lanes {
     }
 }
 
-/// The widest vector registers of the CPU that the lanes evaluator uses, in
-/// bits: 512 with AVX-512F, 256 with AVX2, else 128 (reported by benchmarks).
-pub fn vector_bits() -> u32 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            return 512;
+/// The widest vector registers of the CPU that the lanes evaluator uses:
+/// 512 bits with AVX-512F, 256 with AVX2, else 128. A value is made only by
+/// [`VectorWidth::detect`], which asks the CPU, so holding a width of 512 (or
+/// 256) proves that the CPU has AVX-512F (or AVX2): code compiled for those
+/// features runs on that proof.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct VectorWidth(u32);
+
+impl VectorWidth {
+    /// The widest the CPU has.
+    pub fn detect() -> VectorWidth {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                return VectorWidth(512);
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                return VectorWidth(256);
+            }
         }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            return 256;
-        }
+        VectorWidth(128)
     }
-    128
+
+    /// Its width in bits (reported by benchmarks).
+    pub fn bits(self) -> u32 {
+        self.0
+    }
 }
 
 /// Gates of one kind and fan-in evaluated in a row: `count` gates, whose

@@ -26,13 +26,59 @@ mod sweep;
 
 pub use differential::{Differential, DifferentialCache};
 pub(crate) use lanes::{and, for_each_lane, not, or, xor, Lane, ALL_LANES, NO_LANES};
-pub use lanes::{vector_bits, LaneValues, Lanes, LANES, LANE_WORDS};
+pub use lanes::{LaneValues, Lanes, VectorWidth, LANES, LANE_WORDS};
 pub use sweep::{Sweep, SweepCache};
 
 use crate::layout::CompiledNet;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// The identity of one engine, carried by every cache it makes. A cache's
+/// sizes and offsets are those of the plan of the engine that made it, and
+/// the engines index it unchecked in their hot loops; so every entry point
+/// that takes a cache checks it against the engine with [`EngineId::check`],
+/// and a cache handed to another engine (of another game, or another plan of
+/// the same game) panics instead of being read out of bounds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct EngineId(u64);
+
+impl EngineId {
+    /// An identity no other engine of this process has.
+    pub(crate) fn fresh() -> EngineId {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        EngineId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Panics unless `cache` (a cache's owner) is this engine.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn check(self, cache: EngineId) {
+        assert!(
+            self == cache,
+            "a cache used with an engine other than the one that made it"
+        );
+    }
+}
+
+/// Panics unless `state` holds exactly the words of `net`'s bases with no bit
+/// set past them: the scalar engines' check of the states they load.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn check_state(net: &CompiledNet, state: &[u64]) {
+    let bases = net.base_slots().len();
+    assert_eq!(
+        state.len(),
+        bases.div_ceil(64),
+        "a state of {} words loaded into a net of {bases} bases",
+        state.len()
+    );
+    if !bases.is_multiple_of(64) {
+        let past = state[state.len() - 1] >> (bases % 64);
+        assert!(past == 0, "a state with bits set past the net's {bases} bases");
+    }
+}
 
 /// What every engine is: the shared, immutable part of an evaluator of one
 /// [`CompiledNet`] (its compiled plan, native code included), held in an

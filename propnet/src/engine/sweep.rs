@@ -24,7 +24,7 @@ use super::conditions::{self, Condition};
 use super::cones::Cones;
 use super::decoded::DecodedMoves;
 use super::skipping::{self, Blocks, Candidate, Marks};
-use super::{Engine, EvaluatorKind, ScalarEngine};
+use super::{check_state, Engine, EngineId, EvaluatorKind, ScalarEngine};
 use crate::jit::{Layout, NativeGate, NativeProgram, NativeStep, Skip};
 use crate::layout::{fixpoint, role_words};
 use crate::layout::{CompiledNet, Gate, Step};
@@ -770,6 +770,7 @@ pub(crate) fn located<'a>(
 /// The sweep engine of one net: its compiled programs, shared by every thread.
 #[derive(Debug)]
 pub struct Sweep {
+    id: EngineId,
     net: Arc<CompiledNet>,
     plan: Plan,
 }
@@ -777,6 +778,8 @@ pub struct Sweep {
 /// One thread's values of a [`Sweep`].
 #[derive(Clone, Debug)]
 pub struct SweepCache {
+    /// The engine that made it, the only one it fits.
+    owner: EngineId,
     values: Vec<bool>,
     /// The state whose bases `values` hold.
     loaded: Vec<u64>,
@@ -805,6 +808,7 @@ impl Sweep {
     /// reliably).
     pub fn candidates(net: &Arc<CompiledNet>, native: bool) -> Vec<Sweep> {
         let sweep = |cones| Sweep {
+            id: EngineId::fresh(),
             net: Arc::clone(net),
             plan: Plan::new(net, native, cones),
         };
@@ -838,6 +842,7 @@ impl Engine for Sweep {
             cones.restore_all(&mut values);
         }
         SweepCache {
+            owner: self.id,
             values,
             loaded: vec![0; net.base_slots().len().div_ceil(64)],
             legal: vec![0; plan.role_words.last().copied().unwrap_or(0)],
@@ -853,10 +858,13 @@ impl Engine for Sweep {
 impl ScalarEngine for Sweep {
     #[inline]
     fn legal_words<'c>(&self, cache: &'c SweepCache, role: usize) -> &'c [u64] {
+        self.id.check(cache.owner);
         &cache.legal[self.plan.role_words[role]..self.plan.role_words[role + 1]]
     }
 
     fn load_state(&self, cache: &mut SweepCache, state: &[u64]) {
+        self.id.check(cache.owner);
+        check_state(&self.net, state);
         let (net, plan) = (&*self.net, &self.plan);
         let (values, base_slots) = (&mut cache.values[..], net.base_slots());
         // Only the bases that differ from the state loaded before.
@@ -875,6 +883,7 @@ impl ScalarEngine for Sweep {
     }
 
     fn load_moves(&self, cache: &mut SweepCache, moves: &[u32]) {
+        self.id.check(cache.owner);
         let (net, plan, values) = (&*self.net, &self.plan, &mut cache.values);
         if let Some(cones) = &plan.cones {
             if cache.ran_whole {
@@ -913,10 +922,12 @@ impl ScalarEngine for Sweep {
 
     #[inline]
     fn value(&self, cache: &SweepCache, slot: u32) -> bool {
+        self.id.check(cache.owner);
         cache.values[self.plan.located[slot as usize] as usize]
     }
 
     fn refresh_goals(&self, cache: &mut SweepCache) {
+        self.id.check(cache.owner);
         if !cache.goals_fresh {
             self.plan.goals.run(&self.net, &mut cache.values, &mut []);
             cache.goals_fresh = true;
@@ -924,8 +935,14 @@ impl ScalarEngine for Sweep {
     }
 
     fn next_state(&self, cache: &SweepCache, out: &mut [u64]) {
+        self.id.check(cache.owner);
+        assert_eq!(
+            out.len(),
+            cache.next.len(),
+            "a next state of the wrong number of words"
+        );
         // Word by word, in line: a call to `memcpy` costs more for a few words.
-        for (o, &n) in out.iter_mut().zip(cache.next.iter().chain(std::iter::repeat(&0))) {
+        for (o, &n) in out.iter_mut().zip(&cache.next) {
             *o = n;
         }
     }

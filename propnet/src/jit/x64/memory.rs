@@ -24,7 +24,7 @@ impl ExecutableMemory {
     }
 }
 
-#[cfg(all(target_arch = "x86_64", unix))]
+#[cfg(all(target_arch = "x86_64", unix, not(miri)))]
 impl ExecutableMemory {
     /// Maps `code` executable, or `None` if the system refuses.
     pub(super) fn new(code: &[u8]) -> Option<ExecutableMemory> {
@@ -67,7 +67,7 @@ impl ExecutableMemory {
     }
 }
 
-#[cfg(all(target_arch = "x86_64", unix))]
+#[cfg(all(target_arch = "x86_64", unix, not(miri)))]
 impl Drop for ExecutableMemory {
     fn drop(&mut self) {
         // SAFETY: unmaps exactly the mapping made in `new`, which nothing uses any more.
@@ -75,9 +75,11 @@ impl Drop for ExecutableMemory {
     }
 }
 
-#[cfg(not(all(target_arch = "x86_64", unix)))]
+#[cfg(not(all(target_arch = "x86_64", unix, not(miri))))]
 impl ExecutableMemory {
-    fn new(_code: &[u8]) -> Option<ExecutableMemory> {
+    /// No memory: native code runs only on x86-64 Unix, and not under Miri,
+    /// which cannot execute it (the engines then run their interpreters).
+    pub(super) fn new(_code: &[u8]) -> Option<ExecutableMemory> {
         None
     }
 
