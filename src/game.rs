@@ -141,7 +141,15 @@ impl fmt::Display for LoadError {
     }
 }
 
-impl std::error::Error for LoadError {}
+impl std::error::Error for LoadError {
+    /// The propnet's error: why it failed, or why the interpreter was tried.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LoadError::Propnet(e) => Some(e),
+            LoadError::Interpreter { propnet, .. } => propnet.as_ref().map(|e| e as _),
+        }
+    }
+}
 
 /// A game ready to play: cheap to clone and shareable across threads (clones
 /// share one compiled engine). Each thread queries it through its own

@@ -54,43 +54,149 @@ impl Move {
     }
 }
 
-/// A refused request: a state or move of another game, an unknown role, an
-/// illegal or malformed move, a fact that can never hold.
+/// A refused request of the agent API, by kind: an agent can tell a state of
+/// another game from an illegal move without reading text. `Display` gives
+/// the message, naming the role and move concerned.
 #[derive(Clone, PartialEq, Eq, Debug)]
-pub struct Error {
-    message: String,
-}
-
-impl Error {
-    pub(crate) fn new(message: impl Into<String>) -> Error {
-        Error {
-            message: message.into(),
-        }
-    }
-
-    /// What was refused and why.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
+#[non_exhaustive]
+pub enum Error {
+    /// A state made by another game.
+    ForeignState,
+    /// A move made by another game.
+    ForeignMove,
+    /// A role number past the game's roles.
+    NoSuchRole {
+        /// The number given.
+        role: usize,
+        /// How many roles the game has.
+        roles: usize,
+    },
+    /// Text that is not one KIF term.
+    Unreadable {
+        /// The text given.
+        text: String,
+        /// Why it cannot be read.
+        reason: String,
+    },
+    /// Text that names no move of the role.
+    UnknownMove {
+        /// The role.
+        role: String,
+        /// The move, canonical.
+        text: String,
+    },
+    /// A fact that can never hold in this game.
+    UnknownFact {
+        /// The fact as given.
+        fact: String,
+    },
+    /// A joint move without exactly one move per role.
+    WrongJointLength {
+        /// The number of roles.
+        expected: usize,
+        /// The number of moves given.
+        found: usize,
+    },
+    /// A move of one role played as another's.
+    WrongRole {
+        /// The move.
+        text: String,
+        /// The role whose move it is.
+        owner: String,
+        /// The role it was played as.
+        role: String,
+    },
+    /// A move that is not legal for its role in the state.
+    IllegalMove {
+        /// The role.
+        role: String,
+        /// The move.
+        text: String,
+    },
+    /// A setting out of its range (playout threads or budget, perft depth).
+    InvalidSetting {
+        /// The setting's name.
+        setting: &'static str,
+        /// Its range and the value given.
+        reason: String,
+    },
+    /// Playouts that could not run (worker threads refused; the source).
+    Playouts(propnet::driver::McError),
+    /// Another refusal of the propnet's state machine (its source).
+    StateMachine(propnet::MachineError),
+    /// A refusal or failure of the reference interpreter (its source).
+    Interpreter(ggpnet_reference::ReferenceError),
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "error: {}", self.message)
+        match self {
+            Error::ForeignState => f.write_str("error: the state belongs to another game"),
+            Error::ForeignMove => f.write_str("error: the move belongs to another game"),
+            Error::NoSuchRole { role, roles } => {
+                write!(f, "error: no role number {role}: the game has {roles} roles")
+            }
+            Error::InvalidSetting { setting, reason } => write!(f, "error: {setting} {reason}"),
+            Error::Playouts(e) => write!(f, "error: {e}"),
+            Error::StateMachine(e) => e.fmt(f),
+            Error::Interpreter(e) => write!(f, "error: {e}"),
+            other => other.as_machine_error().fmt(f),
+        }
     }
 }
 
-impl std::error::Error for Error {}
+impl Error {
+    /// The kinds shared with the propnet's state machine, as its error, whose
+    /// `Display` says them (only called for those kinds).
+    fn as_machine_error(&self) -> propnet::MachineError {
+        use propnet::MachineError as M;
+        match self.clone() {
+            Error::Unreadable { text, reason } => M::Unreadable { text, reason },
+            Error::UnknownMove { role, text } => M::UnknownMove { role, text },
+            Error::UnknownFact { fact } => M::UnknownFact { fact },
+            Error::WrongJointLength { expected, found } => M::WrongJointLength { expected, found },
+            Error::WrongRole { text, owner, role } => M::WrongRole { text, owner, role },
+            Error::IllegalMove { role, text } => M::IllegalMove { role, text },
+            _ => unreachable!("only the state machine's kinds"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Playouts(e) => Some(e),
+            Error::StateMachine(e) => Some(e),
+            Error::Interpreter(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl From<propnet::MachineError> for Error {
     fn from(e: propnet::MachineError) -> Error {
-        Error::new(e.message)
+        use propnet::MachineError as M;
+        match e {
+            M::Unreadable { text, reason } => Error::Unreadable { text, reason },
+            M::UnknownMove { role, text } => Error::UnknownMove { role, text },
+            M::UnknownFact { fact } => Error::UnknownFact { fact },
+            M::WrongJointLength { expected, found } => Error::WrongJointLength { expected, found },
+            M::WrongRole { text, owner, role } => Error::WrongRole { text, owner, role },
+            M::IllegalMove { role, text } => Error::IllegalMove { role, text },
+            M::NoSuchMove { .. } => Error::ForeignMove,
+            other => Error::StateMachine(other),
+        }
     }
 }
 
 impl From<ggpnet_reference::ReferenceError> for Error {
     fn from(e: ggpnet_reference::ReferenceError) -> Error {
-        Error::new(e.to_string())
+        use ggpnet_reference::ReferenceError as R;
+        match e {
+            R::IllegalMove { role, chosen } => Error::IllegalMove { role, text: chosen },
+            R::WrongJointLength { expected, found } => Error::WrongJointLength { expected, found },
+            other => Error::Interpreter(other),
+        }
     }
 }
 
@@ -212,7 +318,7 @@ impl Game {
         if state.game == self.id() {
             Ok(&state.repr)
         } else {
-            Err(Error::new("the state belongs to another game"))
+            Err(Error::ForeignState)
         }
     }
 
@@ -220,7 +326,7 @@ impl Game {
         if m.game == self.id() {
             Ok(())
         } else {
-            Err(Error::new("the move belongs to another game"))
+            Err(Error::ForeignMove)
         }
     }
 
@@ -228,10 +334,10 @@ impl Game {
         if role < self.roles().len() {
             Ok(())
         } else {
-            Err(Error::new(format!(
-                "no role number {role}: the game has {} roles",
-                self.roles().len()
-            )))
+            Err(Error::NoSuchRole {
+                role,
+                roles: self.roles().len(),
+            })
         }
     }
 
@@ -247,8 +353,10 @@ impl Game {
 /// Re-prints a KIF term canonically.
 fn canonical(text: &str) -> Result<String, Error> {
     let mut symbols = ggpnet_kif::SymbolTable::new();
-    let term = ggpnet_kif::parse_term(text, &mut symbols)
-        .map_err(|e| Error::new(format!("cannot read '{text}': {e}")))?;
+    let term = ggpnet_kif::parse_term(text, &mut symbols).map_err(|e| Error::Unreadable {
+        text: text.to_owned(),
+        reason: e.to_string(),
+    })?;
     Ok(ggpnet_kif::term_to_string(&term, &symbols))
 }
 
@@ -396,20 +504,20 @@ impl Machine {
     fn check_joint(&self, joint: &[Move]) -> Result<(), Error> {
         let roles = self.game.roles().len();
         if joint.len() != roles {
-            return Err(Error::new(format!(
-                "a joint move needs one move per role ({roles}), got {}",
-                joint.len()
-            )));
+            return Err(Error::WrongJointLength {
+                expected: roles,
+                found: joint.len(),
+            });
         }
         for (role, m) in joint.iter().enumerate() {
             self.game.check_move(m)?;
             if m.role != role {
                 let text = self.game.move_to_kif(m)?;
-                return Err(Error::new(format!(
-                    "move {text} of role {} played as role {}'s",
-                    self.game.roles()[m.role],
-                    self.game.roles().get(role).map_or("?", String::as_str)
-                )));
+                return Err(Error::WrongRole {
+                    text,
+                    owner: self.game.roles()[m.role].clone(),
+                    role: self.game.roles()[role].clone(),
+                });
             }
         }
         Ok(())

@@ -58,15 +58,16 @@ impl Playouts {
 
     fn validate(&self) -> Result<(), Error> {
         if !(1..=MAX_THREADS).contains(&self.threads) {
-            return Err(Error::new(format!(
-                "threads must be 1 to {MAX_THREADS}, not {}",
-                self.threads
-            )));
+            return Err(Error::InvalidSetting {
+                setting: "threads",
+                reason: format!("must be 1 to {MAX_THREADS}, not {}", self.threads),
+            });
         }
         match self.budget {
-            Budget::Seconds(s) if !(s.is_finite() && s > 0.0 && s <= 1e9) => Err(Error::new(format!(
-                "a time budget must be more than 0 and at most 1e9 seconds, not {s}"
-            ))),
+            Budget::Seconds(s) if !(s.is_finite() && s > 0.0 && s <= 1e9) => Err(Error::InvalidSetting {
+                setting: "a time budget",
+                reason: format!("must be more than 0 and at most 1e9 seconds, not {s}"),
+            }),
             _ => Ok(()),
         }
     }
@@ -115,8 +116,7 @@ impl Game {
                     seed: how.seed,
                     max_depth,
                 };
-                let report =
-                    monte_carlo_from(&loaded.game, state, &config).map_err(|e| Error::new(e.to_string()))?;
+                let report = monte_carlo_from(&loaded.game, state, &config).map_err(Error::Playouts)?;
                 Ok(PlayoutReport {
                     engine: Engine::Propnet,
                     evaluator: Some(evaluator),
@@ -140,9 +140,10 @@ impl Game {
     /// scalar evaluator `kind`.
     pub fn perft(&self, depth: usize, kind: EvaluatorKind) -> Result<Vec<u128>, Error> {
         if !(1..=MAX_PERFT_DEPTH).contains(&depth) {
-            return Err(Error::new(format!(
-                "perft depth must be 1 to {MAX_PERFT_DEPTH}, not {depth}"
-            )));
+            return Err(Error::InvalidSetting {
+                setting: "perft depth",
+                reason: format!("must be 1 to {MAX_PERFT_DEPTH}, not {depth}"),
+            });
         }
         match self.backend() {
             Backend::Propnet(loaded) => Ok(perft(&loaded.game, depth, kind).counts),

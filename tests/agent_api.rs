@@ -2,7 +2,10 @@
 //! engines agree move by move, requests that make no sense are refused with an
 //! error, and a game too large for the propnet falls back to the interpreter.
 
-use ggpnet::{Budget, Config, Engine, EngineChoice, Game, Machine, PlayoutEnd, Playouts, State, Stream};
+use ggpnet::{
+    Budget, Config, Engine, EngineChoice, Error, Game, LoadError, Machine, Move, PlayoutEnd, Playouts, State,
+    Stream,
+};
 use std::collections::HashSet;
 
 /// Tic-tac-toe, written for this project's tests.
@@ -90,33 +93,125 @@ fn states_compare_and_hash_by_content_for_transposition_tables() {
 }
 
 #[test]
-fn requests_that_make_no_sense_are_refused() {
+fn requests_that_make_no_sense_are_refused_by_kind() {
     for engine in [EngineChoice::Propnet, EngineChoice::Interpreter] {
         let game = load(TIC_TAC_TOE, engine);
         let other = load(TIC_TAC_TOE, engine);
         let mut machine = game.machine();
         let start = game.initial_state();
         let foreign = other.initial_state();
-        let error = |e: ggpnet::Error| e.message().to_owned();
-        assert!(error(machine.legal_moves(&foreign, 0).unwrap_err()).contains("another game"));
-        assert!(error(machine.is_terminal(&foreign).unwrap_err()).contains("another game"));
-        assert!(error(game.state_to_kif(&foreign).unwrap_err()).contains("another game"));
-        assert!(error(machine.legal_moves(&start, 2).unwrap_err()).contains("no role number 2"));
+        let kind = |e: Error, expected: fn(&Error) -> bool, text: &str| {
+            assert!(expected(&e), "{engine:?}: {e:?}");
+            assert!(e.to_string().contains(text), "{engine:?}: {e}");
+        };
+        let foreign_state = |e: &Error| matches!(e, Error::ForeignState);
+        kind(
+            machine.legal_moves(&foreign, 0).unwrap_err(),
+            foreign_state,
+            "another game",
+        );
+        kind(
+            machine.is_terminal(&foreign).unwrap_err(),
+            foreign_state,
+            "another game",
+        );
+        kind(
+            game.state_to_kif(&foreign).unwrap_err(),
+            foreign_state,
+            "another game",
+        );
+        let no_role = |e: &Error| matches!(e, Error::NoSuchRole { role: 2, roles: 2 });
+        kind(
+            machine.legal_moves(&start, 2).unwrap_err(),
+            no_role,
+            "no role number 2",
+        );
         let x_mark = game.parse_move(0, "(mark 1 1)").unwrap();
         let o_noop = game.parse_move(1, "noop").unwrap();
         let foreign_noop = other.parse_move(1, "noop").unwrap();
-        let refused = |joint: &[ggpnet::Move], machine: &mut Machine| {
-            error(machine.next_state(&start, joint).unwrap_err())
+        let mut refused = |joint: &[Move]| machine.next_state(&start, joint).unwrap_err();
+        let foreign_move = |e: &Error| matches!(e, Error::ForeignMove);
+        kind(
+            refused(&[x_mark.clone(), foreign_noop]),
+            foreign_move,
+            "another game",
+        );
+        let wrong_role = |e: &Error| matches!(e, Error::WrongRole { owner, role, .. } if owner == "o" && role == "x");
+        kind(
+            refused(&[o_noop.clone(), x_mark.clone()]),
+            wrong_role,
+            "belongs to role o, not to role x",
+        );
+        let length = |e: &Error| {
+            matches!(
+                e,
+                Error::WrongJointLength {
+                    expected: 2,
+                    found: 1
+                }
+            )
         };
-        assert!(refused(&[x_mark.clone(), foreign_noop], &mut machine).contains("another game"));
-        assert!(refused(&[o_noop.clone(), x_mark.clone()], &mut machine).contains("played as role"));
-        assert!(refused(std::slice::from_ref(&x_mark), &mut machine).contains("one move per role (2), got 1"));
+        kind(
+            refused(std::slice::from_ref(&x_mark)),
+            length,
+            "one move per role (2), got 1",
+        );
         let o_mark = game.parse_move(1, "(mark 1 1)").unwrap();
         let x_noop = game.parse_move(0, "noop").unwrap();
-        assert!(refused(&[x_noop, o_mark], &mut machine).contains("legal"));
-        assert!(game.parse_move(0, "(mark 1").is_err());
-        assert!(game.state_from_kif(&["(cell 9 9 q)".to_owned()]).is_err());
+        let illegal =
+            |e: &Error| matches!(e, Error::IllegalMove { role, text } if role == "x" && text == "noop");
+        kind(
+            refused(&[x_noop, o_mark]),
+            illegal,
+            "illegal move noop for role x in this state",
+        );
+        let unreadable = |e: &Error| matches!(e, Error::Unreadable { .. });
+        kind(
+            game.parse_move(0, "(mark 1").unwrap_err(),
+            unreadable,
+            "cannot read '(mark 1'",
+        );
+        let fact = |e: &Error| matches!(e, Error::UnknownFact { .. } | Error::Interpreter(_));
+        kind(
+            game.state_from_kif(&["(cell 9 9 q)".to_owned()]).unwrap_err(),
+            fact,
+            "(cell 9 9 q)",
+        );
         assert!(machine.next_state(&start, &[x_mark, o_noop]).is_ok());
+    }
+}
+
+/// What an agent sees when a game does not load: a parse error with its line
+/// and column, and a grounding limit with its name and value, as kinds.
+#[test]
+fn load_errors_are_matched_by_kind() {
+    use ggpnet::grounder::ErrorKind;
+    use ggpnet::propnet::LoadError as Propnet;
+    match Game::load("(role r)\n(init (p 1)\n", &Config::default()) {
+        Err(LoadError::Propnet(Propnet::Parse(e))) => {
+            assert_eq!((e.span.line, e.span.column), (2, 1), "{e}");
+        }
+        other => panic!("a parse error expected: {other:?}"),
+    }
+    let mut config = Config {
+        engine: EngineChoice::Propnet,
+        ..Config::default()
+    };
+    config.load.ground.max_ground_rules = 10;
+    match Game::load(TIC_TAC_TOE, &config) {
+        Err(e @ LoadError::Propnet(Propnet::Gdl(_))) => {
+            assert!(e.is_limit(), "{e}");
+            let LoadError::Propnet(Propnet::Gdl(gdl)) = &e else {
+                unreachable!()
+            };
+            assert_eq!(gdl.kind, ErrorKind::TooLarge);
+            assert!(e.to_string().contains("10"), "the limit's value is named: {e}");
+            assert!(
+                std::error::Error::source(&e).is_some(),
+                "the propnet's error is the source"
+            );
+        }
+        other => panic!("a limit expected: {other:?}"),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use ggpnet::grounder::ErrorKind;
 use ggpnet::kif::Span;
-use ggpnet::propnet::{load, LoadConfig, LoadError, Loaded, OptimizeConfig};
+use ggpnet::propnet::{load, LoadConfig, LoadError, Loaded, MachineError, OptimizeConfig};
 
 const PRELUDE: &str = "(role r) (init s) (<= (legal r go) (true s)) (<= (next s) (does r go))
     (<= terminal (not (true s))) (goal r 100)\n";
@@ -120,29 +120,46 @@ fn illegal_and_unknown_moves_are_refused() {
     let start = machine.initial_state();
     let red = machine.role_index("red").unwrap();
     let yellow = machine.role_index("yellow").unwrap();
-    assert!(machine
-        .role_index("blue")
-        .unwrap_err()
-        .message
-        .contains("unknown role 'blue'"));
+    let e = machine.role_index("blue").unwrap_err();
+    assert!(
+        matches!(&e, MachineError::UnknownRole { name, .. } if name == "blue"),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("unknown role 'blue'"), "{e}");
     let drop = machine.parse_move(red, "( drop  1 )").unwrap();
     let wait = machine.parse_move(yellow, "wait").unwrap();
-    assert!(machine
-        .parse_move(red, "(drop 9)")
-        .unwrap_err()
-        .message
-        .contains("unknown move (drop 9)"));
+    let e = machine.parse_move(red, "(drop 9)").unwrap_err();
+    assert!(
+        matches!(&e, MachineError::UnknownMove { text, .. } if text == "(drop 9)"),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("unknown move (drop 9)"), "{e}");
     // Yellow may not drop while red is to move.
     let yellow_drop = machine.parse_move(yellow, "(drop 1)").unwrap();
     let e = machine.next_state(&start, &[drop, yellow_drop]).unwrap_err();
-    assert!(e.message.contains("illegal move (drop 1) for role yellow"), "{e}");
-    let e = machine.next_state(&start, &[wait, wait]).unwrap_err();
     assert!(
-        e.message.contains("belongs to role yellow, not to role red"),
+        matches!(&e, MachineError::IllegalMove { role, text } if role == "yellow" && text == "(drop 1)"),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string().contains("illegal move (drop 1) for role yellow"),
+        "{e}"
+    );
+    let e = machine.next_state(&start, &[wait, wait]).unwrap_err();
+    assert!(matches!(&e, MachineError::WrongRole { .. }), "{e:?}");
+    assert!(
+        e.to_string().contains("belongs to role yellow, not to role red"),
         "{e}"
     );
     let e = machine.next_state(&start, &[drop]).unwrap_err();
-    assert!(e.message.contains("one move per role"), "{e}");
+    assert_eq!(
+        e,
+        MachineError::WrongJointLength {
+            expected: 2,
+            found: 1
+        }
+    );
+    assert!(e.to_string().contains("one move per role"), "{e}");
     assert!(machine.next_state(&start, &[drop, wait]).is_ok());
 }
 

@@ -18,24 +18,95 @@ use rustc_hash::FxHashMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-/// A refused request: unknown role or move, illegal move, malformed fact.
+/// A refused request of the state machine, by kind, so that a caller can
+/// tell an illegal move from a malformed one; `Display` gives the message.
 #[derive(Clone, PartialEq, Eq, Debug)]
-pub struct MachineError {
-    /// What was refused and why.
-    pub message: String,
+#[non_exhaustive]
+pub enum MachineError {
+    /// Text that is not one KIF term.
+    Unreadable {
+        /// The text given.
+        text: String,
+        /// Why it cannot be read.
+        reason: String,
+    },
+    /// A role name the game does not have.
+    UnknownRole {
+        /// The name given.
+        name: String,
+        /// The game's roles.
+        roles: Vec<String>,
+    },
+    /// A move that is no move of the role in this game.
+    UnknownMove {
+        /// The role.
+        role: String,
+        /// The move, canonical.
+        text: String,
+    },
+    /// A fact that can never hold in this game.
+    UnknownFact {
+        /// The fact as given.
+        fact: String,
+    },
+    /// A joint move without exactly one move per role.
+    WrongJointLength {
+        /// The number of roles.
+        expected: usize,
+        /// The number of moves given.
+        found: usize,
+    },
+    /// A move number past the game's moves.
+    NoSuchMove {
+        /// The number given.
+        index: u32,
+    },
+    /// A move of one role played as another's.
+    WrongRole {
+        /// The move.
+        text: String,
+        /// The role whose move it is.
+        owner: String,
+        /// The role it was played as.
+        role: String,
+    },
+    /// A move that is not legal for its role in the state.
+    IllegalMove {
+        /// The role.
+        role: String,
+        /// The move.
+        text: String,
+    },
 }
 
 impl fmt::Display for MachineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "error: {}", self.message)
+        f.write_str("error: ")?;
+        match self {
+            MachineError::Unreadable { text, reason } => write!(f, "cannot read '{text}': {reason}"),
+            MachineError::UnknownRole { name, roles } => {
+                write!(f, "unknown role '{name}' (roles: {})", roles.join(", "))
+            }
+            MachineError::UnknownMove { role, text } => write!(f, "unknown move {text} for role {role}"),
+            MachineError::UnknownFact { fact } => write!(f, "fact {fact} can never hold in this game"),
+            MachineError::WrongJointLength { expected, found } => {
+                write!(
+                    f,
+                    "a joint move needs one move per role ({expected}), got {found}"
+                )
+            }
+            MachineError::NoSuchMove { index } => write!(f, "move #{index} does not exist"),
+            MachineError::WrongRole { text, owner, role } => {
+                write!(f, "move {text} belongs to role {owner}, not to role {role}")
+            }
+            MachineError::IllegalMove { role, text } => {
+                write!(f, "illegal move {text} for role {role} in this state")
+            }
+        }
     }
 }
 
 impl std::error::Error for MachineError {}
-
-pub(crate) fn refuse<T>(message: String) -> Result<T, MachineError> {
-    Err(MachineError { message })
-}
 
 /// A game state: the set of true base propositions.
 #[derive(PartialEq, Eq, Hash, Debug)]
@@ -178,10 +249,10 @@ impl Game {
         let canonical = canonical(text)?;
         match self.move_index.get(&(role, canonical.clone())) {
             Some(&m) => Ok(m),
-            None => refuse(format!(
-                "unknown move {canonical} for role {}",
-                self.roles.get(role).map_or("?", |r| r.as_str())
-            )),
+            None => Err(MachineError::UnknownMove {
+                role: self.roles.get(role).map_or("?", |r| r.as_str()).to_owned(),
+                text: canonical,
+            }),
         }
     }
 
@@ -198,7 +269,7 @@ impl Game {
         for fact in facts {
             match self.fact_index.get(&canonical(fact)?) {
                 Some(&b) => bits.set(b, true),
-                None => return refuse(format!("fact {fact} can never hold in this game")),
+                None => return Err(MachineError::UnknownFact { fact: fact.clone() }),
             }
         }
         Ok(State(bits))
@@ -275,6 +346,9 @@ fn canonical(text: &str) -> Result<String, MachineError> {
     let mut symbols = ggpnet_kif::SymbolTable::new();
     match ggpnet_kif::parse_term(text, &mut symbols) {
         Ok(term) => Ok(ggpnet_kif::term_to_string(&term, &symbols)),
-        Err(e) => refuse(format!("cannot read '{text}': {e}")),
+        Err(e) => Err(MachineError::Unreadable {
+            text: text.to_owned(),
+            reason: e.to_string(),
+        }),
     }
 }

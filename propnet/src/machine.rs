@@ -5,7 +5,7 @@
 
 use crate::driver::{best_goals, choose, random_move, Playout, PlayoutTotals};
 use crate::engine::{EvaluatorKind, Scalar};
-use crate::game::{refuse, Game, MachineError, Move, State};
+use crate::game::{Game, MachineError, Move, State};
 use crate::random::Stream;
 use bitvec::vec::BitVec;
 use std::sync::Arc;
@@ -61,10 +61,10 @@ impl StateMachine {
     pub fn role_index(&self, name: &str) -> Result<usize, MachineError> {
         match self.game.roles().iter().position(|r| r == name) {
             Some(i) => Ok(i),
-            None => refuse(format!(
-                "unknown role '{name}' (roles: {})",
-                self.game.roles().join(", ")
-            )),
+            None => Err(MachineError::UnknownRole {
+                name: name.to_owned(),
+                roles: self.game.roles().to_vec(),
+            }),
         }
     }
 
@@ -159,31 +159,28 @@ impl StateMachine {
     /// an illegal move in `state`, naming the role and the move.
     fn check_joint(&mut self, state: &State, joint: &[Move]) -> Result<(), MachineError> {
         if joint.len() != self.game.roles().len() {
-            return refuse(format!(
-                "a joint move needs one move per role ({}), got {}",
-                self.game.roles().len(),
-                joint.len()
-            ));
+            return Err(MachineError::WrongJointLength {
+                expected: self.game.roles().len(),
+                found: joint.len(),
+            });
         }
         self.load(state);
         for (role, m) in joint.iter().enumerate() {
             let Some(&owner) = self.game.move_roles().get(m.0 as usize) else {
-                return refuse(format!("move #{} does not exist", m.0));
+                return Err(MachineError::NoSuchMove { index: m.0 });
             };
             if owner != role {
-                return refuse(format!(
-                    "move {} belongs to role {}, not to role {}",
-                    self.game.moves()[m.0 as usize],
-                    self.game.roles()[owner],
-                    self.game.roles()[role]
-                ));
+                return Err(MachineError::WrongRole {
+                    text: self.game.moves()[m.0 as usize].clone(),
+                    owner: self.game.roles()[owner].clone(),
+                    role: self.game.roles()[role].clone(),
+                });
             }
             if !self.eval.value(self.game.net().legal_slots()[m.0 as usize]) {
-                return refuse(format!(
-                    "illegal move {} for role {} in this state",
-                    self.game.moves()[m.0 as usize],
-                    self.game.roles()[role]
-                ));
+                return Err(MachineError::IllegalMove {
+                    role: self.game.roles()[role].clone(),
+                    text: self.game.moves()[m.0 as usize].clone(),
+                });
             }
         }
         Ok(())

@@ -24,6 +24,7 @@ pub use scramble::Scrambler;
 
 use crate::{Error, Game, Move, State, Stream};
 use serde::Serialize;
+use std::fmt;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Extra time a PLAY reply may take past the play clock (ggp-base's).
@@ -121,13 +122,72 @@ pub struct MatchRecord {
     pub percepts: Option<Vec<Vec<Vec<String>>>>,
 }
 
+/// Why a match could not be run to its end.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum MatchError {
+    /// The setup is refused: players, clocks, limits or rules.
+    InvalidSetup {
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A role has no legal move in a non-terminal state: the game is broken.
+    NoLegalMove {
+        /// The role.
+        role: String,
+    },
+    /// The game refused a state or move of the match (the source).
+    Game(Error),
+    /// The rtGDL engine refused an update (the source).
+    RealTime(crate::realtime::RtError),
+    /// The threads sending requests stopped.
+    Stopped,
+}
+
+impl fmt::Display for MatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MatchError::InvalidSetup { reason } => write!(f, "error: {reason}"),
+            MatchError::NoLegalMove { role } => {
+                write!(f, "error: role {role} has no legal move in a non-terminal state")
+            }
+            MatchError::Game(e) => e.fmt(f),
+            MatchError::RealTime(e) => e.fmt(f),
+            MatchError::Stopped => f.write_str("error: the request threads stopped"),
+        }
+    }
+}
+
+impl std::error::Error for MatchError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            MatchError::Game(e) => Some(e),
+            MatchError::RealTime(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<Error> for MatchError {
+    fn from(e: Error) -> MatchError {
+        MatchError::Game(e)
+    }
+}
+
+/// A refused setup, saying why.
+fn invalid(reason: impl fmt::Display) -> MatchError {
+    MatchError::InvalidSetup {
+        reason: reason.to_string(),
+    }
+}
+
 /// Runs one match to its end (or the step limit).
-pub fn run_match(setup: &MatchSetup) -> Result<MatchRecord, Error> {
+pub fn run_match(setup: &MatchSetup) -> Result<MatchRecord, MatchError> {
     let game = &setup.game;
     let roles = game.roles().len();
     check_players(setup)?;
     let scrambler = match setup.scramble {
-        Some(seed) => Some(Scrambler::new(&setup.rules, seed).map_err(Error::new)?),
+        Some(seed) => Some(Scrambler::new(&setup.rules, seed).map_err(invalid)?),
         None => None,
     };
     let show = |text: &str| scrambler.as_ref().map_or(text.to_owned(), |s| s.scramble(text));
@@ -138,7 +198,7 @@ pub fn run_match(setup: &MatchSetup) -> Result<MatchRecord, Error> {
     let mut record = new_record(setup);
     // Re-printed from the parse, as ggp-base's server sends them: no comments,
     // one space between rules.
-    let printed = ggpnet_kif::sexprs(&setup.rules).map_err(|e| Error::new(e.to_string()))?;
+    let printed = ggpnet_kif::sexprs(&setup.rules).map_err(invalid)?;
     let printed: Vec<String> = printed.iter().map(ToString::to_string).collect();
     let rules = show(&printed.join(" "));
     let starts: Vec<String> = game
@@ -173,9 +233,7 @@ pub fn run_match(setup: &MatchSetup) -> Result<MatchRecord, Error> {
             let legal = machine.legal_moves(&state, role)?;
             if legal.is_empty() {
                 let name = &game.roles()[role];
-                return Err(Error::new(format!(
-                    "role {name} has no legal move in a non-terminal state"
-                )));
+                return Err(MatchError::NoLegalMove { role: name.clone() });
             }
             let fallback = legal[rng.draw(legal.len())].clone();
             if let Some((_, took)) = reply {
@@ -271,21 +329,21 @@ fn news(
 }
 
 /// Refuses a player list of the wrong length.
-fn check_player_count(players: usize, roles: usize) -> Result<(), Error> {
+fn check_player_count(players: usize, roles: usize) -> Result<(), MatchError> {
     if players != roles {
-        return Err(Error::new(format!("{players} players for {roles} roles")));
+        return Err(invalid(format!("{players} players for {roles} roles")));
     }
     Ok(())
 }
 
 /// Refuses a setup with a player list of the wrong length, or a role other
 /// than `random` with no player.
-fn check_players(setup: &MatchSetup) -> Result<(), Error> {
+fn check_players(setup: &MatchSetup) -> Result<(), MatchError> {
     let roles = setup.game.roles();
     check_player_count(setup.players.len(), roles.len())?;
     for (role, player) in roles.iter().zip(&setup.players) {
         if player.is_none() && !role.eq_ignore_ascii_case("random") {
-            return Err(Error::new(format!("role {role} has no player")));
+            return Err(invalid(format!("role {role} has no player")));
         }
     }
     Ok(())

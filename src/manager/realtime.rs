@@ -32,8 +32,8 @@
 //! the match.
 
 use super::{broadcast, spaced, start_error, Link, LinkError};
+use super::{invalid, MatchError};
 use crate::realtime::{RtGame, TimedState};
-use crate::Error;
 use ggpnet_kif::rtgdl::{Time, MAX_UNITS, TICKS_PER_UNIT};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -195,11 +195,11 @@ struct Run<'a> {
 }
 
 /// Runs one rtGDL match to its end (terminal, or a limit).
-pub fn run_rt_match(setup: &RtMatchSetup) -> Result<RtMatchRecord, Error> {
+pub fn run_rt_match(setup: &RtMatchSetup) -> Result<RtMatchRecord, MatchError> {
     check(setup)?;
     let game = &setup.game;
     let players: Vec<Option<Link>> = setup.players.iter().cloned().map(Some).collect();
-    let printed = ggpnet_kif::sexprs(&setup.rules).map_err(|e| Error::new(e.to_string()))?;
+    let printed = ggpnet_kif::sexprs(&setup.rules).map_err(invalid)?;
     let printed: Vec<String> = printed.iter().map(ToString::to_string).collect();
     let rules = printed.join(" ");
     let starts: Vec<String> = game
@@ -269,15 +269,15 @@ fn run_wall_bound(setup: &RtMatchSetup) -> Duration {
 }
 
 /// Refuses a setup that cannot run: a player per role, a positive clock, limits.
-fn check(setup: &RtMatchSetup) -> Result<(), Error> {
+fn check(setup: &RtMatchSetup) -> Result<(), MatchError> {
     super::check_player_count(setup.players.len(), setup.game.roles().len())?;
     if setup.play_clock.is_zero() || setup.play_clock > MAX_PLAY_CLOCK {
-        return Err(Error::new(
+        return Err(invalid(
             "the play clock (seconds per lifetime unit) must be above 0 and at most a day",
         ));
     }
     if setup.max_open == 0 || setup.max_updates == 0 || setup.max_game_time.is_zero() {
-        return Err(Error::new(
+        return Err(invalid(
             "the open requests, updates and game time of a match must be limited to at least 1",
         ));
     }
@@ -333,7 +333,7 @@ impl Run<'_> {
         &mut self,
         receive: &Receiver<Arrival>,
         spawn: &mut impl FnMut(usize, String),
-    ) -> Result<End, Error> {
+    ) -> Result<End, MatchError> {
         let game = &self.setup.game;
         loop {
             if let Some(end) = self.ended()? {
@@ -368,13 +368,13 @@ impl Run<'_> {
                     Some(at) => self.expire(at)?,
                     None => return Ok(self.time_limit()),
                 },
-                Err(RecvTimeoutError::Disconnected) => return Err(Error::new("the request threads stopped")),
+                Err(RecvTimeoutError::Disconnected) => return Err(MatchError::Stopped),
             }
         }
     }
 
     /// The end of the match if the state is terminal or the update limit is reached.
-    fn ended(&self) -> Result<Option<End>, Error> {
+    fn ended(&self) -> Result<Option<End>, MatchError> {
         if self.setup.game.is_terminal(&self.state).map_err(rt)? {
             return Ok(Some(End::Terminal(self.last_moves.clone())));
         }
@@ -401,7 +401,7 @@ impl Run<'_> {
     }
 
     /// The silent update at game time `at`, the next expiry.
-    fn expire(&mut self, at: Time) -> Result<(), Error> {
+    fn expire(&mut self, at: Time) -> Result<(), MatchError> {
         let game = &self.setup.game;
         let elapsed = at
             .checked_sub(self.now)
@@ -422,7 +422,7 @@ impl Run<'_> {
     }
 
     /// Considers one reply: the expiries before it, then the reply itself.
-    fn arrive(&mut self, arrival: Arrival) -> Result<Option<End>, Error> {
+    fn arrive(&mut self, arrival: Arrival) -> Result<Option<End>, MatchError> {
         let game = &self.setup.game;
         let role = arrival.role;
         self.open[role] -= 1;
@@ -514,7 +514,7 @@ impl Run<'_> {
     }
 
     /// Ends the match: STOP (with the goals) or ABORT to every player, and the record completed.
-    fn finish(&mut self, end: End, players: &[Option<Link>]) -> Result<(), Error> {
+    fn finish(&mut self, end: End, players: &[Option<Link>]) -> Result<(), MatchError> {
         let game = &self.setup.game;
         let id = &self.setup.id;
         self.record.game_time = self.now.to_string();
@@ -553,8 +553,8 @@ impl Run<'_> {
 }
 
 /// The error of the rtGDL engine as the manager's.
-fn rt(e: crate::realtime::RtError) -> Error {
-    Error::new(e.message())
+fn rt(e: crate::realtime::RtError) -> MatchError {
+    MatchError::RealTime(e)
 }
 
 /// The legal move (one of `legal`, canonical KIF) that `reply` names: the

@@ -35,6 +35,7 @@ use belief::{Belief, Update};
 use cpu::Cpu;
 use lateness::Lateness;
 use std::collections::HashMap;
+use std::fmt;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -468,7 +469,7 @@ impl Match {
                 turn.deadline,
                 turn.config.threads,
             ),
-            Search::Random => Err(Error::new("random")),
+            Search::Random => Err(NoChoice::Random),
         };
         match chosen {
             Ok(found) => Ok(found),
@@ -551,7 +552,7 @@ impl Match {
         deadline: Instant,
         config: &PlayerConfig,
         cpu: &Cpu,
-    ) -> Result<(Move, String), Error> {
+    ) -> Result<(Move, String), NoChoice> {
         let nodes_per_tree = config.max_tree_nodes / self.workers.len().max(1);
         let results = on_every_worker(&mut self.workers, |w| {
             w.search(state, role, deadline, nodes_per_tree, cpu)
@@ -569,7 +570,7 @@ impl Match {
         let best = visits
             .into_iter()
             .max_by_key(|v| v.1)
-            .ok_or_else(|| Error::new("no legal move"))?;
+            .ok_or(NoChoice::NoLegalMove)?;
         Ok((best.0, format!("uct, {total} iterations")))
     }
 }
@@ -583,7 +584,7 @@ impl Worker {
         deadline: Instant,
         max_nodes: usize,
         cpu: &Cpu,
-    ) -> Result<Vec<(Move, u64)>, Error> {
+    ) -> Result<Vec<(Move, u64)>, NoChoice> {
         if self.tree.as_ref().is_none_or(|t| t.root() != state) {
             self.tree = Some(Tree::new(&mut self.machine, state.clone(), max_nodes)?);
         }
@@ -604,7 +605,7 @@ impl Worker {
         role: usize,
         deadline: Instant,
         cpu: &Cpu,
-    ) -> Result<Vec<(f64, u64)>, Error> {
+    ) -> Result<Vec<(f64, u64)>, NoChoice> {
         let mut totals = vec![(0.0, 0u64); candidates.len()];
         let roles = self.machine.game().roles().len();
         let mut turn = 0;
@@ -648,13 +649,10 @@ fn flat_mc(
     role: usize,
     deadline: Instant,
     threads: usize,
-) -> Result<(Move, String), Error> {
+) -> Result<(Move, String), NoChoice> {
     let candidates = worker.machine.legal_moves(state, role)?;
     if candidates.len() < 2 {
-        let only = candidates
-            .into_iter()
-            .next()
-            .ok_or_else(|| Error::new("no legal move"))?;
+        let only = candidates.into_iter().next().ok_or(NoChoice::NoLegalMove)?;
         return Ok((only, "mc, one legal move".to_owned()));
     }
     let mut best: Option<(Move, f64)> = None;
@@ -668,7 +666,7 @@ fn flat_mc(
                 false => worker
                     .machine
                     .random_move(state, r, &mut worker.rng)?
-                    .ok_or_else(|| Error::new("a role has no legal move"))?,
+                    .ok_or(NoChoice::NoLegalMove)?,
             });
         }
         let next = worker.machine.next_state(state, &joint)?;
@@ -703,7 +701,7 @@ fn sampled_mc(
     role: usize,
     deadline: Instant,
     cpu: &Cpu,
-) -> Result<(Move, String), Error> {
+) -> Result<(Move, String), NoChoice> {
     let results = on_every_worker(workers, |w| w.sample(states, candidates, role, deadline, cpu));
     let mut totals = vec![(0.0, 0u64); candidates.len()];
     for result in results {
@@ -726,12 +724,43 @@ fn sampled_mc(
     ))
 }
 
+/// Why a search chose no move; the player then plays a random legal move and
+/// notes why.
+#[derive(Debug)]
+enum NoChoice {
+    /// Random play was asked for.
+    Random,
+    /// A role has no legal move in the state searched.
+    NoLegalMove,
+    /// A search thread panicked.
+    Panicked,
+    /// The game refused a query.
+    Game(Error),
+}
+
+impl From<Error> for NoChoice {
+    fn from(e: Error) -> NoChoice {
+        NoChoice::Game(e)
+    }
+}
+
+impl fmt::Display for NoChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NoChoice::Random => f.write_str("random"),
+            NoChoice::NoLegalMove => f.write_str("no legal move"),
+            NoChoice::Panicked => f.write_str("a search thread panicked"),
+            NoChoice::Game(e) => e.fmt(f),
+        }
+    }
+}
+
 /// Runs `search` on every worker, each in a thread of its own; their results
 /// in worker order (a thread that panicked gives an error).
 fn on_every_worker<T: Send>(
     workers: &mut [Worker],
-    search: impl Fn(&mut Worker) -> Result<T, Error> + Sync,
-) -> Vec<Result<T, Error>> {
+    search: impl Fn(&mut Worker) -> Result<T, NoChoice> + Sync,
+) -> Vec<Result<T, NoChoice>> {
     std::thread::scope(|scope| {
         let search = &search;
         let handles: Vec<_> = workers
@@ -740,16 +769,13 @@ fn on_every_worker<T: Send>(
             .collect();
         handles
             .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(Error::new("a search thread panicked")))
-            })
+            .map(|h| h.join().unwrap_or_else(|_| Err(NoChoice::Panicked)))
             .collect()
     })
 }
 
 /// The note of a random move: chosen so, or after the search failed with `e`.
-fn random_note(search: Search, e: &Error) -> String {
+fn random_note(search: Search, e: &NoChoice) -> String {
     match search {
         Search::Random => "random".to_owned(),
         _ => format!("random ({e})"),
@@ -771,11 +797,10 @@ fn read_move(game: &Game, role: usize, text: &str) -> Result<Move, Error> {
 /// The joint move given as texts, one per role (each read by [`read_move`]).
 fn read_joint(game: &Game, texts: &[String]) -> Result<Vec<Move>, Error> {
     if texts.len() != game.roles().len() {
-        return Err(Error::new(format!(
-            "a joint move of {} moves for {} roles",
-            texts.len(),
-            game.roles().len()
-        )));
+        return Err(Error::WrongJointLength {
+            expected: game.roles().len(),
+            found: texts.len(),
+        });
     }
     texts
         .iter()

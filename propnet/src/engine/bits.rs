@@ -114,11 +114,7 @@ mod tests {
             if std::arch::is_x86_feature_detected!("bmi2") {
                 // SAFETY: the CPU has BMI2.
                 let pdep = |word, k| unsafe { select_in_word_pdep(word, k) };
-                assert_eq!(
-                    select_in(&words, k, pdep),
-                    Some(position),
-                    "bit {k}"
-                );
+                assert_eq!(select_in(&words, k, pdep), Some(position), "bit {k}");
             }
         }
         assert_eq!(select_in(&words, ones.len(), select_in_word_portable), None);
