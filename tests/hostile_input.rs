@@ -311,3 +311,45 @@ fn a_fifo_is_refused_without_waiting_for_a_writer() {
         )
     );
 }
+
+/// A game where `a` may move into a state that is not terminal but leaves
+/// `b` without a legal move (a random playout abandons it); the other move wins.
+const STUCK: &str = "(role a) (role b) (init s0)
+    (<= (legal a good) (true s0)) (<= (legal a bad) (true s0)) (<= (legal b wait) (true s0))
+    (<= (legal a wait) (true stuck))
+    (<= (next done) (does a good)) (<= (next stuck) (does a bad)) (<= (next stuck) (true stuck))
+    (<= terminal (true done))
+    (<= (goal a 100) (true done)) (<= (goal b 0) (true done))
+    (<= (goal a 0) (not (true done))) (<= (goal b 100) (not (true done)))";
+
+#[test]
+fn uct_search_treats_a_state_without_a_legal_move_as_abandoned() {
+    let game = TempFile::new("stuck.kif", STUCK.as_bytes());
+    let json = TempFile::new("stuck.json", b"");
+    let run = ggpnet(&[
+        "match",
+        game.path(),
+        "--player",
+        "a=builtin:uct",
+        "--player",
+        "b=builtin:uct",
+        "--startclock",
+        "1",
+        "--playclock",
+        "0.5",
+        "--json",
+        json.path(),
+    ]);
+    assert!(!run.stderr.contains("internal error"), "{}", run.stderr);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let out: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(json.path()).expect("the record")).expect("JSON");
+    let record = &out["matches"][0];
+    // UCT explored the stuck state (its playouts abandoned, no panic) and took the win.
+    assert_eq!(record["goalValues"], serde_json::json!([100, 0]), "{record}");
+    assert_eq!(
+        record["errors"],
+        serde_json::json!([["", ""], ["", ""]]),
+        "{record}"
+    );
+}
