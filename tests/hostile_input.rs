@@ -353,3 +353,19 @@ fn uct_search_treats_a_state_without_a_legal_move_as_abandoned() {
         "{record}"
     );
 }
+
+#[test]
+fn every_line_ending_ends_a_comment() {
+    // An unsafe rule after a comment: were the comment to run on, the game
+    // would be valid without it.
+    let lines = [
+        "(role r) (init s) (legal r go) ; the first comment",
+        "(<= terminal (true t)) (goal r 100) ; another",
+        "  (<= (next ?x) (true s))",
+    ];
+    for (name, end) in [("lf", "\n"), ("crlf", "\r\n"), ("cr", "\r")] {
+        let (code, stdout) = check(name, &lines.join(end));
+        assert_eq!(code, Some(1), "{name}: {stdout}");
+        assert!(stdout.contains("error at 3:3: unsafe rule"), "{name}: {stdout}");
+    }
+}
