@@ -369,3 +369,31 @@ fn every_line_ending_ends_a_comment() {
         assert!(stdout.contains("error at 3:3: unsafe rule"), "{name}: {stdout}");
     }
 }
+
+/// Two corpus games, one after the other: a 10 KB game whose optimization takes
+/// several times that of its parts (18 s of 19 on the project's machine, with
+/// no limit). The time limit of grounding bounds the optimizer too.
+#[test]
+fn the_time_limit_stops_the_optimizer_of_two_games_in_one() {
+    let Some(corpus) = ggpnet::corpus::locate(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))) else {
+        assert!(
+            !ggpnet::corpus::required(),
+            "GGPNET_REQUIRE_CORPUS=1 but no corpus at ../shared or $GGPNET_CORPUS"
+        );
+        println!("notice: corpus not found at ../shared or $GGPNET_CORPUS; skipping the two-games case");
+        return;
+    };
+    let read = |name: &str| std::fs::read_to_string(corpus.join("games").join(name)).expect("a corpus game");
+    let both = read("pancakes88.kif") + "\n" + &read("2pffa_zerosum.kif");
+    let file = TempFile::new("two-games.kif", both.as_bytes());
+    let run = ggpnet(&["--max-ground-time", "1", "check", file.path()]);
+    assert_eq!(run.code, Some(3), "{}{}", run.stdout, run.stderr);
+    let error = run.stdout.lines().last().unwrap_or_default();
+    assert!(
+        error.starts_with("error: grounding too large: more than 1.0 s spent (")
+            && error.ends_with("); raise --max-ground-time"),
+        "{}",
+        run.stdout
+    );
+    println!("stopped in {:.2} s: {error}", run.seconds);
+}
