@@ -227,6 +227,80 @@ fn engine_play_and_match_options_out_of_range_are_two() {
     expect(&["play", "--port", &port], 2, "cannot listen on 127.0.0.1:");
 }
 
+/// Every numeric option refuses a negative value as a usage error naming the
+/// option (not as an unknown flag `-1`).
+#[test]
+fn negative_values_name_their_option() {
+    let game = write("valid-for-negatives.kif", VALID);
+    let game = path(&game);
+    let options: [(&str, &[&str]); 12] = [
+        (
+            "check",
+            &[
+                "--ground-threads",
+                "--max-ground-rules",
+                "--max-ground-atoms",
+                "--max-term-depth",
+                "--max-join-steps",
+                "--max-mem",
+                "--max-ground-time",
+                "--max-input",
+            ],
+        ),
+        ("stats", &["--timeout", "--jobs"]),
+        (
+            "mc",
+            &["--seconds", "--playouts", "--threads", "--seed", "--max-depth"],
+        ),
+        ("perft", &["--depth"]),
+        ("replay", &["--seed"]),
+        ("diff", &["--playouts", "--steps", "--seed"]),
+        ("corpus", &["--timeout", "--jobs"]),
+        ("play", &["--port", "--threads", "--margin"]),
+        (
+            "match",
+            &[
+                "--startclock",
+                "--playclock",
+                "--matches",
+                "--seed",
+                "--threads",
+                "--max-steps",
+                "--max-game-time",
+                "--max-open",
+            ],
+        ),
+        ("export", &["--max-nodes"]),
+        ("bench", &["--seconds", "--repeats", "--threads"]),
+        ("sbg2gdl", &["--max-input"]),
+    ];
+    for (command, options) in options {
+        for option in options {
+            let mut args = vec![command];
+            if command == "match" {
+                args.extend([game, "--player", "r=builtin:random"]);
+            }
+            args.extend([option, "-1"]);
+            expect(&args, 2, &format!("invalid value '-1' for '{option} <"));
+        }
+    }
+}
+
+#[test]
+fn diff_runs_a_bounded_number_of_playouts() {
+    expect(
+        &["diff", "--playouts", "18446744073709551615"],
+        2,
+        "invalid value '18446744073709551615' for '--playouts <PLAYOUTS>': \
+         18446744073709551615 is out of range: playouts must be from 1 to 100000",
+    );
+    expect(
+        &["diff", "--steps", "10001"],
+        2,
+        "'--steps <STEPS>': 10001 is out of range: steps must be from 1 to 10000",
+    );
+}
+
 #[test]
 fn malformed_traces_are_two_and_never_agree() {
     let game = write("valid-traced.kif", VALID);

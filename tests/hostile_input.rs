@@ -311,3 +311,89 @@ fn a_fifo_is_refused_without_waiting_for_a_writer() {
         )
     );
 }
+
+/// A game where `a` may move into a state that is not terminal but leaves
+/// `b` without a legal move (a random playout abandons it); the other move wins.
+const STUCK: &str = "(role a) (role b) (init s0)
+    (<= (legal a good) (true s0)) (<= (legal a bad) (true s0)) (<= (legal b wait) (true s0))
+    (<= (legal a wait) (true stuck))
+    (<= (next done) (does a good)) (<= (next stuck) (does a bad)) (<= (next stuck) (true stuck))
+    (<= terminal (true done))
+    (<= (goal a 100) (true done)) (<= (goal b 0) (true done))
+    (<= (goal a 0) (not (true done))) (<= (goal b 100) (not (true done)))";
+
+#[test]
+fn uct_search_treats_a_state_without_a_legal_move_as_abandoned() {
+    let game = TempFile::new("stuck.kif", STUCK.as_bytes());
+    let json = TempFile::new("stuck.json", b"");
+    let run = ggpnet(&[
+        "match",
+        game.path(),
+        "--player",
+        "a=builtin:uct",
+        "--player",
+        "b=builtin:uct",
+        "--startclock",
+        "1",
+        "--playclock",
+        "0.5",
+        "--json",
+        json.path(),
+    ]);
+    assert!(!run.stderr.contains("internal error"), "{}", run.stderr);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let out: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(json.path()).expect("the record")).expect("JSON");
+    let record = &out["matches"][0];
+    // UCT explored the stuck state (its playouts abandoned, no panic) and took the win.
+    assert_eq!(record["goalValues"], serde_json::json!([100, 0]), "{record}");
+    assert_eq!(
+        record["errors"],
+        serde_json::json!([["", ""], ["", ""]]),
+        "{record}"
+    );
+}
+
+#[test]
+fn every_line_ending_ends_a_comment() {
+    // An unsafe rule after a comment: were the comment to run on, the game
+    // would be valid without it.
+    let lines = [
+        "(role r) (init s) (legal r go) ; the first comment",
+        "(<= terminal (true t)) (goal r 100) ; another",
+        "  (<= (next ?x) (true s))",
+    ];
+    for (name, end) in [("lf", "\n"), ("crlf", "\r\n"), ("cr", "\r")] {
+        let (code, stdout) = check(name, &lines.join(end));
+        assert_eq!(code, Some(1), "{name}: {stdout}");
+        assert!(stdout.contains("error at 3:3: unsafe rule"), "{name}: {stdout}");
+    }
+}
+
+/// Two corpus games, one after the other: a 10 KB game whose optimization takes
+/// several times that of its parts (18 s of 19 on the project's machine, with
+/// no limit). The time limit of grounding bounds the optimizer too.
+#[test]
+fn the_time_limit_stops_the_optimizer_of_two_games_in_one() {
+    let Some(corpus) = ggpnet::corpus::locate(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))) else {
+        assert!(
+            !ggpnet::corpus::required(),
+            "GGPNET_REQUIRE_CORPUS=1 but no corpus at ../shared or $GGPNET_CORPUS"
+        );
+        println!("notice: corpus not found at ../shared or $GGPNET_CORPUS; skipping the two-games case");
+        return;
+    };
+    let read = |name: &str| std::fs::read_to_string(corpus.join("games").join(name)).expect("a corpus game");
+    let both = read("pancakes88.kif") + "\n" + &read("2pffa_zerosum.kif");
+    let file = TempFile::new("two-games.kif", both.as_bytes());
+    let run = ggpnet(&["--max-ground-time", "1", "check", file.path()]);
+    assert_eq!(run.code, Some(3), "{}{}", run.stdout, run.stderr);
+    let error = run.stdout.lines().last().unwrap_or_default();
+    assert!(
+        error.starts_with("error: grounding too large: more than 1.0 s spent (")
+            && error.ends_with("); raise --max-ground-time"),
+        "{}",
+        run.stdout
+    );
+    println!("stopped in {:.2} s: {error}", run.seconds);
+}

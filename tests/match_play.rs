@@ -116,6 +116,27 @@ Receiver: 127.0.0.1:9152\r\nContent-Type: text/acl\r\nContent-Length: 18\r\n\r\n
     assert!(options.starts_with("HTTP/1.0 200 OK") && options.ends_with("Content-length: 0\r\nAccess-Control-Allow-Origin: *\r\nAccess-Control-Allow-Methods: POST, GET, OPTIONS\r\nAccess-Control-Allow-Headers: Content-Type\r\nAccess-Control-Allow-Age: 86400\r\n\r\n"), "{options}");
 }
 
+/// A START whose game is not UTF-8 gets an error reply naming the reason, as
+/// `ggpnet check` refuses such a file; the player stays available.
+#[test]
+fn a_game_that_is_not_utf8_is_refused() {
+    let player = PlayerProcess::start(&["--search", "random"]);
+    let rules = TIC_TAC_TOE.replace('\n', " ");
+    let mut message = format!("( START m.1 o ({rules} (bad \u{e9}) ) 5 1 )").into_bytes();
+    let at = message.iter().position(|&b| b == 0xC3).expect("the e acute");
+    message[at] = 0xFF;
+    let mut request = format!("POST / HTTP/1.0\r\nContent-Length: {}\r\n\r\n", message.len()).into_bytes();
+    request.extend(&message);
+    let response = player.raw(&request);
+    assert!(response.starts_with("HTTP/1.0 400 Bad Request\r\n"), "{response}");
+    assert!(response.ends_with("\r\n\r\nerror"), "{response}");
+    assert_eq!(
+        player.post("( INFO )"),
+        "( ( name ggpnet ) ( status available ) )"
+    );
+    assert_eq!(player.post(&format!("( START m.2 o ({rules}) 5 1 )")), "ready");
+}
+
 /// The corpus, or `None` after a notice (a failure when it is required).
 fn corpus() -> Option<PathBuf> {
     let found = ggpnet::corpus::locate(Path::new(env!("CARGO_MANIFEST_DIR")));

@@ -20,6 +20,26 @@ fn the_good_file_parses_without_warnings() {
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
 }
 
+/// `//` comments end at `\n`, `\r\n` and a lone `\r` alike: the same game is
+/// read from each, and an error names the same line and column.
+#[test]
+fn every_line_ending_ends_comments_and_lines() {
+    let commented = GOOD.replace("<PIECES>\n", "<PIECES> // the moves\n");
+    let gdl = |text: &str| sbg::to_gdl(&sbg::parse(text).unwrap().rules);
+    let expected = gdl(&commented);
+    let broken = commented.replace("10 &", "10 &\n  !");
+    for end in ["\r\n", "\r"] {
+        assert_eq!(gdl(&commented.replace('\n', end)), expected, "{end:?}");
+    }
+    for end in ["\n", "\r\n", "\r"] {
+        assert_eq!(
+            error(&broken.replace('\n', end)),
+            "11:3: expected a goal ('@' or '#') or the end of the file, found '!'",
+            "{end:?}"
+        );
+    }
+}
+
 #[test]
 fn each_error_names_its_line_and_column() {
     let cases: &[(&str, &str)] = &[

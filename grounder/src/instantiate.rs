@@ -47,6 +47,8 @@ pub struct Config {
     pub max_join_steps: usize,
     /// Longest wall time grounding may take (none by default): a bound that holds
     /// on any machine, for callers that fall back to an interpreter when it passes.
+    /// The compilation of the ground program that follows (`ggpnet_propnet`'s
+    /// optimizer) stops at the same time, counted from the start of grounding.
     pub max_time: Option<std::time::Duration>,
     /// Threads the joins of a big round run on (the ground program is the same for
     /// any number). One by default: on the project's 2-core machines two threads

@@ -39,6 +39,7 @@ pub use decompose::decompose;
 pub use error::{ErrorKind, GdlError};
 pub use factor::factor;
 pub use instantiate::{instantiate, Config};
+pub use limits::time_limit_passed;
 pub use normalize::{normalize, NormalLiteral, NormalRule};
 pub use playable::check_playable;
 pub use program::{GroundLiteral, GroundProgram, GroundRule};

@@ -38,16 +38,29 @@ pub(crate) fn too_large(limit: Limit, max: usize, relation: &str) -> GdlError {
             format!("more than {max} join steps (candidate facts tried)"),
             "--max-join-steps",
         ),
-        Limit::Time => (
-            format!("more than {:.1} s spent", max as f64 / 1000.0),
-            "--max-ground-time",
-        ),
+        Limit::Time => (seconds_spent(max), "--max-ground-time"),
     };
+    limit_error(&what, &format!("at relation `{relation}`"), option)
+}
+
+/// The error for passing the time limit `max` ([`crate::Config::max_time`]) after grounding, while the ground program is
+/// compiled further (`place`, such as `in optimizer pass merge`): it counts
+/// from the start of grounding, and is a limit passed as grounding's own.
+pub fn time_limit_passed(max: Duration, place: &str) -> GdlError {
+    let max_ms = usize::try_from(max.as_millis()).unwrap_or(usize::MAX);
+    limit_error(&seconds_spent(max_ms), place, "--max-ground-time")
+}
+
+fn seconds_spent(max_ms: usize) -> String {
+    format!("more than {:.1} s spent", max_ms as f64 / 1000.0)
+}
+
+fn limit_error(what: &str, place: &str, option: &str) -> GdlError {
     GdlError {
         kind: ErrorKind::TooLarge,
         span: None,
         rule: None,
-        message: format!("grounding too large: {what} (at relation `{relation}`); raise {option}"),
+        message: format!("grounding too large: {what} ({place}); raise {option}"),
     }
 }
 
@@ -186,6 +199,12 @@ mod tests {
         assert_eq!(
             too_large(Limit::Time, 2500, "r").message,
             "grounding too large: more than 2.5 s spent (at relation `r`); raise --max-ground-time"
+        );
+        let later = time_limit_passed(Duration::from_millis(2500), "in optimizer pass merge");
+        assert_eq!(later.kind, ErrorKind::TooLarge);
+        assert_eq!(
+            later.message,
+            "grounding too large: more than 2.5 s spent (in optimizer pass merge); raise --max-ground-time"
         );
     }
 

@@ -1,7 +1,7 @@
 //! Tokens of KIF: parentheses, symbols, variables.
 //!
-//! Every Unicode whitespace character and `;` comments (to the end of the line)
-//! separate tokens. The scanner is total: each step consumes at least one
+//! Every Unicode whitespace character and `;` comments (to the end of the line,
+//! whichever of `\n`, `\r\n` or `\r` ends it) separate tokens. The scanner is total: each step consumes at least one
 //! character, so every input tokenizes completely.
 
 /// One token and the byte offset where it starts.
@@ -14,6 +14,10 @@ pub enum Token<'a> {
     /// Any other run of characters: a name, a number, `<=`, or a `?variable`.
     Symbol(&'a str),
 }
+
+/// The characters that end a line: `\n`, `\r` (alone, as in old Mac files) and
+/// both of `\r\n`.
+pub(crate) const LINE_ENDS: [char; 2] = ['\n', '\r'];
 
 fn is_symbol_char(c: char) -> bool {
     !(c.is_whitespace() || c == '(' || c == ')' || c == ';')
@@ -33,7 +37,7 @@ pub fn tokenize(source: &str) -> Vec<(usize, Token<'_>)> {
                 tokens.push((at, if c == '(' { Token::Open } else { Token::Close }));
                 1
             }
-            ';' => rest.find('\n').unwrap_or(rest.len()),
+            ';' => rest.find(LINE_ENDS).unwrap_or(rest.len()),
             c if c.is_whitespace() => c.len_utf8(),
             _ => {
                 let len = rest.find(|c| !is_symbol_char(c)).unwrap_or(rest.len());
@@ -112,5 +116,16 @@ mod tests {
             .map(|(_, t)| t)
             .collect();
         assert_eq!(toks, vec![Token::Symbol("a"), Token::Symbol("d")]);
+    }
+
+    /// A comment ends at `\r` alone and at `\r\n` as at `\n`.
+    #[test]
+    fn comments_end_at_every_line_ending() {
+        for end in ["\n", "\r\n", "\r"] {
+            let source = format!("a ; b{end}c ; d{end}{end}e");
+            let toks: Vec<_> = tokenize(&source).into_iter().map(|(_, t)| t).collect();
+            let expected = vec![Token::Symbol("a"), Token::Symbol("c"), Token::Symbol("e")];
+            assert_eq!(toks, expected, "{end:?}");
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! deeply nested input cannot overflow the call stack), then rules and literals.
 
 use crate::ast::{Literal, Rule, Span, Term, Warning};
-use crate::lexer::{tokenize, Token};
+use crate::lexer::{tokenize, Token, LINE_ENDS};
 use crate::symbol::{SymbolId, SymbolTable};
 use std::fmt;
 
@@ -94,9 +94,16 @@ struct Lines<'a> {
 }
 
 impl<'a> Lines<'a> {
+    /// A line starts after each `\n`, `\r\n` and lone `\r`.
     fn new(source: &'a str) -> Self {
         let mut starts = vec![0];
-        starts.extend(source.match_indices('\n').map(|(i, _)| i + 1));
+        let crlf = |i: usize| source.as_bytes()[i] == b'\r' && source.as_bytes().get(i + 1) == Some(&b'\n');
+        starts.extend(
+            source
+                .match_indices(LINE_ENDS)
+                .filter(|&(i, _)| !crlf(i))
+                .map(|(i, _)| i + 1),
+        );
         Lines { source, starts }
     }
 
@@ -511,6 +518,37 @@ mod tests {
         assert!(e.message.contains("'<='"));
         let e = parse("(p ())").unwrap_err();
         assert_eq!(e.span, Span { line: 1, column: 4 });
+    }
+
+    /// LF, CRLF and CR-only files read the same rules at the same lines, and
+    /// an error names the same line:column in each.
+    #[test]
+    fn every_line_ending_ends_comments_and_lines() {
+        let lines = [
+            "; a game",
+            "(role r) ; the only role",
+            "(init s)",
+            "  (<= terminal (true s))",
+        ];
+        let printed = |source: &str| {
+            let d = parse(source).unwrap();
+            let rules = d
+                .rules
+                .iter()
+                .map(|r| (crate::rule_to_string(r, &d.symbols), r.span));
+            rules.collect::<Vec<_>>()
+        };
+        let expected = printed(&lines.join("\n"));
+        assert_eq!(expected.len(), 3);
+        assert_eq!(expected[2].1, Span { line: 4, column: 3 });
+        for end in ["\r\n", "\r"] {
+            assert_eq!(printed(&lines.join(end)), expected, "{end:?}");
+        }
+        for end in ["\n", "\r\n", "\r"] {
+            let broken = format!("{}{end}  (p ?x))", lines.join(end));
+            let e = parse(&broken).unwrap_err();
+            assert_eq!(e.span, Span { line: 5, column: 9 }, "{end:?}");
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::game::Game;
 use crate::ir::{build, BuildError, Circuit, VerifyError};
 use crate::layout::{layer, CycleError, Layering};
 use crate::machine::StateMachine;
-use crate::opt::{optimize, OptimizeConfig};
+use crate::opt::{optimize, OptimizeConfig, PastDeadline};
 use ggpnet_grounder::{ErrorKind, GdlError};
 use ggpnet_kif::ParseError;
 use std::collections::BTreeMap;
@@ -67,7 +67,7 @@ impl fmt::Display for LoadError {
 
 impl LoadError {
     /// Whether grounding stopped at one of its limits ([`ggpnet_grounder::Config`]),
-    /// rather than finding the game invalid.
+    /// the optimizer at grounding's time limit, rather than finding the game invalid.
     pub fn is_limit(&self) -> bool {
         matches!(self, LoadError::Gdl(e) if e.kind == ErrorKind::TooLarge)
     }
@@ -175,6 +175,9 @@ pub fn compile(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
     })
     .map_err(LoadError::Gdl)?;
     report.warnings.extend(warnings);
+    // Grounding's time limit bounds the optimizer too, from the same start.
+    let max_time = config.ground.max_time;
+    let deadline = max_time.and_then(|t| Instant::now().checked_add(t));
     let program = timed(phases, progress, "ground", || {
         ggpnet_grounder::instantiate(&description, &rules, &analysis, &config.ground)
     })
@@ -187,8 +190,15 @@ pub fn compile(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
     report.warnings.extend(goal_warnings(&circuit));
     report.components_raw = circuit.counts();
     timed(phases, progress, "optimize", || {
-        optimize(&mut circuit, &config.optimize)
-    });
+        optimize(&mut circuit, &config.optimize, deadline)
+    })
+    .map_err(|PastDeadline(pass)| {
+        let max = max_time.unwrap_or_default();
+        LoadError::Gdl(ggpnet_grounder::time_limit_passed(
+            max,
+            &format!("in optimizer pass {pass}"),
+        ))
+    })?;
     report.components = circuit.counts();
     let (layering, game) = timed(phases, progress, "layer", || {
         let layering = layer(&circuit).map_err(LoadError::Cycle)?;
@@ -245,4 +255,34 @@ fn check_initial_moves(game: &Arc<Game>) -> Result<(), GdlError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// Past its deadline the optimizer stops before its next pass, naming it,
+    /// and leaves the circuit as it was; before it, it runs to the end.
+    #[test]
+    fn a_deadline_stops_the_optimizer_between_passes() {
+        let source = "(role r) (init off) (<= (legal r press) (true off)) (<= (legal r wait) (true off))
+            (<= (next on) (does r press)) (<= (next on) (true on)) (<= terminal (true on))
+            (<= (goal r 100) (true on)) (<= (goal r 0) (not (true on)))";
+        let unoptimized = LoadConfig {
+            optimize: OptimizeConfig::none(),
+            ..Default::default()
+        };
+        let mut c = load(source, &unoptimized).unwrap().circuit;
+        let raw = c.nodes.len();
+        let past = Some(Instant::now());
+        assert_eq!(
+            optimize(&mut c, &OptimizeConfig::default(), past),
+            Err(PastDeadline("reachable"))
+        );
+        assert_eq!(c.nodes.len(), raw);
+        let later = Instant::now().checked_add(Duration::from_secs(3600));
+        assert_eq!(optimize(&mut c, &OptimizeConfig::default(), later), Ok(()));
+        assert!(c.nodes.len() < raw);
+    }
 }

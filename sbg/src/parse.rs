@@ -113,17 +113,26 @@ impl Parser {
         self.chars.get(self.pos + ahead).copied()
     }
 
-    /// Consumes the next character, keeping line and column.
+    /// Consumes the next character, keeping line and column: a line ends at
+    /// `\n`, `\r\n` or a lone `\r`.
     fn bump(&mut self) -> Option<char> {
         let c = self.peek()?;
+        let after_cr = self.pos > 0 && self.chars[self.pos - 1] == '\r';
         self.pos += 1;
-        if c == '\n' {
-            self.line += 1;
-            self.col = 1;
-        } else {
-            self.col += 1;
+        match c {
+            '\n' if after_cr => {}
+            '\n' | '\r' => {
+                self.line += 1;
+                self.col = 1;
+            }
+            _ => self.col += 1,
         }
         Some(c)
+    }
+
+    /// Whether the next character ends a line.
+    fn at_line_end(&self) -> bool {
+        matches!(self.peek(), Some('\n' | '\r'))
     }
 
     /// The position of the next character.
@@ -158,7 +167,7 @@ impl Parser {
     fn found(&self) -> String {
         match self.peek() {
             None => "the end of the file".to_owned(),
-            Some('\n') | Some('\r') => "the end of the line".to_owned(),
+            Some(_) if self.at_line_end() => "the end of the line".to_owned(),
             Some(c) => format!("'{}'", c.escape_debug()),
         }
     }
@@ -171,7 +180,7 @@ impl Parser {
                     self.bump();
                 }
                 (Some('/'), Some('/')) => {
-                    while self.peek().is_some_and(|c| c != '\n') {
+                    while self.peek().is_some() && !self.at_line_end() {
                         self.bump();
                     }
                 }
@@ -325,7 +334,7 @@ impl Parser {
             if self.looking_at("<BOARD>") || self.peek().is_none() {
                 return self.error("expected the game's name '<<name>>'");
             }
-            while let Some(c) = self.peek().filter(|c| *c != '\n' && *c != '\r') {
+            while let Some(c) = self.peek().filter(|_| !self.at_line_end()) {
                 name.push(c);
                 self.bump();
             }
@@ -343,7 +352,7 @@ impl Parser {
                         self.bump();
                         break;
                     }
-                    None | Some('\n') => {
+                    None | Some('\n' | '\r') => {
                         return self.error_at(start, "'<<' is not closed by '>>' on its line")
                     }
                     Some(c) => {

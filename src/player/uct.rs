@@ -23,6 +23,9 @@ struct Arm {
 struct Node {
     state: State,
     terminal: bool,
+    /// Not terminal, yet some role has no legal move: as a random playout
+    /// abandons such a state, the search ends its iterations here.
+    stuck: bool,
     /// Per role, its legal moves (empty in a terminal state).
     legal: Vec<Vec<Move>>,
     arms: Vec<Vec<Arm>>,
@@ -62,10 +65,12 @@ impl Tree {
                 legal.push(machine.legal_moves(&state, role)?);
             }
         }
+        let stuck = legal.iter().any(Vec::is_empty);
         let arms = legal.iter().map(|m| vec![Arm::default(); m.len()]).collect();
         self.nodes.push(Node {
             state,
             terminal,
+            stuck,
             legal,
             arms,
             visits: 0,
@@ -90,14 +95,17 @@ impl Tree {
         Ok(())
     }
 
-    /// One iteration: select down to a new or terminal node, evaluate it, back
-    /// up; nothing is backed up if `deadline` cuts the playout short.
+    /// One iteration: select down to a new, terminal or stuck node, evaluate
+    /// it, back up; nothing is backed up if `deadline` cuts the playout short.
     fn iterate(&mut self, machine: &mut Machine, rng: &mut Stream, deadline: Instant) -> Result<(), Error> {
         let mut path: Vec<(usize, Vec<u32>)> = Vec::new();
         let mut node = 0;
         let rewards = loop {
             if self.nodes[node].terminal {
                 break scaled(&machine.goals(&self.nodes[node].state)?);
+            }
+            if self.nodes[node].stuck {
+                break abandoned(self.nodes[node].legal.len());
             }
             let joint = self.select(node);
             path.push((node, joint.clone()));
@@ -116,7 +124,7 @@ impl Tree {
             }
             break match end {
                 PlayoutEnd::Terminal { goals, .. } => scaled(&goals),
-                PlayoutEnd::Abandoned { .. } => vec![0.5; moves.len()],
+                PlayoutEnd::Abandoned { .. } => abandoned(moves.len()),
             };
         };
         for (node, joint) in path {
@@ -226,4 +234,10 @@ impl Tree {
 /// Goals scaled to 0..1 (a missing goal counts as 0).
 fn scaled(goals: &[Option<i64>]) -> Vec<f64> {
     goals.iter().map(|g| g.unwrap_or(0) as f64 / 100.0).collect()
+}
+
+/// The value of an abandoned playout for each of `roles` roles: neither a win
+/// nor a loss.
+fn abandoned(roles: usize) -> Vec<f64> {
+    vec![0.5; roles]
 }

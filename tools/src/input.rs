@@ -66,11 +66,16 @@ pub(crate) fn read_text(path: &Path, max_bytes: u64) -> Result<String, Failure> 
     if bytes.len() as u64 > max_bytes {
         return Err(too_long());
     }
+    utf8_text(bytes).map_err(|reason| fail(format!("it is {reason}")))
+}
+
+/// `bytes` as text, or why not: `not UTF-8 text (invalid byte at offset N)`.
+pub(crate) fn utf8_text(bytes: Vec<u8>) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|e| {
-        fail(format!(
-            "it is not UTF-8 text (invalid byte at offset {})",
+        format!(
+            "not UTF-8 text (invalid byte at offset {})",
             e.utf8_error().valid_up_to()
-        ))
+        )
     })
 }
 

@@ -3,7 +3,7 @@
 //! circuit written by `ggpnet export --format json` is accepted wherever a game
 //! is). Every subcommand prints a human-readable summary, or one JSON object with `--json`.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use failure::Failure;
 
 use ggpnet::grounder::instantiate as grounder;
@@ -247,11 +247,11 @@ struct PlayArgs {
 struct DiffArgs {
     #[command(flatten)]
     game: GameArgs,
-    /// Number of playouts.
-    #[arg(long, default_value_t = 3, value_parser = options::positive)]
+    /// Number of playouts (1 to 100,000).
+    #[arg(long, default_value_t = 3, value_parser = options::diff_playouts)]
     playouts: usize,
-    /// Most moves per playout.
-    #[arg(long, default_value_t = 60, value_parser = options::positive)]
+    /// Most moves per playout (1 to 10,000).
+    #[arg(long, default_value_t = 60, value_parser = options::diff_steps)]
     steps: usize,
     /// Seed of the move choices.
     #[arg(long, default_value_t = 1)]
@@ -1032,9 +1032,32 @@ fn diff(args: &DiffArgs) -> Result<bool, Failure> {
     Ok(report.first_difference.is_none())
 }
 
+/// Parses the command line `args` as clap's derive would, except that a value
+/// that looks like a negative number (`--seconds -1`) goes to its option, whose
+/// parser refuses it naming the option, rather than being read as a flag.
+fn parse_cli<I, T>(args: I) -> Cli
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let matches = negative_values(Cli::command()).get_matches_from(args);
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+/// `command` with every option that takes a value, in every subcommand,
+/// taking a negative number as its value.
+fn negative_values(command: clap::Command) -> clap::Command {
+    command
+        .mut_args(|arg| {
+            let takes_values = arg.get_action().takes_values();
+            arg.allow_negative_numbers(takes_values)
+        })
+        .mut_subcommands(negative_values)
+}
+
 fn main() -> ExitCode {
     failure::install_panic_hook();
-    let cli = Cli::parse();
+    let cli = parse_cli(std::env::args_os());
     let mut optimize = ggpnet::propnet::OptimizeConfig::default();
     let switches = cli
         .with
@@ -1097,7 +1120,7 @@ fn main() -> ExitCode {
     // With no subcommand: `ggpnet mc` on the built-in game, with mc's defaults.
     let command = cli
         .command
-        .or_else(|| Cli::parse_from(["ggpnet", "mc"]).command)
+        .or_else(|| parse_cli(["ggpnet", "mc"]).command)
         .expect("mc parses");
     let outcome = match &command {
         Command::Check(a) => check(a),
@@ -1173,6 +1196,34 @@ pub(crate) fn average_goal_lines(
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    /// `--OPTION -1` goes to the option, for every option that takes a value
+    /// in every subcommand: accepted, or refused naming the option; never read
+    /// as an unknown flag.
+    #[test]
+    fn negative_values_reach_their_option() {
+        let command = negative_values(Cli::command());
+        command.clone().debug_assert();
+        for sub in command.get_subcommands() {
+            for arg in sub.get_arguments().filter(|a| a.get_action().takes_values()) {
+                let Some(long) = arg.get_long() else { continue };
+                let option = format!("--{long}");
+                let args = ["ggpnet", sub.get_name(), &option, "-1"];
+                let Err(e) = command.clone().try_get_matches_from(args) else {
+                    continue;
+                };
+                let text = e.to_string();
+                assert_ne!(
+                    e.kind(),
+                    clap::error::ErrorKind::UnknownArgument,
+                    "{args:?}: {text}"
+                );
+                if e.kind() == clap::error::ErrorKind::ValueValidation {
+                    assert!(text.contains(&format!("'{option} <")), "{args:?}: {text}");
+                }
+            }
+        }
+    }
 
     /// The help of `--max-mem` states the grounder's default.
     #[test]

@@ -2,7 +2,7 @@
 //! (clap value parsers): a value out of range is a usage error (exit code 2)
 //! that names the option, never a panic later.
 
-use ggpnet::propnet::driver::MAX_PERFT_DEPTH;
+use ggpnet::propnet::driver::{DEFAULT_MAX_DEPTH, MAX_PERFT_DEPTH};
 
 /// Longest run accepted by `--seconds`: about 31 years, far beyond any real run,
 /// and far below the range where adding it to a clock overflows.
@@ -65,6 +65,20 @@ pub fn perft_depth(text: &str) -> Result<usize, String> {
 /// Parses a count of at least 1.
 pub fn positive(text: &str) -> Result<usize, String> {
     count_in(text, 1, usize::MAX, "items")
+}
+
+/// Most playouts `diff` runs: each plays on the reference interpreter, so more
+/// would run for hours.
+pub const MAX_DIFF_PLAYOUTS: usize = 100_000;
+
+/// Parses `diff --playouts`: from 1 to [`MAX_DIFF_PLAYOUTS`].
+pub fn diff_playouts(text: &str) -> Result<usize, String> {
+    count_in(text, 1, MAX_DIFF_PLAYOUTS, "playouts")
+}
+
+/// Parses `diff --steps`: from 1 to the playouts' depth limit ([`DEFAULT_MAX_DEPTH`]).
+pub fn diff_steps(text: &str) -> Result<usize, String> {
+    count_in(text, 1, DEFAULT_MAX_DEPTH as usize, "steps")
 }
 
 /// Parses `on` or `off` (of `--native`).
@@ -141,5 +155,9 @@ mod tests {
         assert!(perft_depth("99999999999999999999999").is_err());
         assert_eq!(perft_depth("4"), Ok(4));
         assert!(positive("0").is_err());
+        assert_eq!(diff_playouts("100000"), Ok(MAX_DIFF_PLAYOUTS));
+        assert!(diff_playouts("100001").is_err());
+        assert!(diff_playouts("18446744073709551615").is_err());
+        assert!(diff_steps("10001").is_err());
     }
 }

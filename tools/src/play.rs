@@ -7,7 +7,8 @@
 //! the length in UTF-16 units).
 //!
 //! Every connection is bounded: its header size, its body (`--max-input`), the
-//! time to read it, and the number of connections served at once. An rtGDL
+//! time to read it, and the number of connections served at once. A message
+//! that is not UTF-8 is refused (`400`, reply `error`), as a game file is. An rtGDL
 //! PLAY may keep its connection's thread a long time (the player holds it
 //! until its role has a legal move): it is freed by a newer PLAY of the
 //! match, the match's end, or the player's idle timeout, and the manager
@@ -115,18 +116,17 @@ pub(crate) fn read_request(stream: &mut impl Read, max_body: u64) -> Result<Requ
                 ));
             }
             read_body(stream, &mut body, wanted as usize)?;
-            let text = String::from_utf8_lossy(&body).trim().to_owned();
             Ok(Request {
                 method,
-                message: text,
+                message: message_text(body)?,
             })
         }
         "GET" => {
             let encoded = path.trim_start_matches('/');
-            let decoded = percent_encoding::percent_decode_str(encoded).decode_utf8_lossy();
+            let decoded = percent_encoding::percent_decode_str(encoded).collect();
             Ok(Request {
                 method,
-                message: decoded.trim().to_owned(),
+                message: message_text(decoded)?,
             })
         }
         "OPTIONS" => Ok(Request {
@@ -135,6 +135,13 @@ pub(crate) fn read_request(stream: &mut impl Read, max_body: u64) -> Result<Requ
         }),
         other => Err(format!("method {other} is not served")),
     }
+}
+
+/// The message of a request, trimmed; refused, as a game file would be, when
+/// it is not UTF-8.
+fn message_text(bytes: Vec<u8>) -> Result<String, String> {
+    let text = super::input::utf8_text(bytes).map_err(|reason| format!("the message is {reason}"))?;
+    Ok(text.trim().to_owned())
 }
 
 /// The end of the request head (after its blank line), if it is all in `buffer`.
@@ -297,6 +304,14 @@ Receiver: 127.0.0.1:9152\r\nContent-Type: text/acl\r\nContent-Length: 18\r\n\r\n
             (b"POST / HTTP/1.0\r\nContent-Length: x\r\n\r\n", "not a number"),
             (b"POST / HTTP/1.0\r\n", "closed before"),
             (b"DELETE / HTTP/1.0\r\n\r\n", "not served"),
+            (
+                b"POST / HTTP/1.0\r\nContent-Length: 12\r\n\r\n( INFO \xff\xfe )",
+                "the message is not UTF-8 text (invalid byte at offset 7)",
+            ),
+            (
+                b"GET /(%20INFO%FF) HTTP/1.1\r\n\r\n",
+                "the message is not UTF-8 text (invalid byte at offset 6)",
+            ),
         ] {
             let e = read(bytes).unwrap_err();
             assert!(e.contains(error), "{e}");

@@ -12,6 +12,7 @@ pub mod negations;
 pub mod reachable;
 
 use crate::ir::{Circuit, NodeId};
+use std::time::Instant;
 
 /// Which passes run.
 #[derive(Clone, Debug)]
@@ -136,6 +137,11 @@ impl OptimizeConfig {
 /// How long proving exactly-one groups of bases may take before it is given up.
 const GROUP_PROOF_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
 
+/// The optimizer stopped at its deadline, before the pass it names; the
+/// circuit is left valid, and optimized by the passes that ran.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct PastDeadline(pub &'static str);
+
 /// Optimizes `circuit` with the enabled passes. Two of them, factoring and the
 /// exclusive-inputs rewrite, trade gates for edges and do not always shrink a
 /// circuit (exclusive-inputs grows breakthrough's by a sixth), so the circuit is
@@ -143,20 +149,28 @@ const GROUP_PROOF_BUDGET: std::time::Duration = std::time::Duration::from_secs(2
 /// tried on a copy of that (much smaller) circuit; the one with the fewest
 /// components is kept, the earlier on a tie. Exactly-one groups of bases are proved
 /// on that first circuit and used in every later round.
-pub fn optimize(circuit: &mut Circuit, config: &OptimizeConfig) {
+///
+/// Each pass is near-linear in the circuit, but the rounds and candidates run
+/// dozens of them: past `deadline`, the optimizer stops before its next pass.
+pub fn optimize(
+    circuit: &mut Circuit,
+    config: &OptimizeConfig,
+    deadline: Option<Instant>,
+) -> Result<(), PastDeadline> {
     let plain = OptimizeConfig {
         factor: false,
         exclusive_inputs: false,
         ..config.clone()
     };
-    run_rounds(circuit, &plain, &[]);
+    run_rounds(circuit, &plain, &[], deadline)?;
     let base_groups = if config.exclusive_bases {
+        before(deadline, "exclusive-bases")?;
         groups::exactly_one_groups(circuit, GROUP_PROOF_BUDGET)
     } else {
         Vec::new()
     };
     if !base_groups.is_empty() {
-        run_rounds(circuit, &plain, &base_groups);
+        run_rounds(circuit, &plain, &base_groups, deadline)?;
     }
     // The first candidate is rewritten in place; the others start from this copy.
     let start = circuit.clone();
@@ -171,59 +185,83 @@ pub fn optimize(circuit: &mut Circuit, config: &OptimizeConfig) {
             ..config.clone()
         };
         if first {
-            run_rounds(circuit, &variant, &base_groups);
+            run_rounds(circuit, &variant, &base_groups, deadline)?;
             first = false;
             continue;
         }
         let mut candidate = start.clone();
-        run_rounds(&mut candidate, &variant, &base_groups);
+        run_rounds(&mut candidate, &variant, &base_groups, deadline)?;
         if candidate.nodes.len() < circuit.nodes.len() {
             *circuit = candidate;
         }
     }
+    Ok(())
 }
+
+/// A pass: rewrites a circuit and says how much it changed.
+type Pass = fn(&mut Circuit) -> usize;
 
 /// Runs the enabled passes until a round changes nothing (at most 8 rounds);
 /// `base_groups` are exactly-one groups of base indices.
-fn run_rounds(circuit: &mut Circuit, config: &OptimizeConfig, base_groups: &[Vec<usize>]) {
+fn run_rounds(
+    circuit: &mut Circuit,
+    config: &OptimizeConfig,
+    base_groups: &[Vec<usize>],
+    deadline: Option<Instant>,
+) -> Result<(), PastDeadline> {
     for _ in 0..8 {
         let mut changed = 0;
         if config.factor {
-            changed += factor::factor(circuit);
-            checked(circuit, "factor");
+            changed += pass(circuit, "factor", deadline, factor::factor)?;
         }
         let groups = exclusive_groups(circuit, config, base_groups);
         if !groups.is_empty() {
-            changed += exclusive::complement_exclusive(circuit, &groups);
-            checked(circuit, "exclusive-inputs or exclusive-bases");
+            let complement = |c: &mut Circuit| exclusive::complement_exclusive(c, &groups);
+            changed += pass(
+                circuit,
+                "exclusive-inputs or exclusive-bases",
+                deadline,
+                complement,
+            )?;
         }
-        if config.reachable {
-            changed += reachable::fix_reachable_constants(circuit);
-            checked(circuit, "reachable");
-        }
-        if config.constants {
-            changed += constants::fold_constants(circuit);
-            checked(circuit, "constants");
-        }
-        if config.negations {
-            changed += negations::pull_negations(circuit);
-            checked(circuit, "negations");
-        }
-        if config.collapse {
-            changed += collapse::collapse(circuit);
-            checked(circuit, "collapse");
-        }
-        if config.merge {
-            changed += merge::merge(circuit);
-            checked(circuit, "merge");
-        }
-        if config.dead {
-            changed += dead::remove_dead(circuit);
-            checked(circuit, "dead");
+        let passes: [(bool, &'static str, Pass); 6] = [
+            (config.reachable, "reachable", reachable::fix_reachable_constants),
+            (config.constants, "constants", constants::fold_constants),
+            (config.negations, "negations", negations::pull_negations),
+            (config.collapse, "collapse", collapse::collapse),
+            (config.merge, "merge", merge::merge),
+            (config.dead, "dead", dead::remove_dead),
+        ];
+        for (enabled, name, run) in passes {
+            if enabled {
+                changed += pass(circuit, name, deadline, run)?;
+            }
         }
         if changed == 0 {
             break;
         }
+    }
+    Ok(())
+}
+
+/// Runs the pass `name` on `circuit` unless `deadline` has passed; what it changed.
+fn pass(
+    circuit: &mut Circuit,
+    name: &'static str,
+    deadline: Option<Instant>,
+    run: impl FnOnce(&mut Circuit) -> usize,
+) -> Result<usize, PastDeadline> {
+    before(deadline, name)?;
+    let changed = run(circuit);
+    checked(circuit, name);
+    Ok(changed)
+}
+
+/// An error naming the pass `name` if `deadline` has passed.
+fn before(deadline: Option<Instant>, name: &'static str) -> Result<(), PastDeadline> {
+    match deadline {
+        Some(deadline) if Instant::now() >= deadline => Err(PastDeadline(name)),
+        _ => Ok(()),
     }
 }
 
