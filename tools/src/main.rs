@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod bench;
-mod corpus;
+mod corpus_run;
 mod export;
 mod failure;
 
@@ -1106,7 +1106,7 @@ fn main() -> ExitCode {
         Command::Perft(a) => perft_command(a).map(|_| true),
         Command::Replay(a) => replay(a),
         Command::Diff(a) => diff(a),
-        Command::Corpus(a) => corpus::run(a),
+        Command::Corpus(a) => corpus_run::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Export(a) => export::run(a).map(|_| true),
         Command::Play(a) => play::run(a),
