@@ -132,7 +132,7 @@ pub(crate) fn run_all<T: Send>(
 /// The outcome of one game.
 fn run_game(
     exe: &Path,
-    game: &ggpnet::corpus::CorpusGame,
+    game: &ggpnet_tools::corpus::CorpusGame,
     check: &str,
     gdl2: bool,
     timeout: Duration,
@@ -199,13 +199,13 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
     }
     let dir = match &args.dir {
         Some(d) => d.clone(),
-        None => ggpnet::corpus::locate(Path::new("."))
+        None => ggpnet_tools::corpus::locate(Path::new("."))
             .ok_or_else(|| Failure::input("no corpus: pass a directory or set GGPNET_CORPUS"))?,
     };
     let games = if args.gdl2 {
-        ggpnet::corpus::gdl2_games(&dir)
+        ggpnet_tools::corpus::gdl2_games(&dir)
     } else {
-        ggpnet::corpus::games(&dir)
+        ggpnet_tools::corpus::games(&dir)
     };
     let games: Vec<_> = games
         .into_iter()

@@ -72,9 +72,9 @@ fn gdl2_differential_against_reference() {
 }
 
 fn check_corpus(corpus_set: Corpus, check: &str, expected_file: &str) {
-    let Some(corpus) = ggpnet::corpus::locate(Path::new(env!("CARGO_MANIFEST_DIR"))) else {
+    let Some(corpus) = ggpnet_tools::corpus::locate(ggpnet_tools::corpus::project_root()) else {
         assert!(
-            !ggpnet::corpus::required(),
+            !ggpnet_tools::corpus::required(),
             "GGPNET_REQUIRE_CORPUS=1 but no corpus at ../shared or $GGPNET_CORPUS"
         );
         println!("notice: corpus not found at ../shared or $GGPNET_CORPUS; skipping the corpus replay");

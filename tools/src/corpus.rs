@@ -2,6 +2,15 @@
 
 use std::path::{Path, PathBuf};
 
+/// The ggpnet source tree this crate was built in (the workspace root, parent of
+/// `tools/`): tests and benches read the project's games from its `games/` and
+/// look for the corpus beside it with [`locate`].
+pub fn project_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tools/ is inside the workspace root")
+}
+
 /// The corpus directory: `$GGPNET_CORPUS` if set, else `shared/` beside `project_root`.
 pub fn locate(project_root: &Path) -> Option<PathBuf> {
     let dir = match std::env::var_os("GGPNET_CORPUS") {
