@@ -14,8 +14,8 @@
 //! playouts per game there).
 //!
 //! Games that do not agree yet are listed, with the reason, in
-//! `tests/corpus_expected_failures.txt` and `tests/differential_expected_failures.txt`
-//! (GDL-II: `tests/gdl2_expected_failures.txt`, `tests/gdl2_differential_expected_failures.txt`).
+//! `tools/tests/corpus_expected_failures.txt` and `tools/tests/differential_expected_failures.txt`
+//! (GDL-II: `tools/tests/gdl2_expected_failures.txt`, `tools/tests/gdl2_differential_expected_failures.txt`).
 //! A test fails when an unlisted game disagrees, and when a listed game now
 //! agrees (so the lists only shrink). The two tests run at the same time, one
 //! game each.

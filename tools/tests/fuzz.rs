@@ -1,5 +1,5 @@
 //! A short pass of every fuzz target (`ggpnet_tools::fuzz`): first the saved inputs
-//! under `tests/fuzz_regressions/TARGET/` (inputs that once found a bug), then
+//! under `tools/tests/fuzz_regressions/TARGET/` (inputs that once found a bug), then
 //! a fixed number of seeded mutations of real inputs (the built-in game, corpus
 //! games, an exported circuit, a trace). The long runs are libFuzzer's
 //! (`fuzz/README.md`); this pass keeps what they found fixed and runs in
