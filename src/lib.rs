@@ -25,27 +25,22 @@
 //!
 //! The stage crates are re-exported — [`kif`] (parsing), [`grounder`] (checks
 //! and instantiation), [`propnet`] (circuit, optimizer, evaluators, state
-//! machine) — with what tools and tests share: trace [`replay`],
-//! [`differential`] testing against the reference interpreter, the [`corpus`]
-//! locator, and the [`fuzz`] targets. [`sbg`] reads Simplified Boardgames and
-//! translates them to GDL; [`sbg_oracle`] checks a translation against its
-//! direct move generator. [`realtime`] runs real-time GDL (rtGDL) games:
-//! timed states, the event-driven update and timed playouts. `examples/` holds a flat Monte-Carlo and
-//! a UCT agent.
+//! machine). [`sbg`] reads Simplified Boardgames and translates them to GDL.
+//! [`realtime`] runs real-time GDL (rtGDL) games: timed states, the
+//! event-driven update and timed playouts. [`manager`] and [`player`] speak the
+//! GGP match protocol. `examples/` holds a flat Monte-Carlo and a UCT agent.
+//! The command line and the machinery tools and tests share (trace replay,
+//! differential testing, the corpus locator, the fuzz targets, the SBG oracle)
+//! are in the `ggpnet-tools` crate (`tools/`).
 
 #![warn(missing_docs)]
 
-pub mod corpus;
-pub mod differential;
-pub mod fuzz;
 mod game;
 mod machine;
 pub mod manager;
 pub mod player;
 mod playouts;
 pub mod realtime;
-pub mod replay;
-pub mod sbg_oracle;
 
 pub use game::{Config, Engine, EngineChoice, EvaluatorChoice, Game, LoadError};
 pub use machine::{Error, Machine, Move, PlayoutEnd, State};

@@ -1,4 +1,4 @@
-//! libFuzzer entry of the `game` target (`ggpnet::fuzz::game`).
+//! libFuzzer entry of the `game` target (`ggpnet_tools::fuzz::game`).
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| ggpnet::fuzz::game(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| ggpnet_tools::fuzz::game(data));

@@ -1,4 +1,4 @@
-//! libFuzzer entry of the `realtime` target (`ggpnet::fuzz::realtime`).
+//! libFuzzer entry of the `realtime` target (`ggpnet_tools::fuzz::realtime`).
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| ggpnet::fuzz::realtime(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| ggpnet_tools::fuzz::realtime(data));

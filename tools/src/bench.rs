@@ -111,7 +111,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
     let corpus = args
         .corpus
         .clone()
-        .or_else(|| ggpnet::corpus::locate(Path::new(".")))
+        .or_else(|| ggpnet_tools::corpus::locate(Path::new(".")))
         .ok_or_else(|| Failure::input("no corpus: pass --corpus DIR or set GGPNET_CORPUS".to_owned()))?;
     let names: Vec<String> = if args.games.is_empty() {
         ANCHOR_GAMES.iter().map(|(g, _)| g.to_string()).collect()

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod bench;
-mod corpus;
+mod corpus_run;
 mod export;
 mod failure;
 
@@ -917,7 +917,7 @@ const LANES_CHECK_STEPS: usize = 100;
 fn replay(args: &ReplayArgs) -> Result<bool, Failure> {
     let game = load_any(Some(&args.game), &game_config())?;
     let trace = read_input(&args.trace)?;
-    let trace = ggpnet::replay::Trace::read(trace.as_bytes())
+    let trace = ggpnet_tools::replay::Trace::read(trace.as_bytes())
         .map_err(|e| Failure::input(format!("{}: {e}", args.trace.display())))?;
     // The interpreter has one way to evaluate; the propnet one per evaluator.
     let kinds: Vec<EvaluatorKind> = match (game.propnet(), args.evaluator) {
@@ -927,7 +927,7 @@ fn replay(args: &ReplayArgs) -> Result<bool, Failure> {
     };
     let mut results = serde_json::Map::new();
     let mut first_difference = None;
-    let mut report = ggpnet::replay::ReplayReport::default();
+    let mut report = ggpnet_tools::replay::ReplayReport::default();
     for kind in kinds {
         let name = if game.propnet().is_some() {
             kind.name()
@@ -936,13 +936,16 @@ fn replay(args: &ReplayArgs) -> Result<bool, Failure> {
         };
         let (agree, difference, detail) = match game.propnet() {
             Some(loaded) if !kind.is_scalar() => {
-                let r =
-                    ggpnet::differential::lanes_against_scalar(&loaded.game, args.seed, LANES_CHECK_STEPS);
+                let r = ggpnet_tools::differential::lanes_against_scalar(
+                    &loaded.game,
+                    args.seed,
+                    LANES_CHECK_STEPS,
+                );
                 let detail = json!({"lanes": r.playouts, "steps": r.steps});
                 (r.first_difference.is_none(), r.first_difference, detail)
             }
             _ => {
-                let r = ggpnet::replay::replay(&game, &trace, kind);
+                let r = ggpnet_tools::replay::replay(&game, &trace, kind);
                 let detail =
                     json!({"playouts": r.playouts, "steps": r.steps, "perft_depths": r.perft_depths});
                 report = r.clone();
@@ -1012,7 +1015,8 @@ fn diff(args: &DiffArgs) -> Result<bool, Failure> {
     let description = ggpnet::kif::parse(&source).map_err(|e| Failure::input(e.to_string()))?;
     let reference = ggpnet_reference::Reference::new(&description)
         .map_err(|e| Failure::invalid(format!("reference interpreter: {e}")))?;
-    let report = ggpnet::differential::differential(loaded, &reference, args.playouts, args.steps, args.seed);
+    let report =
+        ggpnet_tools::differential::differential(loaded, &reference, args.playouts, args.steps, args.seed);
     let value = json!({
         "game": game_name(path),
         "compile_seconds": loaded.report.phases.iter().map(|(_, s)| s).sum::<f64>(),
@@ -1129,7 +1133,7 @@ fn main() -> ExitCode {
         Command::Perft(a) => perft_command(a).map(|_| true),
         Command::Replay(a) => replay(a),
         Command::Diff(a) => diff(a),
-        Command::Corpus(a) => corpus::run(a),
+        Command::Corpus(a) => corpus_run::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Export(a) => export::run(a).map(|_| true),
         Command::Play(a) => play::run(a),

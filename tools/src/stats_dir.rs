@@ -3,7 +3,7 @@
 //! a memory limit; a table (text, CSV or JSON) and a summary: games compiled,
 //! median and worst initialization time, worst peak memory.
 
-use super::corpus::{run_all, run_child, Limit};
+use super::corpus_run::{run_all, run_child, Limit};
 use super::{Failure, StatsArgs};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};

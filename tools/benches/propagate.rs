@@ -10,12 +10,11 @@ use ggpnet::propnet::driver::{Playout, PlayoutTotals, DEFAULT_MAX_DEPTH};
 use ggpnet::propnet::engine::EvaluatorKind;
 use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{load, Move, StateMachine};
-use std::path::Path;
 use std::sync::Arc;
 
 fn games() -> Vec<(String, String)> {
     let mut games = vec![("connect_four".to_owned(), ggpnet::DEFAULT_GAME.to_owned())];
-    match ggpnet::corpus::locate(Path::new(env!("CARGO_MANIFEST_DIR"))) {
+    match ggpnet_tools::corpus::locate(ggpnet_tools::corpus::project_root()) {
         Some(corpus) => {
             for name in ["ticTacToe", "connectFour_7x6", "breakthrough", "chess_200"] {
                 let path = corpus.join("games").join(format!("{name}.kif"));

@@ -1,13 +1,13 @@
 //! Simplified Boardgames: every game's GDL translation, compiled to a propnet,
 //! agrees with the direct move generator (`ggpnet::sbg::board`) on perft and on
-//! random playouts compared at every step (see `ggpnet::sbg_oracle`): the
+//! random playouts compared at every step (see `ggpnet_tools::sbg_oracle`): the
 //! project's games (`games/sbg/`), the shared corpus's (`../shared/games-sbg/`),
 //! and 300 random games. The named games' GDL also agrees with the reference
 //! interpreter.
 
 use ggpnet::sbg::{self, Rules};
-use ggpnet::sbg_oracle::{compare_perft, compare_playouts};
 use ggpnet::{Config, Engine, EngineChoice, Game};
+use ggpnet_tools::sbg_oracle::{compare_perft, compare_playouts};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -33,7 +33,7 @@ fn check_file(path: &Path, depth: usize) {
     // A third opinion: the GDL on the reference interpreter, 3 playouts of at most 60 moves.
     let description = ggpnet::kif::parse(&sbg::to_gdl(&rules)).unwrap();
     let reference = ggpnet_reference::Reference::new(&description).unwrap();
-    let report = ggpnet::differential::differential(game.propnet().unwrap(), &reference, 3, 60, 1);
+    let report = ggpnet_tools::differential::differential(game.propnet().unwrap(), &reference, 3, 60, 1);
     assert_eq!(report.first_difference, None, "{}", path.display());
     println!(
         "{}: perft {counts:?}, 20 playouts ({steps} states) and the reference interpreter agree ({:.1} s)",
@@ -54,7 +54,7 @@ fn sbg_files(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn project_games_agree_with_the_oracle() {
-    let files = sbg_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("games/sbg"));
+    let files = sbg_files(&ggpnet_tools::corpus::project_root().join("games/sbg"));
     assert!(files.len() >= 6, "{files:?}");
     for file in files {
         check_file(&file, 4);
@@ -63,12 +63,12 @@ fn project_games_agree_with_the_oracle() {
 
 #[test]
 fn corpus_games_agree_with_the_oracle() {
-    let dir = ggpnet::corpus::locate(Path::new(env!("CARGO_MANIFEST_DIR")))
+    let dir = ggpnet_tools::corpus::locate(ggpnet_tools::corpus::project_root())
         .map(|corpus| corpus.join("games-sbg"))
         .filter(|dir| dir.is_dir());
     let Some(dir) = dir else {
         assert!(
-            !ggpnet::corpus::required(),
+            !ggpnet_tools::corpus::required(),
             "GGPNET_REQUIRE_CORPUS=1 but no games-sbg/ in a corpus at ../shared or $GGPNET_CORPUS"
         );
         println!("notice: no games-sbg/ in a corpus at ../shared or $GGPNET_CORPUS; skipping its SBG games");
@@ -132,7 +132,7 @@ fn translation_of_a_star_stays_small() {
 #[test]
 fn the_command_line_reads_sbg_files() {
     let exe = env!("CARGO_BIN_EXE_ggpnet");
-    let hexapawn = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/sbg/hexapawn.sbg");
+    let hexapawn = ggpnet_tools::corpus::project_root().join("games/sbg/hexapawn.sbg");
     let out = std::process::Command::new(exe)
         .arg("sbg2gdl")
         .arg(&hexapawn)

@@ -13,14 +13,14 @@ use ggpnet::propnet::engine::EvaluatorKind;
 use ggpnet::propnet::export::json;
 use ggpnet::propnet::{load, LoadConfig};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 /// ticTacToe's circuit as exported, or `None` without the corpus.
 fn tic_tac_toe() -> Option<Value> {
-    let Some(corpus) = ggpnet::corpus::locate(Path::new(env!("CARGO_MANIFEST_DIR"))) else {
+    let Some(corpus) = ggpnet_tools::corpus::locate(ggpnet_tools::corpus::project_root()) else {
         assert!(
-            !ggpnet::corpus::required(),
+            !ggpnet_tools::corpus::required(),
             "the corpus is required (GGPNET_REQUIRE_CORPUS=1) but neither $GGPNET_CORPUS nor ../shared has games/"
         );
         eprintln!("note: no corpus at ../shared or $GGPNET_CORPUS: skipping");

@@ -14,8 +14,8 @@
 //! playouts per game there).
 //!
 //! Games that do not agree yet are listed, with the reason, in
-//! `tests/corpus_expected_failures.txt` and `tests/differential_expected_failures.txt`
-//! (GDL-II: `tests/gdl2_expected_failures.txt`, `tests/gdl2_differential_expected_failures.txt`).
+//! `tools/tests/corpus_expected_failures.txt` and `tools/tests/differential_expected_failures.txt`
+//! (GDL-II: `tools/tests/gdl2_expected_failures.txt`, `tools/tests/gdl2_differential_expected_failures.txt`).
 //! A test fails when an unlisted game disagrees, and when a listed game now
 //! agrees (so the lists only shrink). The two tests run at the same time, one
 //! game each.
@@ -72,9 +72,9 @@ fn gdl2_differential_against_reference() {
 }
 
 fn check_corpus(corpus_set: Corpus, check: &str, expected_file: &str) {
-    let Some(corpus) = ggpnet::corpus::locate(Path::new(env!("CARGO_MANIFEST_DIR"))) else {
+    let Some(corpus) = ggpnet_tools::corpus::locate(ggpnet_tools::corpus::project_root()) else {
         assert!(
-            !ggpnet::corpus::required(),
+            !ggpnet_tools::corpus::required(),
             "GGPNET_REQUIRE_CORPUS=1 but no corpus at ../shared or $GGPNET_CORPUS"
         );
         println!("notice: corpus not found at ../shared or $GGPNET_CORPUS; skipping the corpus replay");

@@ -8,18 +8,17 @@
 //! reversi, whose goals (piece counts) it evaluates only when asked, and
 //! amazons_10x10, whose terminal test reads every legal move.
 
-use ggpnet::differential::lanes_against_scalar;
 use ggpnet::propnet::driver::{monte_carlo, Budget, McConfig, DEFAULT_MAX_DEPTH};
 use ggpnet::propnet::engine::EvaluatorKind;
 use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{load, Loaded, Move, StateMachine};
-use std::path::Path;
+use ggpnet_tools::differential::lanes_against_scalar;
 use std::sync::Arc;
 
 /// The built-in game, and the corpus games when the corpus is present.
 fn games() -> Vec<(String, Loaded)> {
     let mut sources = vec![("connect_four".to_owned(), ggpnet::DEFAULT_GAME.to_owned())];
-    match ggpnet::corpus::locate(Path::new(env!("CARGO_MANIFEST_DIR"))) {
+    match ggpnet_tools::corpus::locate(ggpnet_tools::corpus::project_root()) {
         Some(corpus) => {
             for name in [
                 "ticTacToe",
@@ -40,7 +39,7 @@ fn games() -> Vec<(String, Loaded)> {
         }
         None => {
             assert!(
-                !ggpnet::corpus::required(),
+                !ggpnet_tools::corpus::required(),
                 "GGPNET_REQUIRE_CORPUS=1 but no corpus at ../shared or $GGPNET_CORPUS"
             );
             eprintln!("note: no corpus found; testing the evaluators on the built-in game only");
@@ -312,8 +311,8 @@ fn a_legality_that_is_also_a_next_value_goal_or_terminal_is_computed() {
     let loaded = load(LEGALITY_THAT_IS_A_NEXT_VALUE, &Default::default()).expect("the game loads");
     let description = ggpnet::kif::parse(LEGALITY_THAT_IS_A_NEXT_VALUE).expect("the game parses");
     let reference = ggpnet_reference::Reference::new(&description).expect("the reference loads it");
-    let report = ggpnet::differential::differential(&loaded, &reference, 20, 30, 1);
+    let report = ggpnet_tools::differential::differential(&loaded, &reference, 20, 30, 1);
     assert_eq!(report.first_difference, None);
-    let report = ggpnet::differential::evaluators_agree(&loaded.game, 20, 30, 1);
+    let report = ggpnet_tools::differential::evaluators_agree(&loaded.game, 20, 30, 1);
     assert_eq!(report.first_difference, None);
 }

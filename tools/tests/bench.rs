@@ -5,14 +5,13 @@
 //! markdown table.
 
 use serde_json::Value;
-use std::path::Path;
 use std::process::Command;
 
 #[test]
 fn bench_reports_every_evaluator_anchors_and_perft() {
-    let Some(corpus) = ggpnet::corpus::locate(Path::new(env!("CARGO_MANIFEST_DIR"))) else {
+    let Some(corpus) = ggpnet_tools::corpus::locate(ggpnet_tools::corpus::project_root()) else {
         assert!(
-            !ggpnet::corpus::required(),
+            !ggpnet_tools::corpus::required(),
             "GGPNET_REQUIRE_CORPUS=1 but no corpus at ../shared or $GGPNET_CORPUS"
         );
         println!("notice: corpus not found at ../shared or $GGPNET_CORPUS; skipping the bench test");

@@ -4,10 +4,10 @@
 //! where the scalar driver does, and a role with no goal in a terminal state is
 //! counted apart from a goal of 0.
 
-use ggpnet::differential::lanes_against_scalar;
 use ggpnet::propnet::driver::{monte_carlo, Budget, McConfig, McReport};
 use ggpnet::propnet::engine::EvaluatorKind;
 use ggpnet::propnet::{load, Loaded};
+use ggpnet_tools::differential::lanes_against_scalar;
 
 /// A game whose terminal state can never be reached: every playout runs forever.
 const ENDLESS: &str = "

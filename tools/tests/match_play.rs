@@ -18,7 +18,7 @@ use std::time::Duration;
 use support::PlayerProcess;
 
 /// Tic-tac-toe, written for this project's tests.
-const TIC_TAC_TOE: &str = include_str!("../games/tic_tac_toe.kif");
+const TIC_TAC_TOE: &str = include_str!("../../games/tic_tac_toe.kif");
 
 /// A dice guess with a `random` role, written for this project's tests: the
 /// die is cast at random, then the player guesses it.
@@ -139,10 +139,10 @@ fn a_game_that_is_not_utf8_is_refused() {
 
 /// The corpus, or `None` after a notice (a failure when it is required).
 fn corpus() -> Option<PathBuf> {
-    let found = ggpnet::corpus::locate(Path::new(env!("CARGO_MANIFEST_DIR")));
+    let found = ggpnet_tools::corpus::locate(ggpnet_tools::corpus::project_root());
     if found.is_none() {
         assert!(
-            !ggpnet::corpus::required(),
+            !ggpnet_tools::corpus::required(),
             "GGPNET_REQUIRE_CORPUS=1 but no corpus"
         );
         println!("notice: corpus not found at ../shared or $GGPNET_CORPUS; skipping");

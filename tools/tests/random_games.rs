@@ -6,9 +6,9 @@
 //! evaluator's moves), and the propnet agrees with the reference interpreter,
 //! with the optimizer's passes on and off.
 
-use ggpnet::differential::{differential, evaluators_agree};
 use ggpnet::propnet::{load, LoadConfig, OptimizeConfig};
 use ggpnet_reference::Reference;
+use ggpnet_tools::differential::{differential, evaluators_agree};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

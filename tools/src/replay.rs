@@ -7,9 +7,9 @@
 //! by a fault of the game (`error`): their last step has no joint move, and
 //! agrees when some role has no legal move there, as recorded.
 
-use crate::propnet::driver::MAX_PERFT_DEPTH;
-use crate::propnet::engine::EvaluatorKind;
-use crate::{Game, Machine, State};
+use ggpnet::propnet::driver::MAX_PERFT_DEPTH;
+use ggpnet::propnet::engine::EvaluatorKind;
+use ggpnet::{Game, Machine, State};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;

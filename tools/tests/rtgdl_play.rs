@@ -15,14 +15,14 @@ use ggpnet::realtime::{RtEngine, RtGame};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use support::PlayerProcess;
 
 fn game_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("games/rtgdl/{name}.kif"))
+    ggpnet_tools::corpus::project_root().join(format!("games/rtgdl/{name}.kif"))
 }
 
 /// Runs `ggpnet match` on `game` with `args`; its JSON (records and results).

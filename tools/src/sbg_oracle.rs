@@ -1,5 +1,5 @@
 //! Checking a Simplified Boardgames game's GDL translation, loaded as a
-//! [`Game`], against the direct move generator of [`crate::sbg::board`].
+//! [`Game`], against the direct move generator of [`ggpnet::sbg::board`].
 //!
 //! Both sides are mapped to a common form: a move is its `(from, to)` squares;
 //! a state is the set of `((x, y), letter)` pieces (upper case white), the
@@ -7,11 +7,11 @@
 //! paths on both; [`compare_playouts`] plays random games on both side by side,
 //! comparing at every step the legal moves, the state, terminal and goals.
 
-use crate::propnet::engine::EvaluatorKind;
-use crate::sbg::board::{self, Position};
-use crate::sbg::random::Rng;
-use crate::sbg::{Player, Rules};
-use crate::{Game, Machine, Move, State};
+use ggpnet::propnet::engine::EvaluatorKind;
+use ggpnet::sbg::board::{self, Position};
+use ggpnet::sbg::random::Rng;
+use ggpnet::sbg::{Player, Rules};
+use ggpnet::{Game, Machine, Move, State};
 use std::collections::BTreeSet;
 
 /// A state in the common form: pieces, player to move, half-moves played.

@@ -5,13 +5,13 @@
 //! evaluator makes exactly the scalar driver's moves from that state, and flat
 //! Monte-Carlo from it runs on every evaluator.
 
-use ggpnet::differential::lanes_against_scalar_from;
 use ggpnet::propnet::driver::{
     monte_carlo, monte_carlo_from, Budget, McConfig, McError, Playout, PlayoutTotals, DEFAULT_MAX_DEPTH,
 };
 use ggpnet::propnet::engine::EvaluatorKind;
 use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{load, Loaded, Move, State, StateMachine};
+use ggpnet_tools::differential::lanes_against_scalar_from;
 use std::sync::Arc;
 
 fn connect_four() -> Loaded {

@@ -3,15 +3,15 @@
 //! on a defect (a panic in the code under test, or a property that fails).
 //!
 //! They are run two ways: by libFuzzer for long runs (`fuzz/`, with
-//! `cargo fuzz`, on a nightly toolchain), and by `tests/fuzz.rs` briefly in
+//! `cargo fuzz`, on a nightly toolchain), and by `tools/tests/fuzz.rs` briefly in
 //! CI, on the saved inputs that once found a bug and on seeded mutations of real
 //! games, circuits and traces.
 
 use crate::differential::evaluators_agree;
-use crate::propnet::{export, load, LoadConfig, Loaded};
-use crate::realtime::{RtEngine, RtGame, TimeModel};
 use crate::replay::Trace;
-use ggpnet_kif::rtgdl::Time;
+use ggpnet::kif::rtgdl::Time;
+use ggpnet::propnet::{export, load, LoadConfig, Loaded};
+use ggpnet::realtime::{RtEngine, RtGame, TimeModel};
 
 /// Ground rules and atoms a fuzzed game may have: small, so that every input runs in milliseconds.
 const FUZZ_MAX_GROUND: usize = 20_000;
@@ -34,20 +34,20 @@ pub fn kif(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let Ok(description) = crate::kif::parse(text) else {
+    let Ok(description) = ggpnet::kif::parse(text) else {
         return;
     };
     let printed = canonical(&description);
-    let again = crate::kif::parse(&printed)
+    let again = ggpnet::kif::parse(&printed)
         .unwrap_or_else(|e| panic!("the canonical text does not parse: {e}\n{printed}"));
     assert_eq!(canonical(&again), printed, "printing is not stable");
 }
 
-fn canonical(description: &crate::kif::Description) -> String {
+fn canonical(description: &ggpnet::kif::Description) -> String {
     let rules: Vec<String> = description
         .rules
         .iter()
-        .map(|r| crate::kif::rule_to_string(r, &description.symbols))
+        .map(|r| ggpnet::kif::rule_to_string(r, &description.symbols))
         .collect();
     rules.join("\n")
 }
@@ -79,7 +79,7 @@ pub fn realtime(data: &[u8]) {
         TimeModel::Immediate,
         TimeModel::Exponential(Time::from_ticks(500_000).expect("half a unit")),
     ] {
-        let budget = crate::Budget::Playouts(PLAYOUTS as u64);
+        let budget = ggpnet::Budget::Playouts(PLAYOUTS as u64);
         let _ = game.playouts(&game.initial_state(), model, STEPS as u64, budget, 1, 1);
     }
 }

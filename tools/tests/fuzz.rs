@@ -1,13 +1,13 @@
-//! A short pass of every fuzz target (`ggpnet::fuzz`): first the saved inputs
-//! under `tests/fuzz_regressions/TARGET/` (inputs that once found a bug), then
+//! A short pass of every fuzz target (`ggpnet_tools::fuzz`): first the saved inputs
+//! under `tools/tests/fuzz_regressions/TARGET/` (inputs that once found a bug), then
 //! a fixed number of seeded mutations of real inputs (the built-in game, corpus
 //! games, an exported circuit, a trace). The long runs are libFuzzer's
 //! (`fuzz/README.md`); this pass keeps what they found fixed and runs in
 //! seconds.
 
-use ggpnet::fuzz;
 use ggpnet::propnet::export::json;
 use ggpnet::propnet::load;
+use ggpnet_tools::fuzz;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::path::{Path, PathBuf};
@@ -124,10 +124,10 @@ fn run(name: &str, target: fn(&[u8]), seeds: &[Vec<u8>]) {
 }
 
 fn corpus() -> Option<PathBuf> {
-    let found = ggpnet::corpus::locate(Path::new(env!("CARGO_MANIFEST_DIR")));
+    let found = ggpnet_tools::corpus::locate(ggpnet_tools::corpus::project_root());
     if found.is_none() {
         assert!(
-            !ggpnet::corpus::required(),
+            !ggpnet_tools::corpus::required(),
             "GGPNET_REQUIRE_CORPUS=1 but no corpus at ../shared or $GGPNET_CORPUS"
         );
         println!("notice: no corpus at ../shared or $GGPNET_CORPUS; fuzzing from the built-in game only");
@@ -149,7 +149,7 @@ fn seed_games() -> Vec<Vec<u8>> {
 
 /// The project's real-time GDL games (`games/rtgdl/`).
 fn rtgdl_games() -> Vec<Vec<u8>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/rtgdl");
+    let dir = ggpnet_tools::corpus::project_root().join("games/rtgdl");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| entry.expect("a directory entry").path())

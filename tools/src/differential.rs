@@ -4,12 +4,12 @@
 //! after the joint move; and the lanes evaluator against the
 //! scalar playout driver, move by move, on the same random streams.
 
-use crate::propnet::driver::LanePlayouts;
-use crate::propnet::driver::{Playout, PlayoutTotals};
-use crate::propnet::engine::EvaluatorKind;
-use crate::propnet::engine::LANES;
-use crate::propnet::random::Stream;
-use crate::propnet::{Game, Loaded, State, StateMachine};
+use ggpnet::propnet::driver::LanePlayouts;
+use ggpnet::propnet::driver::{Playout, PlayoutTotals};
+use ggpnet::propnet::engine::EvaluatorKind;
+use ggpnet::propnet::engine::LANES;
+use ggpnet::propnet::random::Stream;
+use ggpnet::propnet::{Game, Loaded, State, StateMachine};
 use ggpnet_reference::Reference;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

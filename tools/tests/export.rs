@@ -89,10 +89,10 @@ const TERMINAL_MAX: usize = 600;
 const CONE_MAX: usize = 1000;
 
 fn corpus() -> Option<PathBuf> {
-    let found = ggpnet::corpus::locate(Path::new(env!("CARGO_MANIFEST_DIR")));
+    let found = ggpnet_tools::corpus::locate(ggpnet_tools::corpus::project_root());
     if found.is_none() {
         assert!(
-            !ggpnet::corpus::required(),
+            !ggpnet_tools::corpus::required(),
             "the corpus is required (GGPNET_REQUIRE_CORPUS=1) but neither $GGPNET_CORPUS nor ../shared has games/"
         );
         eprintln!("note: no corpus at ../shared or $GGPNET_CORPUS: skipping");
@@ -105,7 +105,7 @@ fn tool(program: &str, probe: &[&str]) -> bool {
     let runs = Command::new(program).args(probe).output().is_ok();
     if !runs {
         assert!(
-            !ggpnet::corpus::required(),
+            !ggpnet_tools::corpus::required(),
             "{program} is required (GGPNET_REQUIRE_CORPUS=1) but cannot be run: install it (see .ci/run)"
         );
         eprintln!("note: {program} is not installed: skipping");

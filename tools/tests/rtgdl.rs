@@ -14,7 +14,10 @@ fn t(text: &str) -> Time {
 }
 
 fn source(name: &str) -> String {
-    let path = format!("{}/games/rtgdl/{name}.kif", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/games/rtgdl/{name}.kif",
+        ggpnet_tools::corpus::project_root().display()
+    );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
@@ -473,8 +476,11 @@ fn updates_are_validated() {
 
 #[test]
 fn gdl_games_stay_gdl() {
-    let gdl =
-        std::fs::read_to_string(format!("{}/games/tic_tac_toe.kif", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let gdl = std::fs::read_to_string(format!(
+        "{}/games/tic_tac_toe.kif",
+        ggpnet_tools::corpus::project_root().display()
+    ))
+    .unwrap();
     assert!(!ggpnet::realtime::is_rtgdl(&gdl));
     assert!(RtGame::load(&gdl)
         .unwrap_err()
@@ -757,7 +763,12 @@ fn ggpnet(args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn the_command_line_runs_rtgdl_games() {
-    let path = |name: &str| format!("{}/games/rtgdl/{name}.kif", env!("CARGO_MANIFEST_DIR"));
+    let path = |name: &str| {
+        format!(
+            "{}/games/rtgdl/{name}.kif",
+            ggpnet_tools::corpus::project_root().display()
+        )
+    };
     let (code, out, _) = ggpnet(&["check", &path("tictactoe")]);
     assert_eq!(
         (code, out.as_str()),
@@ -810,7 +821,10 @@ fn the_command_line_runs_rtgdl_games() {
         out.starts_with("warning at 2:1: 'terminal' reads 'expired', which holds only during an update"),
         "{out}"
     );
-    let gdl = format!("{}/games/tic_tac_toe.kif", env!("CARGO_MANIFEST_DIR"));
+    let gdl = format!(
+        "{}/games/tic_tac_toe.kif",
+        ggpnet_tools::corpus::project_root().display()
+    );
     for (args, code, message) in [
         (
             vec!["mc", &gdl, "--time-model", "uniform:1"],
