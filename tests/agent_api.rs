@@ -136,7 +136,8 @@ fn requests_that_make_no_sense_are_refused_by_kind() {
             foreign_move,
             "another game",
         );
-        let wrong_role = |e: &Error| matches!(e, Error::WrongRole { owner, role, .. } if owner == "o" && role == "x");
+        let wrong_role =
+            |e: &Error| matches!(e, Error::WrongRole { owner, role, .. } if owner == "o" && role == "x");
         kind(
             refused(&[o_noop.clone(), x_mark.clone()]),
             wrong_role,
