@@ -48,6 +48,7 @@ pub use playouts::{Budget, PlayoutReport, Playouts, MAX_THREADS};
 pub use propnet::driver::PlayoutTotals;
 pub use propnet::engine::EvaluatorKind;
 pub use propnet::random::Stream;
+pub use propnet::MachineError;
 
 pub use ggpnet_grounder as grounder;
 pub use ggpnet_kif as kif;

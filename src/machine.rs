@@ -71,48 +71,10 @@ pub enum Error {
         /// How many roles the game has.
         roles: usize,
     },
-    /// Text that is not one KIF term.
-    Unreadable {
-        /// The text given.
-        text: String,
-        /// Why it cannot be read.
-        reason: String,
-    },
-    /// Text that names no move of the role.
-    UnknownMove {
-        /// The role.
-        role: String,
-        /// The move, canonical.
-        text: String,
-    },
-    /// A fact that can never hold in this game.
-    UnknownFact {
-        /// The fact as given.
-        fact: String,
-    },
-    /// A joint move without exactly one move per role.
-    WrongJointLength {
-        /// The number of roles.
-        expected: usize,
-        /// The number of moves given.
-        found: usize,
-    },
-    /// A move of one role played as another's.
-    WrongRole {
-        /// The move.
-        text: String,
-        /// The role whose move it is.
-        owner: String,
-        /// The role it was played as.
-        role: String,
-    },
-    /// A move that is not legal for its role in the state.
-    IllegalMove {
-        /// The role.
-        role: String,
-        /// The move.
-        text: String,
-    },
+    /// A move, joint move, fact or text that the game refuses, by the kinds
+    /// the propnet's state machine and the interpreter share (an illegal
+    /// move, a joint move of the wrong length, ...).
+    Refused(propnet::MachineError),
     /// A setting out of its range (playout threads or budget, perft depth).
     InvalidSetting {
         /// The setting's name.
@@ -122,8 +84,6 @@ pub enum Error {
     },
     /// Playouts that could not run (worker threads refused; the source).
     Playouts(propnet::driver::McError),
-    /// Another refusal of the propnet's state machine (its source).
-    StateMachine(propnet::MachineError),
     /// A refusal or failure of the reference interpreter (its source).
     Interpreter(ggpnet_reference::ReferenceError),
 }
@@ -136,28 +96,10 @@ impl fmt::Display for Error {
             Error::NoSuchRole { role, roles } => {
                 write!(f, "error: no role number {role}: the game has {roles} roles")
             }
+            Error::Refused(e) => e.fmt(f),
             Error::InvalidSetting { setting, reason } => write!(f, "error: {setting} {reason}"),
             Error::Playouts(e) => write!(f, "error: {e}"),
-            Error::StateMachine(e) => e.fmt(f),
             Error::Interpreter(e) => write!(f, "error: {e}"),
-            other => other.as_machine_error().fmt(f),
-        }
-    }
-}
-
-impl Error {
-    /// The kinds shared with the propnet's state machine, as its error, whose
-    /// `Display` says them (only called for those kinds).
-    fn as_machine_error(&self) -> propnet::MachineError {
-        use propnet::MachineError as M;
-        match self.clone() {
-            Error::Unreadable { text, reason } => M::Unreadable { text, reason },
-            Error::UnknownMove { role, text } => M::UnknownMove { role, text },
-            Error::UnknownFact { fact } => M::UnknownFact { fact },
-            Error::WrongJointLength { expected, found } => M::WrongJointLength { expected, found },
-            Error::WrongRole { text, owner, role } => M::WrongRole { text, owner, role },
-            Error::IllegalMove { role, text } => M::IllegalMove { role, text },
-            _ => unreachable!("only the state machine's kinds"),
         }
     }
 }
@@ -166,7 +108,6 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Playouts(e) => Some(e),
-            Error::StateMachine(e) => Some(e),
             Error::Interpreter(e) => Some(e),
             _ => None,
         }
@@ -174,17 +115,11 @@ impl std::error::Error for Error {
 }
 
 impl From<propnet::MachineError> for Error {
+    /// A move number past the game's is a move of another game.
     fn from(e: propnet::MachineError) -> Error {
-        use propnet::MachineError as M;
         match e {
-            M::Unreadable { text, reason } => Error::Unreadable { text, reason },
-            M::UnknownMove { role, text } => Error::UnknownMove { role, text },
-            M::UnknownFact { fact } => Error::UnknownFact { fact },
-            M::WrongJointLength { expected, found } => Error::WrongJointLength { expected, found },
-            M::WrongRole { text, owner, role } => Error::WrongRole { text, owner, role },
-            M::IllegalMove { role, text } => Error::IllegalMove { role, text },
-            M::NoSuchMove { .. } => Error::ForeignMove,
-            other => Error::StateMachine(other),
+            propnet::MachineError::NoSuchMove { .. } => Error::ForeignMove,
+            other => Error::Refused(other),
         }
     }
 }
@@ -192,9 +127,12 @@ impl From<propnet::MachineError> for Error {
 impl From<ggpnet_reference::ReferenceError> for Error {
     fn from(e: ggpnet_reference::ReferenceError) -> Error {
         use ggpnet_reference::ReferenceError as R;
+        use propnet::MachineError as M;
         match e {
-            R::IllegalMove { role, chosen } => Error::IllegalMove { role, text: chosen },
-            R::WrongJointLength { expected, found } => Error::WrongJointLength { expected, found },
+            R::IllegalMove { role, chosen } => Error::Refused(M::IllegalMove { role, text: chosen }),
+            R::WrongJointLength { expected, found } => {
+                Error::Refused(M::WrongJointLength { expected, found })
+            }
             other => Error::Interpreter(other),
         }
     }
@@ -353,9 +291,11 @@ impl Game {
 /// Re-prints a KIF term canonically.
 fn canonical(text: &str) -> Result<String, Error> {
     let mut symbols = ggpnet_kif::SymbolTable::new();
-    let term = ggpnet_kif::parse_term(text, &mut symbols).map_err(|e| Error::Unreadable {
-        text: text.to_owned(),
-        reason: e.to_string(),
+    let term = ggpnet_kif::parse_term(text, &mut symbols).map_err(|e| {
+        Error::Refused(propnet::MachineError::Unreadable {
+            text: text.to_owned(),
+            reason: e.to_string(),
+        })
     })?;
     Ok(ggpnet_kif::term_to_string(&term, &symbols))
 }
@@ -504,20 +444,20 @@ impl Machine {
     fn check_joint(&self, joint: &[Move]) -> Result<(), Error> {
         let roles = self.game.roles().len();
         if joint.len() != roles {
-            return Err(Error::WrongJointLength {
+            return Err(Error::Refused(propnet::MachineError::WrongJointLength {
                 expected: roles,
                 found: joint.len(),
-            });
+            }));
         }
         for (role, m) in joint.iter().enumerate() {
             self.game.check_move(m)?;
             if m.role != role {
                 let text = self.game.move_to_kif(m)?;
-                return Err(Error::WrongRole {
+                return Err(Error::Refused(propnet::MachineError::WrongRole {
                     text,
                     owner: self.game.roles()[m.role].clone(),
                     role: self.game.roles()[role].clone(),
-                });
+                }));
             }
         }
         Ok(())

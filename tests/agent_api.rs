@@ -3,8 +3,8 @@
 //! error, and a game too large for the propnet falls back to the interpreter.
 
 use ggpnet::{
-    Budget, Config, Engine, EngineChoice, Error, Game, LoadError, Machine, Move, PlayoutEnd, Playouts, State,
-    Stream,
+    Budget, Config, Engine, EngineChoice, Error, Game, LoadError, Machine, MachineError, Move, PlayoutEnd,
+    Playouts, State, Stream,
 };
 use std::collections::HashSet;
 
@@ -136,8 +136,7 @@ fn requests_that_make_no_sense_are_refused_by_kind() {
             foreign_move,
             "another game",
         );
-        let wrong_role =
-            |e: &Error| matches!(e, Error::WrongRole { owner, role, .. } if owner == "o" && role == "x");
+        let wrong_role = |e: &Error| matches!(e, Error::Refused(MachineError::WrongRole { owner, role, .. }) if owner == "o" && role == "x");
         kind(
             refused(&[o_noop.clone(), x_mark.clone()]),
             wrong_role,
@@ -146,10 +145,10 @@ fn requests_that_make_no_sense_are_refused_by_kind() {
         let length = |e: &Error| {
             matches!(
                 e,
-                Error::WrongJointLength {
+                Error::Refused(MachineError::WrongJointLength {
                     expected: 2,
                     found: 1
-                }
+                })
             )
         };
         kind(
@@ -159,20 +158,24 @@ fn requests_that_make_no_sense_are_refused_by_kind() {
         );
         let o_mark = game.parse_move(1, "(mark 1 1)").unwrap();
         let x_noop = game.parse_move(0, "noop").unwrap();
-        let illegal =
-            |e: &Error| matches!(e, Error::IllegalMove { role, text } if role == "x" && text == "noop");
+        let illegal = |e: &Error| matches!(e, Error::Refused(MachineError::IllegalMove { role, text }) if role == "x" && text == "noop");
         kind(
             refused(&[x_noop, o_mark]),
             illegal,
             "illegal move noop for role x in this state",
         );
-        let unreadable = |e: &Error| matches!(e, Error::Unreadable { .. });
+        let unreadable = |e: &Error| matches!(e, Error::Refused(MachineError::Unreadable { .. }));
         kind(
             game.parse_move(0, "(mark 1").unwrap_err(),
             unreadable,
             "cannot read '(mark 1'",
         );
-        let fact = |e: &Error| matches!(e, Error::UnknownFact { .. } | Error::Interpreter(_));
+        let fact = |e: &Error| {
+            matches!(
+                e,
+                Error::Refused(MachineError::UnknownFact { .. }) | Error::Interpreter(_)
+            )
+        };
         kind(
             game.state_from_kif(&["(cell 9 9 q)".to_owned()]).unwrap_err(),
             fact,

@@ -6,7 +6,7 @@
 use ggpnet::grounder::ErrorKind;
 use ggpnet::propnet::engine::EvaluatorKind;
 use ggpnet::propnet::{load, LoadError};
-use ggpnet::{Config, Engine, EngineChoice, Error, Game, Machine, State};
+use ggpnet::{Config, Engine, EngineChoice, Error, Game, Machine, MachineError, State};
 
 /// Monty Hall in GDL-II, written for this project.
 const MONTY_HALL: &str = include_str!("../games/montyhall.kif");
@@ -203,10 +203,10 @@ fn percept_queries_refuse_bad_joint_moves() {
         assert!(
             matches!(
                 e,
-                Error::WrongJointLength {
+                Error::Refused(MachineError::WrongJointLength {
                     expected: 2,
                     found: 1
-                }
+                })
             ),
             "{e:?}"
         );
@@ -214,13 +214,16 @@ fn percept_queries_refuse_bad_joint_moves() {
         let e = machine
             .percepts(&start, &[wait.clone(), wait.clone()])
             .unwrap_err();
-        assert!(matches!(e, Error::WrongRole { .. }), "{e:?}");
+        assert!(
+            matches!(e, Error::Refused(MachineError::WrongRole { .. })),
+            "{e:?}"
+        );
         assert!(e.to_string().contains("candidate"), "{e}");
         // Legal for the random role later, not now.
         let open = game.parse_move(1, "(open 3)").unwrap();
         let e = machine.percepts(&start, &[wait, open]).unwrap_err();
         assert!(
-            matches!(&e, Error::IllegalMove { text, .. } if text == "(open 3)"),
+            matches!(&e, Error::Refused(MachineError::IllegalMove { text, .. }) if text == "(open 3)"),
             "{e:?}"
         );
         assert!(e.to_string().contains("(open 3)"), "{e}");

@@ -14,20 +14,8 @@ use std::sync::Arc;
 /// An engine kind's public constructor: its plans for a net, native or not.
 type Candidates<E> = fn(&Arc<CompiledNet>, bool) -> Vec<E>;
 
-/// Two players alternate filling nine cells (few bases).
-const SMALL: &str = "(role a) (role b)
-    (init (control a)) (init (cell 1 e)) (init (cell 2 e)) (init (cell 3 e))
-    (<= (legal ?r (mark ?c)) (true (control ?r)) (true (cell ?c e)))
-    (<= (legal a noop) (true (control b)))
-    (<= (legal b noop) (true (control a)))
-    (<= (next (cell ?c ?r)) (does ?r (mark ?c)))
-    (<= (next (cell ?c ?x)) (true (cell ?c ?x)) (not (marked ?c)))
-    (<= (marked ?c) (does ?r (mark ?c)))
-    (<= (next (control a)) (true (control b)))
-    (<= (next (control b)) (true (control a)))
-    (<= open (true (cell ?c e)))
-    (<= terminal (not open))
-    (goal a 50) (goal b 50)";
+/// Tic-tac-toe, written for this project's tests (one word of bases).
+const SMALL: &str = include_str!("../../games/tic_tac_toe.kif");
 
 /// A larger game: a hundred cells claimed by one player, so more than one
 /// word of bases and far more slots than [`SMALL`].

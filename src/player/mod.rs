@@ -797,10 +797,10 @@ fn read_move(game: &Game, role: usize, text: &str) -> Result<Move, Error> {
 /// The joint move given as texts, one per role (each read by [`read_move`]).
 fn read_joint(game: &Game, texts: &[String]) -> Result<Vec<Move>, Error> {
     if texts.len() != game.roles().len() {
-        return Err(Error::WrongJointLength {
+        return Err(Error::Refused(crate::propnet::MachineError::WrongJointLength {
             expected: game.roles().len(),
             found: texts.len(),
-        });
+        }));
     }
     texts
         .iter()
