@@ -20,6 +20,28 @@ pub fn locate(project_root: &Path) -> Option<PathBuf> {
     dir.join("games").is_dir().then_some(dir)
 }
 
+/// The corpus for a test: [`locate`]d beside the project root; when there is
+/// none, a test that needs it fails if [`required`], else `None` after a
+/// notice that `without` (what the test does instead: skip, or run less)
+/// happens.
+///
+/// ```
+/// if let Some(corpus) = ggpnet_tools::corpus::for_test("skipping the corpus part") {
+///     assert!(corpus.join("games").is_dir());
+/// }
+/// ```
+pub fn for_test(without: &str) -> Option<PathBuf> {
+    let found = locate(project_root());
+    if found.is_none() {
+        assert!(
+            !required(),
+            "GGPNET_REQUIRE_CORPUS=1 but no corpus at ../shared or $GGPNET_CORPUS"
+        );
+        println!("notice: no corpus at ../shared or $GGPNET_CORPUS; {without}");
+    }
+    found
+}
+
 /// Whether a missing corpus must fail (`GGPNET_REQUIRE_CORPUS=1`).
 pub fn required() -> bool {
     std::env::var("GGPNET_REQUIRE_CORPUS").is_ok_and(|v| v == "1")

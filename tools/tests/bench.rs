@@ -9,12 +9,7 @@ use std::process::Command;
 
 #[test]
 fn bench_reports_every_evaluator_anchors_and_perft() {
-    let Some(corpus) = ggpnet_tools::corpus::locate(ggpnet_tools::corpus::project_root()) else {
-        assert!(
-            !ggpnet_tools::corpus::required(),
-            "GGPNET_REQUIRE_CORPUS=1 but no corpus at ../shared or $GGPNET_CORPUS"
-        );
-        println!("notice: corpus not found at ../shared or $GGPNET_CORPUS; skipping the bench test");
+    let Some(corpus) = ggpnet_tools::corpus::for_test("skipping the bench test") else {
         return;
     };
     let out_dir = std::env::temp_dir().join(format!("ggpnet-bench-test-{}", std::process::id()));

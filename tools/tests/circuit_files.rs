@@ -18,14 +18,7 @@ use std::process::{Command, Output};
 
 /// ticTacToe's circuit as exported, or `None` without the corpus.
 fn tic_tac_toe() -> Option<Value> {
-    let Some(corpus) = ggpnet_tools::corpus::locate(ggpnet_tools::corpus::project_root()) else {
-        assert!(
-            !ggpnet_tools::corpus::required(),
-            "the corpus is required (GGPNET_REQUIRE_CORPUS=1) but neither $GGPNET_CORPUS nor ../shared has games/"
-        );
-        eprintln!("note: no corpus at ../shared or $GGPNET_CORPUS: skipping");
-        return None;
-    };
+    let corpus = ggpnet_tools::corpus::for_test("skipping the corpus circuit")?;
     let path = corpus.join("games").join("ticTacToe.kif");
     let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let loaded = load(&source, &LoadConfig::default()).expect("ticTacToe loads");

@@ -18,31 +18,21 @@ use std::sync::Arc;
 /// The built-in game, and the corpus games when the corpus is present.
 fn games() -> Vec<(String, Loaded)> {
     let mut sources = vec![("connect_four".to_owned(), ggpnet::DEFAULT_GAME.to_owned())];
-    match ggpnet_tools::corpus::locate(ggpnet_tools::corpus::project_root()) {
-        Some(corpus) => {
-            for name in [
-                "ticTacToe",
-                "breakthrough",
-                "atariGoVariant_7x7",
-                "gomoku_15x15",
-                "hex",
-                "speedChess",
-                "englishDraughts",
-                "reversi",
-                "amazons_10x10",
-            ] {
-                let path = corpus.join("games").join(format!("{name}.kif"));
-                let source =
-                    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                sources.push((name.to_owned(), source));
-            }
-        }
-        None => {
-            assert!(
-                !ggpnet_tools::corpus::required(),
-                "GGPNET_REQUIRE_CORPUS=1 but no corpus at ../shared or $GGPNET_CORPUS"
-            );
-            eprintln!("note: no corpus found; testing the evaluators on the built-in game only");
+    if let Some(corpus) = ggpnet_tools::corpus::for_test("testing the evaluators on the built-in game only") {
+        for name in [
+            "ticTacToe",
+            "breakthrough",
+            "atariGoVariant_7x7",
+            "gomoku_15x15",
+            "hex",
+            "speedChess",
+            "englishDraughts",
+            "reversi",
+            "amazons_10x10",
+        ] {
+            let path = corpus.join("games").join(format!("{name}.kif"));
+            let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            sources.push((name.to_owned(), source));
         }
     }
     sources

@@ -124,15 +124,7 @@ fn run(name: &str, target: fn(&[u8]), seeds: &[Vec<u8>]) {
 }
 
 fn corpus() -> Option<PathBuf> {
-    let found = ggpnet_tools::corpus::locate(ggpnet_tools::corpus::project_root());
-    if found.is_none() {
-        assert!(
-            !ggpnet_tools::corpus::required(),
-            "GGPNET_REQUIRE_CORPUS=1 but no corpus at ../shared or $GGPNET_CORPUS"
-        );
-        println!("notice: no corpus at ../shared or $GGPNET_CORPUS; fuzzing from the built-in game only");
-    }
-    found
+    ggpnet_tools::corpus::for_test("fuzzing from the built-in game only")
 }
 
 /// The built-in game, and the small corpus games when the corpus is present.

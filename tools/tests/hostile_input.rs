@@ -375,12 +375,7 @@ fn every_line_ending_ends_a_comment() {
 /// no limit). The time limit of grounding bounds the optimizer too.
 #[test]
 fn the_time_limit_stops_the_optimizer_of_two_games_in_one() {
-    let Some(corpus) = ggpnet_tools::corpus::locate(ggpnet_tools::corpus::project_root()) else {
-        assert!(
-            !ggpnet_tools::corpus::required(),
-            "GGPNET_REQUIRE_CORPUS=1 but no corpus at ../shared or $GGPNET_CORPUS"
-        );
-        println!("notice: corpus not found at ../shared or $GGPNET_CORPUS; skipping the two-games case");
+    let Some(corpus) = ggpnet_tools::corpus::for_test("skipping the two-games case") else {
         return;
     };
     let read = |name: &str| std::fs::read_to_string(corpus.join("games").join(name)).expect("a corpus game");
