@@ -92,8 +92,7 @@ impl PlayoutReport {
     /// Per role, its average goal over the finished playouts that gave it one
     /// (`None` when none did).
     pub fn avg_goals(&self) -> Vec<Option<f64>> {
-        let t = &self.totals;
-        average_goals(&t.goal_sums, &t.missing_goals, t.playouts)
+        self.totals.avg_goals()
     }
 }
 
@@ -247,17 +246,4 @@ fn interpreter_playouts(
             .into_iter()
             .fold(PlayoutTotals::new(roles), PlayoutTotals::merge),
     }
-}
-
-/// Per role, its goal sum over the `playouts` that gave it a goal (all but
-/// its `missing` ones), or `None` when none did.
-pub(crate) fn average_goals(goal_sums: &[f64], missing: &[u64], playouts: u64) -> Vec<Option<f64>> {
-    goal_sums
-        .iter()
-        .zip(missing)
-        .map(|(&sum, &missing)| {
-            let n = playouts - missing;
-            (n > 0).then(|| sum / n as f64)
-        })
-        .collect()
 }

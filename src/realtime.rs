@@ -1299,6 +1299,6 @@ impl TimedReport {
     /// Per role, its average goal over the playouts that gave it one.
     pub fn avg_goals(&self) -> Vec<Option<f64>> {
         let t = &self.totals;
-        crate::playouts::average_goals(&t.goal_sums, &t.missing_goals, t.playouts)
+        crate::propnet::driver::average_goals(&t.goal_sums, &t.missing_goals, t.playouts)
     }
 }

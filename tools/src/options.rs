@@ -3,13 +3,11 @@
 //! that names the option, never a panic later.
 
 use ggpnet::propnet::driver::{DEFAULT_MAX_DEPTH, MAX_PERFT_DEPTH};
+use ggpnet::MAX_THREADS;
 
 /// Longest run accepted by `--seconds`: about 31 years, far beyond any real run,
 /// and far below the range where adding it to a clock overflows.
 const MAX_SECONDS: f64 = 1e9;
-
-/// Most worker threads accepted by `--threads`.
-const MAX_THREADS: usize = 1024;
 
 /// Parses a positive, finite number of seconds up to [`MAX_SECONDS`].
 pub fn seconds(text: &str) -> Result<f64, String> {

@@ -75,7 +75,27 @@ pub struct PlayoutTotals {
     pub missing_goals: Vec<u64>,
 }
 
+/// Per role, its goal sum divided by the `playouts` that gave it a goal (all
+/// but its `missing` ones), or `None` when none did: the mean goals of every
+/// report of playouts.
+pub fn average_goals(goal_sums: &[f64], missing: &[u64], playouts: u64) -> Vec<Option<f64>> {
+    goal_sums
+        .iter()
+        .zip(missing)
+        .map(|(&sum, &missing)| {
+            let n = playouts - missing;
+            (n > 0).then(|| sum / n as f64)
+        })
+        .collect()
+}
+
 impl PlayoutTotals {
+    /// Per role, its mean goal over the finished playouts that gave it one
+    /// (`None` when none did).
+    pub fn avg_goals(&self) -> Vec<Option<f64>> {
+        average_goals(&self.goal_sums, &self.missing_goals, self.playouts)
+    }
+
     /// Empty totals for `roles` roles.
     pub fn new(roles: usize) -> PlayoutTotals {
         PlayoutTotals {
@@ -194,14 +214,7 @@ impl McReport {
 
     /// Mean goal per role over the finished playouts that gave it one (`None` if none did).
     pub fn avg_goals(&self) -> Vec<Option<f64>> {
-        let totals = &self.totals;
-        let with_goal = totals.missing_goals.iter().map(|&m| totals.playouts - m);
-        totals
-            .goal_sums
-            .iter()
-            .zip(with_goal)
-            .map(|(&sum, n)| (n > 0).then(|| sum / n as f64))
-            .collect()
+        self.totals.avg_goals()
     }
 }
 
