@@ -42,7 +42,7 @@ pub mod player;
 mod playouts;
 pub mod realtime;
 
-pub use game::{Config, Engine, EngineChoice, EvaluatorChoice, Game, LoadError};
+pub use game::{Calibration, Config, Engine, EngineChoice, EvaluatorChoice, Game, LoadError};
 pub use machine::{Error, Machine, Move, PlayoutEnd, State};
 pub use playouts::{Budget, PlayoutReport, Playouts, MAX_THREADS};
 pub use propnet::driver::PlayoutTotals;

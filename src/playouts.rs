@@ -36,11 +36,21 @@ pub struct Playouts {
 }
 
 impl Playouts {
-    /// Playouts until `budget` is spent, on one thread, with seed 0.
+    /// Playouts until `budget` is spent, on every core (as many threads as
+    /// [`std::thread::available_parallelism`] says, 1 if it cannot tell, at
+    /// most [`MAX_THREADS`]), with seed 0.
+    ///
+    /// ```
+    /// use ggpnet::{Budget, Playouts};
+    /// let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    /// let how = Playouts::new(Budget::Playouts(100));
+    /// assert_eq!(how, Playouts::new(Budget::Playouts(100)).threads(cores.min(ggpnet::MAX_THREADS)));
+    /// ```
     pub fn new(budget: Budget) -> Playouts {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Playouts {
             budget,
-            threads: 1,
+            threads: cores.min(MAX_THREADS),
             seed: 0,
         }
     }
@@ -51,7 +61,8 @@ impl Playouts {
     }
 
     /// The same with random choices drawn from `seed` (the same seed, budget of
-    /// playouts and threads give the same totals).
+    /// playouts and threads give the same totals: fix the threads too for
+    /// totals that do not depend on the machine's cores).
     pub fn seed(self, seed: u64) -> Playouts {
         Playouts { seed, ..self }
     }

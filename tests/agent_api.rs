@@ -327,3 +327,34 @@ fn games_and_machines_cross_threads() {
     shared::<State>();
     shared::<ggpnet::Move>();
 }
+
+#[test]
+fn playouts_run_on_every_core_by_default() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for engine in [EngineChoice::Propnet, EngineChoice::Interpreter] {
+        let game = load(TIC_TAC_TOE, engine);
+        let how = Playouts::new(Budget::Playouts(40));
+        let report = game.playouts(&game.initial_state(), &how).unwrap();
+        assert_eq!(report.threads, cores.min(ggpnet::MAX_THREADS), "{engine:?}");
+        assert!(report.totals.playouts >= 40);
+    }
+}
+
+#[test]
+fn calibration_runs_when_asked_and_is_reported_once() {
+    let game = load(TIC_TAC_TOE, EngineChoice::Propnet);
+    let first = game.calibrate().unwrap();
+    assert!(ggpnet::EvaluatorKind::ALL.contains(&first.evaluator));
+    assert!(first.seconds > 0.1, "three evaluators measured: {first:?}");
+    let again = game.calibrate().unwrap();
+    assert_eq!((again.evaluator, again.seconds), (first.evaluator, 0.0));
+    assert_eq!(game.evaluator(), Some(first.evaluator));
+    let report = game
+        .playouts(
+            &game.initial_state(),
+            &Playouts::new(Budget::Playouts(10)).threads(1),
+        )
+        .unwrap();
+    assert_eq!(report.evaluator, Some(first.evaluator));
+    assert!(load(TIC_TAC_TOE, EngineChoice::Interpreter).calibrate().is_none());
+}
