@@ -95,8 +95,9 @@ pub struct Config {
     pub evaluator: EvaluatorChoice,
     /// Moves after which a random playout that has not ended is abandoned (at least 1).
     pub max_playout_depth: u64,
-    /// Whether the propnet's playouts run native code where the platform
-    /// allows (off: the interpreters of the evaluators, to measure them).
+    /// Whether the propnet's playouts and [`Machine`](crate::Machine) queries
+    /// run native code where the platform allows (off: the interpreters of the
+    /// evaluators, to measure them).
     pub native: bool,
 }
 

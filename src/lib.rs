@@ -36,6 +36,7 @@
 #![warn(missing_docs)]
 
 mod game;
+mod joint;
 mod machine;
 pub mod manager;
 pub mod player;
@@ -43,6 +44,7 @@ mod playouts;
 pub mod realtime;
 
 pub use game::{Calibration, Config, Engine, EngineChoice, EvaluatorChoice, Game, LoadError};
+pub use joint::MAX_JOINT_MOVES;
 pub use machine::{Error, Machine, Move, PlayoutEnd, State};
 pub use playouts::{Budget, PlayoutReport, Playouts, MAX_THREADS};
 pub use propnet::driver::PlayoutTotals;

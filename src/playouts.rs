@@ -4,7 +4,7 @@
 //! loop.
 
 use crate::game::{Backend, Engine, Game};
-use crate::machine::{interpreter_playout, Error, Move, PlayoutEnd, State, StateRepr};
+use crate::machine::{interpreter_playout, Error, PlayoutEnd, State, StateRepr};
 use crate::propnet::driver::{monte_carlo_from, perft, McConfig, PlayoutTotals, MAX_PERFT_DEPTH};
 use crate::propnet::engine::{Choice, EngineConfig, EvaluatorKind};
 use crate::propnet::random::Stream;
@@ -171,10 +171,7 @@ impl Game {
             if machine.is_terminal(&state)? {
                 continue;
             }
-            let legal = (0..self.roles().len())
-                .map(|role| machine.legal_moves(&state, role))
-                .collect::<Result<Vec<_>, _>>()?;
-            let joints = joint_moves(&legal);
+            let joints = machine.legal_joint_moves(&state)?;
             counts[d] += joints.len() as u128;
             if d + 1 < depth {
                 for joint in joints {
@@ -184,22 +181,6 @@ impl Game {
         }
         Ok(counts)
     }
-}
-
-/// Every joint move: one of each role's `legal` moves, in every combination.
-fn joint_moves(legal: &[Vec<Move>]) -> Vec<Vec<Move>> {
-    legal.iter().fold(vec![Vec::new()], |joints, moves| {
-        joints
-            .iter()
-            .flat_map(|joint| {
-                moves.iter().map(move |m| {
-                    let mut longer = joint.clone();
-                    longer.push(m.clone());
-                    longer
-                })
-            })
-            .collect()
-    })
 }
 
 /// [`Game::playouts`] on the interpreter: each thread its own stream and share
@@ -224,12 +205,12 @@ fn interpreter_playouts(
         while totals.playouts + totals.abandoned < count {
             match interpreter_playout(&reference, from.clone(), &mut rng, max_depth, deadline) {
                 None => break,
-                Some(PlayoutEnd::Terminal { depth, goals }) => {
+                Some((PlayoutEnd::Terminal { depth, goals }, _)) => {
                     totals.transitions += depth;
                     totals.states += depth + 1;
                     totals.finish_with(depth, goals);
                 }
-                Some(PlayoutEnd::Abandoned { depth }) => {
+                Some((PlayoutEnd::Abandoned { depth }, _)) => {
                     totals.transitions += depth;
                     totals.states += depth + 1;
                     totals.abandoned += 1;
