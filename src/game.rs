@@ -20,6 +20,7 @@ use ggpnet_reference::{Reference, ReferenceError};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
+use std::time::Instant;
 
 /// Which engine runs a game.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -62,11 +63,22 @@ pub enum EngineChoice {
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub enum EvaluatorChoice {
     /// The fastest on this game, measured by a short calibration (about 0.2 s per
-    /// evaluator) the first time playouts run or [`Game::evaluator`] is asked.
+    /// evaluator) when [`Game::calibrate`] is called, or else the first time
+    /// playouts run or [`Game::evaluator`] is asked.
     #[default]
     Auto,
     /// This one.
     Fixed(EvaluatorKind),
+}
+
+/// What [`Game::calibrate`] chose.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct Calibration {
+    /// The evaluator playouts use.
+    pub evaluator: EvaluatorKind,
+    /// Seconds this call spent choosing it (0 when it was fixed by the
+    /// [`Config`] or chosen before).
+    pub seconds: f64,
 }
 
 /// Settings of [`Game::load`]: how to compile, which engine and evaluator to
@@ -83,8 +95,9 @@ pub struct Config {
     pub evaluator: EvaluatorChoice,
     /// Moves after which a random playout that has not ended is abandoned (at least 1).
     pub max_playout_depth: u64,
-    /// Whether the propnet's playouts run native code where the platform
-    /// allows (off: the interpreters of the evaluators, to measure them).
+    /// Whether the propnet's playouts and [`Machine`](crate::Machine) queries
+    /// run native code where the platform allows (off: the interpreters of the
+    /// evaluators, to measure them).
     pub native: bool,
 }
 
@@ -320,16 +333,47 @@ impl Game {
     }
 
     /// The evaluator playouts use on the propnet (chosen by calibration the
-    /// first time if [`Config::evaluator`] is `Auto`); `None` on the interpreter.
+    /// first time if [`Config::evaluator`] is `Auto`, see [`Game::calibrate`]);
+    /// `None` on the interpreter.
     pub fn evaluator(&self) -> Option<EvaluatorKind> {
+        self.calibrate().map(|c| c.evaluator)
+    }
+
+    /// Chooses the evaluator playouts use now, and says which it is and how
+    /// long choosing took (`None` on the interpreter). With
+    /// [`EvaluatorChoice::Auto`], the first call of this,
+    /// [`Game::evaluator`] or [`Game::playouts`] calibrates: about 0.2 s of
+    /// flat Monte-Carlo per evaluator, on one thread. An agent that wants
+    /// that cost paid during its start clock calls this; one that does not
+    /// pays it on its first playouts. Once chosen, the evaluator stays, and
+    /// later calls report it with no time spent.
+    ///
+    /// ```
+    /// use ggpnet::{Config, EvaluatorChoice, EvaluatorKind, Game};
+    /// let config = Config {
+    ///     evaluator: EvaluatorChoice::Fixed(EvaluatorKind::Sweep),
+    ///     ..Config::default()
+    /// };
+    /// let game = Game::load(ggpnet::DEFAULT_GAME, &config)?;
+    /// let chosen = game.calibrate().unwrap();
+    /// assert_eq!(chosen.evaluator, EvaluatorKind::Sweep);
+    /// assert_eq!(chosen.seconds, 0.0); // fixed: nothing measured
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn calibrate(&self) -> Option<Calibration> {
         let loaded = self.propnet()?;
-        Some(*self.inner.evaluator.get_or_init(|| {
+        let mut seconds = 0.0;
+        let evaluator = *self.inner.evaluator.get_or_init(|| {
+            let start = Instant::now();
             let auto = EngineConfig {
                 choice: Choice::Auto,
                 native: self.inner.config.native,
             };
-            choose::evaluator(&loaded.game, auto, &EvaluatorKind::ALL)
-        }))
+            let kind = choose::evaluator(&loaded.game, auto, &EvaluatorKind::ALL);
+            seconds = start.elapsed().as_secs_f64();
+            kind
+        });
+        Some(Calibration { evaluator, seconds })
     }
 
     pub(crate) fn id(&self) -> u64 {

@@ -36,13 +36,15 @@
 #![warn(missing_docs)]
 
 mod game;
+mod joint;
 mod machine;
 pub mod manager;
 pub mod player;
 mod playouts;
 pub mod realtime;
 
-pub use game::{Config, Engine, EngineChoice, EvaluatorChoice, Game, LoadError};
+pub use game::{Calibration, Config, Engine, EngineChoice, EvaluatorChoice, Game, LoadError};
+pub use joint::MAX_JOINT_MOVES;
 pub use machine::{Error, Machine, Move, PlayoutEnd, State};
 pub use playouts::{Budget, PlayoutReport, Playouts, MAX_THREADS};
 pub use propnet::driver::PlayoutTotals;

@@ -5,6 +5,7 @@
 //! only: every answer depends on the arguments alone, never on earlier queries.
 
 use crate::game::{Backend, Game};
+use crate::joint::MAX_JOINT_MOVES;
 use crate::propnet::driver::{Playout, PlayoutTotals};
 use crate::propnet::engine::EvaluatorKind;
 use crate::propnet::random::Stream;
@@ -82,6 +83,12 @@ pub enum Error {
         /// Its range and the value given.
         reason: String,
     },
+    /// More joint moves in a state than [`MAX_JOINT_MOVES`], the most that
+    /// [`Machine::legal_joint_moves`] and [`Machine::successors`] list.
+    TooManyJointMoves {
+        /// The number of joint moves (the product of the roles' legal moves).
+        count: u128,
+    },
     /// Playouts that could not run (worker threads refused; the source).
     Playouts(propnet::driver::McError),
     /// A refusal or failure of the reference interpreter (its source).
@@ -98,6 +105,10 @@ impl fmt::Display for Error {
             }
             Error::Refused(e) => e.fmt(f),
             Error::InvalidSetting { setting, reason } => write!(f, "error: {setting} {reason}"),
+            Error::TooManyJointMoves { count } => write!(
+                f,
+                "error: {count} joint moves in this state, more than the {MAX_JOINT_MOVES} that are listed"
+            ),
             Error::Playouts(e) => write!(f, "error: {e}"),
             Error::Interpreter(e) => write!(f, "error: {e}"),
         }
@@ -178,18 +189,21 @@ impl Game {
     }
 
     /// A machine whose propnet queries use the scalar evaluator `kind` (`Lanes`,
-    /// which has no scalar form, gives the sweep); on the interpreter, the same
-    /// as [`Game::machine`].
+    /// which has no scalar form, gives the sweep), in native code unless
+    /// [`Config::native`](crate::Config::native) is off; on the interpreter,
+    /// the same as [`Game::machine`].
     pub fn machine_with_evaluator(&self, kind: EvaluatorKind) -> Machine {
         let engine = match self.backend() {
             Backend::Propnet(loaded) => {
-                let machine = StateMachine::with_evaluator(Arc::clone(&loaded.game), kind);
+                let native = self.config().native;
+                let machine = StateMachine::with_engine(Arc::clone(&loaded.game), kind, native);
                 let playout = Playout::new(&machine, self.config().max_playout_depth);
                 let totals = PlayoutTotals::new(self.roles().len());
                 MachineEngine::Propnet(Box::new(PropnetScratch {
                     machine,
                     playout,
                     totals,
+                    legal: Vec::new(),
                 }))
             }
             Backend::Interpreter(reference, _) => {
@@ -226,6 +240,46 @@ impl Game {
         Ok(match &m.repr {
             MoveRepr::Input(input) => self.propnet_game().move_to_kif(*input).to_owned(),
             MoveRepr::Text(text) => text.to_string(),
+        })
+    }
+
+    /// `m` printed as its canonical KIF, or as `<move of another game>` if
+    /// another game made it: printing never fails.
+    ///
+    /// ```
+    /// use ggpnet::{Config, Game};
+    /// let game = Game::load(ggpnet::DEFAULT_GAME, &Config::default())?;
+    /// let other = Game::load(ggpnet::DEFAULT_GAME, &Config::default())?;
+    /// let m = game.parse_move(0, "( drop  4 )")?;
+    /// assert_eq!(format!("red plays {}", game.display_move(&m)), "red plays (drop 4)");
+    /// assert_eq!(other.display_move(&m).to_string(), "<move of another game>");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn display_move<'a>(&'a self, m: &'a Move) -> impl fmt::Display + 'a {
+        fmt::from_fn(move |f| match self.move_to_kif(m) {
+            Ok(text) => f.write_str(&text),
+            Err(_) => f.write_str("<move of another game>"),
+        })
+    }
+
+    /// `state` printed as its true facts in canonical KIF, sorted by byte
+    /// order and separated by spaces (as [`Game::state_to_kif`] lists them),
+    /// or as `<state of another game>` if another game made it.
+    ///
+    /// ```
+    /// use ggpnet::{Config, Game};
+    /// let game = Game::load("(role r) (init (at 1)) (init lit) (<= (legal r wait) (true lit))
+    ///     (<= (next (at 2)) (true (at 1))) (<= terminal (true (at 2))) (goal r 100)",
+    ///     &Config::default())?;
+    /// let other = Game::load(ggpnet::DEFAULT_GAME, &Config::default())?;
+    /// assert_eq!(game.display_state(&game.initial_state()).to_string(), "(at 1) lit");
+    /// assert_eq!(other.display_state(&game.initial_state()).to_string(), "<state of another game>");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn display_state<'a>(&'a self, state: &'a State) -> impl fmt::Display + 'a {
+        fmt::from_fn(move |f| match self.state_to_kif(state) {
+            Ok(facts) => f.write_str(&facts.join(" ")),
+            Err(_) => f.write_str("<state of another game>"),
         })
     }
 
@@ -339,11 +393,18 @@ struct PropnetScratch {
     playout: Playout,
     /// What the last playout added up to (reset before each).
     totals: PlayoutTotals,
+    /// The legal moves of the last [`Machine::legal_moves_into`].
+    legal: Vec<propnet::Move>,
 }
 
 impl fmt::Debug for PropnetScratch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "PropnetScratch({})", self.machine.evaluator())
+        let code = if self.machine.native() {
+            "native"
+        } else {
+            "interpreted"
+        };
+        write!(f, "PropnetScratch({}, {code})", self.machine.evaluator())
     }
 }
 
@@ -356,23 +417,46 @@ impl Machine {
     /// The legal moves of `role` in `state` (propnet: in input order;
     /// interpreter: sorted by text).
     pub fn legal_moves(&mut self, state: &State, role: usize) -> Result<Vec<Move>, Error> {
+        let mut moves = Vec::new();
+        self.legal_moves_into(state, role, &mut moves)?;
+        Ok(moves)
+    }
+
+    /// [`Machine::legal_moves`] into `out`, which is cleared first (and left
+    /// as it was when the request is refused): a loop that asks for legal
+    /// moves again and again reuses one buffer (on the propnet, no allocation
+    /// once the buffers have grown).
+    ///
+    /// ```
+    /// use ggpnet::{Config, Game};
+    /// let game = Game::load(ggpnet::DEFAULT_GAME, &Config::default())?; // connect four
+    /// let mut machine = game.machine();
+    /// let mut moves = Vec::new();
+    /// machine.legal_moves_into(&game.initial_state(), 0, &mut moves)?;
+    /// assert_eq!(moves.len(), 7); // red drops into any of the seven columns
+    /// machine.legal_moves_into(&game.initial_state(), 1, &mut moves)?;
+    /// assert_eq!(moves.len(), 1); // yellow waits
+    /// assert_eq!(game.move_to_kif(&moves[0])?, "wait");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn legal_moves_into(&mut self, state: &State, role: usize, out: &mut Vec<Move>) -> Result<(), Error> {
         self.game.check_role(role)?;
         let game = self.game.id();
         let moves = |repr: MoveRepr| Move { game, role, repr };
-        Ok(match (&mut self.engine, self.game.repr(state)?) {
-            (MachineEngine::Propnet(p), StateRepr::Bits(bits)) => p
-                .machine
-                .legal_moves(bits, role)
-                .into_iter()
-                .map(|m| moves(MoveRepr::Input(m)))
-                .collect(),
-            (MachineEngine::Interpreter(r), StateRepr::Facts(facts)) => r
-                .legal_moves(facts, role)
-                .into_iter()
-                .map(|m| moves(MoveRepr::Text(m.into())))
-                .collect(),
+        match (&mut self.engine, self.game.repr(state)?) {
+            (MachineEngine::Propnet(p), StateRepr::Bits(bits)) => {
+                p.machine.legal_moves_into(bits, role, &mut p.legal);
+                out.clear();
+                out.extend(p.legal.iter().map(|&m| moves(MoveRepr::Input(m))));
+            }
+            (MachineEngine::Interpreter(r), StateRepr::Facts(facts)) => {
+                let legal = r.legal_moves(facts, role);
+                out.clear();
+                out.extend(legal.into_iter().map(|m| moves(MoveRepr::Text(m.into()))));
+            }
             _ => unreachable!("a game's states are of its engine"),
-        })
+        }
+        Ok(())
     }
 
     /// Whether `state` is terminal.
@@ -442,25 +526,37 @@ impl Machine {
     /// Refuses a joint move of the wrong length, or with a move of another
     /// role or game, naming the role and the move.
     fn check_joint(&self, joint: &[Move]) -> Result<(), Error> {
-        let roles = self.game.roles().len();
-        if joint.len() != roles {
-            return Err(Error::Refused(propnet::MachineError::WrongJointLength {
-                expected: roles,
-                found: joint.len(),
-            }));
-        }
+        self.check_joint_length(joint.len())?;
         for (role, m) in joint.iter().enumerate() {
-            self.game.check_move(m)?;
-            if m.role != role {
-                let text = self.game.move_to_kif(m)?;
-                return Err(Error::Refused(propnet::MachineError::WrongRole {
-                    text,
-                    owner: self.game.roles()[m.role].clone(),
-                    role: self.game.roles()[role].clone(),
-                }));
-            }
+            self.check_move_of(role, m)?;
         }
         Ok(())
+    }
+
+    /// Refuses a joint move of `found` moves unless the game has as many roles.
+    pub(crate) fn check_joint_length(&self, found: usize) -> Result<(), Error> {
+        let expected = self.game.roles().len();
+        if found == expected {
+            Ok(())
+        } else {
+            Err(Error::Refused(propnet::MachineError::WrongJointLength {
+                expected,
+                found,
+            }))
+        }
+    }
+
+    /// Refuses `m` as the move of `role` if it is of another game or role.
+    pub(crate) fn check_move_of(&self, role: usize, m: &Move) -> Result<(), Error> {
+        self.game.check_move(m)?;
+        if m.role == role {
+            return Ok(());
+        }
+        Err(Error::Refused(propnet::MachineError::WrongRole {
+            text: self.game.move_to_kif(m)?,
+            owner: self.game.roles()[m.role].clone(),
+            role: self.game.roles()[role].clone(),
+        }))
     }
 
     /// A uniformly random legal move of `role` in `state` (`None` when it has none).
@@ -484,7 +580,7 @@ impl Machine {
     /// [`Config::max_playout_depth`](crate::Config::max_playout_depth) moves.
     pub fn playout(&mut self, state: &State, rng: &mut Stream) -> Result<PlayoutEnd, Error> {
         let end = self.playout_by(state, rng, None)?;
-        Ok(end.expect("a playout with no deadline ends"))
+        Ok(end.expect("a playout with no deadline ends").0)
     }
 
     /// [`Machine::playout`], left unfinished (`None`) if `deadline` passes first
@@ -495,23 +591,55 @@ impl Machine {
         rng: &mut Stream,
         deadline: Instant,
     ) -> Result<Option<PlayoutEnd>, Error> {
-        self.playout_by(state, rng, Some(deadline))
+        Ok(self.playout_by(state, rng, Some(deadline))?.map(|(end, _)| end))
     }
 
+    /// [`Machine::playout`], with the state it ended in (terminal, or where
+    /// it was abandoned).
+    ///
+    /// ```
+    /// use ggpnet::{Config, Game, PlayoutEnd, Stream};
+    /// let game = Game::load(ggpnet::DEFAULT_GAME, &Config::default())?; // connect four
+    /// let mut machine = game.machine();
+    /// let mut rng = Stream::new(1, 0);
+    /// let (end, last) = machine.playout_to_end(&game.initial_state(), &mut rng)?;
+    /// let PlayoutEnd::Terminal { goals, .. } = end else { panic!("connect four ends") };
+    /// assert!(machine.is_terminal(&last)?);
+    /// assert_eq!(machine.goals(&last)?, goals);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn playout_to_end(&mut self, state: &State, rng: &mut Stream) -> Result<(PlayoutEnd, State), Error> {
+        let (end, facts) = self
+            .playout_by(state, rng, None)?
+            .expect("a playout with no deadline ends");
+        let repr = match (facts, &self.engine) {
+            (Some(facts), _) => StateRepr::Facts(facts),
+            (None, MachineEngine::Propnet(p)) => StateRepr::Bits(p.playout.last_state().clone()),
+            (None, MachineEngine::Interpreter(_)) => unreachable!("the interpreter returns its last state"),
+        };
+        Ok((end, self.game.state(repr)))
+    }
+
+    /// A playout from `state`, `None` if `deadline` passed first; on the
+    /// interpreter, with the state it ended in (the propnet's is in its
+    /// playout buffers).
     fn playout_by(
         &mut self,
         state: &State,
         rng: &mut Stream,
         deadline: Option<Instant>,
-    ) -> Result<Option<PlayoutEnd>, Error> {
+    ) -> Result<Option<(PlayoutEnd, Option<RefState>)>, Error> {
         let max_depth = self.game.config().max_playout_depth.max(1);
-        match (&mut self.engine, self.game.repr(state)?) {
-            (MachineEngine::Propnet(p), StateRepr::Bits(bits)) => Ok(p.playout(bits, rng, deadline)),
+        Ok(match (&mut self.engine, self.game.repr(state)?) {
+            (MachineEngine::Propnet(p), StateRepr::Bits(bits)) => {
+                p.playout(bits, rng, deadline).map(|end| (end, None))
+            }
             (MachineEngine::Interpreter(r), StateRepr::Facts(facts)) => {
-                Ok(interpreter_playout(r, facts.clone(), rng, max_depth, deadline))
+                interpreter_playout(r, facts.clone(), rng, max_depth, deadline)
+                    .map(|(end, last)| (end, Some(last)))
             }
             _ => unreachable!("a game's states are of its engine"),
-        }
+        })
     }
 }
 
@@ -546,15 +674,15 @@ impl PropnetScratch {
     }
 }
 
-/// One random playout on the interpreter from `state`; `None` when `deadline`
-/// passed first (the playout is left unfinished).
+/// One random playout on the interpreter from `state`, and the state it ended
+/// in; `None` when `deadline` passed first (the playout is left unfinished).
 pub(crate) fn interpreter_playout(
     reference: &Reference,
     mut state: RefState,
     rng: &mut Stream,
     max_depth: u64,
     deadline: Option<Instant>,
-) -> Option<PlayoutEnd> {
+) -> Option<(PlayoutEnd, RefState)> {
     let roles = reference.roles().len();
     let mut depth = 0;
     let mut joint = Vec::with_capacity(roles);
@@ -565,10 +693,10 @@ pub(crate) fn interpreter_playout(
                 .into_iter()
                 .map(|v| v.last().copied())
                 .collect();
-            return Some(PlayoutEnd::Terminal { depth, goals });
+            return Some((PlayoutEnd::Terminal { depth, goals }, state));
         }
         if depth >= max_depth {
-            return Some(PlayoutEnd::Abandoned { depth });
+            return Some((PlayoutEnd::Abandoned { depth }, state));
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
             return None;
@@ -577,7 +705,7 @@ pub(crate) fn interpreter_playout(
         for role in 0..roles {
             let mut legal = reference.legal_moves(&state, role);
             if legal.is_empty() {
-                return Some(PlayoutEnd::Abandoned { depth });
+                return Some((PlayoutEnd::Abandoned { depth }, state));
             }
             let at = rng.draw(legal.len());
             joint.push(legal.swap_remove(at));

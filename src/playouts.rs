@@ -4,7 +4,7 @@
 //! loop.
 
 use crate::game::{Backend, Engine, Game};
-use crate::machine::{interpreter_playout, Error, Move, PlayoutEnd, State, StateRepr};
+use crate::machine::{interpreter_playout, Error, PlayoutEnd, State, StateRepr};
 use crate::propnet::driver::{monte_carlo_from, perft, McConfig, PlayoutTotals, MAX_PERFT_DEPTH};
 use crate::propnet::engine::{Choice, EngineConfig, EvaluatorKind};
 use crate::propnet::random::Stream;
@@ -36,11 +36,21 @@ pub struct Playouts {
 }
 
 impl Playouts {
-    /// Playouts until `budget` is spent, on one thread, with seed 0.
+    /// Playouts until `budget` is spent, on every core (as many threads as
+    /// [`std::thread::available_parallelism`] says, 1 if it cannot tell, at
+    /// most [`MAX_THREADS`]), with seed 0.
+    ///
+    /// ```
+    /// use ggpnet::{Budget, Playouts};
+    /// let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    /// let how = Playouts::new(Budget::Playouts(100));
+    /// assert_eq!(how, Playouts::new(Budget::Playouts(100)).threads(cores.min(ggpnet::MAX_THREADS)));
+    /// ```
     pub fn new(budget: Budget) -> Playouts {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Playouts {
             budget,
-            threads: 1,
+            threads: cores.min(MAX_THREADS),
             seed: 0,
         }
     }
@@ -51,7 +61,8 @@ impl Playouts {
     }
 
     /// The same with random choices drawn from `seed` (the same seed, budget of
-    /// playouts and threads give the same totals).
+    /// playouts and threads give the same totals: fix the threads too for
+    /// totals that do not depend on the machine's cores).
     pub fn seed(self, seed: u64) -> Playouts {
         Playouts { seed, ..self }
     }
@@ -159,10 +170,7 @@ impl Game {
             if machine.is_terminal(&state)? {
                 continue;
             }
-            let legal = (0..self.roles().len())
-                .map(|role| machine.legal_moves(&state, role))
-                .collect::<Result<Vec<_>, _>>()?;
-            let joints = joint_moves(&legal);
+            let joints = machine.legal_joint_moves(&state)?;
             counts[d] += joints.len() as u128;
             if d + 1 < depth {
                 for joint in joints {
@@ -172,22 +180,6 @@ impl Game {
         }
         Ok(counts)
     }
-}
-
-/// Every joint move: one of each role's `legal` moves, in every combination.
-fn joint_moves(legal: &[Vec<Move>]) -> Vec<Vec<Move>> {
-    legal.iter().fold(vec![Vec::new()], |joints, moves| {
-        joints
-            .iter()
-            .flat_map(|joint| {
-                moves.iter().map(move |m| {
-                    let mut longer = joint.clone();
-                    longer.push(m.clone());
-                    longer
-                })
-            })
-            .collect()
-    })
 }
 
 /// [`Game::playouts`] on the interpreter: each thread its own stream and share
@@ -212,12 +204,12 @@ fn interpreter_playouts(
         while totals.playouts + totals.abandoned < count {
             match interpreter_playout(&reference, from.clone(), &mut rng, max_depth, deadline) {
                 None => break,
-                Some(PlayoutEnd::Terminal { depth, goals }) => {
+                Some((PlayoutEnd::Terminal { depth, goals }, _)) => {
                     totals.transitions += depth;
                     totals.states += depth + 1;
                     totals.finish_with(depth, goals);
                 }
-                Some(PlayoutEnd::Abandoned { depth }) => {
+                Some((PlayoutEnd::Abandoned { depth }, _)) => {
                     totals.transitions += depth;
                     totals.states += depth + 1;
                     totals.abandoned += 1;

@@ -327,3 +327,364 @@ fn games_and_machines_cross_threads() {
     shared::<State>();
     shared::<ggpnet::Move>();
 }
+
+/// The states of one random game of tic-tac-toe played on both engines at
+/// once (the same moves), from the initial state to the terminal one.
+fn states_of_a_game(fast: &Game, slow: &Game, seed: u64) -> Vec<(State, State)> {
+    let (mut fm, mut sm) = (fast.machine(), slow.machine());
+    let mut rng = Stream::new(seed, 0);
+    let mut states = vec![(fast.initial_state(), slow.initial_state())];
+    loop {
+        let (f, s) = states.last().unwrap().clone();
+        if fm.is_terminal(&f).unwrap() {
+            return states;
+        }
+        let joint = fm.random_joint_move(&f, &mut rng).unwrap().unwrap();
+        let texts: Vec<String> = joint.iter().map(|m| fast.move_to_kif(m).unwrap()).collect();
+        let sj: Vec<Move> = texts
+            .iter()
+            .enumerate()
+            .map(|(role, text)| slow.parse_move(role, text).unwrap())
+            .collect();
+        states.push((
+            fm.next_state(&f, &joint).unwrap(),
+            sm.next_state(&s, &sj).unwrap(),
+        ));
+    }
+}
+
+/// The successors of `state` as KIF: each joint move's texts and the next
+/// state's facts, sorted.
+fn successors_as_kif(game: &Game, machine: &mut Machine, state: &State) -> Vec<(Vec<String>, Vec<String>)> {
+    let mut kif: Vec<_> = machine
+        .successors(state)
+        .unwrap()
+        .iter()
+        .map(|(joint, next)| {
+            let texts = joint.iter().map(|m| game.move_to_kif(m).unwrap()).collect();
+            (texts, game.state_to_kif(next).unwrap())
+        })
+        .collect();
+    kif.sort();
+    kif
+}
+
+#[test]
+fn successors_and_legal_joint_moves_agree_between_the_engines() {
+    let fast = load(TIC_TAC_TOE, EngineChoice::Propnet);
+    let slow = load(TIC_TAC_TOE, EngineChoice::Interpreter);
+    let (mut fm, mut sm) = (fast.machine(), slow.machine());
+    let mut compared = 0;
+    for seed in 0..3 {
+        for (f, s) in states_of_a_game(&fast, &slow, seed) {
+            let successors = successors_as_kif(&fast, &mut fm, &f);
+            assert_eq!(successors, successors_as_kif(&slow, &mut sm, &s));
+            compared += successors.len();
+        }
+    }
+    assert!(compared > 50, "{compared} successors compared");
+}
+
+#[test]
+fn legal_joint_moves_are_every_combination_in_role_order() {
+    for engine in [EngineChoice::Propnet, EngineChoice::Interpreter] {
+        let game = load(TIC_TAC_TOE, engine);
+        let mut machine = game.machine();
+        let mid = mid_game(&game, &mut machine);
+        for state in [game.initial_state(), mid] {
+            let x = machine.legal_moves(&state, 0).unwrap();
+            let o = machine.legal_moves(&state, 1).unwrap();
+            let expected: Vec<Vec<Move>> = x
+                .iter()
+                .flat_map(|a| o.iter().map(move |b| vec![a.clone(), b.clone()]))
+                .collect();
+            let joints = machine.legal_joint_moves(&state).unwrap();
+            assert_eq!(
+                joints, expected,
+                "{engine:?}: the first role's move changes slowest"
+            );
+            let successors = machine.successors(&state).unwrap();
+            assert_eq!(successors.len(), joints.len());
+            for ((joint, next), expected) in successors.iter().zip(&joints) {
+                assert_eq!(joint, expected);
+                assert_eq!(*next, machine.next_state(&state, joint).unwrap());
+            }
+        }
+        let foreign = load(TIC_TAC_TOE, engine).initial_state();
+        assert_eq!(machine.successors(&foreign).unwrap_err(), Error::ForeignState);
+        assert_eq!(
+            machine.legal_joint_moves(&foreign).unwrap_err(),
+            Error::ForeignState
+        );
+    }
+}
+
+/// A game whose only role has no legal move once it has moved (and which is
+/// not over then, to be played past its end by mistake).
+const STUCK: &str = "(role r) (init a) (<= (legal r go) (true a)) (<= (next b) (does r go))
+    (<= terminal (true c)) (goal r 0)";
+
+#[test]
+fn a_state_where_a_role_has_no_legal_move_has_no_joint_move() {
+    for engine in [EngineChoice::Propnet, EngineChoice::Interpreter] {
+        let game = load(STUCK, engine);
+        let mut machine = game.machine();
+        let start = game.initial_state();
+        let mut rng = Stream::new(1, 0);
+        let go = machine.random_joint_move(&start, &mut rng).unwrap().unwrap();
+        let stuck = machine.next_state(&start, &go).unwrap();
+        assert!(!machine.is_terminal(&stuck).unwrap());
+        assert_eq!(machine.random_joint_move(&stuck, &mut rng).unwrap(), None);
+        assert_eq!(
+            machine.legal_joint_moves(&stuck).unwrap(),
+            Vec::<Vec<Move>>::new()
+        );
+        assert!(machine.successors(&stuck).unwrap().is_empty());
+    }
+}
+
+/// Four roles with 33 moves each: 33^4 = 1,185,921 joint moves.
+fn crowded() -> String {
+    let mut text = String::from("(role a) (role b) (role c) (role d) (init s) (<= terminal (true t))");
+    for n in 1..=33 {
+        text += &format!(" (num {n})");
+    }
+    text + " (<= (legal ?r (pick ?n)) (role ?r) (num ?n)) (<= (next t) (does a (pick 1))) (<= (next s) (true s)) (<= (goal ?r 0) (role ?r))"
+}
+
+#[test]
+fn too_many_joint_moves_are_refused_by_kind_not_listed() {
+    for engine in [EngineChoice::Propnet, EngineChoice::Interpreter] {
+        let game = load(&crowded(), engine);
+        let mut machine = game.machine();
+        let start = game.initial_state();
+        let count = 33u128.pow(4);
+        assert!(count > ggpnet::MAX_JOINT_MOVES as u128);
+        let refused = machine.legal_joint_moves(&start).unwrap_err();
+        assert_eq!(refused, Error::TooManyJointMoves { count }, "{engine:?}");
+        assert!(refused.to_string().contains("1185921 joint moves"), "{refused}");
+        assert_eq!(machine.successors(&start).unwrap_err(), refused);
+        // One joint move at random is still fine.
+        let joint = machine.random_joint_move(&start, &mut Stream::new(1, 0)).unwrap();
+        assert_eq!(joint.map(|j| j.len()), Some(4));
+    }
+}
+
+#[test]
+fn random_joint_moves_are_legal_and_cover_the_moves() {
+    for engine in [EngineChoice::Propnet, EngineChoice::Interpreter] {
+        let game = load(TIC_TAC_TOE, engine);
+        let mut machine = game.machine();
+        let start = game.initial_state();
+        let legal: HashSet<Vec<Move>> = machine.legal_joint_moves(&start).unwrap().into_iter().collect();
+        let mut rng = Stream::new(9, 0);
+        let drawn: HashSet<Vec<Move>> = (0..300)
+            .map(|_| machine.random_joint_move(&start, &mut rng).unwrap().unwrap())
+            .collect();
+        assert_eq!(drawn, legal, "{engine:?}: all nine marks drawn, nothing else");
+        let o_noop = game.parse_move(1, "noop").unwrap();
+        let fixed = [None, Some(o_noop.clone())];
+        for _ in 0..20 {
+            let joint = machine
+                .random_joint_move_with(&start, &fixed, &mut rng)
+                .unwrap()
+                .unwrap();
+            assert_eq!(joint[1], o_noop);
+            assert!(legal.contains(&joint));
+        }
+    }
+}
+
+#[test]
+fn fixed_moves_of_a_random_joint_move_are_refused_by_kind() {
+    for engine in [EngineChoice::Propnet, EngineChoice::Interpreter] {
+        let game = load(TIC_TAC_TOE, engine);
+        let other = load(TIC_TAC_TOE, engine);
+        let mut machine = game.machine();
+        let start = game.initial_state();
+        let mut rng = Stream::new(1, 0);
+        let mut refused = |fixed: &[Option<Move>]| {
+            machine
+                .random_joint_move_with(&start, fixed, &mut rng)
+                .unwrap_err()
+        };
+        let foreign = other.parse_move(1, "noop").unwrap();
+        assert_eq!(refused(&[None, Some(foreign)]), Error::ForeignMove, "{engine:?}");
+        let x_mark = game.parse_move(0, "(mark 1 1)").unwrap();
+        let wrong_role = refused(&[None, Some(x_mark)]);
+        assert!(
+            matches!(&wrong_role, Error::Refused(MachineError::WrongRole { owner, role, .. }) if owner == "x" && role == "o"),
+            "{engine:?}: {wrong_role:?}"
+        );
+        let x_noop = game.parse_move(0, "noop").unwrap();
+        let illegal = refused(&[Some(x_noop), None]);
+        assert!(
+            matches!(&illegal, Error::Refused(MachineError::IllegalMove { role, text }) if role == "x" && text == "noop"),
+            "{engine:?}: {illegal:?}"
+        );
+        let short = refused(&[None]);
+        assert!(
+            matches!(
+                short,
+                Error::Refused(MachineError::WrongJointLength {
+                    expected: 2,
+                    found: 1
+                })
+            ),
+            "{engine:?}: {short:?}"
+        );
+        let foreign_state = other.initial_state();
+        assert_eq!(
+            machine.random_joint_move(&foreign_state, &mut rng).unwrap_err(),
+            Error::ForeignState
+        );
+    }
+}
+
+#[test]
+fn moves_and_states_print_as_kif_and_foreign_ones_as_a_marker() {
+    for engine in [EngineChoice::Propnet, EngineChoice::Interpreter] {
+        let game = load(TIC_TAC_TOE, engine);
+        let other = load(TIC_TAC_TOE, engine);
+        let mut machine = game.machine();
+        let mid = mid_game(&game, &mut machine);
+        let shown = game.display_state(&mid).to_string();
+        assert_eq!(shown, game.state_to_kif(&mid).unwrap().join(" "));
+        assert!(
+            shown.contains("(cell 2 2 x) ") && shown.contains("(control x)"),
+            "{shown}"
+        );
+        let m = game.parse_move(0, "(mark  3 1)").unwrap();
+        assert_eq!(format!("{}", game.display_move(&m)), "(mark 3 1)");
+        assert_eq!(other.display_move(&m).to_string(), "<move of another game>");
+        assert_eq!(
+            format!("[{}]", other.display_state(&mid)),
+            "[<state of another game>]"
+        );
+    }
+}
+
+#[test]
+fn legal_moves_into_clears_and_fills_the_buffer() {
+    for engine in [EngineChoice::Propnet, EngineChoice::Interpreter] {
+        let game = load(TIC_TAC_TOE, engine);
+        let mut machine = game.machine();
+        let mid = mid_game(&game, &mut machine);
+        let mut buffer = vec![game.parse_move(1, "noop").unwrap(); 20];
+        for (state, role) in [(game.initial_state(), 1), (mid.clone(), 1), (mid.clone(), 0)] {
+            machine.legal_moves_into(&state, role, &mut buffer).unwrap();
+            assert_eq!(buffer, machine.legal_moves(&state, role).unwrap(), "{engine:?}");
+        }
+        assert_eq!(buffer.len(), 7, "{engine:?}: x marks one of seven cells");
+        let kept = buffer.clone();
+        let foreign = load(TIC_TAC_TOE, engine).initial_state();
+        let refused = machine.legal_moves_into(&foreign, 0, &mut buffer);
+        assert_eq!(refused, Err(Error::ForeignState));
+        let no_role = machine.legal_moves_into(&mid, 2, &mut buffer).unwrap_err();
+        assert!(matches!(no_role, Error::NoSuchRole { role: 2, roles: 2 }));
+        assert_eq!(buffer, kept, "a refused request leaves the buffer alone");
+    }
+}
+
+#[test]
+fn a_playout_to_the_end_gives_its_last_state() {
+    for engine in [EngineChoice::Propnet, EngineChoice::Interpreter] {
+        let game = load(TIC_TAC_TOE, engine);
+        let mut machine = game.machine();
+        let mid = mid_game(&game, &mut machine);
+        for seed in 0..20 {
+            let (end, last) = machine.playout_to_end(&mid, &mut Stream::new(seed, 0)).unwrap();
+            assert_eq!(end, machine.playout(&mid, &mut Stream::new(seed, 0)).unwrap());
+            let PlayoutEnd::Terminal { depth, goals } = end else {
+                panic!("{engine:?}: tic-tac-toe ends")
+            };
+            assert!(machine.is_terminal(&last).unwrap());
+            assert_eq!(machine.goals(&last).unwrap(), goals);
+            let marks = game.state_to_kif(&last).unwrap();
+            let marks = marks
+                .iter()
+                .filter(|f| f.starts_with("(cell") && !f.ends_with(" b)"));
+            assert_eq!(marks.count() as u64, 2 + depth, "{engine:?}: one mark per move");
+        }
+        let foreign = load(TIC_TAC_TOE, engine).initial_state();
+        let refused = machine.playout_to_end(&foreign, &mut Stream::new(1, 0));
+        assert_eq!(refused.unwrap_err(), Error::ForeignState);
+    }
+}
+
+#[test]
+fn a_playout_cut_at_the_depth_limit_gives_the_state_it_stopped_in() {
+    for engine in [EngineChoice::Propnet, EngineChoice::Interpreter] {
+        let config = Config {
+            engine,
+            max_playout_depth: 2,
+            ..Config::default()
+        };
+        let game = Game::load(TIC_TAC_TOE, &config).unwrap();
+        let mut machine = game.machine();
+        let (end, last) = machine
+            .playout_to_end(&game.initial_state(), &mut Stream::new(4, 0))
+            .unwrap();
+        assert_eq!(end, PlayoutEnd::Abandoned { depth: 2 }, "{engine:?}");
+        let facts = game.state_to_kif(&last).unwrap();
+        assert!(facts.contains(&"(control x)".to_owned()), "{facts:?}");
+        assert_eq!(
+            facts.iter().filter(|f| f.ends_with(" b)")).count(),
+            7,
+            "{facts:?}"
+        );
+    }
+}
+
+#[test]
+fn playouts_run_on_every_core_by_default() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for engine in [EngineChoice::Propnet, EngineChoice::Interpreter] {
+        let game = load(TIC_TAC_TOE, engine);
+        let how = Playouts::new(Budget::Playouts(40));
+        let report = game.playouts(&game.initial_state(), &how).unwrap();
+        assert_eq!(report.threads, cores.min(ggpnet::MAX_THREADS), "{engine:?}");
+        assert!(report.totals.playouts >= 40);
+    }
+}
+
+#[test]
+fn calibration_runs_when_asked_and_is_reported_once() {
+    let game = load(TIC_TAC_TOE, EngineChoice::Propnet);
+    let first = game.calibrate().unwrap();
+    assert!(ggpnet::EvaluatorKind::ALL.contains(&first.evaluator));
+    assert!(first.seconds > 0.1, "three evaluators measured: {first:?}");
+    let again = game.calibrate().unwrap();
+    assert_eq!((again.evaluator, again.seconds), (first.evaluator, 0.0));
+    assert_eq!(game.evaluator(), Some(first.evaluator));
+    let report = game
+        .playouts(
+            &game.initial_state(),
+            &Playouts::new(Budget::Playouts(10)).threads(1),
+        )
+        .unwrap();
+    assert_eq!(report.evaluator, Some(first.evaluator));
+    assert!(load(TIC_TAC_TOE, EngineChoice::Interpreter).calibrate().is_none());
+}
+
+#[test]
+fn a_machine_honours_the_native_setting() {
+    let interpreted = Game::load(
+        TIC_TAC_TOE,
+        &Config {
+            engine: EngineChoice::Propnet,
+            native: false,
+            ..Config::default()
+        },
+    )
+    .unwrap();
+    let native = load(TIC_TAC_TOE, EngineChoice::Propnet);
+    let (mut im, mut nm) = (interpreted.machine(), native.machine());
+    assert!(format!("{im:?}").contains("interpreted"), "{im:?}");
+    assert!(format!("{nm:?}").contains("native"), "{nm:?}");
+    let start = (interpreted.initial_state(), native.initial_state());
+    assert_eq!(
+        successors_as_kif(&interpreted, &mut im, &start.0),
+        successors_as_kif(&native, &mut nm, &start.1)
+    );
+}

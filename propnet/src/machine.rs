@@ -20,6 +20,8 @@ pub struct StateMachine {
     loaded: Option<State>,
     joint: Vec<u32>,
     moves: Vec<u32>,
+    /// Whether the engine was asked for in native code.
+    native: bool,
 }
 
 impl StateMachine {
@@ -32,14 +34,28 @@ impl StateMachine {
     /// where the platform allows (`Lanes` has no scalar form and gives the
     /// sweep evaluator).
     pub fn with_evaluator(game: Arc<Game>, kind: EvaluatorKind) -> StateMachine {
-        let eval = choose::scalar(&game, kind, true);
+        StateMachine::with_engine(game, kind, true)
+    }
+
+    /// A machine for `game` with a scalar evaluator of `kind`, in native code
+    /// where the platform allows if `native`, else interpreted (`Lanes` gives
+    /// the sweep evaluator).
+    pub fn with_engine(game: Arc<Game>, kind: EvaluatorKind, native: bool) -> StateMachine {
+        let eval = choose::scalar(&game, kind, native);
         StateMachine {
             game,
             eval,
             loaded: None,
             joint: Vec::new(),
             moves: Vec::new(),
+            native,
         }
+    }
+
+    /// Whether its evaluator was made in native code (where the platform
+    /// allows) rather than interpreted.
+    pub fn native(&self) -> bool {
+        self.native
     }
 
     /// The kind of evaluator in use.
@@ -260,6 +276,33 @@ impl Playout {
             Scalar::Differential(engine, cache) => {
                 self.run_on(&**engine, &mut **cache, game, rng, totals, on_move)
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_machine_without_native_code_takes_the_interpreted_engine() {
+        let loaded = crate::load(crate::engine::TURNS, &crate::LoadConfig::default()).unwrap();
+        let game = &loaded.game;
+        assert!(game.differential_engine(false).get().is_none());
+        let mut machine = StateMachine::with_engine(Arc::clone(game), EvaluatorKind::Differential, false);
+        assert!(!machine.native());
+        assert!(
+            game.differential_engine(false).get().is_some(),
+            "the interpreted engine made"
+        );
+        let start = machine.initial_state();
+        let mut native = StateMachine::with_engine(Arc::clone(game), EvaluatorKind::Differential, true);
+        assert!(native.native() && game.differential_engine(true).get().is_some());
+        for role in 0..game.roles().len() {
+            assert_eq!(
+                machine.legal_moves(&start, role),
+                native.legal_moves(&start, role)
+            );
         }
     }
 }

@@ -1,0 +1,164 @@
+//! Joint moves: random ones (some roles' moves given), every legal one, and
+//! the successors of a state, on either engine.
+
+use crate::machine::{Error, Machine, Move, State};
+use crate::propnet::random::Stream;
+use crate::propnet::MachineError;
+
+/// The most joint moves [`Machine::legal_joint_moves`] and
+/// [`Machine::successors`] list: a state with more (the product of the roles'
+/// numbers of legal moves) is refused with [`Error::TooManyJointMoves`]
+/// rather than filling memory.
+pub const MAX_JOINT_MOVES: usize = 1 << 20;
+
+impl Machine {
+    /// A joint move of uniformly random legal moves, one per role drawn in
+    /// role order (as [`Machine::random_move`] draws them); `None` when some
+    /// role has no legal move.
+    ///
+    /// ```
+    /// use ggpnet::{Config, Game, Stream};
+    /// let game = Game::load(ggpnet::DEFAULT_GAME, &Config::default())?; // connect four
+    /// let mut machine = game.machine();
+    /// let start = game.initial_state();
+    /// let joint = machine.random_joint_move(&start, &mut Stream::new(1, 0))?.unwrap();
+    /// assert_eq!(joint.len(), 2);
+    /// assert!(machine.next_state(&start, &joint).is_ok()); // legal
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn random_joint_move(&mut self, state: &State, rng: &mut Stream) -> Result<Option<Vec<Move>>, Error> {
+        let none = vec![None; self.game().roles().len()];
+        self.random_joint_move_with(state, &none, rng)
+    }
+
+    /// A joint move with the moves of `fixed` (one entry per role, in role
+    /// order) where it has one, and a uniformly random legal move for each
+    /// other role (drawn in role order; fixed roles draw nothing); `None`
+    /// when one of those has no legal move. A fixed move of another game,
+    /// of another role, or illegal in `state` is refused
+    /// ([`Error::ForeignMove`], [`MachineError::WrongRole`],
+    /// [`MachineError::IllegalMove`]), as is a `fixed` of the wrong length.
+    ///
+    /// ```
+    /// use ggpnet::{Config, Game, Stream};
+    /// let game = Game::load(ggpnet::DEFAULT_GAME, &Config::default())?; // connect four
+    /// let mut machine = game.machine();
+    /// let start = game.initial_state();
+    /// let mine = game.parse_move(0, "(drop 4)")?;
+    /// let joint = machine
+    ///     .random_joint_move_with(&start, &[Some(mine.clone()), None], &mut Stream::new(1, 0))?
+    ///     .unwrap();
+    /// assert_eq!(joint[0], mine);
+    /// assert_eq!(game.move_to_kif(&joint[1])?, "wait");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn random_joint_move_with(
+        &mut self,
+        state: &State,
+        fixed: &[Option<Move>],
+        rng: &mut Stream,
+    ) -> Result<Option<Vec<Move>>, Error> {
+        self.check_fixed(state, fixed)?;
+        let mut joint = Vec::with_capacity(fixed.len());
+        for (role, given) in fixed.iter().enumerate() {
+            let m = match given {
+                Some(m) => m.clone(),
+                None => match self.random_move(state, role, rng)? {
+                    Some(m) => m,
+                    None => return Ok(None),
+                },
+            };
+            joint.push(m);
+        }
+        Ok(Some(joint))
+    }
+
+    /// Refuses `fixed` of the wrong length, or with a move of another game
+    /// or role, or illegal in `state`.
+    fn check_fixed(&mut self, state: &State, fixed: &[Option<Move>]) -> Result<(), Error> {
+        self.check_joint_length(fixed.len())?;
+        let mut legal = Vec::new();
+        for (role, m) in fixed.iter().enumerate() {
+            let Some(m) = m else { continue };
+            self.check_move_of(role, m)?;
+            self.legal_moves_into(state, role, &mut legal)?;
+            if !legal.contains(m) {
+                return Err(Error::Refused(MachineError::IllegalMove {
+                    role: self.game().roles()[role].clone(),
+                    text: self.game().move_to_kif(m)?,
+                }));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every joint move in `state`: each combination of the roles' legal
+    /// moves, in the order of the roles' [`Machine::legal_moves`] with the
+    /// first role's move changing slowest (empty when some role has no legal
+    /// move). Terminal states are not special: ask [`Machine::is_terminal`]
+    /// first. Refused with [`Error::TooManyJointMoves`] past
+    /// [`MAX_JOINT_MOVES`].
+    ///
+    /// ```
+    /// use ggpnet::{Config, Game};
+    /// let game = Game::load(ggpnet::DEFAULT_GAME, &Config::default())?; // connect four
+    /// let mut machine = game.machine();
+    /// let joints = machine.legal_joint_moves(&game.initial_state())?;
+    /// assert_eq!(joints.len(), 7); // seven columns for red, times yellow's wait
+    /// assert_eq!(game.move_to_kif(&joints[0][0])?, "(drop 1)");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn legal_joint_moves(&mut self, state: &State) -> Result<Vec<Vec<Move>>, Error> {
+        let legal = (0..self.game().roles().len())
+            .map(|role| self.legal_moves(state, role))
+            .collect::<Result<Vec<_>, _>>()?;
+        let count = legal
+            .iter()
+            .fold(1u128, |n, moves| n.saturating_mul(moves.len() as u128));
+        if count > MAX_JOINT_MOVES as u128 {
+            return Err(Error::TooManyJointMoves { count });
+        }
+        Ok(joint_moves(&legal))
+    }
+
+    /// Each of [`Machine::legal_joint_moves`] with the state it leads to, in
+    /// the same order and with the same bound.
+    ///
+    /// ```
+    /// use ggpnet::{Config, Game};
+    /// let game = Game::load(ggpnet::DEFAULT_GAME, &Config::default())?; // connect four
+    /// let mut machine = game.machine();
+    /// let successors = machine.successors(&game.initial_state())?;
+    /// assert_eq!(successors.len(), 7);
+    /// for (joint, next) in &successors {
+    ///     assert_eq!(machine.next_state(&game.initial_state(), joint)?, *next);
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn successors(&mut self, state: &State) -> Result<Vec<(Vec<Move>, State)>, Error> {
+        let joints = self.legal_joint_moves(state)?;
+        joints
+            .into_iter()
+            .map(|joint| {
+                let next = self.next_state(state, &joint)?;
+                Ok((joint, next))
+            })
+            .collect()
+    }
+}
+
+/// Every joint move: one of each role's `legal` moves, in every combination.
+fn joint_moves(legal: &[Vec<Move>]) -> Vec<Vec<Move>> {
+    legal.iter().fold(vec![Vec::new()], |joints, moves| {
+        joints
+            .iter()
+            .flat_map(|joint| {
+                moves.iter().map(move |m| {
+                    let mut longer = joint.clone();
+                    longer.push(m.clone());
+                    longer
+                })
+            })
+            .collect()
+    })
+}
