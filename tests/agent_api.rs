@@ -653,7 +653,7 @@ fn calibration_runs_when_asked_and_is_reported_once() {
     let game = load(TIC_TAC_TOE, EngineChoice::Propnet);
     let first = game.calibrate().unwrap();
     assert!(ggpnet::EvaluatorKind::ALL.contains(&first.evaluator));
-    assert!(first.seconds > 0.1, "three evaluators measured: {first:?}");
+    assert!(first.seconds > 0.0, "the first call measures: {first:?}");
     let again = game.calibrate().unwrap();
     assert_eq!((again.evaluator, again.seconds), (first.evaluator, 0.0));
     assert_eq!(game.evaluator(), Some(first.evaluator));

@@ -440,27 +440,4 @@ mod tests {
         assert_eq!(shifted, aligned);
         assert_eq!(fixed_hash(&shifted), fixed_hash(&aligned));
     }
-
-    /// A sanity check of speed, not a benchmark: hashing a state of 1,000
-    /// bases by words takes less time than hashing its bits one by one.
-    #[test]
-    fn hashing_by_words_is_faster_than_by_bits() {
-        let mut bits: BitVec<u64> = BitVec::repeat(false, 1000);
-        for i in (0..1000).step_by(5) {
-            bits.set(i, true);
-        }
-        let state = State(bits);
-        let time = |f: &dyn Fn() -> u64| {
-            let start = std::time::Instant::now();
-            let mut sum = 0u64;
-            for _ in 0..2000 {
-                sum = sum.wrapping_add(std::hint::black_box(f()));
-            }
-            std::hint::black_box(sum);
-            start.elapsed()
-        };
-        let by_words = time(&|| fixed_hash(&state));
-        let by_bits = time(&|| rustc_hash::FxBuildHasher.hash_one(&state.0));
-        assert!(by_words < by_bits, "words {by_words:?}, bits {by_bits:?}");
-    }
 }
