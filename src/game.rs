@@ -59,17 +59,12 @@ pub enum EngineChoice {
     Interpreter,
 }
 
-/// Which propnet evaluator runs playouts.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
-pub enum EvaluatorChoice {
-    /// The fastest on this game, measured by a short calibration (about 0.2 s per
-    /// evaluator) when [`Game::calibrate`] is called, or else the first time
-    /// playouts run or [`Game::evaluator`] is asked.
-    #[default]
-    Auto,
-    /// This one.
-    Fixed(EvaluatorKind),
-}
+/// Which propnet evaluator runs playouts: one named, or `Auto`, the fastest on
+/// the game, measured by a short calibration (about 0.2 s per evaluator) when
+/// [`Game::calibrate`] is called, or else the first time playouts run or
+/// [`Game::evaluator`] is asked. The engines' own [`Choice`], under the name
+/// the agent API gives it.
+pub use crate::propnet::engine::Choice as EvaluatorChoice;
 
 /// What [`Game::calibrate`] chose.
 #[derive(Clone, Copy, PartialEq, Debug)]

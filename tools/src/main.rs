@@ -758,10 +758,7 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
         ));
     }
     let mut config = game_config();
-    config.evaluator = match args.evaluator {
-        Choice::Auto => ggpnet::EvaluatorChoice::Auto,
-        Choice::Fixed(kind) => ggpnet::EvaluatorChoice::Fixed(kind),
-    };
+    config.evaluator = args.evaluator;
     config.native = args.native;
     config.max_playout_depth = args.max_depth;
     let game = load_any_from(path, &source, &config)?;
