@@ -22,7 +22,7 @@ pub(crate) type Lane = [u64; LANE_WORDS];
 struct AlignedLane(Lane);
 
 /// Lane words, each on a cache line of its own, read and written as a slice of
-/// [`Lane`]s. Misaligned words cost gomoku and hex 12% of their lanes speed,
+/// lane words (`[u64; LANE_WORDS]`, one bit per lane). Misaligned words cost gomoku and hex 12% of their lanes speed,
 /// depending on where the allocator put them.
 #[derive(Clone, Debug)]
 pub struct LaneValues(Vec<AlignedLane>);

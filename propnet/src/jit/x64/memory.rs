@@ -4,6 +4,7 @@
 
 /// Machine code in memory mapped readable and executable (never writable and
 /// executable at once).
+#[cfg_attr(miri, allow(dead_code))]
 pub(super) struct ExecutableMemory {
     start: *mut u8,
     len: usize,
