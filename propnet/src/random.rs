@@ -63,6 +63,48 @@ impl Stream {
     }
 }
 
+/// A stream is a generator of the `rand` ecosystem (`rand_core`'s traits) too, so that code which
+/// takes an `RngCore` (shuffles, distributions) draws from the same family.
+impl rand_core::RngCore for Stream {
+    fn next_u32(&mut self) -> u32 {
+        (Stream::next_u64(self) >> 32) as u32
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        Stream::next_u64(self)
+    }
+
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        rand_core::impls::fill_bytes_via_next(self, dest)
+    }
+
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), rand_core::Error> {
+        self.fill_bytes(dest);
+        Ok(())
+    }
+}
+
+/// Seeding as `rand` does it: 32 bytes are the state (an all-zero seed,
+/// which xoshiro cannot leave, is taken as stream 0 of seed 0); a `u64` seed
+/// is [`Stream::new`]`(seed, 0)`.
+impl rand_core::SeedableRng for Stream {
+    type Seed = [u8; 32];
+
+    fn from_seed(seed: [u8; 32]) -> Stream {
+        let state: [u64; 4] = std::array::from_fn(|k| {
+            u64::from_le_bytes(seed[8 * k..8 * k + 8].try_into().expect("eight bytes"))
+        });
+        if state == [0; 4] {
+            return Stream::new(0, 0);
+        }
+        Stream { state }
+    }
+
+    fn seed_from_u64(seed: u64) -> Stream {
+        Stream::new(seed, 0)
+    }
+}
+
 /// Lemire's test of 64 random bits `v` for a rank below `n`: the high word of
 /// `v * n`, unless the low word falls in the `2^64 mod n` values that would
 /// favour some ranks.
@@ -334,6 +376,24 @@ mod tests {
         for _ in 0..1000 {
             assert_eq!(ours.next_u64(), theirs.next_u64());
         }
+    }
+
+    #[test]
+    fn the_rand_traits_draw_from_the_stream() {
+        use rand::{Rng, RngCore, SeedableRng};
+        let mut a = Stream::new(9, 2);
+        let mut b = a.clone();
+        assert_eq!(RngCore::next_u64(&mut a), b.next_u64());
+        assert_eq!(RngCore::next_u32(&mut a), (b.next_u64() >> 32) as u32);
+        let mut bytes = [0u8; 12];
+        a.fill_bytes(&mut bytes);
+        assert_eq!(bytes[..8], b.next_u64().to_le_bytes());
+        // The last four bytes come from one `next_u32`: the high half of a draw.
+        assert_eq!(bytes[8..], ((b.next_u64() >> 32) as u32).to_le_bytes());
+        assert_eq!(Stream::seed_from_u64(5), Stream::new(5, 0));
+        assert_eq!(Stream::from_seed([0; 32]), Stream::new(0, 0));
+        let mut seeded = Stream::from_seed([1; 32]);
+        assert!((0..100).all(|_| seeded.gen_range(0..7) < 7));
     }
 
     #[test]

@@ -4,30 +4,24 @@
 //! parser is exercised too. The same seed gives the same game.
 
 use crate::rules::{Letter, On, Regex};
+use ggpnet_propnet::random::Stream;
 use std::fmt::Write;
 
-/// A small deterministic generator (SplitMix64).
+/// The generator of random games: a stream of the project's one random family
+/// ([`Stream`], xoshiro256++), with the draws the generator needs, every rank
+/// equally likely.
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub struct Rng(Stream);
 
 impl Rng {
     /// A generator for `seed`.
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        Rng(Stream::new(seed, 0))
     }
 
     /// A number in `0..n` (`n` > 0).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
+        self.0.draw(n)
     }
 
     /// A number in `lo..=hi`.

@@ -8,8 +8,7 @@
 
 use crate::layout::{bit, pack, run_steps};
 use crate::layout::{CompiledNet, Gate};
-use rand::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
+use crate::random::Stream;
 
 /// Value transitions measured along random playouts from the initial state.
 #[derive(Clone, Debug)]
@@ -131,7 +130,7 @@ pub(crate) fn random_walk(
     let budget = (gate_evaluations / net.slots().max(1)).clamp(16, 400);
     let mut transitions = 0;
     let mut restarting = false;
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x6163_7469_7669_7479);
+    let mut rng = Stream::new(0x6163_7469_7669_7479, 0);
     let mut before = vec![false; net.slots()];
     let mut values = vec![false; net.slots()];
     let mut state = net.initial().to_vec();
@@ -163,7 +162,7 @@ pub(crate) fn random_walk(
                 stuck = true;
                 break;
             }
-            joint.push(legal[rng.gen_range(0..legal.len())]);
+            joint.push(legal[rng.draw(legal.len())]);
         }
         restarting = stuck;
         if stuck {
