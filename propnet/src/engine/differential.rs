@@ -208,75 +208,191 @@ impl Plan {
     /// `move_cones` or by counters, and its goals in native code if `native`.
     fn new(net: &CompiledNet, activity: &Activity, move_cones: Option<MoveCones>, native: bool) -> Plan {
         let goal_only = net.goal_only();
-        let kept: Vec<bool> = goal_only.iter().map(|&g| !g).collect();
-        // The gates of a move part run as cones keep no counters.
-        let moved = |slot: usize| move_cones.as_ref().is_some_and(|m| m.is_moved(slot as u32));
-        let kept: Vec<bool> = (0..net.slots()).map(|s| kept[s] && !moved(s)).collect();
+        let kept = kept_slots(net, &goal_only, move_cones.as_ref());
         let role_words = role_words(net);
-        let mut legal_of: Vec<Vec<u32>> = vec![Vec::new(); net.slots()];
-        for (role, inputs) in net.role_moves().iter().enumerate() {
-            for (at, &m) in inputs.iter().enumerate() {
-                let bit = (role_words[role] * 64 + at) as u32;
-                legal_of[net.legal_slots()[m as usize] as usize].push(bit);
-            }
-        }
-        // The cones pack the next state, if they run the move part.
-        let mut next_of: Vec<Vec<u32>> = vec![Vec::new(); net.slots()];
-        if move_cones.is_none() {
-            for (b, &slot) in net.next_slots().iter().enumerate() {
-                next_of[slot as usize].push(b as u32);
-            }
-        }
+        let mut legal_of = legal_bits(net, &role_words);
+        let next_of = next_bits(net, move_cones.is_none());
         let legal_words = role_words.last().copied().unwrap_or(0);
         let legal_ors = legal_ors(net, &kept, &legal_of);
-        let mut is_legal_or = vec![false; net.slots()];
-        for &(or, _) in &legal_ors {
-            is_legal_or[or as usize] = true;
-        }
-        // Slots read by nothing but legality outputs and legal-move `or`s: not
-        // next values (whoever packs the next state, counters or cones), goals
-        // or terminal, which need their values.
-        let mut other_output = vec![false; net.slots()];
-        let outputs = net.next_slots().iter().chain(net.goal_slots());
-        for &slot in outputs.chain(std::iter::once(&net.terminal_slot())) {
-            other_output[slot as usize] = true;
-        }
-        let legal_only: Vec<bool> = (0..net.slots())
-            .map(|s| {
-                net.outputs(s as u32).iter().all(|&o| is_legal_or[o as usize])
-                    && !other_output[s]
-                    && !legal_of[s].is_empty()
-            })
-            .collect();
+        let is_legal_or = legal_or_flags(net.slots(), &legal_ors);
+        let legal_only = legal_only(net, &is_legal_or, &legal_of);
         let guard_of = choose_guards(net, activity, &kept, &legal_only, &legal_of);
-        let mut guard_index = vec![NO_INDEX; net.slots()];
-        let mut guard_slots = Vec::new();
+        let guards = Guards::new(guard_of, &legal_only);
+        let (ready_words, members, ready_bit) = guards.ready_bits();
+        let guard_words = guards.legality_words(&legal_of);
+        let lazy_of = guards.take_lazy_bits(&mut legal_of);
+        let fan_out = FanOut {
+            kept: &kept,
+            is_legal_or: &is_legal_or,
+            guard_of: &guards.of,
+            legal_of: &legal_of,
+            next_of: &next_of,
+        };
+        let (spans, targets) = fan_out.spans_and_targets(net, move_cones.as_ref());
+        let bytes = move_cones.as_ref().map_or(0, MoveCones::byte_count);
+        check_fan_outs(net, &spans, &targets, bytes);
+        let (lazy_offsets, lazy_bits) = flatten(lazy_of);
+        let guarded = guards.records(&lazy_offsets, &ready_bit);
+        check_guarded(
+            &guarded,
+            &lazy_bits,
+            legal_words * 64,
+            members.len(),
+            guards.slots.len(),
+        );
+        let snapshot_bytes = net.slots() * size_of::<Counter>()
+            + bytes
+            + members.len() / 8
+            + guards.slots.len() * legal_words * size_of::<u64>();
+        let legal_or_slots = legal_ors.iter().map(|&(or, _)| or).collect();
+        let (legal_or_offsets, legal_or_masks) =
+            flatten(legal_ors.into_iter().map(|(_, masks)| masks).collect());
+        Plan {
+            move_cones,
+            bytes,
+            legal_or_slots,
+            legal_or_offsets,
+            legal_or_masks,
+            goal_gates: (0..net.slots() as u32)
+                .filter(|&s| goal_only[s as usize])
+                .collect(),
+            goal_program: goal_program(net, &goal_only, native),
+            goal_reads: goal_reads(net, &goal_only, &kept),
+            restore_initial: RESTORE_MARGIN * (snapshot_bytes / 64) < activity.restart_work as usize,
+            spans,
+            targets,
+            guarded,
+            guard_index: guards.index,
+            guard_slots: guards.slots,
+            ready_words,
+            members,
+            lazy_bits,
+            role_words,
+            legal_words,
+            guard_words,
+        }
+    }
+}
+
+/// Per slot, whether it keeps a counter: not when it is read only on the way to
+/// goals (`goal_only`), nor when it runs in the move part's cones.
+fn kept_slots(net: &CompiledNet, goal_only: &[bool], move_cones: Option<&MoveCones>) -> Vec<bool> {
+    let moved = |slot: usize| move_cones.is_some_and(|m| m.is_moved(slot as u32));
+    (0..net.slots()).map(|s| !goal_only[s] && !moved(s)).collect()
+}
+
+/// Per slot, the bits of the flat legality sets it sets: those of the moves
+/// whose legality it is, laid out by `role_words`.
+fn legal_bits(net: &CompiledNet, role_words: &[usize]) -> Vec<Vec<u32>> {
+    let mut legal_of: Vec<Vec<u32>> = vec![Vec::new(); net.slots()];
+    for (role, inputs) in net.role_moves().iter().enumerate() {
+        for (at, &m) in inputs.iter().enumerate() {
+            let bit = (role_words[role] * 64 + at) as u32;
+            legal_of[net.legal_slots()[m as usize] as usize].push(bit);
+        }
+    }
+    legal_of
+}
+
+/// Per slot, the bits of the next state it sets when the counters pack it
+/// (`by_counters`); none when the cones do.
+fn next_bits(net: &CompiledNet, by_counters: bool) -> Vec<Vec<u32>> {
+    let mut next_of: Vec<Vec<u32>> = vec![Vec::new(); net.slots()];
+    if by_counters {
+        for (b, &slot) in net.next_slots().iter().enumerate() {
+            next_of[slot as usize].push(b as u32);
+        }
+    }
+    next_of
+}
+
+/// Per slot of `slots`, whether it is one of the `legal_ors`.
+fn legal_or_flags(slots: usize, legal_ors: &[(u32, Vec<(usize, u64)>)]) -> Vec<bool> {
+    let mut is_legal_or = vec![false; slots];
+    for &(or, _) in legal_ors {
+        is_legal_or[or as usize] = true;
+    }
+    is_legal_or
+}
+
+/// Per slot, whether it is read by nothing but legality outputs and legal-move
+/// `or`s: not next values (whoever packs the next state, counters or cones),
+/// goals or terminal, which need their values.
+fn legal_only(net: &CompiledNet, is_legal_or: &[bool], legal_of: &[Vec<u32>]) -> Vec<bool> {
+    let mut other_output = vec![false; net.slots()];
+    let outputs = net.next_slots().iter().chain(net.goal_slots());
+    for &slot in outputs.chain(std::iter::once(&net.terminal_slot())) {
+        other_output[slot as usize] = true;
+    }
+    (0..net.slots())
+        .map(|s| {
+            net.outputs(s as u32).iter().all(|&o| is_legal_or[o as usize])
+                && !other_output[s]
+                && !legal_of[s].is_empty()
+        })
+        .collect()
+}
+
+/// The guards chosen by [`choose_guards`], indexed in order of first use, with
+/// which of the `and`s they guard are lazy.
+struct Guards {
+    /// Per slot, its guard's slot, or [`NO_INDEX`].
+    of: Vec<u32>,
+    /// Per slot, its guard's index, or [`NO_INDEX`].
+    by: Vec<u32>,
+    /// Per slot, its index if it is a guard, or [`NO_INDEX`].
+    index: Vec<u32>,
+    /// The slot of each guard.
+    slots: Vec<u32>,
+    /// Per slot, whether it is a lazy guarded `and`.
+    lazy: Vec<bool>,
+}
+
+impl Guards {
+    /// Indexes the guards of `guard_of` (per slot, a slot or [`NO_INDEX`]); the
+    /// guarded slots that are `legal_only` are lazy.
+    fn new(guard_of: Vec<u32>, legal_only: &[bool]) -> Guards {
+        let mut index = vec![NO_INDEX; guard_of.len()];
+        let mut slots = Vec::new();
         for &g in &guard_of {
-            if g != NO_INDEX && guard_index[g as usize] == NO_INDEX {
-                guard_index[g as usize] = guard_slots.len() as u32;
-                guard_slots.push(g);
+            if g != NO_INDEX && index[g as usize] == NO_INDEX {
+                index[g as usize] = slots.len() as u32;
+                slots.push(g);
             }
         }
-        let lazy: Vec<bool> = (0..net.slots())
+        let lazy = (0..guard_of.len())
             .map(|s| legal_only[s] && guard_of[s] != NO_INDEX)
             .collect();
-        let guarded_by: Vec<u32> = guard_of
+        let by = guard_of
             .iter()
             .map(|&g| {
                 if g == NO_INDEX {
                     NO_INDEX
                 } else {
-                    guard_index[g as usize]
+                    index[g as usize]
                 }
             })
             .collect();
-        let mut guard_members = vec![Vec::new(); guard_slots.len()];
-        for s in (0..net.slots()).filter(|&s| guarded_by[s] != NO_INDEX && !lazy[s]) {
-            guard_members[guarded_by[s] as usize].push(s as u32);
+        Guards {
+            of: guard_of,
+            by,
+            index,
+            slots,
+            lazy,
+        }
+    }
+
+    /// The ready sets of the evaluated guarded `and`s: per guard (and one past
+    /// the last) its first word, the `and` of each bit, and per slot its bit.
+    fn ready_bits(&self) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+        let slots = self.of.len();
+        let mut guard_members = vec![Vec::new(); self.slots.len()];
+        for s in (0..slots).filter(|&s| self.by[s] != NO_INDEX && !self.lazy[s]) {
+            guard_members[self.by[s] as usize].push(s as u32);
         }
         let mut ready_words = vec![0u32];
         let mut members = Vec::new();
-        let mut ready_bit = vec![NO_INDEX; net.slots()];
+        let mut ready_bit = vec![NO_INDEX; slots];
         for guarded in &guard_members {
             for &and in guarded {
                 ready_bit[and as usize] = members.len() as u32;
@@ -285,9 +401,15 @@ impl Plan {
             members.resize(members.len().next_multiple_of(64), NO_INDEX);
             ready_words.push((members.len() / 64) as u32);
         }
-        let mut guard_words = vec![(usize::MAX, 0); guard_slots.len()];
-        for s in (0..net.slots()).filter(|&s| lazy[s]) {
-            let words = &mut guard_words[guard_index[guard_of[s] as usize] as usize];
+        (ready_words, members, ready_bit)
+    }
+
+    /// Per guard, the words of the flat legality sets its lazy `and`s touch
+    /// (their bits are `legal_of`), empty if none.
+    fn legality_words(&self, legal_of: &[Vec<u32>]) -> Vec<(usize, usize)> {
+        let mut guard_words = vec![(usize::MAX, 0); self.slots.len()];
+        for s in (0..self.of.len()).filter(|&s| self.lazy[s]) {
+            let words = &mut guard_words[self.index[self.of[s] as usize] as usize];
             for &bit in &legal_of[s] {
                 let word = bit as usize >> 6;
                 *words = (words.0.min(word), words.1.max(word + 1));
@@ -296,9 +418,65 @@ impl Plan {
         for words in &mut guard_words {
             words.0 = words.0.min(words.1);
         }
+        guard_words
+    }
+
+    /// Moves the lazy slots' legality bits out of `legal_of` and returns them:
+    /// their guard keeps those bits, their own changes do not set them.
+    fn take_lazy_bits(&self, legal_of: &mut [Vec<u32>]) -> Vec<Vec<u32>> {
+        (0..self.of.len())
+            .map(|s| {
+                if self.lazy[s] {
+                    std::mem::take(&mut legal_of[s])
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect()
+    }
+
+    /// Each slot's [`GuardedAnd`] record, with the lazy slots' legality bits at
+    /// `lazy_offsets` and the evaluated ones' `ready_bit`s.
+    fn records(&self, lazy_offsets: &[u32], ready_bit: &[u32]) -> Vec<GuardedAnd> {
+        (0..self.of.len())
+            .map(|s| match self.of[s] {
+                NO_INDEX => GuardedAnd::UNGUARDED,
+                slot => GuardedAnd {
+                    guard: self.by[s],
+                    guard_slot: slot,
+                    lazy: (lazy_offsets[s], lazy_offsets[s + 1]),
+                    ready_bit: ready_bit[s],
+                },
+            })
+            .collect()
+    }
+}
+
+/// What each slot's fan-out and effects are made of, per slot.
+struct FanOut<'a> {
+    /// Whether it keeps a counter ([`kept_slots`]).
+    kept: &'a [bool],
+    /// Whether it is an `or` of moves' legality ([`legal_ors`]).
+    is_legal_or: &'a [bool],
+    /// Its guard's slot, or [`NO_INDEX`].
+    guard_of: &'a [u32],
+    /// The legality bits its changes flip.
+    legal_of: &'a [Vec<u32>],
+    /// The next-state bits its changes flip.
+    next_of: &'a [Vec<u32>],
+}
+
+impl FanOut<'_> {
+    /// [`Plan::spans`] and [`Plan::targets`]: per slot the counted gates it
+    /// feeds (not those it guards), then its effects on cycles, legality, the
+    /// next state and the bytes of `move_cones`.
+    fn spans_and_targets(
+        &self,
+        net: &CompiledNet,
+        move_cones: Option<&MoveCones>,
+    ) -> (Vec<[u32; 2]>, Vec<u32>) {
         let mut spans = Vec::with_capacity(net.slots() + 1);
         let mut targets = Vec::with_capacity(net.fanout().len());
-        let mut lazy_of = vec![Vec::new(); net.slots()];
         assert!(
             net.slots() < 1 << 30,
             "too many slots for the differential evaluator"
@@ -315,10 +493,10 @@ impl Plan {
             for &out in net
                 .outputs(slot)
                 .iter()
-                .filter(|&&o| kept[o as usize] && !is_legal_or[o as usize])
+                .filter(|&&o| self.kept[o as usize] && !self.is_legal_or[o as usize])
             {
                 match net.cycle_start()[out as usize] {
-                    NO_INDEX if guard_of[out as usize] == slot => {}
+                    NO_INDEX if self.guard_of[out as usize] == slot => {}
                     NO_INDEX => targets.push(out),
                     cycle if cycle != own && !cycles.contains(&cycle) => cycles.push(cycle),
                     _ => {}
@@ -326,122 +504,99 @@ impl Plan {
             }
             let effects_start = targets.len() as u32;
             targets.extend(cycles.iter().map(|&c| c | CYCLE_EFFECT));
-            if lazy[s] {
-                lazy_of[s] = std::mem::take(&mut legal_of[s]);
-            }
-            targets.extend(legal_of[s].iter().map(|&bit| bit | LEGAL_EFFECT));
-            targets.extend(next_of[s].iter().map(|&b| b | NEXT_EFFECT));
-            if let Some(move_cones) = &move_cones {
+            targets.extend(self.legal_of[s].iter().map(|&bit| bit | LEGAL_EFFECT));
+            targets.extend(self.next_of[s].iter().map(|&b| b | NEXT_EFFECT));
+            if let Some(move_cones) = move_cones {
                 targets.extend(move_cones.bytes_of(slot).iter().map(|&byte| byte | BYTE_EFFECT));
             }
             spans.push([gates_start, effects_start]);
         }
         spans.push([targets.len() as u32; 2]);
-        let bytes = move_cones.as_ref().map_or(0, MoveCones::byte_count);
-        // The propagation slices the targets by the spans, and indexes counters
-        // and pending slots by the targets, unchecked.
-        assert!(
-            spans.len() == net.slots() + 1
-                && spans.windows(2).all(|w| w[0][0] <= w[0][1] && w[0][1] <= w[1][0])
-                && spans[net.slots()][0] as usize == targets.len(),
-            "fan-out spans out of order"
-        );
-        assert!(
-            spans.windows(2).all(|w| {
-                let [gates, effects] = w[0];
-                let end = w[1][0];
-                targets[gates as usize..effects as usize]
-                    .iter()
-                    .chain(
-                        targets[effects as usize..end as usize]
-                            .iter()
-                            .filter(|&&e| e & EFFECT_KIND == CYCLE_EFFECT),
-                    )
-                    .all(|&t| ((t & !EFFECT_KIND) as usize) < net.slots())
-                    && targets[effects as usize..end as usize]
-                        .iter()
-                        .filter(|&&e| e & EFFECT_KIND == BYTE_EFFECT)
-                        .all(|&e| (e as usize) < bytes)
-            }),
-            "a fan-out outside the net"
-        );
-        let (lazy_offsets, lazy_bits) = flatten(lazy_of);
-        let guarded = (0..net.slots())
-            .map(|s| match guard_of[s] {
-                NO_INDEX => GuardedAnd::UNGUARDED,
-                slot => GuardedAnd {
-                    guard: guarded_by[s],
-                    guard_slot: slot,
-                    lazy: (lazy_offsets[s], lazy_offsets[s + 1]),
-                    ready_bit: ready_bit[s],
-                },
-            })
-            .collect::<Vec<GuardedAnd>>();
-        // Guarded `and`s' records are read unchecked.
-        assert!(
-            lazy_bits.iter().all(|&bit| (bit as usize) < legal_words * 64)
-                && guarded.iter().all(|and| {
-                    and.lazy.0 <= and.lazy.1
-                        && and.lazy.1 as usize <= lazy_bits.len()
-                        && (and.guard == NO_INDEX
-                            || and.is_lazy()
-                            || (and.ready_bit as usize) < members.len())
-                        && (and.guard == NO_INDEX
-                            || (and.guard as usize) < guard_slots.len()
-                                && (and.guard_slot as usize) < net.slots())
-                }),
-            "guarded `and`s out of place"
-        );
-        let mut goal_reads: Vec<u32> = (0..net.slots() as u32)
-            .filter(|&s| goal_only[s as usize])
-            .flat_map(|s| net.inputs(s).iter().copied())
-            .filter(|&i| kept[i as usize])
-            .collect();
-        goal_reads.sort_unstable();
-        goal_reads.dedup();
-        let snapshot_bytes = net.slots() * size_of::<Counter>()
-            + bytes
-            + members.len() / 8
-            + guard_slots.len() * legal_words * size_of::<u64>();
-        let legal_or_slots = legal_ors.iter().map(|&(or, _)| or).collect();
-        let (legal_or_offsets, legal_or_masks) =
-            flatten(legal_ors.into_iter().map(|(_, masks)| masks).collect());
-        Plan {
-            move_cones,
-            bytes,
-            legal_or_slots,
-            legal_or_offsets,
-            legal_or_masks,
-            goal_gates: (0..net.slots() as u32)
-                .filter(|&s| goal_only[s as usize])
-                .collect(),
-            goal_program: Program::new(
-                net,
-                net.steps(),
-                &goal_only,
-                Vec::new(),
-                Layout {
-                    located: &in_place(net),
-                    pack_area: net.slots(),
-                    first_flag: net.slots(),
-                },
-                native,
-            ),
-            goal_reads,
-            restore_initial: RESTORE_MARGIN * (snapshot_bytes / 64) < activity.restart_work as usize,
-            spans,
-            targets,
-            guarded,
-            guard_index,
-            guard_slots,
-            ready_words,
-            members,
-            lazy_bits,
-            role_words,
-            legal_words,
-            guard_words,
-        }
+        (spans, targets)
     }
+}
+
+/// Checks what the propagation relies on: it slices the `targets` by the
+/// `spans`, and indexes counters, pending slots and the cones' `bytes` by the
+/// targets, unchecked.
+fn check_fan_outs(net: &CompiledNet, spans: &[[u32; 2]], targets: &[u32], bytes: usize) {
+    assert!(
+        spans.len() == net.slots() + 1
+            && spans.windows(2).all(|w| w[0][0] <= w[0][1] && w[0][1] <= w[1][0])
+            && spans[net.slots()][0] as usize == targets.len(),
+        "fan-out spans out of order"
+    );
+    assert!(
+        spans.windows(2).all(|w| {
+            let [gates, effects] = w[0];
+            let end = w[1][0];
+            targets[gates as usize..effects as usize]
+                .iter()
+                .chain(
+                    targets[effects as usize..end as usize]
+                        .iter()
+                        .filter(|&&e| e & EFFECT_KIND == CYCLE_EFFECT),
+                )
+                .all(|&t| ((t & !EFFECT_KIND) as usize) < net.slots())
+                && targets[effects as usize..end as usize]
+                    .iter()
+                    .filter(|&&e| e & EFFECT_KIND == BYTE_EFFECT)
+                    .all(|&e| (e as usize) < bytes)
+        }),
+        "a fan-out outside the net"
+    );
+}
+
+/// Checks the guarded `and`s' records, which are read unchecked: their
+/// `lazy_bits` within the `legal_bits` of a legality set, their ready bits
+/// within the `members`, their guards within the `guards`.
+fn check_guarded(
+    guarded: &[GuardedAnd],
+    lazy_bits: &[u32],
+    legal_bits: usize,
+    members: usize,
+    guards: usize,
+) {
+    let slots = guarded.len();
+    assert!(
+        lazy_bits.iter().all(|&bit| (bit as usize) < legal_bits)
+            && guarded.iter().all(|and| {
+                and.lazy.0 <= and.lazy.1
+                    && and.lazy.1 as usize <= lazy_bits.len()
+                    && (and.guard == NO_INDEX || and.is_lazy() || (and.ready_bit as usize) < members)
+                    && (and.guard == NO_INDEX
+                        || (and.guard as usize) < guards && (and.guard_slot as usize) < slots)
+            }),
+        "guarded `and`s out of place"
+    );
+}
+
+/// The evaluation of the `goal_only` gates, in native code if `native`.
+fn goal_program(net: &CompiledNet, goal_only: &[bool], native: bool) -> Program {
+    Program::new(
+        net,
+        net.steps(),
+        goal_only,
+        Vec::new(),
+        Layout {
+            located: &in_place(net),
+            pack_area: net.slots(),
+            first_flag: net.slots(),
+        },
+        native,
+    )
+}
+
+/// The `kept` slots that the `goal_only` gates read, ascending.
+fn goal_reads(net: &CompiledNet, goal_only: &[bool], kept: &[bool]) -> Vec<u32> {
+    let mut goal_reads: Vec<u32> = (0..net.slots() as u32)
+        .filter(|&s| goal_only[s as usize])
+        .flat_map(|s| net.inputs(s).iter().copied())
+        .filter(|&i| kept[i as usize])
+        .collect();
+    goal_reads.sort_unstable();
+    goal_reads.dedup();
+    goal_reads
 }
 
 /// The guard of each `kept` `and` (or [`NO_INDEX`]): the input whose changes, as measured,

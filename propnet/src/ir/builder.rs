@@ -2,7 +2,7 @@
 //! rule instances of each derived sentence, an `and` per rule instance.
 
 use super::{Base, Circuit, Goal, Input, NodeId, NodeKind, Percept, Vocabulary};
-use ggpnet_grounder::{GroundProgram, GroundTerm, TermId};
+use ggpnet_grounder::{GroundProgram, GroundRule, GroundTerm, TermId, TermStore};
 use ggpnet_kif::SymbolId;
 use rustc_hash::FxHashMap;
 use std::fmt;
@@ -35,7 +35,48 @@ pub fn build(program: GroundProgram) -> Result<Circuit, BuildError> {
         ..
     } = program;
     let role_index: FxHashMap<TermId, usize> = roles.iter().enumerate().map(|(i, &r)| (r, i)).collect();
-    let mut circuit = Circuit {
+    let mut circuit = empty_circuit(roles);
+    let (node_of, does_atoms) = add_sentences(&mut circuit, &terms, &atoms, &role_index);
+    let never = circuit.add(NodeKind::Constant(false), Vec::new());
+    let always = circuit.add(NodeKind::Constant(true), Vec::new());
+    add_rules(&mut circuit, rules, &node_of, never, always);
+    connect_outputs(&mut circuit, &terms, &node_of, &does_atoms, never);
+    for (atom, role, value) in role_sentences(&terms, &atoms, &role_index, SymbolId::GOAL) {
+        let text = terms.to_kif(value, &symbols);
+        let value = text.parse::<i64>().map_err(|_| BuildError {
+            message: format!(
+                "goal value '{text}' in {} is not an integer",
+                terms.to_kif(atom, &symbols)
+            ),
+        })?;
+        circuit.goals.push(Goal {
+            role,
+            value,
+            node: node_of[&atom],
+        });
+    }
+    circuit.goals.sort_by_key(|g| (g.role, g.value));
+    for (atom, role, percept) in role_sentences(&terms, &atoms, &role_index, SymbolId::SEES) {
+        circuit.percepts.push(Percept {
+            role,
+            percept,
+            node: node_of[&atom],
+        });
+    }
+    circuit
+        .percepts
+        .sort_by_cached_key(|p| (p.role, terms.to_kif(p.percept, &symbols)));
+    mark_initial(&mut circuit, initial_state);
+    circuit.vocabulary = Arc::new(Vocabulary { symbols, terms });
+    circuit.verify().map_err(|e| BuildError {
+        message: format!("the built circuit is inconsistent: {}: {}", e.place, e.reason),
+    })?;
+    Ok(circuit)
+}
+
+/// A circuit of `roles` with no nodes yet.
+fn empty_circuit(roles: Vec<TermId>) -> Circuit {
+    Circuit {
         nodes: Vec::new(),
         roles,
         bases: Vec::new(),
@@ -48,12 +89,21 @@ pub fn build(program: GroundProgram) -> Result<Circuit, BuildError> {
             symbols: SymbolTable::default(),
             terms: Default::default(),
         }),
-    };
+    }
+}
+
+/// Adds a node for each of the `atoms`: bases first, then inputs (the moves of
+/// roles), then an `or` per derived sentence. Returns the node of each atom, and
+/// the `does` atoms in the order of their inputs.
+fn add_sentences(
+    circuit: &mut Circuit,
+    terms: &TermStore,
+    atoms: &[TermId],
+    role_index: &FxHashMap<TermId, usize>,
+) -> (FxHashMap<TermId, NodeId>, Vec<TermId>) {
     let mut node_of: FxHashMap<TermId, NodeId> = FxHashMap::default();
     let mut does_atoms = Vec::new();
-
-    // Bases first, then inputs, then derived sentences.
-    for &atom in &atoms {
+    for &atom in atoms {
         if terms.functor(atom) == SymbolId::TRUE {
             let index = circuit.bases.len() as u32;
             let node = circuit.add(NodeKind::Base(index), Vec::new());
@@ -66,7 +116,7 @@ pub fn build(program: GroundProgram) -> Result<Circuit, BuildError> {
             circuit.labels.insert(node, atom);
         }
     }
-    for &atom in &atoms {
+    for &atom in atoms {
         if terms.functor(atom) == SymbolId::DOES {
             let args = terms.args(atom);
             let Some(&role) = role_index.get(&args[0]) else {
@@ -84,16 +134,26 @@ pub fn build(program: GroundProgram) -> Result<Circuit, BuildError> {
             circuit.labels.insert(node, atom);
         }
     }
-    for &atom in &atoms {
+    for &atom in atoms {
         if !node_of.contains_key(&atom) && !matches!(terms.functor(atom), SymbolId::TRUE | SymbolId::DOES) {
             let node = circuit.add(NodeKind::Or, Vec::new());
             node_of.insert(atom, node);
             circuit.labels.insert(node, atom);
         }
     }
-    let never = circuit.add(NodeKind::Constant(false), Vec::new());
-    let always = circuit.add(NodeKind::Constant(true), Vec::new());
+    (node_of, does_atoms)
+}
 
+/// Adds each rule instance as an input of its head's `or`: an `and` of its body
+/// (with a shared `not` per negated node), `always` for an empty body, and
+/// `never` for an atom that has no node.
+fn add_rules(
+    circuit: &mut Circuit,
+    rules: Vec<GroundRule>,
+    node_of: &FxHashMap<TermId, NodeId>,
+    never: NodeId,
+    always: NodeId,
+) {
     let mut negation: FxHashMap<NodeId, NodeId> = FxHashMap::default();
     // Rules are consumed as they become gates, so their bodies free memory for the nodes.
     for rule in rules {
@@ -118,7 +178,17 @@ pub fn build(program: GroundProgram) -> Result<Circuit, BuildError> {
         };
         circuit.nodes[head.index()].inputs.push(instance);
     }
+}
 
+/// Points each base at its `next` sentence, each input (of `does_atoms`) at its
+/// `legal` sentence, and the terminal at `terminal`: `never` where there is none.
+fn connect_outputs(
+    circuit: &mut Circuit,
+    terms: &TermStore,
+    node_of: &FxHashMap<TermId, NodeId>,
+    does_atoms: &[TermId],
+    never: NodeId,
+) {
     let find = |relation: SymbolId, args: &[TermId]| -> NodeId {
         let sentence = if args.is_empty() {
             GroundTerm::Atom(relation)
@@ -133,50 +203,32 @@ pub fn build(program: GroundProgram) -> Result<Circuit, BuildError> {
     for base in &mut circuit.bases {
         base.next = find(SymbolId::NEXT, &[base.fact]);
     }
-    for (input, &atom) in circuit.inputs.iter_mut().zip(&does_atoms) {
+    for (input, &atom) in circuit.inputs.iter_mut().zip(does_atoms) {
         input.legal = find(SymbolId::LEGAL, terms.args(atom));
     }
     circuit.terminal = find(SymbolId::TERMINAL, &[]);
-    for &atom in &atoms {
-        if terms.functor(atom) != SymbolId::GOAL {
-            continue;
-        }
-        let args = terms.args(atom);
-        let Some(&role) = role_index.get(&args[0]) else {
-            continue;
-        };
-        let text = terms.to_kif(args[1], &symbols);
-        let value = text.parse::<i64>().map_err(|_| BuildError {
-            message: format!(
-                "goal value '{text}' in {} is not an integer",
-                terms.to_kif(atom, &symbols)
-            ),
-        })?;
-        circuit.goals.push(Goal {
-            role,
-            value,
-            node: node_of[&atom],
-        });
-    }
-    circuit.goals.sort_by_key(|g| (g.role, g.value));
-    for &atom in &atoms {
-        if terms.functor(atom) != SymbolId::SEES {
-            continue;
-        }
-        let args = terms.args(atom);
-        let Some(&role) = role_index.get(&args[0]) else {
-            continue; // seen by something that is not a role: nobody is told
-        };
-        circuit.percepts.push(Percept {
-            role,
-            percept: args[1],
-            node: node_of[&atom],
-        });
-    }
-    circuit
-        .percepts
-        .sort_by_cached_key(|p| (p.role, terms.to_kif(p.percept, &symbols)));
+}
 
+/// The `atoms` of `relation` whose first argument is a role: each with the
+/// role's index and the second argument. The others concern nobody.
+fn role_sentences<'a>(
+    terms: &'a TermStore,
+    atoms: &'a [TermId],
+    role_index: &'a FxHashMap<TermId, usize>,
+    relation: SymbolId,
+) -> impl Iterator<Item = (TermId, usize, TermId)> + 'a {
+    atoms
+        .iter()
+        .filter(move |&&atom| terms.functor(atom) == relation)
+        .filter_map(|&atom| {
+            let args = terms.args(atom);
+            let &role = role_index.get(&args[0])?;
+            Some((atom, role, args[1]))
+        })
+}
+
+/// Marks the bases of the `initial_state`'s facts as initially true.
+fn mark_initial(circuit: &mut Circuit, initial_state: Vec<TermId>) {
     let base_of: FxHashMap<TermId, usize> = circuit
         .bases
         .iter()
@@ -188,11 +240,6 @@ pub fn build(program: GroundProgram) -> Result<Circuit, BuildError> {
             circuit.bases[i].initial = true;
         }
     }
-    circuit.vocabulary = Arc::new(Vocabulary { symbols, terms });
-    circuit.verify().map_err(|e| BuildError {
-        message: format!("the built circuit is inconsistent: {}: {}", e.place, e.reason),
-    })?;
-    Ok(circuit)
 }
 
 use ggpnet_kif::SymbolTable;

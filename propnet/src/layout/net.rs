@@ -85,138 +85,20 @@ impl CompiledNet {
 
     /// [`CompiledNet::new`] of a verified circuit and layering.
     fn lay_out(circuit: &Circuit, layering: &Layering) -> CompiledNet {
-        let n = circuit.nodes.len();
-        let mut depends_on_move = vec![false; n];
-        for component in &layering.components {
-            let moved = component.iter().any(|id| {
-                let node = &circuit.nodes[id.index()];
-                matches!(node.kind, NodeKind::Input(_))
-                    || node.inputs.iter().any(|i| depends_on_move[i.index()])
-            });
-            for id in component {
-                depends_on_move[id.index()] = moved;
-            }
-        }
+        let depends_on_move = depends_on_move(circuit, layering);
         // Slot order: bases, inputs, then state-only components, then move components.
-        let mut slot = vec![u32::MAX; n];
-        let mut next_slot = 0u32;
-        let mut assign = |id: usize| {
-            slot[id] = next_slot;
-            next_slot += 1;
-        };
-        let mut base_nodes = vec![0; circuit.bases.len()];
-        let mut input_nodes = vec![0; circuit.inputs.len()];
-        for (i, node) in circuit.nodes.iter().enumerate() {
-            match node.kind {
-                NodeKind::Base(b) => base_nodes[b as usize] = i,
-                NodeKind::Input(m) => input_nodes[m as usize] = i,
-                _ => {}
-            }
-        }
-        for &i in base_nodes.iter().chain(&input_nodes) {
-            assign(i);
+        let mut slot = vec![u32::MAX; circuit.nodes.len()];
+        let (base_nodes, input_nodes) = base_and_input_nodes(circuit);
+        for (s, &i) in base_nodes.iter().chain(&input_nodes).enumerate() {
+            slot[i] = s as u32;
         }
         let first_gate = (base_nodes.len() + input_nodes.len()) as u32;
-        let is_gate = |id: usize| !matches!(circuit.nodes[id].kind, NodeKind::Base(_) | NodeKind::Input(_));
-        let mut ordered = Vec::new();
-        for moves in [false, true] {
-            for component in &layering.components {
-                let gates: Vec<usize> = component
-                    .iter()
-                    .map(|id| id.index())
-                    .filter(|&id| is_gate(id) && depends_on_move[id] == moves)
-                    .collect();
-                if gates.is_empty() {
-                    continue;
-                }
-                let cyclic = component.len() > 1
-                    || circuit.nodes[gates[0]]
-                        .inputs
-                        .iter()
-                        .any(|i| i.index() == gates[0]);
-                ordered.push((gates, cyclic, moves));
-            }
-        }
-        // Within each part, layer by layer; within a layer, by the first slot
-        // read, so that the gates reading a slot sit together.
-        let mut sorted = Vec::with_capacity(ordered.len());
-        let mut rest = ordered;
-        for moves in [false, true] {
-            let (mut part, others): (Vec<_>, Vec<_>) = rest.into_iter().partition(|e| e.2 == moves);
-            rest = others;
-            part.sort_by_key(|e| layering.level[e.0[0]]);
-            let mut start = 0;
-            while start < part.len() {
-                let level = layering.level[part[start].0[0]];
-                let end = start
-                    + part[start..]
-                        .iter()
-                        .take_while(|e| layering.level[e.0[0]] == level)
-                        .count();
-                let first_read = |e: &(Vec<usize>, bool, bool)| {
-                    e.0.iter()
-                        .flat_map(|&g| circuit.nodes[g].inputs.iter())
-                        .map(|i| slot[i.index()])
-                        .min()
-                        .unwrap_or(0)
-                };
-                part[start..end].sort_by_cached_key(first_read);
-                for e in &part[start..end] {
-                    for &g in &e.0 {
-                        slot[g] = next_slot;
-                        next_slot += 1;
-                    }
-                }
-                start = end;
-            }
-            sorted.extend(part);
-        }
-        let ordered = sorted;
+        let ordered = gate_groups(circuit, layering, &depends_on_move);
+        let ordered = place_groups(circuit, layering, ordered, &mut slot, first_gate);
         let slots = first_gate as usize + ordered.iter().map(|(g, _, _)| g.len()).sum::<usize>();
-        let mut by_slot = vec![0usize; slots];
-        for (id, &s) in slot.iter().enumerate() {
-            if s != u32::MAX {
-                by_slot[s as usize] = id;
-            }
-        }
-        let mut gates = Vec::with_capacity(slots);
-        let mut fanin_offsets = Vec::with_capacity(slots + 1);
-        let mut fanin = Vec::new();
-        fanin_offsets.push(0);
-        for &id in &by_slot {
-            let node = &circuit.nodes[id];
-            let gate = match node.kind {
-                NodeKind::Constant(true) | NodeKind::And => Gate::And,
-                NodeKind::Constant(false) | NodeKind::Or | NodeKind::Base(_) | NodeKind::Input(_) => Gate::Or,
-                NodeKind::Not => Gate::Not,
-            };
-            gates.push(gate);
-            fanin.extend(node.inputs.iter().map(|i| slot[i.index()]));
-            fanin_offsets.push(fanin.len() as u32);
-        }
+        let (gates, fanin_offsets, fanin) = gates_and_fanin(circuit, &slot, slots);
         let (fanout_offsets, fanout) = transpose(slots, &fanin_offsets, &fanin);
-        let mut cycle_start = vec![u32::MAX; slots];
-        let mut steps: Vec<Step> = Vec::new();
-        let mut state_steps = 0;
-        for (group, cyclic, moves) in &ordered {
-            let start = slot[group[0]];
-            let end = start + group.len() as u32;
-            if *cyclic {
-                cycle_start[start as usize..end as usize].fill(start);
-                steps.push(Step::Cycle(start, end));
-            } else {
-                // Merge with the previous range unless it belongs to the state-only part
-                // and this one does not.
-                let same_part = !moves || steps.len() > state_steps;
-                match steps.last_mut() {
-                    Some(Step::Gates(_, last_end)) if *last_end == start && same_part => *last_end = end,
-                    _ => steps.push(Step::Gates(start, end)),
-                }
-            }
-            if !moves {
-                state_steps = steps.len();
-            }
-        }
+        let (cycle_start, steps, state_steps) = evaluation_steps(&ordered, &slot, slots);
         CompiledNet {
             slots,
             first_gate,
@@ -457,6 +339,168 @@ impl CompiledNet {
         let s = slot as usize;
         &self.fanout[self.fanout_offsets[s] as usize..self.fanout_offsets[s + 1] as usize]
     }
+}
+
+/// The gates of one component of a layering, in a part of the net: their node
+/// indices, whether the component is cyclic, and whether it depends on moves.
+type Group = (Vec<usize>, bool, bool);
+
+/// Per node of `circuit`, whether it depends on an input, component by
+/// component of `layering` (a component depends on moves as a whole).
+fn depends_on_move(circuit: &Circuit, layering: &Layering) -> Vec<bool> {
+    let mut depends_on_move = vec![false; circuit.nodes.len()];
+    for component in &layering.components {
+        let moved = component.iter().any(|id| {
+            let node = &circuit.nodes[id.index()];
+            matches!(node.kind, NodeKind::Input(_)) || node.inputs.iter().any(|i| depends_on_move[i.index()])
+        });
+        for id in component {
+            depends_on_move[id.index()] = moved;
+        }
+    }
+    depends_on_move
+}
+
+/// The node of each base of `circuit`, and of each input, in their orders.
+fn base_and_input_nodes(circuit: &Circuit) -> (Vec<usize>, Vec<usize>) {
+    let mut base_nodes = vec![0; circuit.bases.len()];
+    let mut input_nodes = vec![0; circuit.inputs.len()];
+    for (i, node) in circuit.nodes.iter().enumerate() {
+        match node.kind {
+            NodeKind::Base(b) => base_nodes[b as usize] = i,
+            NodeKind::Input(m) => input_nodes[m as usize] = i,
+            _ => {}
+        }
+    }
+    (base_nodes, input_nodes)
+}
+
+/// The gates of each component of `layering`, those of the state-only part
+/// (not `depends_on_move`) first, then those of the move part.
+fn gate_groups(circuit: &Circuit, layering: &Layering, depends_on_move: &[bool]) -> Vec<Group> {
+    let is_gate = |id: usize| !matches!(circuit.nodes[id].kind, NodeKind::Base(_) | NodeKind::Input(_));
+    let mut ordered = Vec::new();
+    for moves in [false, true] {
+        for component in &layering.components {
+            let gates: Vec<usize> = component
+                .iter()
+                .map(|id| id.index())
+                .filter(|&id| is_gate(id) && depends_on_move[id] == moves)
+                .collect();
+            if gates.is_empty() {
+                continue;
+            }
+            let cyclic = component.len() > 1
+                || circuit.nodes[gates[0]]
+                    .inputs
+                    .iter()
+                    .any(|i| i.index() == gates[0]);
+            ordered.push((gates, cyclic, moves));
+        }
+    }
+    ordered
+}
+
+/// Orders the `groups` and gives their gates slots from `first_gate` on, in
+/// `slot`: within each part, layer by layer; within a layer, by the first slot
+/// read, so that the gates reading a slot sit together. Returns them in order.
+fn place_groups(
+    circuit: &Circuit,
+    layering: &Layering,
+    groups: Vec<Group>,
+    slot: &mut [u32],
+    first_gate: u32,
+) -> Vec<Group> {
+    let mut next_slot = first_gate;
+    let mut sorted = Vec::with_capacity(groups.len());
+    let mut rest = groups;
+    for moves in [false, true] {
+        let (mut part, others): (Vec<_>, Vec<_>) = rest.into_iter().partition(|e| e.2 == moves);
+        rest = others;
+        part.sort_by_key(|e| layering.level[e.0[0]]);
+        let mut start = 0;
+        while start < part.len() {
+            let level = layering.level[part[start].0[0]];
+            let end = start
+                + part[start..]
+                    .iter()
+                    .take_while(|e| layering.level[e.0[0]] == level)
+                    .count();
+            let first_read = |e: &Group| {
+                e.0.iter()
+                    .flat_map(|&g| circuit.nodes[g].inputs.iter())
+                    .map(|i| slot[i.index()])
+                    .min()
+                    .unwrap_or(0)
+            };
+            part[start..end].sort_by_cached_key(first_read);
+            for e in &part[start..end] {
+                for &g in &e.0 {
+                    slot[g] = next_slot;
+                    next_slot += 1;
+                }
+            }
+            start = end;
+        }
+        sorted.extend(part);
+    }
+    sorted
+}
+
+/// The gate of each of the `slots` (nodes placed by `slot`), and its fan-in as
+/// offsets into the slots it reads.
+fn gates_and_fanin(circuit: &Circuit, slot: &[u32], slots: usize) -> (Vec<Gate>, Vec<u32>, Vec<u32>) {
+    let mut by_slot = vec![0usize; slots];
+    for (id, &s) in slot.iter().enumerate() {
+        if s != u32::MAX {
+            by_slot[s as usize] = id;
+        }
+    }
+    let mut gates = Vec::with_capacity(slots);
+    let mut fanin_offsets = Vec::with_capacity(slots + 1);
+    let mut fanin = Vec::new();
+    fanin_offsets.push(0);
+    for &id in &by_slot {
+        let node = &circuit.nodes[id];
+        let gate = match node.kind {
+            NodeKind::Constant(true) | NodeKind::And => Gate::And,
+            NodeKind::Constant(false) | NodeKind::Or | NodeKind::Base(_) | NodeKind::Input(_) => Gate::Or,
+            NodeKind::Not => Gate::Not,
+        };
+        gates.push(gate);
+        fanin.extend(node.inputs.iter().map(|i| slot[i.index()]));
+        fanin_offsets.push(fanin.len() as u32);
+    }
+    (gates, fanin_offsets, fanin)
+}
+
+/// The evaluation of the `ordered` groups placed by `slot`: per slot its cyclic
+/// component's first slot (or `u32::MAX`), the steps, and how many of them
+/// the state-only part takes.
+fn evaluation_steps(ordered: &[Group], slot: &[u32], slots: usize) -> (Vec<u32>, Vec<Step>, usize) {
+    let mut cycle_start = vec![u32::MAX; slots];
+    let mut steps: Vec<Step> = Vec::new();
+    let mut state_steps = 0;
+    for (group, cyclic, moves) in ordered {
+        let start = slot[group[0]];
+        let end = start + group.len() as u32;
+        if *cyclic {
+            cycle_start[start as usize..end as usize].fill(start);
+            steps.push(Step::Cycle(start, end));
+        } else {
+            // Merge with the previous range unless it belongs to the state-only part
+            // and this one does not.
+            let same_part = !moves || steps.len() > state_steps;
+            match steps.last_mut() {
+                Some(Step::Gates(_, last_end)) if *last_end == start && same_part => *last_end = end,
+                _ => steps.push(Step::Gates(start, end)),
+            }
+        }
+        if !moves {
+            state_steps = steps.len();
+        }
+    }
+    (cycle_start, steps, state_steps)
 }
 
 /// The fan-out lists of a fan-in adjacency, each ascending.
