@@ -238,6 +238,100 @@ impl Checker<'_> {
         }
         Ok(())
     }
+
+    /// The keyword restrictions on dependencies: only `sees` may depend on
+    /// `next`, `legal`, `goal` and `terminal` not on `does`, `init` on neither
+    /// `true` nor `does`.
+    fn keyword_dependencies(&self, deps: &Dependencies) -> Result<(), GdlError> {
+        // `next` in a body (GDL-II games write percepts so): only `sees` may depend on it.
+        let next_readers: Vec<SymbolId> = deps
+            .nodes
+            .get(&SymbolId::NEXT)
+            .map(|&n| deps.graph.neighbors(n).map(|m| deps.graph[m]).collect())
+            .unwrap_or_default();
+        let from_next = deps.reachable(&next_readers);
+        let heads = [
+            SymbolId::INIT,
+            SymbolId::LEGAL,
+            SymbolId::GOAL,
+            SymbolId::TERMINAL,
+            SymbolId::NEXT,
+        ];
+        if let Some((rule, head)) = dependent_rule(self.rules, &heads, &from_next, SymbolId::NEXT) {
+            return Err(self.error(
+                ErrorKind::Keyword,
+                rule.origin,
+                format!(
+                    "'{}' depends on 'next' (only 'sees' may: percepts are computed with the joint move)",
+                    self.name(head)
+                ),
+            ));
+        }
+        let from_does = deps.reachable(&[SymbolId::DOES]);
+        let heads = [SymbolId::LEGAL, SymbolId::GOAL, SymbolId::TERMINAL];
+        if let Some((rule, head)) = dependent_rule(self.rules, &heads, &from_does, SymbolId::DOES) {
+            return Err(self.error(
+                ErrorKind::Keyword,
+                rule.origin,
+                format!("'{}' depends on 'does'", self.name(head)),
+            ));
+        }
+        let from_state = deps.reachable(&[SymbolId::TRUE, SymbolId::DOES]);
+        // Named: an `init` rule whose body reads the state, not merely the first `init` rule.
+        if let Some((rule, _)) = dependent_rule(self.rules, &[SymbolId::INIT], &from_state, SymbolId::TRUE) {
+            return Err(self.error(
+                ErrorKind::Keyword,
+                rule.origin,
+                "'init' depends on 'true' or 'does'".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuses negation inside a static recursive cycle and checks the
+    /// recursion restriction on every recursive literal.
+    fn stratification(
+        &self,
+        deps: &Dependencies,
+        components: &Components,
+        dynamic: &FxHashSet<SymbolId>,
+    ) -> Result<(), GdlError> {
+        let component_of =
+            |relation: SymbolId| deps.nodes.get(&relation).map(|n| components.component[n.index()]);
+        for rule in self.rules {
+            let head_scc = component_of(rule.head.functor().expect("checked")).expect("head is a node");
+            if !components.is_recursive(&deps.graph, head_scc) {
+                continue;
+            }
+            for literal in &rule.body {
+                match literal {
+                    // A dynamic cycle through negation may still be stratified once
+                    // ground (`(goal r 100)` from `(not (goal r 0))`): the circuit
+                    // builder checks it atom by atom.
+                    NormalLiteral::Neg(s)
+                        if component_of(s.functor().expect("checked")) == Some(head_scc)
+                            && !dynamic.contains(&s.functor().expect("checked")) =>
+                    {
+                        return Err(self.error(
+                            ErrorKind::Unstratified,
+                            rule.origin,
+                            format!(
+                                "unstratified negation: '{}' is negated inside its own recursive cycle",
+                                self.name(s.functor().expect("checked"))
+                            ),
+                        ));
+                    }
+                    NormalLiteral::Pos(s)
+                        if component_of(s.functor().expect("checked")) == Some(head_scc) =>
+                    {
+                        check_recursion_restriction(self, rule, s, head_scc, &component_of)?;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Relation dependency graph: an edge from each body relation to the head relation.
@@ -296,49 +390,31 @@ pub fn check(description: &Description, rules: &[NormalRule]) -> Result<Analysis
     checker.safety()?;
 
     let deps = Dependencies::new(rules);
-    // `next` in a body (GDL-II games write percepts so): only `sees` may depend on it.
-    let next_readers: Vec<SymbolId> = deps
-        .nodes
-        .get(&SymbolId::NEXT)
-        .map(|&n| deps.graph.neighbors(n).map(|m| deps.graph[m]).collect())
-        .unwrap_or_default();
-    let from_next = deps.reachable(&next_readers);
-    let heads = [
-        SymbolId::INIT,
-        SymbolId::LEGAL,
-        SymbolId::GOAL,
-        SymbolId::TERMINAL,
-        SymbolId::NEXT,
-    ];
-    if let Some((rule, head)) = dependent_rule(rules, &heads, &from_next, SymbolId::NEXT) {
-        return Err(checker.error(
-            ErrorKind::Keyword,
-            rule.origin,
-            format!(
-                "'{}' depends on 'next' (only 'sees' may: percepts are computed with the joint move)",
-                description.symbols.name(head)
-            ),
-        ));
-    }
-    let from_does = deps.reachable(&[SymbolId::DOES]);
-    let heads = [SymbolId::LEGAL, SymbolId::GOAL, SymbolId::TERMINAL];
-    if let Some((rule, head)) = dependent_rule(rules, &heads, &from_does, SymbolId::DOES) {
-        return Err(checker.error(
-            ErrorKind::Keyword,
-            rule.origin,
-            format!("'{}' depends on 'does'", description.symbols.name(head)),
-        ));
-    }
-    let from_state = deps.reachable(&[SymbolId::TRUE, SymbolId::DOES]);
-    // Named: an `init` rule whose body reads the state, not merely the first `init` rule.
-    if let Some((rule, _)) = dependent_rule(rules, &[SymbolId::INIT], &from_state, SymbolId::TRUE) {
-        return Err(checker.error(
-            ErrorKind::Keyword,
-            rule.origin,
-            "'init' depends on 'true' or 'does'".into(),
-        ));
-    }
+    checker.keyword_dependencies(&deps)?;
+    let dynamic = dynamic_relations(&deps);
+    let components = Components::new(&deps.graph);
+    checker.stratification(&deps, &components, &dynamic)?;
 
+    let static_strata = components
+        .sccs
+        .iter()
+        .map(|scc| scc.iter().map(|&n| deps.graph[n]).collect::<Vec<_>>())
+        .filter(|relations| !relations.iter().any(|r| dynamic.contains(r)))
+        .collect();
+    let recursive = (0..components.sccs.len())
+        .filter(|&c| components.is_recursive(&deps.graph, c))
+        .flat_map(|c| components.sccs[c].iter().map(|&n| deps.graph[n]))
+        .collect();
+    Ok(Analysis {
+        static_strata,
+        dynamic,
+        recursive,
+    })
+}
+
+/// The relations kept in the circuit: the outputs and every relation that
+/// depends on the state, the moves or an output.
+fn dynamic_relations(deps: &Dependencies) -> FxHashSet<SymbolId> {
     let mut dynamic = deps.reachable(&[
         SymbolId::TRUE,
         SymbolId::DOES,
@@ -357,67 +433,38 @@ pub fn check(description: &Description, rules: &[NormalRule]) -> Result<Analysis
     ] {
         dynamic.insert(keyword);
     }
-    // Strongly connected components in topological order (dependencies first).
-    let mut sccs = petgraph::algo::kosaraju_scc(&deps.graph);
-    sccs.reverse();
-    let mut component = vec![0usize; deps.graph.node_count()];
-    for (i, scc) in sccs.iter().enumerate() {
-        for n in scc {
-            component[n.index()] = i;
-        }
-    }
-    let component_of = |relation: SymbolId| deps.nodes.get(&relation).map(|n| component[n.index()]);
-    let recursive = |scc: usize| {
-        sccs[scc].len() > 1 || {
-            let n = sccs[scc][0];
-            deps.graph.contains_edge(n, n)
-        }
-    };
-    for rule in rules {
-        let head_scc = component_of(rule.head.functor().expect("checked")).expect("head is a node");
-        if !recursive(head_scc) {
-            continue;
-        }
-        for literal in &rule.body {
-            match literal {
-                // A dynamic cycle through negation may still be stratified once
-                // ground (`(goal r 100)` from `(not (goal r 0))`): the circuit
-                // builder checks it atom by atom.
-                NormalLiteral::Neg(s)
-                    if component_of(s.functor().expect("checked")) == Some(head_scc)
-                        && !dynamic.contains(&s.functor().expect("checked")) =>
-                {
-                    return Err(checker.error(
-                        ErrorKind::Unstratified,
-                        rule.origin,
-                        format!(
-                            "unstratified negation: '{}' is negated inside its own recursive cycle",
-                            description.symbols.name(s.functor().expect("checked"))
-                        ),
-                    ));
-                }
-                NormalLiteral::Pos(s) if component_of(s.functor().expect("checked")) == Some(head_scc) => {
-                    check_recursion_restriction(&checker, rule, s, head_scc, &component_of)?;
-                }
-                _ => {}
+    dynamic
+}
+
+/// The strongly connected components of the dependency graph in topological
+/// order (dependencies first), and the component of each node.
+struct Components {
+    sccs: Vec<Vec<NodeIndex>>,
+    /// The index in `sccs` of each node's component, by node index.
+    component: Vec<usize>,
+}
+
+impl Components {
+    /// The components of `graph`.
+    fn new(graph: &DiGraph<SymbolId, ()>) -> Self {
+        let mut sccs = petgraph::algo::kosaraju_scc(graph);
+        sccs.reverse();
+        let mut component = vec![0usize; graph.node_count()];
+        for (i, scc) in sccs.iter().enumerate() {
+            for n in scc {
+                component[n.index()] = i;
             }
         }
+        Components { sccs, component }
     }
 
-    let static_strata = sccs
-        .iter()
-        .map(|scc| scc.iter().map(|&n| deps.graph[n]).collect::<Vec<_>>())
-        .filter(|relations| !relations.iter().any(|r| dynamic.contains(r)))
-        .collect();
-    let recursive = (0..sccs.len())
-        .filter(|&c| recursive(c))
-        .flat_map(|c| sccs[c].iter().map(|&n| deps.graph[n]))
-        .collect();
-    Ok(Analysis {
-        static_strata,
-        dynamic,
-        recursive,
-    })
+    /// Whether component `scc` is a cycle: more than one relation, or one that reads itself.
+    fn is_recursive(&self, graph: &DiGraph<SymbolId, ()>, scc: usize) -> bool {
+        self.sccs[scc].len() > 1 || {
+            let n = self.sccs[scc][0];
+            graph.contains_edge(n, n)
+        }
+    }
 }
 
 /// A rule for one of `heads` that depends on `source` (`reach`: every relation

@@ -26,8 +26,8 @@ pub fn to_gdl(rules: &Rules) -> String {
     out
 }
 
+/// Writes the whole translation of `rules`, section by section.
 fn write_gdl(rules: &Rules, out: &mut String) -> std::fmt::Result {
-    let (w, h) = (rules.width(), rules.height());
     let name: String = rules.name().chars().filter(|c| !c.is_control()).collect();
     writeln!(
         out,
@@ -37,10 +37,38 @@ fn write_gdl(rules: &Rules, out: &mut String) -> std::fmt::Result {
         out,
         "(role white)\n(role black)\n(opponent white black)\n(opponent black white)\n"
     )?;
+    let thresholds = rules.count_thresholds();
+    write_initial_state(rules, &thresholds, out)?;
+    let automata: Vec<(u8, Automaton)> = rules
+        .piece_rules()
+        .map(|(kind, regex)| (kind, Automaton::compile(regex)))
+        .collect();
+    let step_id = step_ids(&automata);
+    write_board(rules, &step_id, out)?;
+    write_moves(&automata, &step_id, out)?;
+    write_next_state(rules, out)?;
+    let has_reach = !rules.reach_goals().is_empty();
+    if has_reach {
+        write_reach_goals(rules, out)?;
+    }
+    let has_count = !thresholds.is_empty();
+    if has_count {
+        write_count_goals(rules, &thresholds, out)?;
+    }
+    write_outcome(rules, has_reach, has_count, out)
+}
 
+/// Writes the initial state: control, step, the pieces and the counts of the
+/// `thresholds` (the piece types some `#` goal counts).
+fn write_initial_state(
+    rules: &Rules,
+    thresholds: &[(Player, u8, u32)],
+    out: &mut String,
+) -> std::fmt::Result {
+    let w = rules.width();
     writeln!(out, ";; Initial state")?;
     writeln!(out, "(init (control white))\n(init (step 0))")?;
-    for y in 0..h {
+    for y in 0..rules.height() {
         for x in 0..w {
             if let Some(piece) = rules.initial_board()[y * w + x] {
                 writeln!(
@@ -52,29 +80,36 @@ fn write_gdl(rules: &Rules, out: &mut String) -> std::fmt::Result {
             }
         }
     }
-    let thresholds = rules.count_thresholds();
-    for &(player, kind, _) in &thresholds {
+    for &(player, kind, _) in thresholds {
         let n = rules.initial_count(player, kind);
         writeln!(out, "(init (count {} {} {n}))", player.name(), kind_name(kind))?;
     }
+    Ok(())
+}
 
+/// Numbers every step `(dx, dy)` some automaton's transitions take, in order:
+/// the `D` of `(shift P D X1 Y1 X2 Y2)`.
+fn step_ids(automata: &[(u8, Automaton)]) -> BTreeMap<(i32, i32), usize> {
+    let mut steps: Vec<(i32, i32)> = automata
+        .iter()
+        .flat_map(|(_, automaton)| automaton.transitions().iter().map(|(_, l, _)| (l.dx, l.dy)))
+        .collect();
+    steps.sort();
+    steps.dedup();
+    steps.iter().enumerate().map(|(i, s)| (*s, i)).collect()
+}
+
+/// Writes the board: its squares, the `shift` facts of every step for each
+/// player, and `occupied` and `empty`.
+fn write_board(rules: &Rules, step_id: &BTreeMap<(i32, i32), usize>, out: &mut String) -> std::fmt::Result {
+    let (w, h) = (rules.width(), rules.height());
     writeln!(out, "\n;; The board")?;
     for y in 0..h {
         for x in 0..w {
             writeln!(out, "(square {x} {y})")?;
         }
     }
-    let mut steps: Vec<(i32, i32)> = Vec::new();
-    let mut automata = Vec::new();
-    for (kind, regex) in rules.piece_rules() {
-        let automaton = Automaton::compile(regex);
-        steps.extend(automaton.transitions().iter().map(|(_, l, _)| (l.dx, l.dy)));
-        automata.push((kind, automaton));
-    }
-    steps.sort();
-    steps.dedup();
-    let step_id: BTreeMap<(i32, i32), usize> = steps.iter().enumerate().map(|(i, s)| (*s, i)).collect();
-    for (&(dx, dy), id) in &step_id {
+    for (&(dx, dy), id) in step_id {
         for player in Player::BOTH {
             let dy = match player {
                 Player::White => dy,
@@ -91,8 +126,16 @@ fn write_gdl(rules: &Rules, out: &mut String) -> std::fmt::Result {
         }
     }
     writeln!(out, "(<= (occupied ?x ?y) (true (cell ?x ?y ?p ?k)))")?;
-    writeln!(out, "(<= (empty ?x ?y) (square ?x ?y) (not (occupied ?x ?y)))")?;
+    writeln!(out, "(<= (empty ?x ?y) (square ?x ?y) (not (occupied ?x ?y)))")
+}
 
+/// Writes the legal moves: one `reach` rule per transition of each piece
+/// type's automaton, `canmove` from its accepting states, and `legal`.
+fn write_moves(
+    automata: &[(u8, Automaton)],
+    step_id: &BTreeMap<(i32, i32), usize>,
+    out: &mut String,
+) -> std::fmt::Result {
     writeln!(
         out,
         "\n;; Moves: each piece type's automaton walked over the board"
@@ -101,7 +144,7 @@ fn write_gdl(rules: &Rules, out: &mut String) -> std::fmt::Result {
         out,
         "(<= (reach ?p ?k s0 ?x ?y ?x ?y) (true (control ?p)) (true (cell ?x ?y ?p ?k)))"
     )?;
-    for (kind, automaton) in &automata {
+    for (kind, automaton) in automata {
         let k = kind_name(*kind);
         for &(from, letter, to) in automaton.transitions() {
             let condition = match letter.on {
@@ -127,8 +170,12 @@ fn write_gdl(rules: &Rules, out: &mut String) -> std::fmt::Result {
         out,
         "(<= (legal ?p (move ?x0 ?y0 ?x ?y)) (canmove ?p ?x0 ?y0 ?x ?y))"
     )?;
-    writeln!(out, "(<= (legal ?p noop) (role ?p) (not (true (control ?p))))")?;
+    writeln!(out, "(<= (legal ?p noop) (role ?p) (not (true (control ?p))))")
+}
 
+/// Writes the next state: the moved piece, the pieces that stay, control,
+/// and the step counter with its `succ` facts up to the turn limit.
+fn write_next_state(rules: &Rules, out: &mut String) -> std::fmt::Result {
     writeln!(out, "\n;; Next state")?;
     writeln!(
         out,
@@ -145,56 +192,69 @@ fn write_gdl(rules: &Rules, out: &mut String) -> std::fmt::Result {
     for n in 0..rules.turn_limit() {
         writeln!(out, "(succ {n} {})", n + 1)?;
     }
+    Ok(())
+}
 
-    let has_reach = !rules.reach_goals().is_empty();
-    if has_reach {
-        writeln!(
-            out,
-            "\n;; @ goals: the mover wins by moving a piece onto one of its squares"
-        )?;
-        for goal in rules.reach_goals() {
-            for (x, y) in &goal.squares {
-                writeln!(
-                    out,
-                    "(goalsquare {} {} {x} {y})",
-                    goal.player.name(),
-                    kind_name(goal.kind)
-                )?;
-            }
+/// Writes the `@` goals: the goal squares and the `reached` state they set.
+fn write_reach_goals(rules: &Rules, out: &mut String) -> std::fmt::Result {
+    writeln!(
+        out,
+        "\n;; @ goals: the mover wins by moving a piece onto one of its squares"
+    )?;
+    for goal in rules.reach_goals() {
+        for (x, y) in &goal.squares {
+            writeln!(
+                out,
+                "(goalsquare {} {} {x} {y})",
+                goal.player.name(),
+                kind_name(goal.kind)
+            )?;
         }
-        writeln!(out, "(<= (next (reached ?p)) (does ?p (move ?x0 ?y0 ?x ?y)) (true (cell ?x0 ?y0 ?p ?k)) (goalsquare ?p ?k ?x ?y))")?;
     }
-    let has_count = !thresholds.is_empty();
-    if has_count {
-        writeln!(out, "\n;; # goals: pieces left of each counted type")?;
-        let mut most = 0;
-        for &(player, kind, at_most) in &thresholds {
-            let initial = rules.initial_count(player, kind);
-            most = most.max(initial);
-            for c in 0..=at_most.min(initial) {
-                writeln!(out, "(countloss {} {} {c})", player.name(), kind_name(kind))?;
-            }
-        }
-        for c in 1..=most {
-            writeln!(out, "(pred {c} {})", c - 1)?;
-        }
-        writeln!(out, "(<= (captured ?o ?k) (does ?p (move ?x0 ?y0 ?x ?y)) (true (cell ?x ?y ?o ?k)) (distinct ?x0 ?x))")?;
-        writeln!(out, "(<= (captured ?o ?k) (does ?p (move ?x0 ?y0 ?x ?y)) (true (cell ?x ?y ?o ?k)) (distinct ?y0 ?y))")?;
-        writeln!(
-            out,
-            "(<= (next (count ?o ?k ?c)) (true (count ?o ?k ?c)) (not (captured ?o ?k)))"
-        )?;
-        writeln!(
-            out,
-            "(<= (next (count ?o ?k ?c)) (true (count ?o ?k ?c1)) (captured ?o ?k) (pred ?c1 ?c))"
-        )?;
-        writeln!(
-            out,
-            "(<= (countlost ?p) (true (count ?p ?k ?c)) (countloss ?p ?k ?c))"
-        )?;
-        writeln!(out, "(<= countdecided (countlost ?p))")?;
-    }
+    writeln!(out, "(<= (next (reached ?p)) (does ?p (move ?x0 ?y0 ?x ?y)) (true (cell ?x0 ?y0 ?p ?k)) (goalsquare ?p ?k ?x ?y))")
+}
 
+/// Writes the `#` goals of the `thresholds`: the counts that lose, the
+/// captures that lower a count, and `countlost`.
+fn write_count_goals(rules: &Rules, thresholds: &[(Player, u8, u32)], out: &mut String) -> std::fmt::Result {
+    writeln!(out, "\n;; # goals: pieces left of each counted type")?;
+    let mut most = 0;
+    for &(player, kind, at_most) in thresholds {
+        let initial = rules.initial_count(player, kind);
+        most = most.max(initial);
+        for c in 0..=at_most.min(initial) {
+            writeln!(out, "(countloss {} {} {c})", player.name(), kind_name(kind))?;
+        }
+    }
+    for c in 1..=most {
+        writeln!(out, "(pred {c} {})", c - 1)?;
+    }
+    writeln!(
+        out,
+        "(<= (captured ?o ?k) (does ?p (move ?x0 ?y0 ?x ?y)) (true (cell ?x ?y ?o ?k)) (distinct ?x0 ?x))"
+    )?;
+    writeln!(
+        out,
+        "(<= (captured ?o ?k) (does ?p (move ?x0 ?y0 ?x ?y)) (true (cell ?x ?y ?o ?k)) (distinct ?y0 ?y))"
+    )?;
+    writeln!(
+        out,
+        "(<= (next (count ?o ?k ?c)) (true (count ?o ?k ?c)) (not (captured ?o ?k)))"
+    )?;
+    writeln!(
+        out,
+        "(<= (next (count ?o ?k ?c)) (true (count ?o ?k ?c1)) (captured ?o ?k) (pred ?c1 ?c))"
+    )?;
+    writeln!(
+        out,
+        "(<= (countlost ?p) (true (count ?p ?k ?c)) (countloss ?p ?k ?c))"
+    )?;
+    writeln!(out, "(<= countdecided (countlost ?p))")
+}
+
+/// Writes `terminal` and the goals, the kinds of win in order of precedence:
+/// `@` reached (`has_reach`), `#` counts (`has_count`), no legal move, turn limit.
+fn write_outcome(rules: &Rules, has_reach: bool, has_count: bool, out: &mut String) -> std::fmt::Result {
     writeln!(
         out,
         "\n;; Terminal and goals, in order: @ reached, # counts, no legal move, turn limit"

@@ -228,6 +228,24 @@ impl RtMatch {
     /// Takes in `news` and answers the request: its text and a note.
     fn answer(&self, news: News, received: Instant, config: &PlayerConfig) -> (String, String) {
         let mut sync = self.lock();
+        let (mine, told) = self.take_news(&mut sync, news, received);
+        let hold_until = received + config.idle_timeout;
+        let answer = self
+            .wait_for_legal(sync, mine, hold_until)
+            .and_then(|(state, at, legal, zero)| {
+                let chosen = self.think(&state, at, zero.unwrap_or(received), legal, config, mine.1);
+                self.confirm(chosen)
+            });
+        match answer {
+            Ok((chosen, note)) => (chosen, format!("{told}{note}")),
+            Err(why) => ("NIL".to_owned(), format!("{told}{why}")),
+        }
+    }
+
+    /// Counts the request and takes in its `news` (a move of this role's clears
+    /// the pending one): the request's place among the PLAYs (game time,
+    /// count), and a note on news it could not take in (empty when none).
+    fn take_news(&self, sync: &mut Sync, news: News, received: Instant) -> ((Time, u64), String) {
         sync.plays += 1;
         sync.last_seen = received;
         let ours = match &news {
@@ -242,39 +260,49 @@ impl RtMatch {
         if ours {
             sync.pending = None;
         }
-        let (time, told) = self.take(&mut sync, news, received);
+        let (time, told) = self.take(sync, news, received);
         let mine = (time, sync.plays);
         sync.newest = sync.newest.max(mine);
         self.changed.notify_all();
-        let nil = |why: String| ("NIL".to_owned(), why);
         let told = match told {
             Ok(()) => String::new(),
             Err(e) => format!("{e}; "),
         };
-        let hold_until = received + config.idle_timeout;
-        let (state, at, legal) = loop {
+        (mine, told)
+    }
+
+    /// Waits until this role has a legal move in the current state (the last
+    /// known one with the expiries due by now), until `hold_until` at the
+    /// latest, then unlocks `sync`: that state, its game time, the legal moves
+    /// and the estimated instant of game time 0; or why the request is answered
+    /// `NIL` (the match ended, a newer PLAY than `mine` came, the last move is
+    /// not told yet, terminal, held too long).
+    fn wait_for_legal(
+        &self,
+        mut sync: MutexGuard<'_, Sync>,
+        mine: (Time, u64),
+        hold_until: Instant,
+    ) -> Result<(TimedState, Time, Vec<String>, Option<Instant>), String> {
+        loop {
             if sync.ended {
-                return nil(format!("{told}the match ended"));
+                return Err("the match ended".into());
             }
             if sync.newest != mine {
-                return nil(format!("{told}a newer PLAY came"));
+                return Err("a newer PLAY came".into());
             }
             if sync.pending.is_some_and(|sent| sent.elapsed() < self.unit) {
-                return nil(format!("{told}its last move is not told yet"));
+                return Err("its last move is not told yet".into());
             }
             let now = self.game_time(sync.zero, Instant::now());
-            let (state, at) = match self.advance(&sync.state, sync.at, now) {
-                Ok(s) => s,
-                Err(e) => return nil(format!("{told}{e}")),
-            };
+            let (state, at) = self.advance(&sync.state, sync.at, now)?;
             let legal = match self.game.is_terminal(&state) {
-                Ok(true) => return nil(format!("{told}terminal")),
+                Ok(true) => return Err("terminal".into()),
                 Ok(false) => self.game.legal_moves(&state, self.role),
                 Err(e) => Err(e),
             };
             match legal {
-                Err(e) => return nil(format!("{told}{e}")),
-                Ok(legal) if !legal.is_empty() => break (state, at, legal),
+                Err(e) => return Err(e.to_string()),
+                Ok(legal) if !legal.is_empty() => return Ok((state, at, legal, sync.zero)),
                 Ok(_) => {}
             }
             // No legal move now: wait for the next expiry or news.
@@ -287,27 +315,27 @@ impl RtMatch {
             let wake = expiry.map_or(hold_until, |e| e.min(hold_until));
             let now = Instant::now();
             if now >= hold_until {
-                return nil(format!("{told}held too long"));
+                return Err("held too long".into());
             }
             sync = self
                 .changed
                 .wait_timeout(sync, wake.saturating_duration_since(now))
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
-        };
-        let zero = sync.zero.unwrap_or(received);
-        drop(sync);
-        let chosen = self.think(&state, at, zero, legal, config, mine.1);
+        }
+    }
+
+    /// The move `chosen` by thinking (and its note), to send if the match goes
+    /// on, no other request sent a move meanwhile and it is still legal in what
+    /// is known now (it is then pending); else why the answer is `NIL`.
+    fn confirm(&self, chosen: Result<(String, String), String>) -> Result<(String, String), String> {
         let mut sync = self.lock();
         if sync.ended {
-            return nil(format!("{told}the match ended while thinking"));
+            return Err("the match ended while thinking".into());
         }
-        let (chosen, note) = match chosen {
-            Ok(found) => found,
-            Err(e) => return nil(format!("{told}{e}")),
-        };
+        let (chosen, note) = chosen?;
         if sync.pending.is_some() {
-            return nil(format!("{told}{note}, but another request sent a move meanwhile"));
+            return Err(format!("{note}, but another request sent a move meanwhile"));
         }
         // Still legal in what is known now?
         let now = self.game_time(sync.zero, Instant::now());
@@ -322,9 +350,9 @@ impl RtMatch {
         match still {
             true => {
                 sync.pending = Some(Instant::now());
-                (chosen, format!("{told}{note}"))
+                Ok((chosen, note))
             }
-            false => nil(format!("{told}{note}, no longer legal")),
+            false => Err(format!("{note}, no longer legal")),
         }
     }
 

@@ -127,97 +127,180 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
         args.evaluators.clone()
     };
     let cpu = cpu_model();
-    let family = super::proc_field("/proc/cpuinfo", "cpu family").and_then(|f| f.parse().ok());
-    let (peer_file, same_cpu) = peer_file(&cpu, family);
-    let peers = markdown_tables(&corpus.join("anchors").join(peer_file.file));
-    let published = markdown_tables(&corpus.join("anchors").join("published.md"));
-    let machine_factor = machine_factor(&peers, &published);
+    let baselines = Baselines::load(&corpus, &cpu);
     let mut thread_counts = vec![1, threads];
     thread_counts.dedup();
-    let repeats = args.repeats as usize;
-    let mut progress = Progress::new(
-        names.len(),
-        names.len() * (evaluators.len() * thread_counts.len() * repeats + 2),
-    );
-    let mut rows = Vec::new();
-    let mut all_match = true;
-    for name in &names {
-        let path = game_path(&corpus, name);
-        let stem = path
-            .file_stem()
-            .map_or(name.clone(), |s| s.to_string_lossy().into_owned());
-        progress.show(&stem, "load");
-        let mut row = json!({"game": stem, "anchors": anchors(&stem, &peers, &published, machine_factor)});
-        match load_game(Some(&path)) {
-            Err(e) => row["error"] = json!(e.message()),
-            Ok(loaded) => {
-                row["init_seconds"] = json!(loaded.report.phases.iter().map(|(_, s)| s).sum::<f64>());
-                row["components"] = json!(loaded.report.components.values().sum::<usize>());
-                let mut mc = serde_json::Map::new();
-                let mut mc_runs = serde_json::Map::new();
-                for &kind in &evaluators {
-                    let mut runs: Vec<Vec<f64>> = vec![Vec::new(); thread_counts.len()];
-                    for repeat in 0..repeats {
-                        for (&t, samples) in thread_counts.iter().zip(&mut runs) {
-                            progress.show(
-                                &stem,
-                                &format!("{kind}, {t} thread(s), run {}/{repeats}", repeat + 1),
-                            );
-                            let config = McConfig {
-                                engine: EngineConfig {
-                                    choice: Choice::Fixed(kind),
-                                    native: args.native,
-                                },
-                                threads: t,
-                                budget: Budget::Seconds(args.seconds / repeats as f64),
-                                seed: 1,
-                                max_depth: DEFAULT_MAX_DEPTH,
-                            };
-                            let report = monte_carlo(&loaded.game, &config)
-                                .map_err(|e| Failure::input(e.to_string()))?;
-                            samples.push(report.transitions_per_sec());
-                        }
-                    }
-                    let key = |t: usize| t.to_string();
-                    let rates = thread_counts
-                        .iter()
-                        .zip(&runs)
-                        .map(|(&t, r)| (key(t), json!(median(r))));
-                    mc.insert(kind.name().to_owned(), Value::Object(rates.collect()));
-                    let all = thread_counts.iter().zip(&runs).map(|(&t, r)| (key(t), json!(r)));
-                    mc_runs.insert(kind.name().to_owned(), Value::Object(all.collect()));
-                }
-                row["mc"] = Value::Object(mc);
-                row["mc_runs"] = Value::Object(mc_runs);
-                progress.show(&stem, "perft");
-                if !args.skip_perft {
-                    let perft_row = perft_against_trace(&corpus, &stem, &loaded.game, args.native);
-                    all_match &= perft_row["counts_match"].as_bool().unwrap_or(true);
-                    row["perft"] = perft_row;
-                }
-            }
-        }
-        progress.done_game();
-        rows.push(row);
-    }
-    progress.finish();
+    let runs = Runs {
+        args,
+        evaluators,
+        thread_counts,
+    };
+    let (rows, all_match) = runs.measure_games(&corpus, &names, &baselines)?;
     let report = json!({
         "cpu": cpu,
         "lane_vector_bits": ggpnet::propnet::engine::VectorWidth::detect().bits(),
         "cores": std::thread::available_parallelism().map_or(1, |n| n.get()),
         "threads": threads,
         "seconds": args.seconds,
-        "repeats": repeats,
+        "repeats": args.repeats,
         "unit": "state transitions (joint moves applied) per second",
         "peers": {
-            "file": format!("anchors/{}", peer_file.file),
-            "measured_on": peer_file.machine,
-            "cross_machine": !same_cpu,
+            "file": format!("anchors/{}", baselines.peer_file.file),
+            "measured_on": baselines.peer_file.machine,
+            "cross_machine": !baselines.same_cpu,
         },
-        "machine_factor": machine_factor,
+        "machine_factor": baselines.machine_factor,
         "games": rows,
     });
-    let markdown = markdown(&report, threads);
+    write_report(args, &report, threads)?;
+    Ok(all_match)
+}
+
+/// The figures ours are compared with: the peer file chosen for this CPU and
+/// the published figures, as tables, and the factor between their machines.
+struct Baselines {
+    peer_file: &'static PeerFile,
+    /// Whether the peer file was measured on this CPU.
+    same_cpu: bool,
+    peers: BTreeMap<String, BTreeMap<String, f64>>,
+    published: BTreeMap<String, BTreeMap<String, f64>>,
+    machine_factor: f64,
+}
+
+impl Baselines {
+    /// The baselines in `corpus`'s `anchors/` for the CPU named `cpu`.
+    fn load(corpus: &Path, cpu: &str) -> Baselines {
+        let family = super::proc_field("/proc/cpuinfo", "cpu family").and_then(|f| f.parse().ok());
+        let (peer_file, same_cpu) = peer_file(cpu, family);
+        let peers = markdown_tables(&corpus.join("anchors").join(peer_file.file));
+        let published = markdown_tables(&corpus.join("anchors").join("published.md"));
+        let machine_factor = machine_factor(&peers, &published);
+        Baselines {
+            peer_file,
+            same_cpu,
+            peers,
+            published,
+            machine_factor,
+        }
+    }
+}
+
+/// What is measured on every game: flat Monte-Carlo with each evaluator on
+/// each thread count, as the arguments say.
+struct Runs<'a> {
+    args: &'a BenchArgs,
+    evaluators: Vec<EvaluatorKind>,
+    thread_counts: Vec<usize>,
+}
+
+impl Runs<'_> {
+    /// One JSON row per game of `names` (its measurements, or why it did not
+    /// load), and whether every perft count equals its trace's.
+    fn measure_games(
+        &self,
+        corpus: &Path,
+        names: &[String],
+        baselines: &Baselines,
+    ) -> Result<(Vec<Value>, bool), Failure> {
+        let repeats = self.args.repeats as usize;
+        let mut progress = Progress::new(
+            names.len(),
+            names.len() * (self.evaluators.len() * self.thread_counts.len() * repeats + 2),
+        );
+        let mut rows = Vec::new();
+        let mut all_match = true;
+        for name in names {
+            let path = game_path(corpus, name);
+            let stem = path
+                .file_stem()
+                .map_or(name.clone(), |s| s.to_string_lossy().into_owned());
+            progress.show(&stem, "load");
+            let anchors = anchors(
+                &stem,
+                &baselines.peers,
+                &baselines.published,
+                baselines.machine_factor,
+            );
+            let mut row = json!({"game": stem, "anchors": anchors});
+            match load_game(Some(&path)) {
+                Err(e) => row["error"] = json!(e.message()),
+                Ok(loaded) => {
+                    row["init_seconds"] = json!(loaded.report.phases.iter().map(|(_, s)| s).sum::<f64>());
+                    row["components"] = json!(loaded.report.components.values().sum::<usize>());
+                    let (mc, mc_runs) = self.mc_rates(&loaded.game, &stem, &mut progress)?;
+                    row["mc"] = mc;
+                    row["mc_runs"] = mc_runs;
+                    progress.show(&stem, "perft");
+                    if !self.args.skip_perft {
+                        let perft_row = perft_against_trace(corpus, &stem, &loaded.game, self.args.native);
+                        all_match &= perft_row["counts_match"].as_bool().unwrap_or(true);
+                        row["perft"] = perft_row;
+                    }
+                }
+            }
+            progress.done_game();
+            rows.push(row);
+        }
+        progress.finish();
+        Ok((rows, all_match))
+    }
+
+    /// Flat Monte-Carlo on `game` (named `stem`) with every evaluator and
+    /// thread count: the median rate of each (evaluator → threads → rate), and
+    /// the rates of all its runs.
+    fn mc_rates(
+        &self,
+        game: &std::sync::Arc<ggpnet::propnet::Game>,
+        stem: &str,
+        progress: &mut Progress,
+    ) -> Result<(Value, Value), Failure> {
+        let repeats = self.args.repeats as usize;
+        let mut mc = serde_json::Map::new();
+        let mut mc_runs = serde_json::Map::new();
+        for &kind in &self.evaluators {
+            let mut runs: Vec<Vec<f64>> = vec![Vec::new(); self.thread_counts.len()];
+            for repeat in 0..repeats {
+                for (&t, samples) in self.thread_counts.iter().zip(&mut runs) {
+                    progress.show(
+                        stem,
+                        &format!("{kind}, {t} thread(s), run {}/{repeats}", repeat + 1),
+                    );
+                    let config = McConfig {
+                        engine: EngineConfig {
+                            choice: Choice::Fixed(kind),
+                            native: self.args.native,
+                        },
+                        threads: t,
+                        budget: Budget::Seconds(self.args.seconds / repeats as f64),
+                        seed: 1,
+                        max_depth: DEFAULT_MAX_DEPTH,
+                    };
+                    let report = monte_carlo(game, &config).map_err(|e| Failure::input(e.to_string()))?;
+                    samples.push(report.transitions_per_sec());
+                }
+            }
+            let key = |t: usize| t.to_string();
+            let rates = self
+                .thread_counts
+                .iter()
+                .zip(&runs)
+                .map(|(&t, r)| (key(t), json!(median(r))));
+            mc.insert(kind.name().to_owned(), Value::Object(rates.collect()));
+            let all = self
+                .thread_counts
+                .iter()
+                .zip(&runs)
+                .map(|(&t, r)| (key(t), json!(r)));
+            mc_runs.insert(kind.name().to_owned(), Value::Object(all.collect()));
+        }
+        Ok((Value::Object(mc), Value::Object(mc_runs)))
+    }
+}
+
+/// Writes `report` as bench.json and bench.md into the output directory, and
+/// prints it as the arguments ask (JSON or markdown).
+fn write_report(args: &BenchArgs, report: &Value, threads: usize) -> Result<(), Failure> {
+    let markdown = markdown(report, threads);
     std::fs::create_dir_all(&args.out_dir)
         .map_err(|e| Failure::input(format!("cannot create {}: {e}", args.out_dir.display())))?;
     for (file, text) in [
@@ -233,7 +316,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
     } else {
         print!("{markdown}");
     }
-    Ok(all_match)
+    Ok(())
 }
 
 /// The median of `samples` (the mean of the middle two for an even count).

@@ -9,8 +9,8 @@ use ggpnet::propnet::driver::{Playout, PlayoutTotals};
 use ggpnet::propnet::engine::EvaluatorKind;
 use ggpnet::propnet::engine::LANES;
 use ggpnet::propnet::random::Stream;
-use ggpnet::propnet::{Game, Loaded, State, StateMachine};
-use ggpnet_reference::Reference;
+use ggpnet::propnet::{Game, Loaded, Move, State, StateMachine};
+use ggpnet_reference::{RefState, Reference};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::Arc;
@@ -35,7 +35,7 @@ pub fn differential(
     max_steps: usize,
     seed: u64,
 ) -> DiffReport {
-    let mut machine = loaded.machine();
+    let machine = loaded.machine();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut report = DiffReport::default();
     let roles = machine.roles().to_vec();
@@ -46,95 +46,135 @@ pub fn differential(
         ));
         return report;
     }
+    let mut sides = SideBySide {
+        machine,
+        reference,
+        roles,
+    };
     for playout in 0..playouts {
         report.playouts += 1;
-        let mut state = machine.initial_state();
+        let mut state = sides.machine.initial_state();
         let mut ref_state = reference.initial_state();
         for step in 0..=max_steps {
             report.steps += 1;
-            let at = format!("playout {playout} step {step}");
-            let ours = machine.state_to_kif(&state);
-            let theirs = ref_state.facts();
-            if ours != theirs {
-                report.first_difference =
-                    Some(format!("{at}: state: propnet {ours:?}, reference {theirs:?}"));
-                return report;
-            }
-            let terminal = machine.is_terminal(&state);
-            if terminal != reference.is_terminal(&ref_state) {
-                report.first_difference = Some(format!("{at}: terminal: propnet {terminal}"));
-                return report;
-            }
-            let goals = machine.goals(&state);
-            let ref_goals = reference.goals(&ref_state);
-            if goals != ref_goals {
-                report.first_difference =
-                    Some(format!("{at}: goals: propnet {goals:?}, reference {ref_goals:?}"));
-                return report;
-            }
-            if terminal || step == max_steps {
-                break;
-            }
-            let mut joint = Vec::with_capacity(roles.len());
-            let mut joint_text = Vec::with_capacity(roles.len());
-            for (role, name) in roles.iter().enumerate() {
-                let legal = machine.legal_moves(&state, role);
-                let mut ours: Vec<String> =
-                    legal.iter().map(|&m| machine.move_to_kif(m).to_owned()).collect();
-                ours.sort_unstable();
-                let theirs = reference.legal_moves(&ref_state, role);
-                if ours != theirs {
-                    report.first_difference = Some(format!(
-                        "{at}: legal moves of {name}: propnet {ours:?}, reference {theirs:?}"
-                    ));
-                    return report;
-                }
-                if legal.is_empty() {
-                    report.first_difference =
-                        Some(format!("{at}: {name} has no legal move in a non-terminal state"));
-                    return report;
-                }
-                let chosen = legal[rng.gen_range(0..legal.len())];
-                joint_text.push(machine.move_to_kif(chosen).to_owned());
-                joint.push(chosen);
-            }
-            let percepts = match machine.percepts(&state, &joint) {
-                Ok(p) => p,
+            match sides.compare(&state, &ref_state, step == max_steps, &mut rng) {
+                Ok(Some(next)) => (state, ref_state) = next,
+                Ok(None) => break,
                 Err(e) => {
-                    report.first_difference = Some(format!("{at}: propnet: {e}"));
-                    return report;
-                }
-            };
-            match reference.percepts(&ref_state, &joint_text) {
-                Ok(theirs) if theirs == percepts => {}
-                Ok(theirs) => {
-                    report.first_difference = Some(format!(
-                        "{at}: percepts after {joint_text:?}: propnet {percepts:?}, reference {theirs:?}"
-                    ));
-                    return report;
-                }
-                Err(e) => {
-                    report.first_difference = Some(format!("{at}: reference: {e}"));
+                    report.first_difference = Some(format!("playout {playout} step {step}: {e}"));
                     return report;
                 }
             }
-            state = match machine.next_state(&state, &joint) {
-                Ok(s) => s,
-                Err(e) => {
-                    report.first_difference = Some(format!("{at}: propnet: {e}"));
-                    return report;
-                }
-            };
-            ref_state = match reference.next_state(&ref_state, &joint_text) {
-                Ok(s) => s,
-                Err(e) => {
-                    report.first_difference = Some(format!("{at}: reference: {e}"));
-                    return report;
-                }
-            };
         }
     }
     report
+}
+
+/// The propnet's state machine and the reference interpreter of one game
+/// (with the same roles), played side by side.
+struct SideBySide<'a> {
+    machine: StateMachine,
+    reference: &'a Reference,
+    roles: Vec<String>,
+}
+
+impl SideBySide<'_> {
+    /// Compares the propnet in `state` with the reference in `ref_state`
+    /// (state, terminal, goals); the next states after a random joint move, or
+    /// `None` where the playout ends (terminal, or the `last` step).
+    fn compare(
+        &mut self,
+        state: &State,
+        ref_state: &RefState,
+        last: bool,
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> Result<Option<(State, RefState)>, String> {
+        let ours = self.machine.state_to_kif(state);
+        let theirs = ref_state.facts();
+        if ours != theirs {
+            return Err(format!("state: propnet {ours:?}, reference {theirs:?}"));
+        }
+        let terminal = self.machine.is_terminal(state);
+        if terminal != self.reference.is_terminal(ref_state) {
+            return Err(format!("terminal: propnet {terminal}"));
+        }
+        let goals = self.machine.goals(state);
+        let ref_goals = self.reference.goals(ref_state);
+        if goals != ref_goals {
+            return Err(format!("goals: propnet {goals:?}, reference {ref_goals:?}"));
+        }
+        if terminal || last {
+            return Ok(None);
+        }
+        let (joint, joint_text) = self.random_joint_move(state, ref_state, rng)?;
+        self.play(state, ref_state, &joint, &joint_text).map(Some)
+    }
+
+    /// A random joint move from the propnet's legal moves in `state`, and its
+    /// text, once every role's legal moves equal the reference's in `ref_state`.
+    fn random_joint_move(
+        &mut self,
+        state: &State,
+        ref_state: &RefState,
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> Result<(Vec<Move>, Vec<String>), String> {
+        let mut joint = Vec::with_capacity(self.roles.len());
+        let mut joint_text = Vec::with_capacity(self.roles.len());
+        for (role, name) in self.roles.iter().enumerate() {
+            let legal = self.machine.legal_moves(state, role);
+            let mut ours: Vec<String> = legal
+                .iter()
+                .map(|&m| self.machine.move_to_kif(m).to_owned())
+                .collect();
+            ours.sort_unstable();
+            let theirs = self.reference.legal_moves(ref_state, role);
+            if ours != theirs {
+                return Err(format!(
+                    "legal moves of {name}: propnet {ours:?}, reference {theirs:?}"
+                ));
+            }
+            if legal.is_empty() {
+                return Err(format!("{name} has no legal move in a non-terminal state"));
+            }
+            let chosen = legal[rng.gen_range(0..legal.len())];
+            joint_text.push(self.machine.move_to_kif(chosen).to_owned());
+            joint.push(chosen);
+        }
+        Ok((joint, joint_text))
+    }
+
+    /// Plays `joint` (`joint_text` for the reference) on both sides, comparing
+    /// the percepts: the next states.
+    fn play(
+        &mut self,
+        state: &State,
+        ref_state: &RefState,
+        joint: &[Move],
+        joint_text: &[String],
+    ) -> Result<(State, RefState), String> {
+        let percepts = self
+            .machine
+            .percepts(state, joint)
+            .map_err(|e| format!("propnet: {e}"))?;
+        match self.reference.percepts(ref_state, joint_text) {
+            Ok(theirs) if theirs == percepts => {}
+            Ok(theirs) => {
+                return Err(format!(
+                    "percepts after {joint_text:?}: propnet {percepts:?}, reference {theirs:?}"
+                ))
+            }
+            Err(e) => return Err(format!("reference: {e}")),
+        }
+        let next = self
+            .machine
+            .next_state(state, joint)
+            .map_err(|e| format!("propnet: {e}"))?;
+        let ref_next = self
+            .reference
+            .next_state(ref_state, joint_text)
+            .map_err(|e| format!("reference: {e}"))?;
+        Ok((next, ref_next))
+    }
 }
 
 /// Lanes compared with the scalar driver: the first and last of every word and a
