@@ -122,126 +122,24 @@ impl Cones {
         most_cost: f64,
     ) -> Option<Cones> {
         let mut specializer = Specializer::new(net, kept, decoded)?;
-        // What a function's gates cost, in values read and stored; empty
-        // functions are not called.
-        let cost = |gates: &[Folded]| {
-            gates
-                .iter()
-                .map(|g| (g.end - g.start) as usize + 1)
-                .sum::<usize>()
-        };
-        let call_cost = |gates: &[Folded]| match gates {
-            [] => 0,
-            gates => CALL_COST + cost(gates),
-        };
-        // The cost of the gates that outputs need (more are stored, to be
-        // read by other functions) bounds the cost from below as the
-        // functions are made: the packing's call, the baseline's, then each
-        // cone's, averaged over its role's inputs.
-        let least_cost_of = |function: &Function, operands: &[u32]| {
-            cost(&function.live(operands, |slot| output[slot as usize])) as f64
-        };
         let base = specializer.baseline();
-        let mut least_cost = CALL_COST as f64 + least_cost_of(&base, &specializer.operands);
-        let mut cones: Vec<Function> = Vec::with_capacity(net.move_slots().len());
-        let mut budget = OPERAND_BUDGET;
-        for m in 0..net.move_slots().len() {
-            let cone = specializer.cone(m, &mut budget)?;
-            let role = specializer.input_role[m] as usize;
-            least_cost += least_cost_of(&cone, &specializer.operands) / net.role_moves()[role].len() as f64;
-            if least_cost > most_cost {
-                return None;
-            }
-            cones.push(cone);
-        }
+        let cones = specializer.cones(&base, output, most_cost)?;
         let must_store = specializer.must_store(std::iter::once(&base).chain(&cones));
         let root = |slot: u32| output[slot as usize] || must_store[slot as usize];
         let operands = &specializer.operands;
         let base_live = base.live(operands, root);
         let cones_live: Vec<Vec<Folded>> = cones.iter().map(|c| c.live(operands, root)).collect();
-        // Per cone, its stored gates whose baseline is a constant or a copy
-        // of a base, as gates of no operand or of that base.
-        let copy_of = |gate: u32| specializer.copy_of[gate as usize];
-        let restores: Vec<Vec<NativeGate>> = cones_live
-            .iter()
-            .map(|gates| {
-                gates
-                    .iter()
-                    .filter(|g| root(g.out))
-                    .filter_map(|g| {
-                        let (all, inputs) = match specializer.baseline[g.out as usize] {
-                            Value::Known(v) => (v, &[][..]),
-                            _ if copy_of(g.out) != NO_INDEX => {
-                                (false, std::slice::from_ref(&specializer.copy_of[g.out as usize]))
-                            }
-                            _ => return None,
-                        };
-                        Some(NativeGate {
-                            out: g.out,
-                            all,
-                            negate: false,
-                            inputs,
-                        })
-                    })
-                    .collect()
-            })
-            .collect();
-        let restore_cost = |gates: &[NativeGate]| gates.iter().map(|g| g.inputs.len() + 1).sum::<usize>();
-        let values = cost(&base_live)
-            + cones_live.iter().map(|gates| cost(gates)).sum::<usize>()
-            + restores.iter().map(|gates| restore_cost(gates)).sum::<usize>();
-        if values > MOST_VALUES {
+        let restores = specializer.restores(&cones_live, root);
+        if values(&base_live, &cones_live, &restores) > MOST_VALUES {
             return None;
         }
-        let mut base_copies = vec![Vec::new(); net.base_slots().len()];
-        for gate in (0..net.slots() as u32).filter(|&g| copy_of(g) != NO_INDEX && root(g)) {
-            base_copies[copy_of(gate) as usize].push(layout.located[gate as usize]);
-        }
-        let restore_call_cost = |m: usize| match restore_cost(&restores[m]) {
-            0 => 0,
-            cost => CALL_COST + cost,
-        };
-        // The packing's call, the baseline's, then per role the average of its cones'.
-        let per_role: f64 = net
-            .role_moves()
-            .iter()
-            .filter(|inputs| !inputs.is_empty())
-            .map(|inputs| {
-                let total: usize = inputs
-                    .iter()
-                    .map(|&m| call_cost(&cones_live[m as usize]) + restore_call_cost(m as usize))
-                    .sum();
-                total as f64 / inputs.len() as f64
-            })
-            .sum();
-        if (CALL_COST + call_cost(&base_live)) as f64 + per_role > most_cost {
+        let base_copies = specializer.base_copies(root, layout);
+        if joint_move_cost(net, &base_live, &cones_live, &restores) > most_cost {
             return None;
         }
-        let of_moves = |slot: &u32| is_input(net, *slot) || decoded.is_decoded(*slot);
-        let reads_moves = packed.iter().flatten().any(of_moves)
-            || base_live
-                .iter()
-                .chain(cones_live.iter().flatten())
-                .any(|g| operands[g.start as usize..g.end as usize].iter().any(of_moves));
-        let pack: Vec<NativeStep> = packed
-            .iter()
-            .enumerate()
-            .map(|(word, slots)| NativeStep::Pack { word, slots })
-            .collect();
-        let functions: Vec<Vec<NativeStep>> = [specializer.steps(&base_live), pack]
-            .into_iter()
-            .chain(cones_live.iter().map(|gates| specializer.steps(gates)))
-            .collect();
-        let called = functions.iter().map(|steps| !steps.is_empty()).collect();
-        let read_once: Vec<bool> = (0..net.slots())
-            .map(|s| !root(s as u32) && net.fanout_offsets()[s + 1] - net.fanout_offsets()[s] == 1)
-            .collect();
-        let program = NativeProgram::compile_functions(layout, packed.len(), functions, &read_once)?;
-        let restoring = restores.iter().map(|steps| !steps.is_empty()).collect();
-        let restore_steps = restores
-            .into_iter()
-            .map(|gates| gates.into_iter().map(NativeStep::Gate).collect());
-        let restores = NativeProgram::compile_functions(layout, 0, restore_steps, &vec![false; net.slots()])?;
+        let reads_moves = specializer.reads_moves(packed, &base_live, &cones_live);
+        let (program, called) = specializer.compile(&base_live, &cones_live, packed, layout, root)?;
+        let (restores, restoring) = compile_restores(net, layout, restores)?;
         Some(Cones {
             program,
             called,
@@ -526,6 +424,118 @@ impl<'a> Specializer<'a> {
         must_store
     }
 
+    /// The cone of each input after the `base`line, or `None` if they span
+    /// more than [`OPERAND_BUDGET`] operands or if the cost of the gates that
+    /// `output`s need (more are stored, to be read by other functions), which
+    /// bounds the cost from below as the functions are made, passes
+    /// `most_cost`: the packing's call, the baseline's, then each cone's,
+    /// averaged over its role's inputs.
+    fn cones(&mut self, base: &Function, output: &[bool], most_cost: f64) -> Option<Vec<Function>> {
+        let net = self.net;
+        let least_cost_of = |function: &Function, operands: &[u32]| {
+            cost(&function.live(operands, |slot| output[slot as usize])) as f64
+        };
+        let mut least_cost = CALL_COST as f64 + least_cost_of(base, &self.operands);
+        let mut cones: Vec<Function> = Vec::with_capacity(net.move_slots().len());
+        let mut budget = OPERAND_BUDGET;
+        for m in 0..net.move_slots().len() {
+            let cone = self.cone(m, &mut budget)?;
+            let role = self.input_role[m] as usize;
+            least_cost += least_cost_of(&cone, &self.operands) / net.role_moves()[role].len() as f64;
+            if least_cost > most_cost {
+                return None;
+            }
+            cones.push(cone);
+        }
+        Some(cones)
+    }
+
+    /// Per cone of `cones_live`, its stored (`root`) gates whose baseline is
+    /// a constant or a copy of a base, as gates of no operand or of that base.
+    fn restores(&self, cones_live: &[Vec<Folded>], root: impl Fn(u32) -> bool) -> Vec<Vec<NativeGate<'_>>> {
+        cones_live
+            .iter()
+            .map(|gates| {
+                gates
+                    .iter()
+                    .filter(|g| root(g.out))
+                    .filter_map(|g| self.restore_gate(g.out))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The gate putting back `gate`'s baseline if it is a constant or a copy
+    /// of a base, else `None`.
+    fn restore_gate(&self, gate: u32) -> Option<NativeGate<'_>> {
+        let (all, inputs) = match self.baseline[gate as usize] {
+            Value::Known(v) => (v, &[][..]),
+            _ if self.copy_of[gate as usize] != NO_INDEX => {
+                (false, std::slice::from_ref(&self.copy_of[gate as usize]))
+            }
+            _ => return None,
+        };
+        Some(NativeGate {
+            out: gate,
+            all,
+            negate: false,
+            inputs,
+        })
+    }
+
+    /// Per base, the bytes (where `layout` locates them) of the stored
+    /// (`root`) gates whose baseline copies it.
+    fn base_copies(&self, root: impl Fn(u32) -> bool, layout: Layout) -> Vec<Vec<u32>> {
+        let net = self.net;
+        let copy_of = |gate: u32| self.copy_of[gate as usize];
+        let mut base_copies = vec![Vec::new(); net.base_slots().len()];
+        for gate in (0..net.slots() as u32).filter(|&g| copy_of(g) != NO_INDEX && root(g)) {
+            base_copies[copy_of(gate) as usize].push(layout.located[gate as usize]);
+        }
+        base_copies
+    }
+
+    /// Whether the packing of the `packed` words or a function of the live
+    /// gates reads an input, or an `or` of moves, from memory.
+    fn reads_moves(&self, packed: &[Vec<u32>], base_live: &[Folded], cones_live: &[Vec<Folded>]) -> bool {
+        let of_moves = |slot: &u32| is_input(self.net, *slot) || self.decoded.is_decoded(*slot);
+        packed.iter().flatten().any(of_moves)
+            || base_live.iter().chain(cones_live.iter().flatten()).any(|g| {
+                self.operands[g.start as usize..g.end as usize]
+                    .iter()
+                    .any(of_moves)
+            })
+    }
+
+    /// The functions' native code over `layout`: the baseline's, the packing
+    /// of the `packed` words, then each cone's; with, per function, whether
+    /// it does anything. Gates not stored (`root`) of one fanout are read once.
+    fn compile(
+        &self,
+        base_live: &[Folded],
+        cones_live: &[Vec<Folded>],
+        packed: &[Vec<u32>],
+        layout: Layout,
+        root: impl Fn(u32) -> bool,
+    ) -> Option<(NativeProgram, Vec<bool>)> {
+        let net = self.net;
+        let pack: Vec<NativeStep> = packed
+            .iter()
+            .enumerate()
+            .map(|(word, slots)| NativeStep::Pack { word, slots })
+            .collect();
+        let functions: Vec<Vec<NativeStep>> = [self.steps(base_live), pack]
+            .into_iter()
+            .chain(cones_live.iter().map(|gates| self.steps(gates)))
+            .collect();
+        let called = functions.iter().map(|steps| !steps.is_empty()).collect();
+        let read_once: Vec<bool> = (0..net.slots())
+            .map(|s| !root(s as u32) && net.fanout_offsets()[s + 1] - net.fanout_offsets()[s] == 1)
+            .collect();
+        let program = NativeProgram::compile_functions(layout, packed.len(), functions, &read_once)?;
+        Some((program, called))
+    }
+
     /// `gates` as steps of native code.
     fn steps(&self, gates: &[Folded]) -> Vec<NativeStep<'_>> {
         gates
@@ -540,6 +550,78 @@ impl<'a> Specializer<'a> {
             })
             .collect()
     }
+}
+
+/// What a function's gates cost, in values read and stored.
+fn cost(gates: &[Folded]) -> usize {
+    gates
+        .iter()
+        .map(|g| (g.end - g.start) as usize + 1)
+        .sum::<usize>()
+}
+
+/// What calling a function of `gates` costs: empty functions are not called.
+fn call_cost(gates: &[Folded]) -> usize {
+    match gates {
+        [] => 0,
+        gates => CALL_COST + cost(gates),
+    }
+}
+
+/// What a restore function of `gates` costs, in values read and stored.
+fn restore_cost(gates: &[NativeGate]) -> usize {
+    gates.iter().map(|g| g.inputs.len() + 1).sum::<usize>()
+}
+
+/// The values that the functions of the live gates and the restores read
+/// and store.
+fn values(base_live: &[Folded], cones_live: &[Vec<Folded>], restores: &[Vec<NativeGate>]) -> usize {
+    cost(base_live)
+        + cones_live.iter().map(|gates| cost(gates)).sum::<usize>()
+        + restores.iter().map(|gates| restore_cost(gates)).sum::<usize>()
+}
+
+/// What a joint move costs by cones, in values read (a call counting as
+/// [`CALL_COST`]): the packing's call, the baseline's, then per role the
+/// average of its cones' calls and their restores'.
+fn joint_move_cost(
+    net: &CompiledNet,
+    base_live: &[Folded],
+    cones_live: &[Vec<Folded>],
+    restores: &[Vec<NativeGate>],
+) -> f64 {
+    let restore_call_cost = |m: usize| match restore_cost(&restores[m]) {
+        0 => 0,
+        cost => CALL_COST + cost,
+    };
+    let per_role: f64 = net
+        .role_moves()
+        .iter()
+        .filter(|inputs| !inputs.is_empty())
+        .map(|inputs| {
+            let total: usize = inputs
+                .iter()
+                .map(|&m| call_cost(&cones_live[m as usize]) + restore_call_cost(m as usize))
+                .sum();
+            total as f64 / inputs.len() as f64
+        })
+        .sum();
+    (CALL_COST + call_cost(base_live)) as f64 + per_role
+}
+
+/// The restores' native code over `layout`, a function per cone, with, per
+/// function, whether it does anything.
+fn compile_restores(
+    net: &CompiledNet,
+    layout: Layout,
+    restores: Vec<Vec<NativeGate>>,
+) -> Option<(NativeProgram, Vec<bool>)> {
+    let restoring = restores.iter().map(|steps| !steps.is_empty()).collect();
+    let restore_steps = restores
+        .into_iter()
+        .map(|gates| gates.into_iter().map(NativeStep::Gate).collect());
+    let program = NativeProgram::compile_functions(layout, 0, restore_steps, &vec![false; net.slots()])?;
+    Some((program, restoring))
 }
 
 /// Whether `slot` is an input of `net`.

@@ -600,35 +600,19 @@ impl Plan {
     fn build(net: &CompiledNet, native: bool, moved: bool, cones: bool) -> Option<Plan> {
         let goal_only = net.goal_only();
         let kept: Vec<bool> = goal_only.iter().map(|&g| !g).collect();
-        let (state, moves) = net.steps().split_at(net.state_steps());
-        let legal_words: Vec<Vec<u32>> = net
-            .role_moves()
-            .iter()
-            .flat_map(|inputs| {
-                let slots: Vec<u32> = inputs.iter().map(|&m| net.legal_slots()[m as usize]).collect();
-                slots.chunks(64).map(<[u32]>::to_vec).collect::<Vec<_>>()
-            })
-            .collect();
-        let next_words: Vec<Vec<u32>> = net.next_slots().chunks(64).map(<[u32]>::to_vec).collect();
+        let (legal_words, next_words) = packed_words(net);
         let decoded = DecodedMoves::new(net, &kept);
-        let evaluated: Vec<bool> = (0..net.slots())
-            .map(|s| kept[s] && !decoded.is_decoded(s as u32))
-            .collect();
         // The legality set's pack area, the next state's, then the flags.
         let (state_area, moves_area) = (net.slots(), net.slots() + 64 * legal_words.len());
         let flags_start = moves_area + 64 * next_words.len();
         let moved = moved && native;
+        let packs = [(state_area, &legal_words), (moves_area, &next_words)];
         let located = if moved {
-            located(
-                net,
-                &decoded,
-                [(state_area, &legal_words), (moves_area, &next_words)],
-            )
+            located(net, &decoded, packs)
         } else {
             in_place(net)
         };
-        let mut state = Program::interpreted(net, state, &kept, legal_words);
-        let mut moves = Program::interpreted(net, moves, &evaluated, next_words);
+        let (mut state, mut moves) = interpreted_parts(net, &kept, &decoded, legal_words, next_words);
         let key = skipping::lowest_sources(net);
         let layout = |pack_area: usize, first_flag: usize| Layout {
             located: &located,
@@ -637,80 +621,22 @@ impl Plan {
         };
         let output = outputs(net);
         let (blocks, cones) = if native {
-            let conditions = skipped_conditions(net, &kept, &state.read_once(net), &output);
-            let in_moves = net.in_move_part();
-            let mut used: Vec<(Condition, bool)> = (0..net.slots())
-                .filter_map(|s| conditions[s].map(|c| (c, in_moves[s])))
-                .collect();
-            used.sort_unstable();
-            used.dedup();
-            // One random walk measures both the conditions and the sources.
-            let mut counts = SkipCounts::new(used);
-            let changes = Changes::measure(net, |transition, after| counts.observe(transition, after));
-            let rates = counts.rates();
-            state.use_conditions(net, &conditions, &output, |c| rates[&(c, false)]);
-            moves.use_conditions(net, &conditions, &output, |c| rates[&(c, true)]);
-            let mut candidates = state.candidates(net, false, &key);
-            candidates.extend(moves.candidates(net, true, &key));
-            let blocks = skipping::choose(net, &candidates, &changes);
-            // The cones where they cost less than the move part with its
-            // blocks (which rely on values the cones overwrite).
-            let by_cones = cones.then(|| {
-                Cones::new(
-                    net,
-                    &kept,
-                    &decoded,
-                    &output,
-                    layout(moves_area, flags_start),
-                    &moves.packed,
-                    blocks.expected_cost[1],
-                )
-            });
-            match by_cones.flatten() {
-                Some(cones) => (blocks.without_moves(), Some(cones)),
-                None => (blocks, None),
-            }
+            let cones_layout = cones.then(|| layout(moves_area, flags_start));
+            let parts = [&mut state, &mut moves];
+            blocks_and_cones(net, &kept, &decoded, &output, &key, parts, cones_layout)
         } else {
             (Blocks::default(), None)
         };
-        let block_of = |gate: u32| blocks.of_gate.get(&gate).copied();
         if native {
-            state.compile(net, layout(state_area, flags_start), block_of, Some(&key));
-            let state_flags = state.flagged().len();
-            moves.compile(
-                net,
-                layout(moves_area, flags_start + state_flags),
-                block_of,
-                Some(&key),
-            );
+            let (parts, areas) = ([&mut state, &mut moves], [state_area, moves_area]);
+            compile_parts(net, parts, &located, areas, flags_start, &blocks, &key);
         }
         let flagged: Vec<u32> = state.flagged().iter().chain(moves.flagged()).copied().collect();
-        // Goals are evaluated in terminal states only: never flagged.
-        let goals = Program::new(
-            net,
-            net.steps(),
-            &goal_only,
-            Vec::new(),
-            layout(flags_start, flags_start),
-            native,
-        );
+        let goals = goals_part(net, &goal_only, layout(flags_start, flags_start), native);
         if moved && !(state.is_native() && moves.is_native() && goals.is_native()) {
             return None;
         }
-        let flags = flagged.iter().enumerate().map(|(k, &block)| {
-            (
-                (flags_start + k) as u32,
-                blocks.supports[block as usize].as_slice(),
-            )
-        });
-        let marks = Marks::new(
-            net,
-            |source| match &cones {
-                Some(cones) if (source as usize) < net.base_slots().len() => cones.copies_of(source),
-                _ => decoded.of(source),
-            },
-            flags,
-        );
+        let marks = marks(net, cones.as_ref(), &decoded, &blocks, &flagged, flags_start);
         Some(Plan {
             state,
             moves,
@@ -723,6 +649,162 @@ impl Plan {
             located,
         })
     }
+}
+
+/// The slots that the legality set (role by role) and the next state pack,
+/// in words of 64.
+fn packed_words(net: &CompiledNet) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+    let legal_words: Vec<Vec<u32>> = net
+        .role_moves()
+        .iter()
+        .flat_map(|inputs| {
+            let slots: Vec<u32> = inputs.iter().map(|&m| net.legal_slots()[m as usize]).collect();
+            slots.chunks(64).map(<[u32]>::to_vec).collect::<Vec<_>>()
+        })
+        .collect();
+    let next_words: Vec<Vec<u32>> = net.next_slots().chunks(64).map(<[u32]>::to_vec).collect();
+    (legal_words, next_words)
+}
+
+/// The state and move parts of `net`, interpreted: the state part evaluates
+/// the `kept` gates and packs `legal_words`, the move part evaluates those
+/// not `decoded` too and packs `next_words`.
+fn interpreted_parts(
+    net: &CompiledNet,
+    kept: &[bool],
+    decoded: &DecodedMoves,
+    legal_words: Vec<Vec<u32>>,
+    next_words: Vec<Vec<u32>>,
+) -> (Program, Program) {
+    let (state, moves) = net.steps().split_at(net.state_steps());
+    let evaluated: Vec<bool> = (0..net.slots())
+        .map(|s| kept[s] && !decoded.is_decoded(s as u32))
+        .collect();
+    (
+        Program::interpreted(net, state, kept, legal_words),
+        Program::interpreted(net, moves, &evaluated, next_words),
+    )
+}
+
+/// Compiles the state and move `parts` to native code, with the values
+/// `located` and each part's pack area of `areas`, the gates of `blocks`
+/// flagged, the flags of the state part from `flags_start` on and the move
+/// part's after them.
+fn compile_parts(
+    net: &CompiledNet,
+    [state, moves]: [&mut Program; 2],
+    located: &[u32],
+    [state_area, moves_area]: [usize; 2],
+    flags_start: usize,
+    blocks: &Blocks,
+    key: &[u32],
+) {
+    let layout = |pack_area: usize, first_flag: usize| Layout {
+        located,
+        pack_area,
+        first_flag,
+    };
+    let block_of = |gate: u32| blocks.of_gate.get(&gate).copied();
+    state.compile(net, layout(state_area, flags_start), block_of, Some(key));
+    let state_flags = state.flagged().len();
+    moves.compile(
+        net,
+        layout(moves_area, flags_start + state_flags),
+        block_of,
+        Some(key),
+    );
+}
+
+/// The goal part of `net`, evaluating the gates `goal_only` (in native code
+/// if `native`). Goals are evaluated in terminal states only: never flagged.
+fn goals_part(net: &CompiledNet, goal_only: &[bool], layout: Layout, native: bool) -> Program {
+    Program::new(net, net.steps(), goal_only, Vec::new(), layout, native)
+}
+
+/// Gives the state and move `parts` their skip conditions and chooses their
+/// flagged blocks; then, given a `cones_layout` (cones allowed), the cones
+/// where they cost less than the move part with its blocks (which rely on
+/// values the cones overwrite), the move part then keeping no blocks.
+fn blocks_and_cones(
+    net: &CompiledNet,
+    kept: &[bool],
+    decoded: &DecodedMoves,
+    output: &[bool],
+    key: &[u32],
+    [state, moves]: [&mut Program; 2],
+    cones_layout: Option<Layout>,
+) -> (Blocks, Option<Cones>) {
+    let changes = apply_skip_conditions(net, kept, output, state, moves);
+    let mut candidates = state.candidates(net, false, key);
+    candidates.extend(moves.candidates(net, true, key));
+    let blocks = skipping::choose(net, &candidates, &changes);
+    let by_cones = cones_layout.and_then(|layout| {
+        Cones::new(
+            net,
+            kept,
+            decoded,
+            output,
+            layout,
+            &moves.packed,
+            blocks.expected_cost[1],
+        )
+    });
+    match by_cones {
+        Some(cones) => (blocks.without_moves(), Some(cones)),
+        None => (blocks, None),
+    }
+}
+
+/// Gives the `state` and `moves` parts the conditions on which their gates
+/// are skipped, with the rate at which each holds, and returns how the
+/// sources change: one random walk measures both.
+fn apply_skip_conditions(
+    net: &CompiledNet,
+    kept: &[bool],
+    output: &[bool],
+    state: &mut Program,
+    moves: &mut Program,
+) -> Changes {
+    let conditions = skipped_conditions(net, kept, &state.read_once(net), output);
+    let in_moves = net.in_move_part();
+    let mut used: Vec<(Condition, bool)> = (0..net.slots())
+        .filter_map(|s| conditions[s].map(|c| (c, in_moves[s])))
+        .collect();
+    used.sort_unstable();
+    used.dedup();
+    let mut counts = SkipCounts::new(used);
+    let changes = Changes::measure(net, |transition, after| counts.observe(transition, after));
+    let rates = counts.rates();
+    state.use_conditions(net, &conditions, output, |c| rates[&(c, false)]);
+    moves.use_conditions(net, &conditions, output, |c| rates[&(c, true)]);
+    changes
+}
+
+/// What a change of a base or input stores: its copies (by the `cones`,
+/// where they evaluate the move part, or as `decoded` moves) and the flags,
+/// from `flags_start` on, of the `flagged` blocks that depend on it.
+fn marks(
+    net: &CompiledNet,
+    cones: Option<&Cones>,
+    decoded: &DecodedMoves,
+    blocks: &Blocks,
+    flagged: &[u32],
+    flags_start: usize,
+) -> Marks {
+    let flags = flagged.iter().enumerate().map(|(k, &block)| {
+        (
+            (flags_start + k) as u32,
+            blocks.supports[block as usize].as_slice(),
+        )
+    });
+    Marks::new(
+        net,
+        |source| match cones {
+            Some(cones) if (source as usize) < net.base_slots().len() => cones.copies_of(source),
+            _ => decoded.of(source),
+        },
+        flags,
+    )
 }
 
 /// Each slot's value in its own byte.

@@ -239,16 +239,8 @@ fn role_ref(role: usize, roles: usize, what: impl FnOnce() -> String) -> Result<
 /// and whatever else [`Circuit::verify`] refuses (it runs before the circuit
 /// is returned).
 pub fn read(text: &str) -> Result<Circuit, ExportError> {
-    let file: CircuitFile =
-        serde_json::from_str(text).map_err(|e| ExportError::new(format!("not a circuit file: {e}")))?;
-    if file.format != FORMAT || file.version != VERSION {
-        return Err(ExportError::new(format!(
-            "not a circuit file: format '{}' version {} (expected '{FORMAT}' version {VERSION})",
-            file.format, file.version
-        )));
-    }
+    let file = parse_file(text)?;
     let count = file.nodes.len();
-    let (bases, inputs) = (file.bases.len(), file.inputs.len());
     let mut t = Terms {
         symbols: SymbolTable::new(),
         terms: TermStore::new(),
@@ -258,107 +250,16 @@ pub fn read(text: &str) -> Result<Circuit, ExportError> {
         .iter()
         .map(|r| t.intern(r, "role"))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut nodes = Vec::with_capacity(count);
-    let mut labels = rustc_hash::FxHashMap::default();
-    for (n, entry) in file.nodes.iter().enumerate() {
-        let kind = match entry.kind.as_str() {
-            "base" if n < bases => NodeKind::Base(n as u32),
-            "input" if (bases..bases + inputs).contains(&n) => NodeKind::Input((n - bases) as u32),
-            "base" | "input" => {
-                return Err(ExportError::new(format!(
-                    "node {n}: {} nodes must be listed in the order of '{}s' (bases first, then inputs)",
-                    entry.kind, entry.kind
-                )))
-            }
-            "true" => NodeKind::Constant(true),
-            "false" => NodeKind::Constant(false),
-            "and" => NodeKind::And,
-            "or" => NodeKind::Or,
-            "not" => NodeKind::Not,
-            other => return Err(ExportError::new(format!("node {n}: unknown kind '{other}'"))),
-        };
-        if n < bases + inputs && !matches!(kind, NodeKind::Base(_) | NodeKind::Input(_)) {
-            return Err(ExportError::new(format!(
-                "node {n}: expected a {} node, found '{}'",
-                if n < bases { "base" } else { "input" },
-                entry.kind
-            )));
-        }
-        let arity_ok = match kind {
-            NodeKind::Not => entry.inputs.len() == 1,
-            NodeKind::And | NodeKind::Or => true,
-            _ => entry.inputs.is_empty(),
-        };
-        if !arity_ok {
-            return Err(ExportError::new(format!(
-                "node {n}: a '{}' node cannot read {} node(s)",
-                entry.kind,
-                entry.inputs.len()
-            )));
-        }
-        let node_inputs = entry
-            .inputs
-            .iter()
-            .map(|&i| node_ref(i, count, || format!("node {n}")))
-            .collect::<Result<Vec<_>, _>>()?;
-        if let Some(sentence) = &entry.sentence {
-            labels.insert(NodeId::new(n), t.intern(sentence, &format!("node {n}"))?);
-        }
-        nodes.push(Node {
-            kind,
-            inputs: node_inputs,
-        });
-    }
-    let mut circuit_bases = Vec::with_capacity(bases);
-    for (b, entry) in file.bases.iter().enumerate() {
-        if entry.node as usize != b {
-            return Err(ExportError::new(format!(
-                "base {b}: its node must be {b}, not {}",
-                entry.node
-            )));
-        }
-        circuit_bases.push(Base {
-            fact: t.intern(&entry.fact, &format!("base {b}"))?,
-            next: node_ref(entry.next, count, || format!("base {b}"))?,
-            initial: entry.initial,
-        });
-    }
-    let mut circuit_inputs = Vec::with_capacity(inputs);
-    for (i, entry) in file.inputs.iter().enumerate() {
-        if entry.node as usize != bases + i {
-            return Err(ExportError::new(format!(
-                "input {i}: its node must be {}, not {}",
-                bases + i,
-                entry.node
-            )));
-        }
-        circuit_inputs.push(Input {
-            role: role_ref(entry.role, roles.len(), || format!("input {i}"))?,
-            action: t.intern(&entry.action, &format!("input {i}"))?,
-            legal: node_ref(entry.legal, count, || format!("input {i}"))?,
-        });
-    }
-    let mut goals = Vec::with_capacity(file.goals.len());
-    for (g, entry) in file.goals.iter().enumerate() {
-        goals.push(Goal {
-            role: role_ref(entry.role, roles.len(), || format!("goal {g}"))?,
-            value: entry.value,
-            node: node_ref(entry.node, count, || format!("goal {g}"))?,
-        });
-    }
-    let mut percepts = Vec::with_capacity(file.percepts.len());
-    for (p, entry) in file.percepts.iter().enumerate() {
-        percepts.push(Percept {
-            role: role_ref(entry.role, roles.len(), || format!("percept {p}"))?,
-            percept: t.intern(&entry.percept, &format!("percept {p}"))?,
-            node: node_ref(entry.node, count, || format!("percept {p}"))?,
-        });
-    }
+    let (nodes, labels) = read_nodes(&file, &mut t)?;
+    let bases = read_bases(&file.bases, &mut t, count)?;
+    let inputs = read_inputs(&file.inputs, &mut t, file.bases.len(), count, roles.len())?;
+    let goals = read_goals(&file.goals, count, roles.len())?;
+    let percepts = read_percepts(&file.percepts, &mut t, count, roles.len())?;
     let circuit = Circuit {
         nodes,
         roles,
-        bases: circuit_bases,
-        inputs: circuit_inputs,
+        bases,
+        inputs,
         goals,
         terminal: node_ref(file.terminal, count, || "terminal".to_owned())?,
         percepts,
@@ -370,6 +271,179 @@ pub fn read(text: &str) -> Result<Circuit, ExportError> {
     };
     circuit.verify().map_err(invalid)?;
     Ok(circuit)
+}
+
+/// Parses JSON text into a [`CircuitFile`], refusing malformed JSON and any
+/// other format or version.
+fn parse_file(text: &str) -> Result<CircuitFile, ExportError> {
+    let file: CircuitFile =
+        serde_json::from_str(text).map_err(|e| ExportError::new(format!("not a circuit file: {e}")))?;
+    if file.format != FORMAT || file.version != VERSION {
+        return Err(ExportError::new(format!(
+            "not a circuit file: format '{}' version {} (expected '{FORMAT}' version {VERSION})",
+            file.format, file.version
+        )));
+    }
+    Ok(file)
+}
+
+/// Rebuilds the file's nodes in order, with the sentences that label them.
+fn read_nodes(
+    file: &CircuitFile,
+    t: &mut Terms,
+) -> Result<(Vec<Node>, rustc_hash::FxHashMap<NodeId, TermId>), ExportError> {
+    let count = file.nodes.len();
+    let (bases, inputs) = (file.bases.len(), file.inputs.len());
+    let mut nodes = Vec::with_capacity(count);
+    let mut labels = rustc_hash::FxHashMap::default();
+    for (n, entry) in file.nodes.iter().enumerate() {
+        let kind = node_kind(n, entry, bases, inputs)?;
+        let node_inputs = node_inputs(n, entry, kind, count)?;
+        if let Some(sentence) = &entry.sentence {
+            labels.insert(NodeId::new(n), t.intern(sentence, &format!("node {n}"))?);
+        }
+        nodes.push(Node {
+            kind,
+            inputs: node_inputs,
+        });
+    }
+    Ok((nodes, labels))
+}
+
+/// The kind of node `n`, checking that the first `bases` nodes are bases and
+/// the next `inputs` ones inputs, in order, and nothing else is.
+fn node_kind(n: usize, entry: &NodeEntry, bases: usize, inputs: usize) -> Result<NodeKind, ExportError> {
+    let kind = match entry.kind.as_str() {
+        "base" if n < bases => NodeKind::Base(n as u32),
+        "input" if (bases..bases + inputs).contains(&n) => NodeKind::Input((n - bases) as u32),
+        "base" | "input" => {
+            return Err(ExportError::new(format!(
+                "node {n}: {} nodes must be listed in the order of '{}s' (bases first, then inputs)",
+                entry.kind, entry.kind
+            )))
+        }
+        "true" => NodeKind::Constant(true),
+        "false" => NodeKind::Constant(false),
+        "and" => NodeKind::And,
+        "or" => NodeKind::Or,
+        "not" => NodeKind::Not,
+        other => return Err(ExportError::new(format!("node {n}: unknown kind '{other}'"))),
+    };
+    if n < bases + inputs && !matches!(kind, NodeKind::Base(_) | NodeKind::Input(_)) {
+        return Err(ExportError::new(format!(
+            "node {n}: expected a {} node, found '{}'",
+            if n < bases { "base" } else { "input" },
+            entry.kind
+        )));
+    }
+    Ok(kind)
+}
+
+/// The inputs of node `n` of `kind`, checking their number against the kind
+/// and each reference against the `count` nodes.
+fn node_inputs(
+    n: usize,
+    entry: &NodeEntry,
+    kind: NodeKind,
+    count: usize,
+) -> Result<Vec<NodeId>, ExportError> {
+    let arity_ok = match kind {
+        NodeKind::Not => entry.inputs.len() == 1,
+        NodeKind::And | NodeKind::Or => true,
+        _ => entry.inputs.is_empty(),
+    };
+    if !arity_ok {
+        return Err(ExportError::new(format!(
+            "node {n}: a '{}' node cannot read {} node(s)",
+            entry.kind,
+            entry.inputs.len()
+        )));
+    }
+    entry
+        .inputs
+        .iter()
+        .map(|&i| node_ref(i, count, || format!("node {n}")))
+        .collect()
+}
+
+/// Rebuilds the bases, each of which must sit at the node of its own index.
+fn read_bases(entries: &[BaseEntry], t: &mut Terms, count: usize) -> Result<Vec<Base>, ExportError> {
+    let mut bases = Vec::with_capacity(entries.len());
+    for (b, entry) in entries.iter().enumerate() {
+        if entry.node as usize != b {
+            return Err(ExportError::new(format!(
+                "base {b}: its node must be {b}, not {}",
+                entry.node
+            )));
+        }
+        bases.push(Base {
+            fact: t.intern(&entry.fact, &format!("base {b}"))?,
+            next: node_ref(entry.next, count, || format!("base {b}"))?,
+            initial: entry.initial,
+        });
+    }
+    Ok(bases)
+}
+
+/// Rebuilds the inputs, each of which must sit at the node of its own index
+/// after the `bases`.
+fn read_inputs(
+    entries: &[InputEntry],
+    t: &mut Terms,
+    bases: usize,
+    count: usize,
+    roles: usize,
+) -> Result<Vec<Input>, ExportError> {
+    let mut inputs = Vec::with_capacity(entries.len());
+    for (i, entry) in entries.iter().enumerate() {
+        if entry.node as usize != bases + i {
+            return Err(ExportError::new(format!(
+                "input {i}: its node must be {}, not {}",
+                bases + i,
+                entry.node
+            )));
+        }
+        inputs.push(Input {
+            role: role_ref(entry.role, roles, || format!("input {i}"))?,
+            action: t.intern(&entry.action, &format!("input {i}"))?,
+            legal: node_ref(entry.legal, count, || format!("input {i}"))?,
+        });
+    }
+    Ok(inputs)
+}
+
+/// Rebuilds the goals, checking their role and node references.
+fn read_goals(entries: &[GoalEntry], count: usize, roles: usize) -> Result<Vec<Goal>, ExportError> {
+    entries
+        .iter()
+        .enumerate()
+        .map(|(g, entry)| {
+            Ok(Goal {
+                role: role_ref(entry.role, roles, || format!("goal {g}"))?,
+                value: entry.value,
+                node: node_ref(entry.node, count, || format!("goal {g}"))?,
+            })
+        })
+        .collect()
+}
+
+/// Rebuilds the percepts, checking their role and node references and
+/// interning their sentences.
+fn read_percepts(
+    entries: &[PerceptEntry],
+    t: &mut Terms,
+    count: usize,
+    roles: usize,
+) -> Result<Vec<Percept>, ExportError> {
+    let mut percepts = Vec::with_capacity(entries.len());
+    for (p, entry) in entries.iter().enumerate() {
+        percepts.push(Percept {
+            role: role_ref(entry.role, roles, || format!("percept {p}"))?,
+            percept: t.intern(&entry.percept, &format!("percept {p}"))?,
+            node: node_ref(entry.node, count, || format!("percept {p}"))?,
+        });
+    }
+    Ok(percepts)
 }
 
 /// A circuit file refused by [`Circuit::verify`]: the place and the reason.
