@@ -229,7 +229,7 @@ impl Game {
     pub fn state_from_kif(&self, facts: &[String]) -> Result<State, Error> {
         let repr = match self.backend() {
             Backend::Propnet(loaded) => StateRepr::Bits(loaded.game.state_from_kif(facts)?),
-            Backend::Interpreter(reference, _) => StateRepr::Facts(RefState::from_facts(reference, facts)?),
+            Backend::Interpreter(reference, _) => StateRepr::Facts(reference.state_from_facts(facts)?),
         };
         Ok(self.state(repr))
     }

@@ -18,7 +18,7 @@
 //! alone, so cycles and the recursion restriction are unaffected.
 
 use crate::check::Analysis;
-use crate::normalize::{NormalLiteral, NormalRule};
+use crate::normalize::{fresh, NormalLiteral, NormalRule};
 use ggpnet_kif::{SymbolId, SymbolTable, Term};
 
 /// Appends the variables of `literal` not yet in `out`.
@@ -33,17 +33,6 @@ pub(crate) fn literal_vars(literal: &NormalLiteral, out: &mut Vec<SymbolId>) {
         NormalLiteral::Distinct(a, b) | NormalLiteral::Equal(a, b) => {
             a.for_each_var(&mut push);
             b.for_each_var(&mut push);
-        }
-    }
-}
-
-/// A fresh relation name, `prefix` and a number, that the game does not use.
-pub(crate) fn fresh(symbols: &mut SymbolTable, counter: &mut usize, prefix: &str) -> SymbolId {
-    loop {
-        *counter += 1;
-        let name = format!("{prefix}{counter}");
-        if symbols.get(&name).is_none() {
-            return symbols.intern(&name);
         }
     }
 }

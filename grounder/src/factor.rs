@@ -16,7 +16,8 @@
 //! rule is safe).
 
 use crate::check::Analysis;
-use crate::decompose::{fresh, literal_vars};
+use crate::decompose::literal_vars;
+use crate::normalize::fresh;
 use crate::normalize::{NormalLiteral, NormalRule};
 use ggpnet_kif::{SymbolId, SymbolTable, Term};
 

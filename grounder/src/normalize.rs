@@ -164,7 +164,7 @@ pub fn gdl2_readings(rules: Vec<NormalRule>, symbols: &mut SymbolTable, gdl2: bo
             if !local {
                 continue;
             }
-            let aux = crate::decompose::fresh(symbols, &mut counter, "ggpnet_exists");
+            let aux = fresh(symbols, &mut counter, "ggpnet_exists");
             let head = if kept.is_empty() {
                 Term::Atom(aux)
             } else {
@@ -228,6 +228,17 @@ pub fn drop_unread_declarations(rules: Vec<NormalRule>) -> Vec<NormalRule> {
         .into_iter()
         .filter(|r| !r.head.functor().is_some_and(|f| unread.contains(&f)))
         .collect()
+}
+
+/// A fresh relation name, `prefix` and a number, that the game does not use.
+pub(crate) fn fresh(symbols: &mut SymbolTable, counter: &mut usize, prefix: &str) -> SymbolId {
+    loop {
+        *counter += 1;
+        let name = format!("{prefix}{counter}");
+        if symbols.get(&name).is_none() {
+            return symbols.intern(&name);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -12,7 +12,8 @@
 //! touched; the literal keeps its place in the body.
 
 use crate::check::Analysis;
-use crate::decompose::{fresh, literal_vars};
+use crate::decompose::literal_vars;
+use crate::normalize::fresh;
 use crate::normalize::{NormalLiteral, NormalRule};
 use ggpnet_kif::{SymbolId, SymbolTable, Term};
 

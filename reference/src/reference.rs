@@ -175,8 +175,19 @@ impl Reference {
         self.game.defines_sees
     }
 
-    /// Reads facts given as text into a state (see [`RefState::from_facts`]).
-    pub(crate) fn read_state(&self, facts: &[String]) -> Result<RefState, ReferenceError> {
+    /// Reads a state of this game from canonical (or any valid KIF) strings.
+    /// Fails on text that is not one ground term, and on symbols that occur
+    /// nowhere in the game (no rule could ever see such a fact).
+    ///
+    /// ```
+    /// use ggpnet_reference::Reference;
+    /// let game = ggpnet_kif::parse("(role r) (init (at 1)) (<= (legal r go) (true (at 1)))").unwrap();
+    /// let reference = Reference::new(&game).unwrap();
+    /// let state = reference.state_from_facts(&["(at  1)".to_string()]).unwrap();
+    /// assert_eq!(state, reference.initial_state());
+    /// assert!(reference.state_from_facts(&["(at 2)".to_string()]).is_err());
+    /// ```
+    pub fn state_from_facts(&self, facts: &[String]) -> Result<RefState, ReferenceError> {
         let mut symbols = self.game.symbols.clone();
         let mut terms = Vec::with_capacity(facts.len());
         for fact in facts {
@@ -423,7 +434,7 @@ mod tests {
 
     fn state(reference: &Reference, facts: &[&str]) -> RefState {
         let facts: Vec<String> = facts.iter().map(|f| f.to_string()).collect();
-        RefState::from_facts(reference, &facts).unwrap()
+        reference.state_from_facts(&facts).unwrap()
     }
 
     #[test]
@@ -652,7 +663,7 @@ mod tests {
         let r = game("(role r) (init (cell 1 b)) (<= (legal r (mark ?x)) (true (cell ?x b)))");
         let s = state(&r, &["( cell  1 b )", "(cell 1 b)"]);
         assert_eq!(s, r.initial_state(), "canonical and deduplicated");
-        let bad = |fact: &str| RefState::from_facts(&r, &[fact.to_string()]).unwrap_err();
+        let bad = |fact: &str| r.state_from_facts(&[fact.to_string()]).unwrap_err();
         assert!(bad("(cell ?x b)").to_string().contains("variable"));
         assert!(bad("(cell 2 b)").to_string().contains("occurs nowhere"));
         assert!(bad("(cell 1").to_string().contains("parse error"));

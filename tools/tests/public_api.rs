@@ -135,7 +135,12 @@ fn item_line(item: &Item, module: &str) -> Option<String> {
     let line = match item {
         Item::Fn(f) if is_pub(&f.vis) => format!("{module} fn {}", text(&f.sig)),
         Item::Struct(s) if is_pub(&s.vis) => {
-            format!("{module}::{} struct{} {}", s.ident, text(&s.generics), fields(&s.fields, false))
+            format!(
+                "{module}::{} struct{} {}",
+                s.ident,
+                text(&s.generics),
+                fields(&s.fields, false)
+            )
         }
         Item::Enum(e) if is_pub(&e.vis) => {
             let variants: Vec<String> = e
@@ -143,7 +148,12 @@ fn item_line(item: &Item, module: &str) -> Option<String> {
                 .iter()
                 .map(|v| format!("{}{}", v.ident, fields(&v.fields, true)))
                 .collect();
-            format!("{module}::{} enum{} {{ {} }}", e.ident, text(&e.generics), variants.join(", "))
+            format!(
+                "{module}::{} enum{} {{ {} }}",
+                e.ident,
+                text(&e.generics),
+                variants.join(", ")
+            )
         }
         Item::Trait(t) if is_pub(&t.vis) => {
             let members: Vec<String> = t
