@@ -1,6 +1,6 @@
 //! The abstract syntax of a GDL description: terms, literals, rules.
 
-use crate::symbol::SymbolId;
+use crate::symbol::{SymbolId, SymbolTable};
 
 /// A position in the source text, 1-based.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default, PartialOrd, Ord, Hash)]
@@ -120,4 +120,28 @@ impl std::fmt::Display for Warning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "warning at {}: {}", self.span, self.message)
     }
+}
+
+/// A parsed game description.
+#[derive(Clone, Debug)]
+pub struct Description {
+    /// Every symbol of the description.
+    pub symbols: SymbolTable,
+    /// Facts and rules in source order (a fact is a rule with an empty body).
+    pub rules: Vec<Rule>,
+    /// Accepted deviations from the spec.
+    pub warnings: Vec<Warning>,
+}
+
+/// The function symbol of a tuple, a list whose first element is a variable.
+/// Its name is empty, so a tuple prints as it was written, `( ?n1 ?c1)`, and no
+/// symbol read from a description can be it.
+pub const TUPLE: &str = "";
+
+/// Whether `description` is GDL-II: it has the role `random` or a rule for `sees`.
+pub fn is_gdl2(description: &Description) -> bool {
+    description.rules.iter().any(|r| {
+        r.head.functor() == Some(SymbolId::SEES)
+            || (r.head.functor() == Some(SymbolId::ROLE) && r.head.args() == [Term::Atom(SymbolId::RANDOM)])
+    })
 }

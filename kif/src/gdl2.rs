@@ -20,22 +20,11 @@
 //!   is never asked past that literal, whatever else it says. It is dropped
 //!   (`impossible.rs`).
 
+use crate::ast::Description;
 use crate::ast::{Literal, Term};
-use crate::parser::Description;
 use crate::symbol::{SymbolId, SymbolTable};
 
-/// The function symbol of a tuple, a list whose first element is a variable.
-/// Its name is empty, so a tuple prints as it was written, `( ?n1 ?c1)`, and no
-/// symbol read from a description can be it.
-pub const TUPLE: &str = "";
-
-/// Whether `description` is GDL-II: it has the role `random` or a rule for `sees`.
-pub fn is_gdl2(description: &Description) -> bool {
-    description.rules.iter().any(|r| {
-        r.head.functor() == Some(SymbolId::SEES)
-            || (r.head.functor() == Some(SymbolId::ROLE) && r.head.args() == [Term::Atom(SymbolId::RANDOM)])
-    })
-}
+pub use crate::ast::{is_gdl2, TUPLE};
 
 /// Reads a GDL-II description as the GameController's prover does (see the
 /// module doc); a GDL description is left as it is.

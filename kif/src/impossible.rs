@@ -9,8 +9,8 @@
 //! Matching treats every variable as a wildcard, so a rule is dropped only when
 //! no instance of the literal could be derived whatever the bindings.
 
+use crate::ast::Description;
 use crate::ast::{Literal, Rule, Term};
-use crate::parser::Description;
 use crate::symbol::SymbolId;
 use std::collections::HashMap;
 

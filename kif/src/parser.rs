@@ -1,7 +1,8 @@
 //! From tokens to the AST: S-expressions first (built with an explicit stack, so
 //! deeply nested input cannot overflow the call stack), then rules and literals.
 
-use crate::ast::{Literal, Rule, Span, Term, Warning};
+pub use crate::ast::Description;
+use crate::ast::{is_gdl2, Literal, Rule, Span, Term, Warning, TUPLE};
 use crate::lexer::{tokenize, Token, LINE_ENDS};
 use crate::symbol::{SymbolId, SymbolTable};
 use std::fmt;
@@ -25,17 +26,6 @@ impl fmt::Display for ParseError {
 }
 
 impl std::error::Error for ParseError {}
-
-/// A parsed game description.
-#[derive(Clone, Debug)]
-pub struct Description {
-    /// Every symbol of the description.
-    pub symbols: SymbolTable,
-    /// Facts and rules in source order (a fact is a rule with an empty body).
-    pub rules: Vec<Rule>,
-    /// Accepted deviations from the spec.
-    pub warnings: Vec<Warning>,
-}
 
 /// An S-expression of the source: a symbol or a parenthesized list, each with
 /// the byte offset where it starts. Messages of the match protocol are read as these.
@@ -166,7 +156,7 @@ struct Converter<'s> {
     warnings: Vec<Warning>,
     lines: Lines<'s>,
     /// Where a list starts with a variable, and what GDL expected there: a
-    /// tuple in GDL-II ([`crate::gdl2::TUPLE`]), an error in GDL.
+    /// tuple in GDL-II ([`TUPLE`]), an error in GDL.
     tuples: Vec<(usize, String)>,
 }
 
@@ -183,7 +173,7 @@ impl Converter<'_> {
     fn tuple(&mut self, items: &[SExpr<'_>], name: &str, at: usize, what: &str) -> Result<Term, ParseError> {
         self.tuples
             .push((at, format!("expected {what}, found the variable {name}")));
-        let tuple = self.symbols.intern(crate::gdl2::TUPLE);
+        let tuple = self.symbols.intern(TUPLE);
         let elements = items.iter().map(|t| self.term(t)).collect::<Result<_, _>>()?;
         Ok(Term::Compound(tuple, elements))
     }
@@ -387,12 +377,12 @@ pub fn parse(source: &str) -> Result<Description, ParseError> {
         match converter.rule(expr) {
             Ok(rule) => description.rules.push(rule),
             // In what reads as GDL so far, a tuple before the error is the first error.
-            Err(e) if crate::gdl2::is_gdl2(&description) => return Err(e),
+            Err(e) if is_gdl2(&description) => return Err(e),
             Err(e) => return Err(converter.earlier_tuple_error(e)),
         }
     }
     description.symbols = std::mem::take(&mut converter.symbols);
-    let gdl2 = crate::gdl2::is_gdl2(&description);
+    let gdl2 = is_gdl2(&description);
     converter.check_tuples(gdl2)?;
     for (at, _) in std::mem::take(&mut converter.tuples) {
         converter.warn(

@@ -27,8 +27,8 @@
 //! ∪ S^exp]) of the spec's Definition 1, and the keyword restrictions of 2.1
 //! (`expired` restricted like `true`) are GDL's restrictions on the embedding.
 
+use crate::ast::Description;
 use crate::ast::{Literal, Rule, Span, Term, Warning};
-use crate::parser::Description;
 use crate::symbol::{SymbolId, SymbolTable};
 use std::fmt;
 

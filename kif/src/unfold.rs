@@ -15,8 +15,8 @@
 //! relation, which then stays unsafe, when it would make more than
 //! [`MAX_RULES`] rules.
 
+use crate::ast::Description;
 use crate::ast::{Literal, Rule, Term};
-use crate::parser::Description;
 use crate::symbol::{SymbolId, SymbolTable};
 use std::collections::{HashMap, HashSet};
 

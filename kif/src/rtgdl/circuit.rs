@@ -39,8 +39,8 @@
 //! argument, and a time compared or copied anywhere else.
 
 use super::{check, is_expired, is_timed, wrap, Lifetime, RtgdlError};
+use crate::ast::Description;
 use crate::ast::{Literal, Rule, Span, Term};
-use crate::parser::Description;
 use crate::print::term_to_string;
 use crate::symbol::{SymbolId, SymbolTable};
 use std::collections::HashMap;
