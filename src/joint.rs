@@ -1,15 +1,9 @@
 //! Joint moves: random ones (some roles' moves given), every legal one, and
 //! the successors of a state, on either engine.
 
-use crate::machine::{Error, Machine, Move, State};
+use crate::machine::{Error, Machine, Move, State, MAX_JOINT_MOVES};
 use crate::propnet::random::Stream;
 use crate::propnet::MachineError;
-
-/// The most joint moves [`Machine::legal_joint_moves`] and
-/// [`Machine::successors`] list: a state with more (the product of the roles'
-/// numbers of legal moves) is refused with [`Error::TooManyJointMoves`]
-/// rather than filling memory.
-pub const MAX_JOINT_MOVES: usize = 1 << 20;
 
 impl Machine {
     /// A joint move of uniformly random legal moves, one per role drawn in

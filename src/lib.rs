@@ -44,8 +44,8 @@ mod playouts;
 pub mod realtime;
 
 pub use game::{Calibration, Config, Engine, EngineChoice, EvaluatorChoice, Game, LoadError};
-pub use joint::MAX_JOINT_MOVES;
-pub use machine::{Error, Machine, Move, PlayoutEnd, State};
+
+pub use machine::{Error, Machine, Move, PlayoutEnd, State, MAX_JOINT_MOVES};
 pub use playouts::{Budget, PlayoutReport, Playouts, MAX_THREADS};
 pub use propnet::driver::PlayoutTotals;
 pub use propnet::engine::EvaluatorKind;

@@ -5,7 +5,6 @@
 //! only: every answer depends on the arguments alone, never on earlier queries.
 
 use crate::game::{Backend, Game};
-use crate::joint::MAX_JOINT_MOVES;
 use crate::propnet::driver::{Playout, PlayoutTotals};
 use crate::propnet::engine::EvaluatorKind;
 use crate::propnet::random::Stream;
@@ -54,6 +53,12 @@ impl Move {
         self.role
     }
 }
+
+/// The most joint moves [`Machine::legal_joint_moves`] and
+/// [`Machine::successors`] list: a state with more (the product of the roles'
+/// numbers of legal moves) is refused with [`Error::TooManyJointMoves`]
+/// rather than filling memory.
+pub const MAX_JOINT_MOVES: usize = 1 << 20;
 
 /// A refused request of the agent API, by kind: an agent can tell a state of
 /// another game from an illegal move without reading text. `Display` gives

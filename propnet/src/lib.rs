@@ -6,7 +6,7 @@
 //! # Layers
 //!
 //! The modules follow the pipeline, and each uses only those before it in
-//! this list (`tests/layers.rs` checks it on the source):
+//! this list (`tools/tests/layers.rs` checks it on the source):
 //!
 //! 1. [`random`]: the random streams every draw takes (a leaf utility).
 //! 2. [`ir`]: the circuit, its builder from a ground program, its
