@@ -15,12 +15,15 @@
 
 use crate::propnet::driver::{choose, DEFAULT_MAX_DEPTH};
 use crate::propnet::engine::{Choice, EngineConfig, EvaluatorKind};
+use crate::propnet::opt::OptimizeConfig;
+use crate::propnet::pipeline::Progress;
 use crate::propnet::{LoadConfig, Loaded};
+use ggpnet_grounder::{Config as GroundConfig, SettingError};
 use ggpnet_reference::{Reference, ReferenceError};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Which engine runs a game.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -77,23 +80,29 @@ pub struct Calibration {
 }
 
 /// Settings of [`Game::load`]: how to compile, which engine and evaluator to
-/// use, and how deep a playout may go.
+/// use, and how deep a playout may go. Built from [`Config::new`] by builder
+/// methods; a setting that can be out of range is refused by its method with
+/// a [`SettingError`], so a `Config` holds only valid settings.
+///
+/// ```
+/// use ggpnet::{Config, EngineChoice, Game};
+/// let config = Config::new()
+///     .max_ground_rules(1_000_000)
+///     .engine(EngineChoice::Propnet)
+///     .max_playout_depth(200)?;
+/// assert_eq!(config.get_load().get_ground().get_max_ground_rules(), 1_000_000);
+/// let game = Game::load(ggpnet::DEFAULT_GAME, &config)?;
+/// assert_eq!(game.config().get_max_playout_depth(), 200);
+/// assert!(Config::new().max_playout_depth(0).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// Grounding limits and optimizer passes of the propnet.
-    pub load: LoadConfig,
-    /// Which engine may run the game.
-    pub engine: EngineChoice,
-    /// Which evaluator runs playouts on the propnet (queries of a
-    /// [`Machine`](crate::Machine) use the differential evaluator unless this
-    /// fixes the sweep).
-    pub evaluator: EvaluatorChoice,
-    /// Moves after which a random playout that has not ended is abandoned (at least 1).
-    pub max_playout_depth: u64,
-    /// Whether the propnet's playouts and [`Machine`](crate::Machine) queries
-    /// run native code where the platform allows (off: the interpreters of the
-    /// evaluators, to measure them).
-    pub native: bool,
+    load: LoadConfig,
+    engine: EngineChoice,
+    evaluator: EvaluatorChoice,
+    max_playout_depth: u64,
+    native: bool,
 }
 
 impl Default for Config {
@@ -108,8 +117,137 @@ impl Default for Config {
     }
 }
 
+impl Config {
+    /// The defaults: the propnet with the interpreter as fallback, the
+    /// evaluator chosen by calibration, native code, the default limits.
+    pub fn new() -> Config {
+        Config::default()
+    }
+
+    /// Grounding limits and optimizer passes of the propnet, all at once (the
+    /// methods below set one each).
+    pub fn load(mut self, load: LoadConfig) -> Config {
+        self.load = load;
+        self
+    }
+
+    /// Which engine may run the game.
+    pub fn engine(mut self, engine: EngineChoice) -> Config {
+        self.engine = engine;
+        self
+    }
+
+    /// Which evaluator runs playouts on the propnet (queries of a
+    /// [`Machine`](crate::Machine) use the differential evaluator unless this
+    /// fixes the sweep).
+    pub fn evaluator(mut self, evaluator: EvaluatorChoice) -> Config {
+        self.evaluator = evaluator;
+        self
+    }
+
+    /// Moves after which a random playout that has not ended is abandoned (at
+    /// least 1; 10,000 by default).
+    pub fn max_playout_depth(mut self, depth: u64) -> Result<Config, SettingError> {
+        if depth == 0 {
+            let reason = "must be at least 1, not 0".to_owned();
+            return Err(SettingError::new("max_playout_depth", reason));
+        }
+        self.max_playout_depth = depth;
+        Ok(self)
+    }
+
+    /// Whether the propnet's playouts and [`Machine`](crate::Machine) queries
+    /// run native code where the platform allows (off: the interpreters of the
+    /// evaluators, to measure them).
+    pub fn native(mut self, native: bool) -> Config {
+        self.native = native;
+        self
+    }
+
+    /// Most rule instances grounding may find ([`grounder::Config::max_ground_rules`](crate::grounder::Config::max_ground_rules)).
+    pub fn max_ground_rules(self, rules: usize) -> Config {
+        self.ground(|g| g.max_ground_rules(rules))
+    }
+
+    /// Most distinct ground sentences ([`grounder::Config::max_ground_atoms`](crate::grounder::Config::max_ground_atoms)).
+    pub fn max_ground_atoms(self, atoms: usize) -> Config {
+        self.ground(|g| g.max_ground_atoms(atoms))
+    }
+
+    /// Deepest nesting of a ground term ([`grounder::Config::max_term_depth`](crate::grounder::Config::max_term_depth)).
+    pub fn max_term_depth(self, depth: usize) -> Config {
+        self.ground(|g| g.max_term_depth(depth))
+    }
+
+    /// Most bytes grounding may take, estimated ([`grounder::Config::max_bytes`](crate::grounder::Config::max_bytes)).
+    pub fn max_ground_bytes(self, bytes: usize) -> Config {
+        self.ground(|g| g.max_bytes(bytes))
+    }
+
+    /// Most candidate facts the joins may try ([`grounder::Config::max_join_steps`](crate::grounder::Config::max_join_steps)).
+    pub fn max_join_steps(self, steps: usize) -> Config {
+        self.ground(|g| g.max_join_steps(steps))
+    }
+
+    /// Longest wall time grounding and optimizing may take ([`grounder::Config::max_time`](crate::grounder::Config::max_time)).
+    pub fn max_ground_time(self, time: Option<Duration>) -> Config {
+        self.ground(|g| g.max_time(time))
+    }
+
+    /// Threads grounding runs on, 1 to [`MAX_THREADS`](crate::MAX_THREADS) ([`grounder::Config::threads`](crate::grounder::Config::threads)).
+    pub fn ground_threads(self, threads: usize) -> Result<Config, SettingError> {
+        let ground = self.load.get_ground().clone().threads(threads)?;
+        Ok(self.ground(|_| ground))
+    }
+
+    /// Which optimizer passes run.
+    pub fn optimize(mut self, optimize: OptimizeConfig) -> Config {
+        self.load = self.load.optimize(optimize);
+        self
+    }
+
+    /// A callback told the name of each loading phase as it starts.
+    pub fn progress(mut self, progress: Option<Progress>) -> Config {
+        self.load = self.load.progress(progress);
+        self
+    }
+
+    /// See [`Config::load`] and the grounding and optimizer settings.
+    pub fn get_load(&self) -> &LoadConfig {
+        &self.load
+    }
+
+    /// See [`Config::engine`].
+    pub fn get_engine(&self) -> EngineChoice {
+        self.engine
+    }
+
+    /// See [`Config::evaluator`].
+    pub fn get_evaluator(&self) -> EvaluatorChoice {
+        self.evaluator
+    }
+
+    /// See [`Config::max_playout_depth`].
+    pub fn get_max_playout_depth(&self) -> u64 {
+        self.max_playout_depth
+    }
+
+    /// See [`Config::native`].
+    pub fn get_native(&self) -> bool {
+        self.native
+    }
+
+    /// The same with the grounding limits changed by `change`.
+    fn ground(mut self, change: impl FnOnce(GroundConfig) -> GroundConfig) -> Config {
+        let ground = change(self.load.get_ground().clone());
+        self.load = self.load.ground(ground);
+        self
+    }
+}
+
 /// Why a game could not be loaded.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub enum LoadError {
     /// The propnet could not be built, and no fallback was allowed or needed.
     Propnet(crate::propnet::LoadError),
@@ -117,10 +255,53 @@ pub enum LoadError {
     /// used, if it was tried.
     Interpreter {
         /// Why the propnet could not be built (`None` when it was not tried).
-        propnet: Option<crate::propnet::LoadError>,
+        propnet: Option<Box<crate::propnet::LoadError>>,
         /// Why the interpreter refused the game.
-        reason: String,
+        refusal: Refusal,
     },
+    /// A real-time GDL game, which loads as a
+    /// [`RtGame`](crate::realtime::RtGame); the error is what loading it as
+    /// GDL gave.
+    RealTime(Box<LoadError>),
+}
+
+/// Why the interpreter refused a game.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// Malformed KIF, with its line and column.
+    Parse(ggpnet_kif::ParseError),
+    /// Invalid GDL, or a game that cannot be played, with the rule to blame.
+    Invalid(ggpnet_grounder::GdlError),
+    /// A rule the interpreter cannot evaluate.
+    Rules(ReferenceError),
+    /// A role without a legal move in the initial state, which is not terminal.
+    NoLegalMove {
+        /// The role.
+        role: String,
+    },
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::Parse(e) => e.fmt(f),
+            Refusal::Invalid(e) => e.fmt(f),
+            Refusal::Rules(e) => e.fmt(f),
+            Refusal::NoLegalMove { role } => write!(f, "role {role} has no legal move in the initial state"),
+        }
+    }
+}
+
+impl std::error::Error for Refusal {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Refusal::Parse(e) => Some(e),
+            Refusal::Invalid(e) => Some(e),
+            Refusal::Rules(e) => Some(e),
+            Refusal::NoLegalMove { .. } => None,
+        }
+    }
 }
 
 impl LoadError {
@@ -129,6 +310,7 @@ impl LoadError {
         match self {
             LoadError::Propnet(e) => e.is_limit(),
             LoadError::Interpreter { .. } => false,
+            LoadError::RealTime(e) => e.is_limit(),
         }
     }
 }
@@ -139,22 +321,29 @@ impl fmt::Display for LoadError {
             LoadError::Propnet(e) => e.fmt(f),
             LoadError::Interpreter {
                 propnet: None,
-                reason,
-            } => write!(f, "error: {reason}"),
+                refusal,
+            } => write!(f, "error: {refusal}"),
             LoadError::Interpreter {
                 propnet: Some(e),
-                reason,
-            } => write!(f, "{e}; the interpreter refused it too: {reason}"),
+                refusal,
+            } => write!(f, "{e}; the interpreter refused it too: {refusal}"),
+            LoadError::RealTime(e) => write!(
+                f,
+                "error: this is a real-time GDL (rtGDL) game: load it with ggpnet::realtime::RtGame ({e})"
+            ),
         }
     }
 }
 
 impl std::error::Error for LoadError {
-    /// The propnet's error: why it failed, or why the interpreter was tried.
+    /// The propnet's error (why it failed, or why the interpreter was tried),
+    /// else the interpreter's.
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             LoadError::Propnet(e) => Some(e),
-            LoadError::Interpreter { propnet, .. } => propnet.as_ref().map(|e| e as _),
+            LoadError::Interpreter { propnet: Some(e), .. } => Some(e.as_ref()),
+            LoadError::Interpreter { refusal, .. } => Some(refusal),
+            LoadError::RealTime(e) => Some(e.as_ref()),
         }
     }
 }
@@ -215,12 +404,7 @@ impl Game {
             if !ggpnet_kif::parse(text).is_ok_and(|d| ggpnet_kif::rtgdl::is_rtgdl(&d)) {
                 return e;
             }
-            LoadError::Interpreter {
-                propnet: None,
-                reason: format!(
-                    "this is a real-time GDL (rtGDL) game: load it with ggpnet::realtime::RtGame ({e})"
-                ),
-            }
+            LoadError::RealTime(Box::new(e))
         })
     }
 
@@ -232,8 +416,8 @@ impl Game {
             EngineChoice::Auto => match crate::propnet::load(text, &config.load) {
                 Ok(loaded) => Backend::Propnet(Box::new(loaded)),
                 Err(e) if e.is_limit() => {
-                    if let Some(crate::propnet::pipeline::Progress(tell)) = &config.load.progress {
-                        tell("interpreter (the propnet passed a grounding limit)");
+                    if let Some(progress) = config.load.get_progress() {
+                        progress.tell("interpreter (the propnet passed a grounding limit)");
                     }
                     let shown = e.to_string();
                     let reason = shown.strip_prefix("error: ").unwrap_or(&shown).to_owned();
@@ -345,10 +529,7 @@ impl Game {
     ///
     /// ```
     /// use ggpnet::{Config, EvaluatorChoice, EvaluatorKind, Game};
-    /// let config = Config {
-    ///     evaluator: EvaluatorChoice::Fixed(EvaluatorKind::Sweep),
-    ///     ..Config::default()
-    /// };
+    /// let config = Config::new().evaluator(EvaluatorChoice::Fixed(EvaluatorKind::Sweep));
     /// let game = Game::load(ggpnet::DEFAULT_GAME, &config)?;
     /// let chosen = game.calibrate().unwrap();
     /// assert_eq!(chosen.evaluator, EvaluatorKind::Sweep);
@@ -387,34 +568,33 @@ fn propnet(text: &str, config: &Config) -> Result<Loaded, LoadError> {
 /// The interpreter for `text`, after the checks the propnet path makes (valid
 /// GDL, playable, every role with a legal move in a non-terminal initial state).
 fn interpret(text: &str, propnet: Option<crate::propnet::LoadError>) -> Result<Arc<Reference>, LoadError> {
-    let refuse = |reason: String, propnet: Option<crate::propnet::LoadError>| LoadError::Interpreter {
-        propnet,
-        reason,
-    };
     let checked = (|| {
-        let mut description = ggpnet_kif::parse(text).map_err(|e| e.to_string())?;
-        ggpnet_grounder::prepare(&mut description).map_err(|e| e.to_string())?;
-        ggpnet_grounder::check_playable(&description).map_err(|e| e.to_string())?;
-        let description = ggpnet_kif::parse(text).map_err(|e| e.to_string())?;
-        let reference = Reference::new(&description).map_err(|e: ReferenceError| e.to_string())?;
+        let mut description = ggpnet_kif::parse(text).map_err(Refusal::Parse)?;
+        ggpnet_grounder::prepare(&mut description).map_err(Refusal::Invalid)?;
+        ggpnet_grounder::check_playable(&description).map_err(Refusal::Invalid)?;
+        let description = ggpnet_kif::parse(text).map_err(Refusal::Parse)?;
+        let reference = Reference::new(&description).map_err(Refusal::Rules)?;
         playable_start(&reference)?;
         Ok(reference)
     })();
     match checked {
         Ok(reference) => Ok(Arc::new(reference)),
-        Err(reason) => Err(refuse(reason, propnet)),
+        Err(refusal) => Err(LoadError::Interpreter {
+            propnet: propnet.map(Box::new),
+            refusal,
+        }),
     }
 }
 
 /// An error when some role has no legal move in a non-terminal initial state.
-fn playable_start(reference: &Reference) -> Result<(), String> {
+fn playable_start(reference: &Reference) -> Result<(), Refusal> {
     let start = reference.initial_state();
     if reference.is_terminal(&start) {
         return Ok(());
     }
     for (index, role) in reference.roles().iter().enumerate() {
         if reference.legal_moves(&start, index).is_empty() {
-            return Err(format!("role {role} has no legal move in the initial state"));
+            return Err(Refusal::NoLegalMove { role: role.clone() });
         }
     }
     Ok(())

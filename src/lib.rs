@@ -43,7 +43,8 @@ pub mod player;
 mod playouts;
 pub mod realtime;
 
-pub use game::{Calibration, Config, Engine, EngineChoice, EvaluatorChoice, Game, LoadError};
+pub use game::{Calibration, Config, Engine, EngineChoice, EvaluatorChoice, Game, LoadError, Refusal};
+pub use ggpnet_grounder::SettingError;
 
 pub use machine::{Error, Machine, Move, PlayoutEnd, State, MAX_JOINT_MOVES};
 pub use playouts::{Budget, PlayoutReport, Playouts, MAX_THREADS};

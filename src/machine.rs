@@ -186,7 +186,7 @@ impl Game {
     /// A machine for queries on this thread (make one per thread; it is cheap
     /// next to the game, but not free: it holds one evaluator's values).
     pub fn machine(&self) -> Machine {
-        let kind = match self.config().evaluator {
+        let kind = match self.config().get_evaluator() {
             crate::EvaluatorChoice::Fixed(EvaluatorKind::Sweep) => EvaluatorKind::Sweep,
             _ => EvaluatorKind::Differential,
         };
@@ -200,9 +200,9 @@ impl Game {
     pub fn machine_with_evaluator(&self, kind: EvaluatorKind) -> Machine {
         let engine = match self.backend() {
             Backend::Propnet(loaded) => {
-                let native = self.config().native;
+                let native = self.config().get_native();
                 let machine = StateMachine::with_engine(Arc::clone(&loaded.game), kind, native);
-                let playout = Playout::new(&machine, self.config().max_playout_depth);
+                let playout = Playout::new(&machine, self.config().get_max_playout_depth());
                 let totals = PlayoutTotals::new(self.roles().len());
                 MachineEngine::Propnet(Box::new(PropnetScratch {
                     machine,
@@ -634,7 +634,7 @@ impl Machine {
         rng: &mut Stream,
         deadline: Option<Instant>,
     ) -> Result<Option<(PlayoutEnd, Option<RefState>)>, Error> {
-        let max_depth = self.game.config().max_playout_depth.max(1);
+        let max_depth = self.game.config().get_max_playout_depth().max(1);
         Ok(match (&mut self.engine, self.game.repr(state)?) {
             (MachineEngine::Propnet(p), StateRepr::Bits(bits)) => {
                 p.playout(bits, rng, deadline).map(|end| (end, None))

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 pub use crate::propnet::driver::Budget;
 
-/// Most threads a run may ask for.
-pub const MAX_THREADS: usize = 1024;
+/// Most threads a run may ask for (grounding's bound too).
+pub use ggpnet_grounder::MAX_THREADS;
 
 /// How many playouts to run, on how many threads, with which seed.
 ///
@@ -112,14 +112,14 @@ impl Game {
     /// is spent; see [`Playouts`].
     pub fn playouts(&self, from: &State, how: &Playouts) -> Result<PlayoutReport, Error> {
         how.validate()?;
-        let max_depth = self.config().max_playout_depth.max(1);
+        let max_depth = self.config().get_max_playout_depth().max(1);
         match (self.backend(), self.repr(from)?) {
             (Backend::Propnet(loaded), StateRepr::Bits(state)) => {
                 let evaluator = self.evaluator().expect("a propnet game has an evaluator");
                 let config = McConfig {
                     engine: EngineConfig {
                         choice: Choice::Fixed(evaluator),
-                        native: self.config().native,
+                        native: self.config().get_native(),
                     },
                     threads: how.threads,
                     budget: how.budget,

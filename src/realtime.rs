@@ -270,11 +270,9 @@ impl Net {
             .iter()
             .map(|r| ggpnet_kif::rule_to_string(r, symbols) + "\n")
             .collect();
-        let config = LoadConfig {
-            optimize: propnet::OptimizeConfig::exact(),
-            ground: ground.clone(),
-            ..LoadConfig::default()
-        };
+        let config = LoadConfig::new()
+            .optimize(propnet::OptimizeConfig::exact())
+            .ground(ground.clone());
         let loaded = propnet::compile(&text, &config).map_err(|e| {
             let line = match &e {
                 propnet::LoadError::Gdl(g) => g.span.map(|s| s.line as usize),

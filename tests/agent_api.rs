@@ -12,10 +12,7 @@ use std::collections::HashSet;
 const TIC_TAC_TOE: &str = include_str!("../games/tic_tac_toe.kif");
 
 fn load(text: &str, engine: EngineChoice) -> Game {
-    let config = Config {
-        engine,
-        ..Config::default()
-    };
+    let config = Config::new().engine(engine);
     Game::load(text, &config).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -197,18 +194,15 @@ fn load_errors_are_matched_by_kind() {
         }
         other => panic!("a parse error expected: {other:?}"),
     }
-    let mut config = Config {
-        engine: EngineChoice::Propnet,
-        ..Config::default()
-    };
-    config.load.ground.max_ground_rules = 10;
+    let config = Config::new().engine(EngineChoice::Propnet).max_ground_rules(10);
     match Game::load(TIC_TAC_TOE, &config) {
         Err(e @ LoadError::Propnet(Propnet::Gdl(_))) => {
             assert!(e.is_limit(), "{e}");
             let LoadError::Propnet(Propnet::Gdl(gdl)) = &e else {
                 unreachable!()
             };
-            assert_eq!(gdl.kind, ErrorKind::TooLarge);
+            let limit = ggpnet::grounder::Limit::Rules;
+            assert_eq!(gdl.kind, ErrorKind::TooLarge { limit, max: 10 });
             assert!(e.to_string().contains("10"), "the limit's value is named: {e}");
             assert!(
                 std::error::Error::source(&e).is_some(),
@@ -287,8 +281,7 @@ fn bad_playout_settings_are_refused() {
 /// under `Auto`, says why, and plays; `Propnet` refuses it.
 #[test]
 fn a_game_past_the_grounding_limits_falls_back_to_the_interpreter() {
-    let mut config = Config::default();
-    config.load.ground.max_ground_rules = 10;
+    let config = Config::new().max_ground_rules(10);
     let game = Game::load(TIC_TAC_TOE, &config).unwrap();
     assert_eq!(game.engine(), Engine::Interpreter);
     let why = game.fallback_reason().expect("a reason");
@@ -299,22 +292,41 @@ fn a_game_past_the_grounding_limits_falls_back_to_the_interpreter() {
         .unwrap();
     assert_eq!(report.totals.playouts, 20);
 
-    config.engine = EngineChoice::Propnet;
-    let error = Game::load(TIC_TAC_TOE, &config).unwrap_err();
+    let error = Game::load(TIC_TAC_TOE, &config.engine(EngineChoice::Propnet)).unwrap_err();
     assert!(error.is_limit(), "{error}");
 }
 
 #[test]
 fn invalid_games_are_refused_by_either_engine() {
     for engine in [EngineChoice::Auto, EngineChoice::Interpreter] {
-        let config = Config {
-            engine,
-            ..Config::default()
-        };
+        let config = Config::new().engine(engine);
         let missing_paren = Game::load("(role r", &config).unwrap_err();
         assert!(missing_paren.to_string().contains("1:"), "{missing_paren}");
         let no_terminal = Game::load("(role r) (init a) (<= (legal r go) (true a)) (goal r 0)", &config);
         assert!(no_terminal.is_err());
+    }
+}
+
+/// The interpreter's refusals are kinds too: a parse error with its place, a
+/// role without a move.
+#[test]
+fn the_interpreters_refusals_are_matched_by_kind() {
+    let config = Config::new().engine(EngineChoice::Interpreter);
+    match Game::load("(role r)\n(init a", &config) {
+        Err(LoadError::Interpreter {
+            propnet: None,
+            refusal: ggpnet::Refusal::Parse(e),
+        }) => assert_eq!(e.span.line, 2, "{e}"),
+        other => panic!("a parse error expected: {other:?}"),
+    }
+    let stuck = "(role r) (role s) (init a) (<= (legal r go) (true a)) (<= (legal s go) (true b)) \
+                 (<= terminal (true b)) (goal r 0) (goal s 0)";
+    match Game::load(stuck, &config) {
+        Err(LoadError::Interpreter {
+            refusal: ggpnet::Refusal::NoLegalMove { role },
+            ..
+        }) => assert_eq!(role, "s"),
+        other => panic!("a role without a move expected: {other:?}"),
     }
 }
 
@@ -615,11 +627,7 @@ fn a_playout_to_the_end_gives_its_last_state() {
 #[test]
 fn a_playout_cut_at_the_depth_limit_gives_the_state_it_stopped_in() {
     for engine in [EngineChoice::Propnet, EngineChoice::Interpreter] {
-        let config = Config {
-            engine,
-            max_playout_depth: 2,
-            ..Config::default()
-        };
+        let config = Config::new().engine(engine).max_playout_depth(2).unwrap();
         let game = Game::load(TIC_TAC_TOE, &config).unwrap();
         let mut machine = game.machine();
         let (end, last) = machine
@@ -671,11 +679,7 @@ fn calibration_runs_when_asked_and_is_reported_once() {
 fn a_machine_honours_the_native_setting() {
     let interpreted = Game::load(
         TIC_TAC_TOE,
-        &Config {
-            engine: EngineChoice::Propnet,
-            native: false,
-            ..Config::default()
-        },
+        &Config::new().engine(EngineChoice::Propnet).native(false),
     )
     .unwrap();
     let native = load(TIC_TAC_TOE, EngineChoice::Propnet);

@@ -24,10 +24,7 @@ fn gdl_error(body: &str) -> ggpnet::grounder::GdlError {
 }
 
 fn game(text: &str, engine: EngineChoice) -> Game {
-    let config = Config {
-        engine,
-        ..Config::default()
-    };
+    let config = Config::new().engine(engine);
     Game::load(text, &config).unwrap_or_else(|e| panic!("{e}"))
 }
 

@@ -3,6 +3,7 @@
 
 use ggpnet::grounder::ErrorKind;
 use ggpnet::kif::Span;
+use ggpnet::propnet::opt::Pass;
 use ggpnet::propnet::{load, LoadConfig, LoadError, Loaded, MachineError, OptimizeConfig};
 
 const PRELUDE: &str = "(role r) (init s) (<= (legal r go) (true s)) (<= (next s) (does r go))
@@ -201,18 +202,10 @@ fn recursion_inside_a_state_reaches_its_least_fixpoint() {
          (<= (next (edge ?x ?y)) (true (edge ?x ?y)) (distinct ?y c))
          (<= terminal (not (reach a c)))
          (<= (goal r 100) (reach a a)) (<= (goal r 0) (not (reach c a)))";
-    let mut cyclic = OptimizeConfig::default();
-    cyclic.disable("reachable").unwrap();
+    let cyclic = OptimizeConfig::default().disable(Pass::Reachable);
     for optimize in [cyclic, OptimizeConfig::default()] {
-        let keeps_cycles = !optimize.reachable;
-        let loaded = load(
-            game,
-            &LoadConfig {
-                optimize,
-                ..LoadConfig::default()
-            },
-        )
-        .unwrap();
+        let keeps_cycles = !optimize.is_enabled(Pass::Reachable);
+        let loaded = load(game, &LoadConfig::new().optimize(optimize)).unwrap();
         if keeps_cycles {
             assert!(loaded.report.sccs >= 1, "expected a cyclic component");
         }
@@ -296,8 +289,7 @@ fn repeated_roles_and_goal_values_out_of_range_are_warned() {
 
 #[test]
 fn grounding_limits_are_errors_callers_can_tell_apart() {
-    let mut config = LoadConfig::default();
-    config.ground.max_ground_rules = 10;
+    let config = LoadConfig::new().ground(ggpnet::grounder::Config::new().max_ground_rules(10));
     let source = format!("{PRELUDE}(n 1) (n 2) (n 3) (n 4) (<= (pair ?x ?y) (n ?x) (n ?y))");
     let e = load(&source, &config).err().expect("over the limit");
     assert!(e.is_limit());

@@ -16,8 +16,15 @@ pub enum ErrorKind {
     RecursionRestriction,
     /// A GDL keyword used where the spec forbids it.
     Keyword,
-    /// Grounding passed a configured limit (rule instances, atoms, term depth, memory).
-    TooLarge,
+    /// Grounding passed a limit (rule instances, atoms, term depth, memory,
+    /// join steps, time) whose value was `max` (milliseconds for
+    /// [`Limit::Time`](crate::Limit::Time)).
+    TooLarge {
+        /// The limit passed.
+        limit: crate::Limit,
+        /// Its value.
+        max: usize,
+    },
     /// A game that cannot be played: no role, no `terminal`, a role without a goal
     /// rule or without a legal move in the initial state.
     Unplayable,

@@ -16,6 +16,7 @@
 //! fixed order, so the ground program is the same whatever the number of threads.
 
 use crate::check::Analysis;
+use crate::config::Config;
 use crate::error::GdlError;
 use crate::limits::{too_large, Budget, Limit, Spent};
 use crate::normalize::{NormalLiteral, NormalRule};
@@ -27,64 +28,6 @@ use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use std::collections::hash_map::Entry;
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
-
-/// Limits of grounding; passing one stops grounding with an
-/// [`ErrorKind::TooLarge`](crate::ErrorKind::TooLarge) error naming the relation being grounded.
-#[derive(Clone, Debug)]
-pub struct Config {
-    /// Most rule instances grounding may find (static and dynamic rules, each
-    /// instance counted as found, duplicates included).
-    pub max_ground_rules: usize,
-    /// Most distinct ground sentences (static and dynamic).
-    pub max_ground_atoms: usize,
-    /// Deepest nesting of a ground argument (a constant has depth 1, `(s 0)` depth 2).
-    /// Printing a term recurses on its nesting: keep this in the thousands at most.
-    pub max_term_depth: usize,
-    /// Most bytes the grounder's terms, facts, indexes and rules may take (an estimate).
-    pub max_bytes: usize,
-    /// Most candidate facts the joins may try, matching or not (a bound on the
-    /// time of a join that finds few instances).
-    pub max_join_steps: usize,
-    /// Longest wall time grounding may take (none by default): a bound that holds
-    /// on any machine, for callers that fall back to an interpreter when it passes.
-    /// The compilation of the ground program that follows (`ggpnet_propnet`'s
-    /// optimizer) stops at the same time, counted from the start of grounding.
-    pub max_time: Option<std::time::Duration>,
-    /// Threads the joins of a big round run on (the ground program is the same for
-    /// any number). One by default: on the project's 2-core machines two threads
-    /// ground no faster (0.6x to 1.15x, docs/INIT.md).
-    pub threads: usize,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            max_ground_rules: DEFAULT_MAX_GROUND_RULES,
-            max_ground_atoms: DEFAULT_MAX_GROUND_ATOMS,
-            max_term_depth: DEFAULT_MAX_TERM_DEPTH,
-            max_bytes: DEFAULT_MAX_BYTES,
-            max_join_steps: DEFAULT_MAX_JOIN_STEPS,
-            max_time: None,
-            threads: 1,
-        }
-    }
-}
-
-// The defaults leave room above the largest games of the shared corpus: racer4
-// finds 15.3 M rule instances in 37 M join steps, mummymaze1p 13.2 M in 16 M,
-// with 10.4 M ground atoms and 3.05 GiB estimated; no corpus term is nested
-// deeper than 3.
-
-/// The default of [`Config::max_ground_rules`].
-pub const DEFAULT_MAX_GROUND_RULES: usize = 20_000_000;
-/// The default of [`Config::max_ground_atoms`].
-pub const DEFAULT_MAX_GROUND_ATOMS: usize = 16_000_000;
-/// The default of [`Config::max_term_depth`].
-pub const DEFAULT_MAX_TERM_DEPTH: usize = 64;
-/// The default of [`Config::max_bytes`].
-pub const DEFAULT_MAX_BYTES: usize = 5 << 30;
-/// The default of [`Config::max_join_steps`].
-pub const DEFAULT_MAX_JOIN_STEPS: usize = 100_000_000;
 
 /// Instances a join finds between two charges to the [`Budget`].
 const CHARGE_EVERY: usize = 1024;
@@ -1129,9 +1072,10 @@ impl Engine<'_> {
 
     fn too_large(&self, limit: Limit, relation: SymbolId) -> GdlError {
         let max = match limit {
-            Limit::Atoms => self.config.max_ground_atoms,
-            Limit::Depth => self.config.max_term_depth,
-            Limit::Rules | Limit::Memory | Limit::Steps | Limit::Time => self.budget.max(limit),
+            Limit::Atoms => self.config.get_max_ground_atoms(),
+            Limit::Depth => self.config.get_max_term_depth(),
+            Limit::Expansion => crate::normalize::MAX_EXPANSION,
+            _ => self.budget.max(limit),
         };
         too_large(limit, max, self.symbols.name(relation))
     }
@@ -1240,11 +1184,11 @@ impl Engine<'_> {
             return Ok(false);
         }
         self.facts += 1;
-        if self.facts > self.config.max_ground_atoms {
+        if self.facts > self.config.get_max_ground_atoms() {
             return Err(self.too_large(Limit::Atoms, relation));
         }
         // The sentence is one level above its arguments.
-        if self.depth(sentence) > self.config.max_term_depth.saturating_add(1) {
+        if self.depth(sentence) > self.config.get_max_term_depth().saturating_add(1) {
             return Err(self.too_large(Limit::Depth, relation));
         }
         if alias {
@@ -1392,11 +1336,11 @@ pub fn instantiate(
     analysis: &Analysis,
     config: &Config,
 ) -> Result<GroundProgram, GdlError> {
-    if config.threads <= 1 {
+    if config.get_threads() <= 1 {
         return instantiate_with(description, rules, analysis, config, PARALLEL_MIN);
     }
     match rayon::ThreadPoolBuilder::new()
-        .num_threads(config.threads)
+        .num_threads(config.get_threads())
         .build()
     {
         Ok(pool) => pool.install(|| instantiate_with(description, rules, analysis, config, PARALLEL_MIN)),
@@ -1405,10 +1349,7 @@ pub fn instantiate(
             description,
             rules,
             analysis,
-            &Config {
-                threads: 1,
-                ..config.clone()
-            },
+            &config.clone().threads(1).expect("one thread"),
             PARALLEL_MIN,
         ),
     }
@@ -1428,16 +1369,16 @@ fn instantiate_with(
         symbols: &description.symbols,
         config,
         budget: Budget::new(
-            config.max_ground_rules,
-            config.max_bytes,
-            config.max_join_steps,
-            config.max_time,
+            config.get_max_ground_rules(),
+            config.get_max_bytes(),
+            config.get_max_join_steps(),
+            config.get_max_time(),
         ),
         facts: 0,
         fact_bytes: 0,
         depths: Vec::new(),
         parallel_min,
-        threads: config.threads.max(1),
+        threads: config.get_threads(),
     };
     let compiled: Vec<CompiledRule> = rules.iter().map(|r| compile_rule(r, &mut engine.store)).collect();
 
@@ -1528,6 +1469,7 @@ fn roles(description: &Description, store: &mut TermStore) -> Vec<TermId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::DEFAULT_MAX_TERM_DEPTH;
 
     /// A game where `legal` joins a large relation `p` with two bound arguments, so
     /// that the join stops for a composite index and runs again once it is built.
@@ -1579,10 +1521,7 @@ mod tests {
             instances: 0,
             candidates: 0,
         };
-        let config = Config {
-            threads: 2,
-            ..Config::default()
-        };
+        let config = Config::new().threads(2).expect("a setting in range");
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         let two = pool
             .install(|| instantiate_with(&description, &rules, &analysis, &config, always))
@@ -1614,11 +1553,7 @@ mod tests {
     fn a_plain_product_past_the_rule_limit_stops_before_its_join() {
         // 30^8 instances, more than the limit: without the count made before the
         // join, the join-step limit would stop it at its first charge.
-        let config = Config {
-            max_ground_rules: 1_000_000_000,
-            max_join_steps: 1,
-            ..Config::default()
-        };
+        let config = Config::new().max_ground_rules(1_000_000_000).max_join_steps(1);
         assert_eq!(
             ground_error(&eight_variables_with(""), &config).message,
             "grounding too large: more than 1000000000 ground rules (at relation `p`); raise --max-ground-rules"
@@ -1635,12 +1570,10 @@ mod tests {
 
     #[test]
     fn rule_instances_stop_inside_a_join() {
-        let config = Config {
-            max_ground_rules: 5000,
-            ..Config::default()
-        };
+        let config = Config::new().max_ground_rules(5000);
         let e = ground_error(&eight_variables(), &config);
-        assert_eq!(e.kind, crate::ErrorKind::TooLarge);
+        let limit = crate::Limit::Rules;
+        assert_eq!(e.kind, crate::ErrorKind::TooLarge { limit, max: 5000 });
         assert_eq!(
             e.message,
             "grounding too large: more than 5000 ground rules (at relation `p`); raise --max-ground-rules"
@@ -1649,10 +1582,7 @@ mod tests {
 
     #[test]
     fn estimated_memory_stops_grounding() {
-        let config = Config {
-            max_bytes: 1 << 20,
-            ..Config::default()
-        };
+        let config = Config::new().max_bytes(1 << 20);
         assert_eq!(
             ground_error(&eight_variables(), &config).message,
             "grounding too large: more than 1 MiB of memory (estimated) (at relation `p`); raise --max-mem"
@@ -1661,10 +1591,7 @@ mod tests {
 
     #[test]
     fn ground_atoms_are_bounded() {
-        let config = Config {
-            max_ground_atoms: 20,
-            ..Config::default()
-        };
+        let config = Config::new().max_ground_atoms(20);
         assert_eq!(
             ground_error(&eight_variables(), &config).message,
             "grounding too large: more than 20 ground atoms (at relation `d`); raise --max-ground-atoms"
@@ -1686,10 +1613,7 @@ mod tests {
                  raise --max-term-depth"
             )
         );
-        let config = Config {
-            max_term_depth: 5,
-            ..Config::default()
-        };
+        let config = Config::new().max_term_depth(5);
         assert!(ground_error(&game, &config)
             .message
             .contains("nested deeper than 5 "));
@@ -1703,15 +1627,9 @@ mod tests {
              (<= (next (c (s ?x))) (true (c ?x)) (small ?x)) (<= (legal r go) (true (c ?x)))",
         )
         .unwrap();
-        let config = Config {
-            max_term_depth: 5,
-            ..Config::default()
-        };
+        let config = Config::new().max_term_depth(5);
         assert!(crate::ground(&game, &config).is_ok());
-        let config = Config {
-            max_term_depth: 4,
-            ..Config::default()
-        };
+        let config = Config::new().max_term_depth(4);
         assert!(ground_error(&game, &config)
             .message
             .contains("nested deeper than 4 "));
@@ -1727,10 +1645,7 @@ mod tests {
              (distinct (f ?a ?b ?c ?d ?e ?f ?g ?h) (f ?a ?b ?c ?d ?e ?f ?g ?h)))"
         ))
         .unwrap();
-        let config = Config {
-            max_join_steps: 200_000,
-            ..Config::default()
-        };
+        let config = Config::new().max_join_steps(200_000);
         assert_eq!(
             ground_error(&game, &config).message,
             "grounding too large: more than 200000 join steps (candidate facts tried) (at relation `legal`); \
@@ -1747,11 +1662,10 @@ mod tests {
             instances: 0,
             candidates: 0,
         };
-        let config = Config {
-            threads: 2,
-            max_ground_rules: 5000,
-            ..Config::default()
-        };
+        let config = Config::new()
+            .threads(2)
+            .expect("a setting in range")
+            .max_ground_rules(5000);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         let e = pool
             .install(|| instantiate_with(&description, &rules, &analysis, &config, always))

@@ -22,6 +22,7 @@
 #![forbid(unsafe_code)]
 
 pub mod check;
+pub mod config;
 pub mod decompose;
 pub mod error;
 pub mod factor;
@@ -35,11 +36,15 @@ pub mod project;
 pub mod terms;
 
 pub use check::{check, Analysis};
+pub use config::{
+    Config, SettingError, DEFAULT_MAX_BYTES, DEFAULT_MAX_GROUND_ATOMS, DEFAULT_MAX_GROUND_RULES,
+    DEFAULT_MAX_JOIN_STEPS, DEFAULT_MAX_TERM_DEPTH, MAX_THREADS,
+};
 pub use decompose::decompose;
 pub use error::{ErrorKind, GdlError};
 pub use factor::factor;
-pub use instantiate::{instantiate, Config};
-pub use limits::time_limit_passed;
+pub use instantiate::instantiate;
+pub use limits::{time_limit_passed, Limit};
 pub use normalize::{normalize, NormalLiteral, NormalRule};
 pub use playable::check_playable;
 pub use program::{GroundLiteral, GroundProgram, GroundRule};

@@ -7,9 +7,11 @@ use crate::error::{ErrorKind, GdlError};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// Which limit grounding passed.
+/// Which limit grounding passed (the settings of [`crate::Config`], and the
+/// fixed bound on what one rule's `or`s expand into).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Limit {
+#[non_exhaustive]
+pub enum Limit {
     /// Rule instances found (static and dynamic, duplicates included).
     Rules,
     /// Distinct ground sentences.
@@ -22,25 +24,39 @@ pub(crate) enum Limit {
     Steps,
     /// Wall time, in milliseconds.
     Time,
+    /// Rules that one rule's `or`s expand into (a fixed bound, not a setting).
+    Expansion,
 }
 
 /// The error for passing `limit`, whose value is `max`, while grounding `relation`.
+/// (The expansion bound is passed by one rule, and reported with the rule by
+/// normalization; it is named here for completeness.)
 pub(crate) fn too_large(limit: Limit, max: usize, relation: &str) -> GdlError {
     let (what, option) = match limit {
-        Limit::Rules => (format!("more than {max} ground rules"), "--max-ground-rules"),
-        Limit::Atoms => (format!("more than {max} ground atoms"), "--max-ground-atoms"),
-        Limit::Depth => (format!("terms nested deeper than {max}"), "--max-term-depth"),
+        Limit::Rules => (
+            format!("more than {max} ground rules"),
+            "; raise --max-ground-rules",
+        ),
+        Limit::Atoms => (
+            format!("more than {max} ground atoms"),
+            "; raise --max-ground-atoms",
+        ),
+        Limit::Depth => (
+            format!("terms nested deeper than {max}"),
+            "; raise --max-term-depth",
+        ),
         Limit::Memory => (
             format!("more than {} MiB of memory (estimated)", max >> 20),
-            "--max-mem",
+            "; raise --max-mem",
         ),
         Limit::Steps => (
             format!("more than {max} join steps (candidate facts tried)"),
-            "--max-join-steps",
+            "; raise --max-join-steps",
         ),
-        Limit::Time => (seconds_spent(max), "--max-ground-time"),
+        Limit::Time => (seconds_spent(max), "; raise --max-ground-time"),
+        Limit::Expansion => (format!("`or`s expanding into more than {max} rules"), ""),
     };
-    limit_error(&what, &format!("at relation `{relation}`"), option)
+    limit_error(limit, max, &what, &format!("at relation `{relation}`"), option)
 }
 
 /// The error for passing the time limit `max` ([`crate::Config::max_time`]) after grounding, while the ground program is
@@ -48,19 +64,27 @@ pub(crate) fn too_large(limit: Limit, max: usize, relation: &str) -> GdlError {
 /// from the start of grounding, and is a limit passed as grounding's own.
 pub fn time_limit_passed(max: Duration, place: &str) -> GdlError {
     let max_ms = usize::try_from(max.as_millis()).unwrap_or(usize::MAX);
-    limit_error(&seconds_spent(max_ms), place, "--max-ground-time")
+    limit_error(
+        Limit::Time,
+        max_ms,
+        &seconds_spent(max_ms),
+        place,
+        "; raise --max-ground-time",
+    )
 }
 
 fn seconds_spent(max_ms: usize) -> String {
     format!("more than {:.1} s spent", max_ms as f64 / 1000.0)
 }
 
-fn limit_error(what: &str, place: &str, option: &str) -> GdlError {
+/// The error for passing `limit` (value `max`): `what` was passed at `place`;
+/// `raise` says how to raise the limit.
+fn limit_error(limit: Limit, max: usize, what: &str, place: &str, raise: &str) -> GdlError {
     GdlError {
-        kind: ErrorKind::TooLarge,
+        kind: ErrorKind::TooLarge { limit, max },
         span: None,
         rule: None,
-        message: format!("grounding too large: {what} ({place}); raise {option}"),
+        message: format!("grounding too large: {what} ({place}){raise}"),
     }
 }
 
@@ -201,7 +225,13 @@ mod tests {
             "grounding too large: more than 2.5 s spent (at relation `r`); raise --max-ground-time"
         );
         let later = time_limit_passed(Duration::from_millis(2500), "in optimizer pass merge");
-        assert_eq!(later.kind, ErrorKind::TooLarge);
+        assert_eq!(
+            later.kind,
+            ErrorKind::TooLarge {
+                limit: Limit::Time,
+                max: 2500
+            }
+        );
         assert_eq!(
             later.message,
             "grounding too large: more than 2.5 s spent (in optimizer pass merge); raise --max-ground-time"
@@ -211,7 +241,13 @@ mod tests {
     #[test]
     fn errors_name_the_limit_the_relation_and_the_option() {
         let e = too_large(Limit::Rules, 5, "p");
-        assert_eq!(e.kind, ErrorKind::TooLarge);
+        assert_eq!(
+            e.kind,
+            ErrorKind::TooLarge {
+                limit: Limit::Rules,
+                max: 5
+            }
+        );
         assert_eq!(
             e.message,
             "grounding too large: more than 5 ground rules (at relation `p`); raise --max-ground-rules"

@@ -83,7 +83,10 @@ pub fn normalize(description: &Description) -> Result<Vec<NormalRule>, GdlError>
             bodies = product(bodies, &dnf(literal, false));
             if bodies.len() > MAX_EXPANSION {
                 return Err(GdlError {
-                    kind: ErrorKind::TooLarge,
+                    kind: ErrorKind::TooLarge {
+                        limit: crate::Limit::Expansion,
+                        max: MAX_EXPANSION,
+                    },
                     span: Some(rule.span),
                     rule: Some(rule_to_string(rule, &description.symbols)),
                     message: format!("'or' expands this rule into more than {MAX_EXPANSION} rules"),
@@ -270,6 +273,12 @@ mod tests {
     fn explosive_or_is_refused() {
         let src = format!("(<= p {})", "(or a b c d) ".repeat(8));
         let err = normalize(&ggpnet_kif::parse(&src).unwrap()).unwrap_err();
-        assert_eq!(err.kind, ErrorKind::TooLarge);
+        assert_eq!(
+            err.kind,
+            ErrorKind::TooLarge {
+                limit: crate::Limit::Expansion,
+                max: MAX_EXPANSION
+            }
+        );
     }
 }

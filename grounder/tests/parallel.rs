@@ -22,10 +22,9 @@ fn corpus() -> Option<PathBuf> {
 
 fn ground_on(threads: usize, source: &str) -> GroundProgram {
     let game = ggpnet_kif::parse(source).expect("the game parses");
-    let config = ggpnet_grounder::Config {
-        threads,
-        ..Default::default()
-    };
+    let config = ggpnet_grounder::Config::new()
+        .threads(threads)
+        .expect("a thread count in range");
     ggpnet_grounder::ground(&game, &config).expect("the game grounds")
 }
 

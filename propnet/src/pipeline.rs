@@ -15,21 +15,88 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Settings of every stage.
+/// Settings of every stage: grounding limits, optimizer passes, and a
+/// progress callback.
+///
+/// ```
+/// use ggpnet_propnet::opt::{OptimizeConfig, Pass};
+/// use ggpnet_propnet::LoadConfig;
+/// let config = LoadConfig::new()
+///     .ground(ggpnet_grounder::Config::new().max_ground_rules(100_000))
+///     .optimize(OptimizeConfig::default().disable(Pass::Merge));
+/// assert_eq!(config.get_ground().get_max_ground_rules(), 100_000);
+/// let loaded = ggpnet_propnet::load("(role r) (init a) (legal r go) (<= terminal a) (goal r 100)", &config);
+/// assert!(loaded.is_ok());
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct LoadConfig {
+    ground: ggpnet_grounder::Config,
+    optimize: OptimizeConfig,
+    progress: Option<Progress>,
+}
+
+impl LoadConfig {
+    /// The default limits and passes, without a progress callback.
+    pub fn new() -> LoadConfig {
+        LoadConfig::default()
+    }
+
     /// Grounding limits.
-    pub ground: ggpnet_grounder::Config,
+    pub fn ground(mut self, ground: ggpnet_grounder::Config) -> LoadConfig {
+        self.ground = ground;
+        self
+    }
+
     /// Optimizer passes.
-    pub optimize: OptimizeConfig,
-    /// Told the name of each phase as it starts (for a progress display).
-    pub progress: Option<Progress>,
+    pub fn optimize(mut self, optimize: OptimizeConfig) -> LoadConfig {
+        self.optimize = optimize;
+        self
+    }
+
+    /// A callback told the name of each phase as it starts (for a progress display).
+    pub fn progress(mut self, progress: Option<Progress>) -> LoadConfig {
+        self.progress = progress;
+        self
+    }
+
+    /// See [`LoadConfig::ground`].
+    pub fn get_ground(&self) -> &ggpnet_grounder::Config {
+        &self.ground
+    }
+
+    /// See [`LoadConfig::optimize`].
+    pub fn get_optimize(&self) -> OptimizeConfig {
+        self.optimize
+    }
+
+    /// See [`LoadConfig::progress`].
+    pub fn get_progress(&self) -> Option<&Progress> {
+        self.progress.as_ref()
+    }
 }
 
 /// A callback told the name of each loading phase as it starts (`parse`,
 /// `check`, `ground`, ...).
+///
+/// ```
+/// use ggpnet_propnet::pipeline::Progress;
+/// let progress = Progress::new(|phase| eprintln!("{phase}"));
+/// progress.tell("ground");
+/// ```
 #[derive(Clone)]
-pub struct Progress(pub Arc<dyn Fn(&'static str) + Send + Sync>);
+pub struct Progress(Arc<dyn Fn(&'static str) + Send + Sync>);
+
+impl Progress {
+    /// A progress told through `tell`.
+    pub fn new(tell: impl Fn(&'static str) + Send + Sync + 'static) -> Progress {
+        Progress(Arc::new(tell))
+    }
+
+    /// Tells it that `phase` starts.
+    pub fn tell(&self, phase: &'static str) {
+        (self.0)(phase)
+    }
+}
 
 impl fmt::Debug for Progress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -69,7 +136,7 @@ impl LoadError {
     /// Whether grounding stopped at one of its limits ([`ggpnet_grounder::Config`]),
     /// the optimizer at grounding's time limit, rather than finding the game invalid.
     pub fn is_limit(&self) -> bool {
-        matches!(self, LoadError::Gdl(e) if e.kind == ErrorKind::TooLarge)
+        matches!(self, LoadError::Gdl(e) if matches!(e.kind, ErrorKind::TooLarge { .. }))
     }
 }
 
@@ -123,8 +190,8 @@ fn timed<T>(
     name: &'static str,
     f: impl FnOnce() -> T,
 ) -> T {
-    if let Some(Progress(tell)) = progress {
-        tell(name);
+    if let Some(progress) = progress {
+        progress.tell(name);
     }
     let start = Instant::now();
     let out = f();
@@ -176,7 +243,7 @@ pub fn compile(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
     .map_err(LoadError::Gdl)?;
     report.warnings.extend(warnings);
     // Grounding's time limit bounds the optimizer too, from the same start.
-    let max_time = config.ground.max_time;
+    let max_time = config.ground.get_max_time();
     let deadline = max_time.and_then(|t| Instant::now().checked_add(t));
     let program = timed(phases, progress, "ground", || {
         ggpnet_grounder::instantiate(&description, &rules, &analysis, &config.ground)

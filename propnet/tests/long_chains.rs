@@ -6,6 +6,7 @@ use ggpnet_propnet::driver::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_D
 use ggpnet_propnet::engine::EvaluatorKind;
 use ggpnet_propnet::export::{aiger, cone, dot, json};
 use ggpnet_propnet::inspect::breakdown;
+use ggpnet_propnet::opt::Pass;
 use ggpnet_propnet::{load, LoadConfig, Loaded, OptimizeConfig, StateMachine};
 use std::sync::Arc;
 
@@ -86,8 +87,7 @@ fn play_everywhere(loaded: &Loaded) {
 
 #[test]
 fn a_long_chain_without_collapse_is_evaluated_on_a_worker_thread() {
-    let mut config = LoadConfig::default();
-    config.optimize.disable("collapse").unwrap();
+    let config = LoadConfig::new().optimize(OptimizeConfig::default().disable(Pass::Collapse));
     let gdl = chain_game();
     on_worker(|| {
         let loaded = load(&gdl, &config).expect("the chain game loads");
@@ -102,10 +102,7 @@ fn a_long_chain_without_collapse_is_evaluated_on_a_worker_thread() {
 
 #[test]
 fn a_long_chain_unoptimized_is_evaluated_on_a_worker_thread() {
-    let config = LoadConfig {
-        optimize: OptimizeConfig::none(),
-        ..LoadConfig::default()
-    };
+    let config = LoadConfig::new().optimize(OptimizeConfig::none());
     let gdl = chain_game();
     on_worker(|| {
         let loaded = load(&gdl, &config).expect("the chain game loads");
@@ -125,8 +122,7 @@ fn a_long_chain_with_every_default_pass_is_evaluated_on_a_worker_thread() {
 
 #[test]
 fn a_long_chain_is_exported_and_inspected_on_a_worker_thread() {
-    let mut config = LoadConfig::default();
-    config.optimize.disable("collapse").unwrap();
+    let config = LoadConfig::new().optimize(OptimizeConfig::default().disable(Pass::Collapse));
     let gdl = chain_game();
     on_worker(|| {
         let loaded = load(&gdl, &config).expect("the chain game loads");
@@ -154,8 +150,7 @@ fn a_long_chain_is_exported_and_inspected_on_a_worker_thread() {
 
 #[test]
 fn a_long_chain_loads_back_from_json_on_a_worker_thread() {
-    let mut config = LoadConfig::default();
-    config.optimize.disable("collapse").unwrap();
+    let config = LoadConfig::new().optimize(OptimizeConfig::default().disable(Pass::Collapse));
     let gdl = chain_game();
     on_worker(|| {
         let loaded = load(&gdl, &config).expect("the chain game loads");

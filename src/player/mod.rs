@@ -265,8 +265,7 @@ impl Player {
             return realtime.start(id, role, &rules, start_clock, play_clock, &self.config);
         }
         let (send, receive) = std::sync::mpsc::channel();
-        let mut config = self.config.game.clone();
-        config.load.ground.max_time = Some(start_clock / 2);
+        let config = self.config.game.clone().max_ground_time(Some(start_clock / 2));
         let text = rules.clone();
         std::thread::spawn(move || {
             let game = Game::load(&text, &config).map_err(|e| e.to_string());
@@ -393,10 +392,7 @@ impl Match {
     /// instead (for the rest of the match).
     fn game(&mut self, config: &PlayerConfig) -> Result<Game, String> {
         if let Loading::Pending(_, rules) = &self.game {
-            let interpreter = Config {
-                engine: EngineChoice::Interpreter,
-                ..config.game.clone()
-            };
+            let interpreter = config.game.clone().engine(EngineChoice::Interpreter);
             match Game::load(rules, &interpreter) {
                 Ok(game) => self.begin(game, config),
                 Err(e) => self.game = Loading::Failed(e.to_string()),

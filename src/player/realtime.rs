@@ -124,13 +124,17 @@ impl RtMatches {
         if self.has(&id) {
             return Reply::new("ready", format!("match {id} already started"));
         }
-        let engine = match config.game.engine {
+        let engine = match config.game.get_engine() {
             EngineChoice::Auto => RtEngine::Auto,
             EngineChoice::Propnet => RtEngine::Propnet,
             EngineChoice::Interpreter => RtEngine::Interpreter,
         };
-        let mut ground = config.game.load.ground.clone();
-        ground.max_time = Some(start_clock / 2);
+        let ground = config
+            .game
+            .get_load()
+            .get_ground()
+            .clone()
+            .max_time(Some(start_clock / 2));
         let game = match RtGame::load_limited(rules, engine, &ground) {
             Ok(game) => game,
             Err(e) => return Reply::new("error", format!("match {id}: cannot load the rtGDL game: {e}")),

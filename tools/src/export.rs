@@ -86,7 +86,7 @@ pub fn run(args: &ExportArgs) -> Result<(), Failure> {
     }
     let mut config = super::load_config();
     if args.stage == Stage::Raw {
-        config.optimize = OptimizeConfig::none();
+        config = config.optimize(OptimizeConfig::none());
     }
     let loaded = load_game_with(path, &config)?;
     let (circuit, layering) = (&loaded.circuit, &loaded.layering);

@@ -71,7 +71,7 @@ pub fn realtime(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let ground = small_limits().ground;
+    let ground = small_limits().get_ground().clone();
     let Ok(game) = RtGame::load_limited(text, RtEngine::Propnet, &ground) else {
         return;
     };
@@ -86,12 +86,13 @@ pub fn realtime(data: &[u8]) {
 
 /// The load settings of a fuzzed game: small grounding limits.
 fn small_limits() -> LoadConfig {
-    let mut config = LoadConfig::default();
-    config.ground.max_ground_rules = FUZZ_MAX_GROUND;
-    config.ground.max_ground_atoms = FUZZ_MAX_GROUND;
-    config.ground.max_join_steps = FUZZ_MAX_JOIN_STEPS;
-    config.ground.max_bytes = FUZZ_MAX_BYTES;
-    config
+    LoadConfig::new().ground(
+        ggpnet::grounder::Config::new()
+            .max_ground_rules(FUZZ_MAX_GROUND)
+            .max_ground_atoms(FUZZ_MAX_GROUND)
+            .max_join_steps(FUZZ_MAX_JOIN_STEPS)
+            .max_bytes(FUZZ_MAX_BYTES),
+    )
 }
 
 /// The JSON circuit reader: a circuit that loads plays the same playouts on every evaluator.

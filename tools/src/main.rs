@@ -6,10 +6,11 @@
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use failure::Failure;
 
-use ggpnet::grounder::instantiate as grounder;
+use ggpnet::grounder;
 use ggpnet::propnet::driver::choose;
 use ggpnet::propnet::driver::{perft, Budget, McReport, PerftReport, DEFAULT_MAX_DEPTH};
 use ggpnet::propnet::engine::{Choice, EngineConfig, EvaluatorKind};
+use ggpnet::propnet::opt::Pass;
 use ggpnet::propnet::{load, LoadConfig, Loaded};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -39,10 +40,10 @@ struct Cli {
     /// Optimizer passes to turn off (comma-separated: constants, collapse, merge, negations,
     /// dead, factor, exclusive-inputs, reachable), for ablation studies.
     #[arg(long, global = true, value_delimiter = ',')]
-    without: Vec<String>,
+    without: Vec<Pass>,
     /// Optimizer passes off by default to turn on (exclusive-bases).
     #[arg(long, global = true, value_delimiter = ',')]
-    with: Vec<String>,
+    with: Vec<Pass>,
     /// Threads the grounder may use for big rounds (the result is the same for any number).
     #[arg(long, global = true, default_value_t = 1, value_parser = options::threads)]
     ground_threads: usize,
@@ -449,11 +450,8 @@ fn with_spinner<T>(config: &LoadConfig, load: impl FnOnce(&LoadConfig) -> T) -> 
     }
     spinner.enable_steady_tick(std::time::Duration::from_millis(100));
     let shown = spinner.clone();
-    let mut config = config.clone();
-    config.progress = Some(ggpnet::propnet::pipeline::Progress(std::sync::Arc::new(
-        move |phase| shown.set_message(phase),
-    )));
-    let out = load(&config);
+    let progress = ggpnet::propnet::pipeline::Progress::new(move |phase| shown.set_message(phase));
+    let out = load(&config.clone().progress(Some(progress)));
     spinner.finish_and_clear();
     out
 }
@@ -465,11 +463,9 @@ fn engine_given() -> Option<ggpnet::EngineChoice> {
 
 /// The agent API's settings for this run: [`load_config`] and `--engine`.
 fn game_config() -> ggpnet::Config {
-    ggpnet::Config {
-        load: load_config(),
-        engine: engine_given().unwrap_or(ggpnet::EngineChoice::Propnet),
-        ..ggpnet::Config::default()
-    }
+    ggpnet::Config::new()
+        .load(load_config())
+        .engine(engine_given().unwrap_or(ggpnet::EngineChoice::Propnet))
 }
 
 /// Loads the game at `path` on the engine `--engine` allows, with `config`.
@@ -499,22 +495,18 @@ fn load_any_source(
     config: &ggpnet::Config,
 ) -> Result<ggpnet::Game, Failure> {
     if is_circuit_file(path) {
-        return load_source(path, source, &config.load)
+        return load_source(path, source, config.get_load())
             .map(|loaded| ggpnet::Game::from_loaded(loaded, config));
     }
     if rtgdl::is_rtgdl(path, source) {
         return Err(rtgdl::unsupported());
     }
-    with_spinner(&config.load, |load| {
-        let config = ggpnet::Config {
-            load: load.clone(),
-            ..config.clone()
-        };
-        ggpnet::Game::load(source, &config)
+    with_spinner(config.get_load(), |load| {
+        ggpnet::Game::load(source, &config.clone().load(load.clone()))
     })
     .map_err(|e| match e {
         ggpnet::LoadError::Propnet(e) => Failure::load(&e),
-        e @ ggpnet::LoadError::Interpreter { .. } => Failure::invalid(e.to_string()),
+        e => Failure::invalid(e.to_string()),
     })
 }
 
@@ -757,10 +749,11 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
             "error: --time-model applies to rtGDL (real-time GDL) games only",
         ));
     }
-    let mut config = game_config();
-    config.evaluator = args.evaluator;
-    config.native = args.native;
-    config.max_playout_depth = args.max_depth;
+    let config = game_config()
+        .evaluator(args.evaluator)
+        .native(args.native)
+        .max_playout_depth(args.max_depth)
+        .map_err(|e| Failure::input(format!("error: --max-depth: {}", e.reason())))?;
     let game = load_any_from(path, &source, &config)?;
     let (threads, budget) = mc_threads_and_budget(args);
     let how = ggpnet::Playouts::new(budget).threads(threads).seed(args.seed);
@@ -1059,30 +1052,12 @@ fn negative_values(command: clap::Command) -> clap::Command {
 fn main() -> ExitCode {
     failure::install_panic_hook();
     let cli = parse_cli(std::env::args_os());
-    let mut optimize = ggpnet::propnet::OptimizeConfig::default();
-    let switches = cli
+    let optimize = cli
         .with
         .iter()
-        .map(|p| (p, true))
-        .chain(cli.without.iter().map(|p| (p, false)));
-    for (pass, on) in switches {
-        let switched = if on {
-            optimize.enable(pass)
-        } else {
-            optimize.disable(pass)
-        };
-        if let Err(message) = switched {
-            eprintln!("error: {message}");
-            return ExitCode::from(2);
-        }
-    }
-    let mut config = LoadConfig {
-        optimize,
-        ..LoadConfig::default()
-    };
-    config.ground.threads = cli.ground_threads;
-
-    set_limits(&mut config.ground, &cli);
+        .fold(ggpnet::propnet::OptimizeConfig::default(), |o, &p| o.enable(p));
+    let optimize = cli.without.iter().fold(optimize, |o, &p| o.disable(p));
+    let config = LoadConfig::new().optimize(optimize).ground(ground_config(&cli));
     LOAD.set(config).expect("set once");
     ENGINE.set(cli.engine).expect("set once");
     LIMITS
@@ -1094,7 +1069,8 @@ fn main() -> ExitCode {
     let mut flags = Vec::new();
     for (name, passes) in [("--with", &cli.with), ("--without", &cli.without)] {
         if !passes.is_empty() {
-            flags.extend([name.to_owned(), passes.join(",")]);
+            let names: Vec<_> = passes.iter().map(|p| p.name()).collect();
+            flags.extend([name.to_owned(), names.join(",")]);
         }
     }
     flags.extend(["--ground-threads".to_owned(), cli.ground_threads.to_string()]);
@@ -1147,17 +1123,22 @@ fn main() -> ExitCode {
     }
 }
 
-/// Puts the grounding limits given on the command line into `ground`.
-fn set_limits(ground: &mut ggpnet::grounder::Config, cli: &Cli) {
+/// The grounding limits and threads given on the command line (the thread
+/// count is in range: clap checked it).
+fn ground_config(cli: &Cli) -> ggpnet::grounder::Config {
     let size = |value: u64| usize::try_from(value).unwrap_or(usize::MAX);
-    ground.max_ground_rules = size(cli.max_ground_rules);
-    ground.max_ground_atoms = size(cli.max_ground_atoms);
-    ground.max_term_depth = size(cli.max_term_depth);
-    ground.max_join_steps = size(cli.max_join_steps);
-    if let Some(mib) = cli.max_mem {
-        ground.max_bytes = size(mib.saturating_mul(1 << 20));
+    let ground = grounder::Config::new()
+        .max_ground_rules(size(cli.max_ground_rules))
+        .max_ground_atoms(size(cli.max_ground_atoms))
+        .max_term_depth(size(cli.max_term_depth))
+        .max_join_steps(size(cli.max_join_steps))
+        .max_time(cli.max_ground_time.map(std::time::Duration::from_secs_f64))
+        .threads(cli.ground_threads)
+        .expect("clap checks --ground-threads");
+    match cli.max_mem {
+        Some(mib) => ground.max_bytes(size(mib.saturating_mul(1 << 20))),
+        None => ground,
     }
-    ground.max_time = cli.max_ground_time.map(std::time::Duration::from_secs_f64);
 }
 
 /// The threads (every core unless given) and the budget (5 s unless given)

@@ -42,10 +42,7 @@ fn link(spec: &str, threads: usize) -> Link {
             name: format!("builtin-{}", search.name()),
             search,
             threads,
-            game: ggpnet::Config {
-                engine: super::engine_given().unwrap_or(ggpnet::EngineChoice::Auto),
-                ..super::game_config()
-            },
+            game: super::game_config().engine(super::engine_given().unwrap_or(ggpnet::EngineChoice::Auto)),
             ..PlayerConfig::default()
         }),
         _ => Link::Remote(spec.to_owned()),

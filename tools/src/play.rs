@@ -238,10 +238,7 @@ pub(crate) fn run(args: &PlayArgs) -> Result<bool, Failure> {
         search: args.search,
         threads,
         margin: Duration::from_secs_f64(args.margin),
-        game: ggpnet::Config {
-            engine: super::engine_given().unwrap_or(ggpnet::EngineChoice::Auto),
-            ..super::game_config()
-        },
+        game: super::game_config().engine(super::engine_given().unwrap_or(ggpnet::EngineChoice::Auto)),
         ..PlayerConfig::default()
     };
     eprintln!(

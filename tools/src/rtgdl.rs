@@ -33,7 +33,7 @@ pub(crate) fn load(path: Option<&Path>, source: &str) -> Result<RtGame, Failure>
         Some(ggpnet::EngineChoice::Propnet) => RtEngine::Propnet,
         Some(ggpnet::EngineChoice::Interpreter) => RtEngine::Interpreter,
     };
-    let game = RtGame::load_limited(source, engine, &crate::load_config().ground)
+    let game = RtGame::load_limited(source, engine, crate::load_config().get_ground())
         .map_err(|e| Failure::invalid(e.to_string()).at(&name))?;
     if let Some(why) = game.fallback_reason() {
         eprintln!("note: {name} runs on the interpreter, as the propnet does not compile it: {why}");

@@ -114,10 +114,7 @@ fn scratch(test: &str) -> PathBuf {
 fn load_stage(corpus: &Path, game: &str, optimize: OptimizeConfig) -> Loaded {
     let path = corpus.join("games").join(format!("{game}.kif"));
     let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let config = LoadConfig {
-        optimize,
-        ..LoadConfig::default()
-    };
+    let config = LoadConfig::new().optimize(optimize);
     load(&source, &config).unwrap_or_else(|e| panic!("{game}: {e}"))
 }
 

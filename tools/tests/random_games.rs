@@ -172,10 +172,10 @@ fn every_evaluator_and_the_reference_agree_on_random_games() {
     let (mut checked, mut steps) = (0, 0);
     for seed in 0..GAMES {
         let text = Generator::new(seed).game();
-        let mut config = LoadConfig::default();
-        if seed % 2 == 1 {
-            config.optimize = OptimizeConfig::none();
-        }
+        let config = match seed % 2 {
+            1 => LoadConfig::new().optimize(OptimizeConfig::none()),
+            _ => LoadConfig::new(),
+        };
         let loaded =
             load(&text, &config).unwrap_or_else(|e| panic!("game {seed} does not load: {e}\n{text}"));
         let evaluators = evaluators_agree(&loaded.game, 4, 12, seed);

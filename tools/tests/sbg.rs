@@ -14,10 +14,7 @@ use std::time::Instant;
 /// Parses `text`, translates it and compiles the propnet (no interpreter fallback).
 fn load(text: &str) -> Result<(Rules, Game), String> {
     let parsed = sbg::parse(text).map_err(|e| e.to_string())?;
-    let config = Config {
-        engine: EngineChoice::Propnet,
-        ..Config::default()
-    };
+    let config = Config::new().engine(EngineChoice::Propnet);
     let game = Game::load(&sbg::to_gdl(&parsed.rules), &config).map_err(|e| e.to_string())?;
     assert_eq!(game.engine(), Engine::Propnet);
     Ok((parsed.rules, game))

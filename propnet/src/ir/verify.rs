@@ -389,15 +389,9 @@ mod tests {
     #[test]
     fn a_built_circuit_verifies() {
         assert_eq!(circuit().verify(), Ok(()));
-        let raw = load(
-            GAME,
-            &LoadConfig {
-                optimize: crate::OptimizeConfig::none(),
-                ..LoadConfig::default()
-            },
-        )
-        .unwrap()
-        .circuit;
+        let raw = load(GAME, &LoadConfig::new().optimize(crate::OptimizeConfig::none()))
+            .unwrap()
+            .circuit;
         assert_eq!(raw.verify(), Ok(()));
     }
 

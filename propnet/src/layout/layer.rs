@@ -182,14 +182,8 @@ mod tests {
         (<= terminal (not reach)) (goal r 100)";
 
     fn refused(edit: impl Fn(&mut Layering)) -> String {
-        let loaded = load(
-            GAME,
-            &LoadConfig {
-                optimize: crate::OptimizeConfig::none(),
-                ..LoadConfig::default()
-            },
-        )
-        .expect("the game loads");
+        let loaded =
+            load(GAME, &LoadConfig::new().optimize(crate::OptimizeConfig::none())).expect("the game loads");
         let mut layering = loaded.layering.clone();
         assert_eq!(layering.verify(&loaded.circuit), Ok(()));
         assert_eq!(layering.cycles, 1, "the game has a cycle");

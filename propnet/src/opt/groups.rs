@@ -283,14 +283,8 @@ mod tests {
     ";
 
     fn groups_of(game: &str) -> Vec<Vec<String>> {
-        let loaded = load(
-            game,
-            &LoadConfig {
-                optimize: OptimizeConfig::exact(),
-                ..LoadConfig::default()
-            },
-        )
-        .expect("the game loads");
+        let loaded =
+            load(game, &LoadConfig::new().optimize(OptimizeConfig::exact())).expect("the game loads");
         let circuit = &loaded.circuit;
         let mut named: Vec<Vec<String>> = exactly_one_groups(circuit, Duration::from_secs(10))
             .into_iter()

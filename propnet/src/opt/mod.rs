@@ -14,63 +14,34 @@ pub mod reachable;
 use crate::ir::{Circuit, NodeId};
 use std::time::Instant;
 
-/// Which passes run.
-#[derive(Clone, Debug)]
+/// Which passes run: every pass of [`Pass`] but `exclusive-bases` by default.
+///
+/// ```
+/// use ggpnet_propnet::opt::{OptimizeConfig, Pass};
+/// let config = OptimizeConfig::default().disable(Pass::Merge);
+/// assert!(!config.is_enabled(Pass::Merge));
+/// assert!(config.is_enabled(Pass::Dead));
+/// assert!(!OptimizeConfig::exact().is_enabled(Pass::Reachable));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OptimizeConfig {
-    /// Constant folding.
-    pub constants: bool,
-    /// Single-input and double-negation collapse.
-    pub collapse: bool,
-    /// Merging of structurally equal gates.
-    pub merge: bool,
-    /// Single-reader negated inputs of a gate gathered under one negation (De Morgan).
-    pub negations: bool,
-    /// Removal of nodes that reach no output or transition.
-    pub dead: bool,
-    /// Factoring of inputs shared by the `and`s of an `or`.
-    pub factor: bool,
-    /// An `or` over most of a role's moves becomes the negated `or` of the rest
-    /// (relies on one move per role; see [`exclusive`]).
-    pub exclusive_inputs: bool,
-    /// Nodes fixed in every reachable state (bases that never change, moves that are
-    /// never legal) become constants (relies on legal play; see [`reachable`]).
-    pub reachable: bool,
-    /// Exactly-one groups of bases (one piece per cell) are proved, and an `or` over
-    /// most of a group becomes the negated `or` of the rest (see [`groups`]). Off by
-    /// default: on the anchor games it shrinks nothing and the proof costs start-up time.
-    pub exclusive_bases: bool,
+    /// One bit per pass, at its index in [`Pass::ALL`].
+    enabled: u16,
 }
 
 impl Default for OptimizeConfig {
     fn default() -> Self {
-        OptimizeConfig {
-            constants: true,
-            collapse: true,
-            merge: true,
-            negations: true,
-            dead: true,
-            factor: true,
-            exclusive_inputs: true,
-            reachable: true,
-            exclusive_bases: false,
-        }
+        Pass::ALL
+            .into_iter()
+            .fold(OptimizeConfig::none(), OptimizeConfig::enable)
+            .disable(Pass::ExclusiveBases)
     }
 }
 
 impl OptimizeConfig {
     /// No pass at all: the raw circuit.
     pub fn none() -> Self {
-        OptimizeConfig {
-            constants: false,
-            collapse: false,
-            merge: false,
-            negations: false,
-            dead: false,
-            factor: false,
-            exclusive_inputs: false,
-            reachable: false,
-            exclusive_bases: false,
-        }
+        OptimizeConfig { enabled: 0 }
     }
 
     /// Every pass that keeps each output's value for arbitrary states and inputs:
@@ -78,61 +49,135 @@ impl OptimizeConfig {
     /// (`exclusive-inputs`, `reachable`, `exclusive-bases`). A circuit optimized
     /// this way is combinationally equivalent to the raw one.
     pub fn exact() -> Self {
+        OptimizeConfig::default()
+            .disable(Pass::ExclusiveInputs)
+            .disable(Pass::Reachable)
+    }
+
+    /// The same with `pass` turned on.
+    pub fn enable(self, pass: Pass) -> Self {
         OptimizeConfig {
-            exclusive_inputs: false,
-            reachable: false,
-            exclusive_bases: false,
-            ..OptimizeConfig::default()
+            enabled: self.enabled | pass.bit(),
+        }
+    }
+
+    /// The same with `pass` turned off.
+    pub fn disable(self, pass: Pass) -> Self {
+        OptimizeConfig {
+            enabled: self.enabled & !pass.bit(),
+        }
+    }
+
+    /// Whether `pass` runs.
+    pub fn is_enabled(&self, pass: Pass) -> bool {
+        self.enabled & pass.bit() != 0
+    }
+}
+
+/// An optimizer pass that [`OptimizeConfig`] turns on or off, named on the
+/// command line by [`Pass::name`].
+///
+/// ```
+/// use ggpnet_propnet::opt::Pass;
+/// assert_eq!("exclusive-inputs".parse::<Pass>(), Ok(Pass::ExclusiveInputs));
+/// assert_eq!(Pass::Merge.to_string(), "merge");
+/// assert!("fold".parse::<Pass>().is_err());
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Pass {
+    /// Constant folding.
+    Constants,
+    /// Single-input and double-negation collapse.
+    Collapse,
+    /// Merging of structurally equal gates.
+    Merge,
+    /// Single-reader negated inputs of a gate gathered under one negation (De Morgan).
+    Negations,
+    /// Removal of nodes that reach no output or transition.
+    Dead,
+    /// Factoring of inputs shared by the `and`s of an `or`.
+    Factor,
+    /// An `or` over most of a role's moves becomes the negated `or` of the rest
+    /// (relies on one move per role; see [`exclusive`]).
+    ExclusiveInputs,
+    /// Nodes fixed in every reachable state (bases that never change, moves that are
+    /// never legal) become constants (relies on legal play; see [`reachable`]).
+    Reachable,
+    /// Exactly-one groups of bases (one piece per cell) are proved, and an `or` over
+    /// most of a group becomes the negated `or` of the rest (see [`groups`]). Off by
+    /// default: on the anchor games it shrinks nothing and the proof costs start-up time.
+    ExclusiveBases,
+}
+
+impl Pass {
+    /// Every pass, in the order of their names in help texts.
+    pub const ALL: [Pass; 9] = [
+        Pass::Constants,
+        Pass::Collapse,
+        Pass::Merge,
+        Pass::Negations,
+        Pass::Dead,
+        Pass::Factor,
+        Pass::ExclusiveInputs,
+        Pass::Reachable,
+        Pass::ExclusiveBases,
+    ];
+
+    /// Its bit in [`OptimizeConfig`].
+    fn bit(self) -> u16 {
+        1 << self as u16
+    }
+
+    /// Its name (`constants`, `exclusive-inputs`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Pass::Constants => "constants",
+            Pass::Collapse => "collapse",
+            Pass::Merge => "merge",
+            Pass::Negations => "negations",
+            Pass::Dead => "dead",
+            Pass::Factor => "factor",
+            Pass::ExclusiveInputs => "exclusive-inputs",
+            Pass::Reachable => "reachable",
+            Pass::ExclusiveBases => "exclusive-bases",
         }
     }
 }
 
-impl OptimizeConfig {
-    /// The names of the passes, as [`OptimizeConfig::disable`] takes them.
-    pub const PASSES: [&'static str; 9] = [
-        "constants",
-        "collapse",
-        "merge",
-        "negations",
-        "dead",
-        "factor",
-        "exclusive-inputs",
-        "reachable",
-        "exclusive-bases",
-    ];
-
-    /// Turns off the pass called `name` (one of [`OptimizeConfig::PASSES`]).
-    pub fn disable(&mut self, name: &str) -> Result<(), String> {
-        *self.flag(name)? = false;
-        Ok(())
-    }
-
-    /// Turns on the pass called `name` (one of [`OptimizeConfig::PASSES`]).
-    pub fn enable(&mut self, name: &str) -> Result<(), String> {
-        *self.flag(name)? = true;
-        Ok(())
-    }
-
-    fn flag(&mut self, name: &str) -> Result<&mut bool, String> {
-        Ok(match name {
-            "constants" => &mut self.constants,
-            "collapse" => &mut self.collapse,
-            "merge" => &mut self.merge,
-            "negations" => &mut self.negations,
-            "dead" => &mut self.dead,
-            "factor" => &mut self.factor,
-            "exclusive-inputs" => &mut self.exclusive_inputs,
-            "reachable" => &mut self.reachable,
-            "exclusive-bases" => &mut self.exclusive_bases,
-            _ => {
-                return Err(format!(
-                    "unknown optimizer pass '{name}' (passes: {})",
-                    Self::PASSES.join(", ")
-                ))
-            }
-        })
+impl std::fmt::Display for Pass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
+
+impl std::str::FromStr for Pass {
+    type Err = UnknownPass;
+
+    fn from_str(name: &str) -> Result<Pass, UnknownPass> {
+        Pass::ALL
+            .into_iter()
+            .find(|pass| pass.name() == name)
+            .ok_or_else(|| UnknownPass(name.to_owned()))
+    }
+}
+
+/// A name that is no [`Pass`]'s.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownPass(pub String);
+
+impl std::fmt::Display for UnknownPass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<_> = Pass::ALL.iter().map(|p| p.name()).collect();
+        write!(
+            f,
+            "unknown optimizer pass '{}' (passes: {})",
+            self.0,
+            names.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownPass {}
 
 /// How long proving exactly-one groups of bases may take before it is given up.
 const GROUP_PROOF_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
@@ -157,13 +202,9 @@ pub fn optimize(
     config: &OptimizeConfig,
     deadline: Option<Instant>,
 ) -> Result<(), PastDeadline> {
-    let plain = OptimizeConfig {
-        factor: false,
-        exclusive_inputs: false,
-        ..config.clone()
-    };
+    let plain = config.disable(Pass::Factor).disable(Pass::ExclusiveInputs);
     run_rounds(circuit, &plain, &[], deadline)?;
-    let base_groups = if config.exclusive_bases {
+    let base_groups = if config.is_enabled(Pass::ExclusiveBases) {
         before(deadline, "exclusive-bases")?;
         groups::exactly_one_groups(circuit, GROUP_PROOF_BUDGET)
     } else {
@@ -176,14 +217,16 @@ pub fn optimize(
     let start = circuit.clone();
     let mut first = true;
     for (exclusive_inputs, factor) in [(true, false), (true, true), (false, false), (false, true)] {
-        if (exclusive_inputs && !config.exclusive_inputs) || (factor && !config.factor) {
+        if (exclusive_inputs && !config.is_enabled(Pass::ExclusiveInputs))
+            || (factor && !config.is_enabled(Pass::Factor))
+        {
             continue;
         }
-        let variant = OptimizeConfig {
-            exclusive_inputs,
+        let variant = with(
+            with(*config, Pass::ExclusiveInputs, exclusive_inputs),
+            Pass::Factor,
             factor,
-            ..config.clone()
-        };
+        );
         if first {
             run_rounds(circuit, &variant, &base_groups, deadline)?;
             first = false;
@@ -198,8 +241,17 @@ pub fn optimize(
     Ok(())
 }
 
+/// `config` with `pass` on or off.
+fn with(config: OptimizeConfig, pass: Pass, on: bool) -> OptimizeConfig {
+    if on {
+        config.enable(pass)
+    } else {
+        config.disable(pass)
+    }
+}
+
 /// A pass: rewrites a circuit and says how much it changed.
-type Pass = fn(&mut Circuit) -> usize;
+type PassFn = fn(&mut Circuit) -> usize;
 
 /// Runs the enabled passes until a round changes nothing (at most 8 rounds);
 /// `base_groups` are exactly-one groups of base indices.
@@ -211,7 +263,7 @@ fn run_rounds(
 ) -> Result<(), PastDeadline> {
     for _ in 0..8 {
         let mut changed = 0;
-        if config.factor {
+        if config.is_enabled(Pass::Factor) {
             changed += pass(circuit, "factor", deadline, factor::factor)?;
         }
         let groups = exclusive_groups(circuit, config, base_groups);
@@ -224,13 +276,25 @@ fn run_rounds(
                 complement,
             )?;
         }
-        let passes: [(bool, &'static str, Pass); 6] = [
-            (config.reachable, "reachable", reachable::fix_reachable_constants),
-            (config.constants, "constants", constants::fold_constants),
-            (config.negations, "negations", negations::pull_negations),
-            (config.collapse, "collapse", collapse::collapse),
-            (config.merge, "merge", merge::merge),
-            (config.dead, "dead", dead::remove_dead),
+        let passes: [(bool, &'static str, PassFn); 6] = [
+            (
+                config.is_enabled(Pass::Reachable),
+                "reachable",
+                reachable::fix_reachable_constants,
+            ),
+            (
+                config.is_enabled(Pass::Constants),
+                "constants",
+                constants::fold_constants,
+            ),
+            (
+                config.is_enabled(Pass::Negations),
+                "negations",
+                negations::pull_negations,
+            ),
+            (config.is_enabled(Pass::Collapse), "collapse", collapse::collapse),
+            (config.is_enabled(Pass::Merge), "merge", merge::merge),
+            (config.is_enabled(Pass::Dead), "dead", dead::remove_dead),
         ];
         for (enabled, name, run) in passes {
             if enabled {
@@ -284,10 +348,10 @@ fn exclusive_groups(
     base_groups: &[Vec<usize>],
 ) -> Vec<Vec<NodeId>> {
     let mut groups = Vec::new();
-    if config.exclusive_inputs {
+    if config.is_enabled(Pass::ExclusiveInputs) {
         groups = exclusive::role_groups(circuit);
     }
-    if config.exclusive_bases && !base_groups.is_empty() {
+    if config.is_enabled(Pass::ExclusiveBases) && !base_groups.is_empty() {
         let (base_nodes, _) = circuit.interface_nodes();
         for group in base_groups {
             let mut nodes: Vec<NodeId> = group.iter().map(|&b| base_nodes[b]).collect();
