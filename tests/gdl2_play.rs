@@ -178,11 +178,11 @@ fn monty_hall_by_hand(player: &Player, form: Gdl2Form, id: &str) -> String {
 fn the_player_understands_both_forms_and_switches() {
     let _timed = timed();
     for search in [Search::Mc, Search::Uct] {
-        let player = Player::new(PlayerConfig {
-            search,
-            margin: Duration::from_millis(700),
-            ..PlayerConfig::default()
-        });
+        let player = Player::new(
+            PlayerConfig::new()
+                .search(search)
+                .margin(Duration::from_millis(700)),
+        );
         assert_eq!(
             monty_hall_by_hand(&player, Gdl2Form::Form2010, "h.2010"),
             "SWITCH"
@@ -198,11 +198,11 @@ fn the_player_understands_both_forms_and_switches() {
 #[test]
 fn percepts_no_state_allows_still_get_a_legal_move() {
     let _timed = timed();
-    let player = Player::new(PlayerConfig {
-        search: Search::Mc,
-        margin: Duration::from_millis(800),
-        ..PlayerConfig::default()
-    });
+    let player = Player::new(
+        PlayerConfig::new()
+            .search(Search::Mc)
+            .margin(Duration::from_millis(800)),
+    );
     let rules = MONTY_HALL
         .lines()
         .filter(|l| !l.starts_with(';'))
@@ -223,10 +223,7 @@ fn our_player_against_random_makes_no_error_in_either_form() {
     let game = Game::load(MONTY_HALL, &Config::default()).expect("loads");
     for (n, form) in [Gdl2Form::Form2010, Gdl2Form::Form2013].into_iter().enumerate() {
         for m in 0..3 {
-            let ours = Link::builtin(PlayerConfig {
-                search: Search::Mc,
-                ..PlayerConfig::default()
-            });
+            let ours = Link::builtin(PlayerConfig::new().search(Search::Mc));
             let mut match_setup = setup(&game, vec![Some(ours), None], form, &format!("r.{n}.{m}"));
             match_setup.play_clock = Duration::from_millis(300);
             match_setup.seed = m;

@@ -30,7 +30,10 @@ mod uct;
 pub use message::{Message, News};
 pub use realtime::{simulated_players, THINK_FRACTION};
 
-use crate::{Budget, Config, EngineChoice, Error, Game, Machine, Move, PlayoutEnd, Playouts, State, Stream};
+use crate::{
+    Budget, Config, EngineChoice, Error, Game, Machine, Move, PlayoutEnd, Playouts, SettingError, State,
+    Stream,
+};
 use belief::{Belief, Update};
 use cpu::Cpu;
 use lateness::Lateness;
@@ -64,38 +67,133 @@ impl Search {
     }
 }
 
-/// Settings of a [`Player`].
+/// Settings of a [`Player`], built from [`PlayerConfig::new`] by builder
+/// methods; counts that must be positive are checked by their methods.
+///
+/// ```
+/// use ggpnet::player::{PlayerConfig, Search};
+/// use std::time::Duration;
+/// let config = PlayerConfig::new()
+///     .search(Search::Mc)
+///     .margin(Duration::from_millis(500))
+///     .threads(2)?;
+/// assert_eq!(config.get_threads(), 2);
+/// assert!(PlayerConfig::new().threads(0).is_err());
+/// # Ok::<(), ggpnet::SettingError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct PlayerConfig {
-    /// The name INFO reports.
-    pub name: String,
-    /// How moves are chosen.
-    pub search: Search,
-    /// Threads a search runs on.
-    pub threads: usize,
-    /// How long before its clock runs out a START or PLAY is answered (at
-    /// most a quarter of the clock).
-    pub margin: Duration,
-    /// Matches played at once; a START past this is answered `busy`.
-    pub max_matches: usize,
-    /// Nodes of a match's UCT trees, split among its threads (a bound on its memory:
-    /// about a kilobyte per node on connect four).
-    pub max_tree_nodes: usize,
-    /// A match with no message for this long (beyond its play clock) is freed.
-    pub idle_timeout: Duration,
-    /// States a GDL-II match keeps in its sample of the states its percepts
-    /// allow (a bound on the work of each step).
-    pub belief_states: usize,
-    /// How games load (engine, limits).
-    pub game: Config,
+    name: String,
+    search: Search,
+    threads: usize,
+    margin: Duration,
+    max_matches: usize,
+    max_tree_nodes: usize,
+    idle_timeout: Duration,
+    belief_states: usize,
+    game: Config,
 }
 
 impl PlayerConfig {
+    /// The defaults: UCT on one thread, 0.3 s of margin, 64 matches at once.
+    pub fn new() -> PlayerConfig {
+        PlayerConfig::default()
+    }
+
+    /// The name INFO reports.
+    pub fn name(mut self, name: impl Into<String>) -> PlayerConfig {
+        self.name = name.into();
+        self
+    }
+
+    /// How moves are chosen.
+    pub fn search(mut self, search: Search) -> PlayerConfig {
+        self.search = search;
+        self
+    }
+
+    /// Threads a search runs on (1 to [`MAX_THREADS`](crate::MAX_THREADS)).
+    pub fn threads(mut self, threads: usize) -> Result<PlayerConfig, SettingError> {
+        self.threads = in_range("threads", threads, crate::MAX_THREADS)?;
+        Ok(self)
+    }
+
+    /// How long before its clock runs out a START or PLAY is answered (at
+    /// most a quarter of the clock).
+    pub fn margin(mut self, margin: Duration) -> PlayerConfig {
+        self.margin = margin;
+        self
+    }
+
+    /// Matches played at once (at least 1); a START past this is answered `busy`.
+    pub fn max_matches(mut self, matches: usize) -> Result<PlayerConfig, SettingError> {
+        self.max_matches = in_range("max_matches", matches, usize::MAX)?;
+        Ok(self)
+    }
+
+    /// Nodes of a match's UCT trees (at least 1), split among its threads (a
+    /// bound on its memory: about a kilobyte per node on connect four).
+    pub fn max_tree_nodes(mut self, nodes: usize) -> Result<PlayerConfig, SettingError> {
+        self.max_tree_nodes = in_range("max_tree_nodes", nodes, usize::MAX)?;
+        Ok(self)
+    }
+
+    /// A match with no message for this long (beyond its play clock) is freed.
+    pub fn idle_timeout(mut self, timeout: Duration) -> PlayerConfig {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// States a GDL-II match keeps in its sample of the states its percepts
+    /// allow (at least 1: a bound on the work of each step).
+    pub fn belief_states(mut self, states: usize) -> Result<PlayerConfig, SettingError> {
+        self.belief_states = in_range("belief_states", states, usize::MAX)?;
+        Ok(self)
+    }
+
+    /// How games load (engine, limits).
+    pub fn game(mut self, game: Config) -> PlayerConfig {
+        self.game = game;
+        self
+    }
+
+    /// See [`PlayerConfig::name`].
+    pub fn get_name(&self) -> &str {
+        &self.name
+    }
+
+    /// See [`PlayerConfig::search`].
+    pub fn get_search(&self) -> Search {
+        self.search
+    }
+
+    /// See [`PlayerConfig::threads`].
+    pub fn get_threads(&self) -> usize {
+        self.threads
+    }
+
+    /// See [`PlayerConfig::game`].
+    pub fn get_game(&self) -> &Config {
+        &self.game
+    }
+
     /// The margin kept on a clock of `clock`: [`PlayerConfig::margin`], but at
     /// most a quarter of the clock.
     fn margin_for(&self, clock: Duration) -> Duration {
         self.margin.min(clock / 4)
     }
+}
+
+/// `value` if it is 1 to `max`, else the error for `setting`.
+fn in_range(setting: &'static str, value: usize, max: usize) -> Result<usize, SettingError> {
+    if (1..=max).contains(&value) {
+        return Ok(value);
+    }
+    let reason = match max {
+        usize::MAX => format!("must be at least 1, not {value}"),
+        _ => format!("must be 1 to {max}, not {value}"),
+    };
+    Err(SettingError::new(setting, reason))
 }
 
 impl Default for PlayerConfig {

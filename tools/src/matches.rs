@@ -38,13 +38,16 @@ pub(crate) fn player_spec(text: &str) -> Result<PlayerSpec, String> {
 /// The link to the player `spec` names, with `threads` for a built-in one.
 fn link(spec: &str, threads: usize) -> Link {
     match spec.strip_prefix("builtin:").map(super::options::search) {
-        Some(Ok(search)) => Link::builtin(PlayerConfig {
-            name: format!("builtin-{}", search.name()),
-            search,
-            threads,
-            game: super::game_config().engine(super::engine_given().unwrap_or(ggpnet::EngineChoice::Auto)),
-            ..PlayerConfig::default()
-        }),
+        Some(Ok(search)) => Link::builtin(
+            PlayerConfig::new()
+                .name(format!("builtin-{}", search.name()))
+                .search(search)
+                .threads(threads)
+                .expect("clap checks --threads")
+                .game(
+                    super::game_config().engine(super::engine_given().unwrap_or(ggpnet::EngineChoice::Auto)),
+                ),
+        ),
         _ => Link::Remote(spec.to_owned()),
     }
 }

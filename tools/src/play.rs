@@ -231,16 +231,16 @@ pub(crate) fn run(args: &PlayArgs) -> Result<bool, Failure> {
         }
         None => None,
     };
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let config = PlayerConfig {
-        search: args.search,
-        threads,
-        margin: Duration::from_secs_f64(args.margin),
-        game: super::game_config().engine(super::engine_given().unwrap_or(ggpnet::EngineChoice::Auto)),
-        ..PlayerConfig::default()
-    };
+    let threads = args.threads.unwrap_or_else(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        cores.min(ggpnet::MAX_THREADS)
+    });
+    let config = PlayerConfig::new()
+        .search(args.search)
+        .threads(threads)
+        .expect("clap checks --threads, and the cores are capped")
+        .margin(Duration::from_secs_f64(args.margin))
+        .game(super::game_config().engine(super::engine_given().unwrap_or(ggpnet::EngineChoice::Auto)));
     eprintln!(
         "ggpnet player ({}, {threads} threads) listening on {}",
         args.search.name(),

@@ -338,10 +338,7 @@ fn one_player_serves_fifty_matches_at_once() {
                     rules: TIC_TAC_TOE.to_owned(),
                     players: vec![
                         Some(Link::Remote(player.address())),
-                        Some(Link::builtin(PlayerConfig {
-                            search: Search::Random,
-                            ..PlayerConfig::default()
-                        })),
+                        Some(Link::builtin(PlayerConfig::new().search(Search::Random))),
                     ],
                     player_names: vec!["ggpnet".into(), "random".into()],
                     id: format!("concurrent.{n}"),

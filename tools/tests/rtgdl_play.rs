@@ -414,11 +414,11 @@ fn the_player_replays_updates_told_out_of_order_and_answers_stale_plays_nil() {
     use std::time::Instant;
     // A random move at once; a long lifetime unit (100 s), so that no fact
     // expires by the player's clock while the test runs.
-    let player = Arc::new(Player::new(PlayerConfig {
-        search: Search::Random,
-        idle_timeout: Duration::from_secs(20),
-        ..PlayerConfig::default()
-    }));
+    let player = Arc::new(Player::new(
+        PlayerConfig::new()
+            .search(Search::Random)
+            .idle_timeout(Duration::from_secs(20)),
+    ));
     let rules = std::fs::read_to_string(game_path("tictactoe")).expect("the game");
     let ask = |text: &str| player.handle(text, Instant::now()).text;
     assert_eq!(ask(&format!("( START m oplayer ({rules}) 10 100 )")), "ready");
@@ -461,11 +461,11 @@ const LATER: &str = "(role r) (init 0.5 wait)
 fn a_held_request_is_answered_when_an_expiry_allows_a_move_or_the_match_ends() {
     use ggpnet::player::{Player, PlayerConfig, Search};
     use std::time::Instant;
-    let player = Arc::new(Player::new(PlayerConfig {
-        search: Search::Random,
-        idle_timeout: Duration::from_secs(20),
-        ..PlayerConfig::default()
-    }));
+    let player = Arc::new(Player::new(
+        PlayerConfig::new()
+            .search(Search::Random)
+            .idle_timeout(Duration::from_secs(20)),
+    ));
     let ask = |text: &str| player.handle(text, Instant::now());
     // 0.2 s per unit: `wait` expires 0.1 s after the first PLAY.
     assert_eq!(ask(&format!("( START a r ({LATER}) 10 0.2 )")).text, "ready");
@@ -494,11 +494,11 @@ fn a_held_request_is_answered_when_an_expiry_allows_a_move_or_the_match_ends() {
 fn a_game_time_far_ahead_is_refused_in_bounded_work() {
     use ggpnet::player::{Player, PlayerConfig, Search};
     use std::time::Instant;
-    let player = Player::new(PlayerConfig {
-        search: Search::Random,
-        idle_timeout: Duration::from_secs(20),
-        ..PlayerConfig::default()
-    });
+    let player = Player::new(
+        PlayerConfig::new()
+            .search(Search::Random)
+            .idle_timeout(Duration::from_secs(20)),
+    );
     let ask = |text: &str| player.handle(text, Instant::now());
     assert_eq!(ask(&format!("( START t r ({TICKING}) 10 100 )")).text, "ready");
     // Ten million expiries of `tick` before that update: refused after 100000.
