@@ -1,12 +1,14 @@
 //! From a parsed GDL description to a ground program.
 //!
-//! The stages, each in its own module: [`normalize`](mod@normalize) (expand `or`, push `not`
-//! down), [`check`](mod@check) (the GDL spec's restrictions, each error naming the rule),
-//! [`factor`](mod@factor) (independent parts of a rule body split apart), [`project`](mod@project)
+//! The stages, each in its own module: `normalize` (expand `or`, push `not`
+//! down), `check` (the GDL spec's restrictions, each error naming the rule),
+//! `factor` (independent parts of a rule body split apart), `project`
 //! (variables local to one literal projected away),
-//! [`decompose`](mod@decompose) (long rule bodies split so variables are dropped early),
-//! and [`instantiate`](mod@instantiate) (static relations evaluated, dynamic rules instantiated
-//! over the reachable sentences). [`ground`] runs them all.
+//! `decompose` (long rule bodies split so variables are dropped early),
+//! and `instantiate` (static relations evaluated, dynamic rules instantiated
+//! over the reachable sentences). [`ground`] runs them all; [`prepare`] runs
+//! all but the last. The stages are private: what they produce is public
+//! ([`GroundProgram`], [`NormalRule`], [`Analysis`]), how is not.
 //!
 //! ```
 //! let game = ggpnet_kif::parse("
@@ -21,34 +23,36 @@
 
 #![forbid(unsafe_code)]
 
-pub mod check;
-pub mod config;
-pub mod decompose;
-pub mod error;
-pub mod factor;
-pub mod instantiate;
+mod check;
+mod config;
+mod decompose;
+mod error;
+mod factor;
+mod instantiate;
 mod limits;
-pub mod normalize;
-pub mod overload;
-pub mod playable;
-pub mod program;
-pub mod project;
-pub mod terms;
+mod normalize;
+mod overload;
+mod playable;
+mod program;
+mod project;
+mod terms;
 
-pub use check::{check, Analysis};
+use check::check;
+pub use check::Analysis;
 pub use config::{
     Config, SettingError, DEFAULT_MAX_BYTES, DEFAULT_MAX_GROUND_ATOMS, DEFAULT_MAX_GROUND_RULES,
     DEFAULT_MAX_JOIN_STEPS, DEFAULT_MAX_TERM_DEPTH, MAX_THREADS,
 };
-pub use decompose::decompose;
+use decompose::decompose;
 pub use error::{ErrorKind, GdlError};
-pub use factor::factor;
+use factor::factor;
 pub use instantiate::instantiate;
 pub use limits::{time_limit_passed, Limit};
-pub use normalize::{normalize, NormalLiteral, NormalRule};
+use normalize::normalize;
+pub use normalize::{NormalLiteral, NormalRule};
 pub use playable::check_playable;
 pub use program::{GroundLiteral, GroundProgram, GroundRule};
-pub use project::project;
+use project::project;
 pub use terms::{GroundTerm, TermId, TermStore};
 
 /// Normalizes and checks `description`, then splits long rules; returns the
