@@ -18,10 +18,10 @@ pub enum ErrorKind {
     Keyword,
     /// Grounding passed a limit (rule instances, atoms, term depth, memory,
     /// join steps, time) whose value was `max` (milliseconds for
-    /// [`Limit::Time`](crate::Limit::Time)).
+    /// [`Limit::Time`]).
     TooLarge {
         /// The limit passed.
-        limit: crate::Limit,
+        limit: Limit,
         /// Its value.
         max: usize,
     },
@@ -54,3 +54,24 @@ impl fmt::Display for GdlError {
 }
 
 impl std::error::Error for GdlError {}
+
+/// Which limit grounding passed (the settings of [`crate::Config`], and the
+/// fixed bound on what one rule's `or`s expand into).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[non_exhaustive]
+pub enum Limit {
+    /// Rule instances found (static and dynamic, duplicates included).
+    Rules,
+    /// Distinct ground sentences.
+    Atoms,
+    /// Nesting of a ground term.
+    Depth,
+    /// Estimated bytes of terms, facts, indexes and rules.
+    Memory,
+    /// Candidate facts tried by the joins.
+    Steps,
+    /// Wall time, in milliseconds.
+    Time,
+    /// Rules that one rule's `or`s expand into (a fixed bound, not a setting).
+    Expansion,
+}

@@ -18,7 +18,8 @@
 use crate::check::Analysis;
 use crate::config::Config;
 use crate::error::GdlError;
-use crate::limits::{too_large, Budget, Limit, Spent};
+use crate::error::Limit;
+use crate::limits::{too_large, Budget, Spent};
 use crate::normalize::{NormalLiteral, NormalRule};
 use crate::program::{GroundLiteral, GroundProgram, GroundRule};
 use crate::terms::{GroundTerm, LocalTerms, TermId, TermMap, TermStore};

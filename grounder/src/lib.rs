@@ -44,10 +44,10 @@ pub use config::{
     DEFAULT_MAX_JOIN_STEPS, DEFAULT_MAX_TERM_DEPTH, MAX_THREADS,
 };
 use decompose::decompose;
-pub use error::{ErrorKind, GdlError};
+pub use error::{ErrorKind, GdlError, Limit};
 use factor::factor;
 pub use instantiate::instantiate;
-pub use limits::{time_limit_passed, Limit};
+pub use limits::time_limit_passed;
 use normalize::normalize;
 pub use normalize::{NormalLiteral, NormalRule};
 pub use playable::check_playable;

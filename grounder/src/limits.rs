@@ -3,30 +3,9 @@
 //! error that names the relation being grounded and the command-line option that
 //! raises the limit.
 
-use crate::error::{ErrorKind, GdlError};
+use crate::error::{ErrorKind, GdlError, Limit};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-
-/// Which limit grounding passed (the settings of [`crate::Config`], and the
-/// fixed bound on what one rule's `or`s expand into).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-#[non_exhaustive]
-pub enum Limit {
-    /// Rule instances found (static and dynamic, duplicates included).
-    Rules,
-    /// Distinct ground sentences.
-    Atoms,
-    /// Nesting of a ground term.
-    Depth,
-    /// Estimated bytes of terms, facts, indexes and rules.
-    Memory,
-    /// Candidate facts tried by the joins.
-    Steps,
-    /// Wall time, in milliseconds.
-    Time,
-    /// Rules that one rule's `or`s expand into (a fixed bound, not a setting).
-    Expansion,
-}
 
 /// The error for passing `limit`, whose value is `max`, while grounding `relation`.
 /// (The expansion bound is passed by one rule, and reported with the rule by
