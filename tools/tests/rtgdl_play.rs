@@ -9,9 +9,8 @@
 
 mod support;
 
-use ggpnet::kif::rtgdl::Time;
 use ggpnet::manager::{run_rt_match, Link, RtEventKind, RtMatchRecord, RtMatchSetup};
-use ggpnet::realtime::{RtEngine, RtGame};
+use ggpnet::realtime::{RtEngine, RtGame, Time};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};

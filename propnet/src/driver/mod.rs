@@ -148,6 +148,10 @@ impl PlayoutTotals {
 /// finishes its playouts.
 pub const DEFAULT_MAX_DEPTH: u64 = 10_000;
 
+/// Most threads a run of playouts may ask for (the agent API's playouts and
+/// rtGDL's timed playouts refuse more).
+pub const MAX_THREADS: usize = 1024;
+
 /// States visited between two looks at the clock inside a playout.
 const CLOCK_INTERVAL: u64 = 1024;
 
