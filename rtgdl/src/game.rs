@@ -214,7 +214,9 @@ impl RtGame {
     }
 
     /// Why the interpreter runs the game although the propnet was tried: the
-    /// rule outside the compiled fragment and why (`None` otherwise).
+    /// [`RtError::message`] of the propnet's refusal, such as the rule outside
+    /// the compiled fragment and why (`None` otherwise). Loading on
+    /// [`RtEngine::Propnet`] gives the refusal itself.
     pub fn fallback_reason(&self) -> Option<&str> {
         self.fallback.as_deref()
     }
