@@ -401,7 +401,7 @@ impl Game {
     /// with a note to load it with [`RtGame`](crate::realtime::RtGame).
     pub fn load(text: &str, config: &Config) -> Result<Game, LoadError> {
         Game::load_gdl(text, config).map_err(|e| {
-            if !ggpnet_kif::parse(text).is_ok_and(|d| ggpnet_kif::rtgdl::is_rtgdl(&d)) {
+            if !crate::realtime::is_rtgdl(text) {
                 return e;
             }
             LoadError::RealTime(Box::new(e))

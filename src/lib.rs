@@ -26,7 +26,8 @@
 //! The stage crates are re-exported — [`kif`] (parsing), [`grounder`] (checks
 //! and instantiation), [`propnet`] (circuit, optimizer, evaluators, state
 //! machine). [`sbg`] reads Simplified Boardgames and translates them to GDL.
-//! [`realtime`] runs real-time GDL (rtGDL) games: timed states, the
+//! [`realtime`] (the crate `ggpnet-rtgdl`) is real-time GDL (rtGDL): its
+//! reading and checks, its interpreter, and games with timed states, the
 //! event-driven update and timed playouts. [`manager`] and [`player`] speak the
 //! GGP match protocol. `examples/` holds a flat Monte-Carlo and a UCT agent.
 //! The command line and the machinery tools and tests share (trace replay,
@@ -41,7 +42,6 @@ mod machine;
 pub mod manager;
 pub mod player;
 mod playouts;
-pub mod realtime;
 
 pub use game::{Calibration, Config, Engine, EngineChoice, EvaluatorChoice, Game, LoadError, Refusal};
 pub use ggpnet_grounder::SettingError;
@@ -56,6 +56,7 @@ pub use propnet::MachineError;
 pub use ggpnet_grounder as grounder;
 pub use ggpnet_kif as kif;
 pub use ggpnet_propnet as propnet;
+pub use ggpnet_rtgdl as realtime;
 pub use ggpnet_sbg as sbg;
 
 /// The game built into the program, used when no game file is given: connect

@@ -11,10 +11,7 @@ use crate::propnet::random::Stream;
 use ggpnet_reference::Reference;
 use std::time::{Duration, Instant};
 
-pub use crate::propnet::driver::Budget;
-
-/// Most threads a run may ask for (grounding's bound too).
-pub use ggpnet_grounder::MAX_THREADS;
+pub use crate::propnet::driver::{Budget, MAX_THREADS};
 
 /// How many playouts to run, on how many threads, with which seed.
 ///

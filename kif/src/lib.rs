@@ -12,7 +12,6 @@ mod impossible;
 pub mod lexer;
 pub mod parser;
 pub mod print;
-pub mod rtgdl;
 pub mod symbol;
 mod unfold;
 

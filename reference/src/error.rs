@@ -63,24 +63,6 @@ pub enum ReferenceError {
         /// What is wrong with it.
         reason: String,
     },
-    /// A description that is not valid rtGDL (see `ggpnet_kif::rtgdl::check`).
-    InvalidRtgdl(ggpnet_kif::rtgdl::RtgdlError),
-    /// An rtGDL `init` or `next` fact derived with a lifetime that is not a
-    /// positive time or `infinity` (for instance one copied from a fact argument).
-    InvalidLifetime {
-        /// The fact, in canonical KIF.
-        fact: String,
-        /// The lifetime it was derived with, in canonical KIF.
-        lifetime: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// An rtGDL update that cannot happen: no positive time, past the next
-    /// expiry, or no event at its time.
-    InvalidUpdate {
-        /// What is wrong with it.
-        reason: String,
-    },
 }
 
 impl fmt::Display for ReferenceError {
@@ -116,13 +98,6 @@ impl fmt::Display for ReferenceError {
             ReferenceError::InvalidFact { fact, reason } => {
                 write!(f, "invalid state fact {fact}: {reason}")
             }
-            ReferenceError::InvalidRtgdl(e) => e.fmt(f),
-            ReferenceError::InvalidLifetime {
-                fact,
-                lifetime,
-                reason,
-            } => write!(f, "fact {fact} derived with lifetime {lifetime}: {reason}"),
-            ReferenceError::InvalidUpdate { reason } => write!(f, "invalid update: {reason}"),
         }
     }
 }

@@ -1,18 +1,19 @@
 //! A one-entry cache: the outputs of the state queried last, so that a
 //! state's legal moves, goals and terminal flag are computed together, once.
-//! Clones start empty (one per thread).
+//! Clones start empty (one per thread). Public for the interpreters built on
+//! this one (rtGDL's keeps its own states' outputs in one).
 
 use std::sync::{Arc, Mutex};
 
 /// The outputs `O` of the state `S` queried last.
 #[derive(Debug)]
-pub(crate) struct LastQuery<S, O> {
+pub struct LastQuery<S, O> {
     last: Mutex<Option<(S, Arc<O>)>>,
 }
 
 impl<S: PartialEq + Clone, O> LastQuery<S, O> {
     /// An empty cache.
-    pub(crate) fn new() -> LastQuery<S, O> {
+    pub fn new() -> LastQuery<S, O> {
         LastQuery {
             last: Mutex::new(None),
         }
@@ -20,7 +21,7 @@ impl<S: PartialEq + Clone, O> LastQuery<S, O> {
 
     /// The outputs of `state`: the cached ones if it was queried last, else
     /// `compute(state)`, which then become the cached ones.
-    pub(crate) fn get(&self, state: &S, compute: impl FnOnce(&S) -> O) -> Arc<O> {
+    pub fn get(&self, state: &S, compute: impl FnOnce(&S) -> O) -> Arc<O> {
         if let Ok(last) = self.last.lock() {
             if let Some((cached, outputs)) = last.as_ref() {
                 if cached == state {
@@ -33,6 +34,13 @@ impl<S: PartialEq + Clone, O> LastQuery<S, O> {
             *last = Some((state.clone(), Arc::clone(&outputs)));
         }
         outputs
+    }
+}
+
+impl<S: PartialEq + Clone, O> Default for LastQuery<S, O> {
+    /// An empty cache.
+    fn default() -> LastQuery<S, O> {
+        LastQuery::new()
     }
 }
 

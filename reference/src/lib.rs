@@ -17,9 +17,11 @@
 //!   indexes, `distinct` and negation checked as soon as their variables are bound
 //!   (never before), each component taken to its least fixpoint by semi-naive
 //!   iteration;
-//! - `reference` and `state`: the public state machine;
-//! - `realtime`: real-time GDL (rtGDL) on the same evaluation, the oracle of
-//!   the spec's Definition 1.
+//! - `reference` and `state`: the public state machine, and the evaluation
+//!   of the rules on any facts and moves ([`Reference::derive_next`],
+//!   [`Reference::derive_outputs`]) on which the rtGDL interpreter
+//!   (`ggpnet-rtgdl`) is built; `last`: the one-entry cache of a state's
+//!   outputs both keep.
 //!
 //! No recursion in the interpreter follows the length of rule chains or of
 //! recursive derivations: only the nesting of one term, or the length of one body.
@@ -48,13 +50,12 @@ mod pattern;
 mod plan;
 mod prepare;
 mod program;
-mod realtime;
 mod reference;
 mod relation;
 mod state;
 mod terms;
 
 pub use error::ReferenceError;
-pub use realtime::{RtReference, RtState};
-pub use reference::Reference;
+pub use last::LastQuery;
+pub use reference::{Derived, Reference};
 pub use state::RefState;

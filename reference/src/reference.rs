@@ -247,49 +247,51 @@ impl Reference {
         outputs
     }
 
-    /// The symbols of the prepared game: terms given to [`Reference::derive`]
-    /// use them, or a table extending them with new names (as rtGDL's
-    /// lifetimes do).
-    pub(crate) fn symbols(&self) -> &SymbolTable {
+    /// The symbols of the prepared game. Terms given to
+    /// [`Reference::derive_next`] and [`Reference::derive_outputs`] use them,
+    /// or a clone extended with names of its own (as rtGDL's lifetimes do).
+    pub fn symbols(&self) -> &SymbolTable {
         &self.game.symbols
     }
 
-    /// Evaluates the rules on `facts` as the `true` facts and the moves of
-    /// `joint` (per role in order, none for a role that did not move) as `does`
-    /// facts; returns what the query asks for, as terms. The terms may use
-    /// symbols past the game's (see [`Reference::symbols`]): no rule mentions
-    /// them, so they are only carried along. This is the whole evaluation the
-    /// rtGDL layer needs: no legality check, no printing.
-    pub(crate) fn derive(&self, facts: &[Term], joint: &[Option<Term>], query: Query) -> Derived {
+    /// The arguments of the `next` facts derived from `facts` as the `true`
+    /// facts and the moves of `joint` (per role in order, `None` for a role
+    /// that does not move) as the `does` facts: unsorted, possibly with
+    /// duplicates. No legality check: this is the evaluation an interpreter
+    /// built on this one (rtGDL's, which gives the rules other facts than a
+    /// state's) performs itself. The terms may use symbols past the game's
+    /// (see [`Reference::symbols`]): no rule mentions them, so they are only
+    /// carried along.
+    pub fn derive_next(&self, facts: &[Term], joint: &[Option<Term>]) -> Vec<Term> {
         let game = &self.game;
         let mut session = Session::new(self, facts, joint.iter().map(Option::as_ref));
-        match query {
-            Query::Next => {
-                session.ensure(&game.cones.next);
-                let next = session.facts(game.outputs.next).iter();
-                let next = next.filter_map(|&f| session.terms.args(f).first());
-                Derived::Next(next.map(|&f| session.terms.to_term(f)).collect())
-            }
-            Query::Outputs => {
-                session.ensure(&game.cones.legal);
-                session.ensure(&game.cones.goal);
-                session.ensure(&game.cones.terminal);
-                let mut legal = vec![Vec::new(); game.roles.len()];
-                let mut goals = vec![Vec::new(); game.roles.len()];
-                for (role, action) in session.role_pairs(game.outputs.legal) {
-                    legal[role].push(session.terms.to_term(action));
-                }
-                for (role, value) in session.role_pairs(game.outputs.goal) {
-                    goals[role].push(session.terms.to_term(value));
-                }
-                let terminal = !session.facts(game.outputs.terminal).is_empty();
-                Derived::Outputs {
-                    legal,
-                    goals,
-                    terminal,
-                }
-            }
+        session.ensure(&game.cones.next);
+        let next = session.facts(game.outputs.next).iter();
+        let next = next.filter_map(|&f| session.terms.args(f).first());
+        next.map(|&f| session.terms.to_term(f)).collect()
+    }
+
+    /// The moves of the `legal` facts, the values of the `goal` facts and
+    /// whether `terminal` holds, derived from `facts` as the `true` facts,
+    /// as terms (see [`Reference::derive_next`]).
+    pub fn derive_outputs(&self, facts: &[Term]) -> Derived {
+        let game = &self.game;
+        let mut session = Session::new(self, facts, std::iter::empty());
+        session.ensure(&game.cones.legal);
+        session.ensure(&game.cones.goal);
+        session.ensure(&game.cones.terminal);
+        let mut derived = Derived {
+            legal: vec![Vec::new(); game.roles.len()],
+            goals: vec![Vec::new(); game.roles.len()],
+            terminal: !session.facts(game.outputs.terminal).is_empty(),
+        };
+        for (role, action) in session.role_pairs(game.outputs.legal) {
+            derived.legal[role].push(session.terms.to_term(action));
         }
+        for (role, value) in session.role_pairs(game.outputs.goal) {
+            derived.goals[role].push(session.terms.to_term(value));
+        }
+        derived
     }
 
     fn compute_initial_state(&self) -> RefState {
@@ -300,30 +302,16 @@ impl Reference {
     }
 }
 
-/// What [`Reference::derive`] computes.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Query {
-    /// The `next` facts.
-    Next,
-    /// The `legal`, `goal` and `terminal` facts.
-    Outputs,
-}
-
-/// What [`Reference::derive`] found, unsorted and possibly with duplicates.
-#[derive(Debug)]
-pub(crate) enum Derived {
-    /// The arguments of the `next` facts.
-    Next(Vec<Term>),
-    /// Per role the moves of its `legal` facts and the values of its `goal`
-    /// facts, and whether `terminal` holds.
-    Outputs {
-        /// Per role, its legal moves.
-        legal: Vec<Vec<Term>>,
-        /// Per role, its goal values (any term).
-        goals: Vec<Vec<Term>>,
-        /// Whether `terminal` holds.
-        terminal: bool,
-    },
+/// What [`Reference::derive_outputs`] found, unsorted and possibly with
+/// duplicates.
+#[derive(Clone, Debug)]
+pub struct Derived {
+    /// Per role (in [`Reference::roles`] order), the moves of its `legal` facts.
+    pub legal: Vec<Vec<Term>>,
+    /// Per role, the values of its `goal` facts (any term).
+    pub goals: Vec<Vec<Term>>,
+    /// Whether `terminal` holds.
+    pub terminal: bool,
 }
 
 /// The evaluation of one state (and possibly one joint move).

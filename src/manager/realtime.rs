@@ -33,8 +33,7 @@
 
 use super::{broadcast, spaced, start_error, Link, LinkError};
 use super::{invalid, MatchError};
-use crate::realtime::{RtGame, TimedState};
-use ggpnet_kif::rtgdl::{Time, MAX_UNITS, TICKS_PER_UNIT};
+use crate::realtime::{RtGame, Time, TimedState, MAX_UNITS, TICKS_PER_UNIT};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};

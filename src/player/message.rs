@@ -3,7 +3,7 @@
 //! any case, any spacing, rules and moves as KIF. An rtGDL manager adds the
 //! game time as a third argument of PLAY and STOP (`docs/LANGUAGES.md`).
 
-use ggpnet_kif::rtgdl::{Time, MAX_UNITS, TICKS_PER_UNIT};
+use crate::realtime::{Time, MAX_UNITS, TICKS_PER_UNIT};
 use ggpnet_kif::SExpr;
 use std::time::Duration;
 

@@ -25,9 +25,8 @@
 //! best average goal is sent, if it is still legal then (else `NIL`).
 
 use super::{PlayerConfig, Reply, Search};
-use crate::realtime::{RtEngine, RtGame, TimeModel, TimedState};
+use crate::realtime::{RtEngine, RtGame, Time, TimeModel, TimedState, MAX_UNITS, TICKS_PER_UNIT};
 use crate::{Budget, EngineChoice, Stream, MAX_THREADS};
-use ggpnet_kif::rtgdl::{Time, MAX_UNITS, TICKS_PER_UNIT};
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};

@@ -9,9 +9,8 @@
 
 use crate::differential::evaluators_agree;
 use crate::replay::Trace;
-use ggpnet::kif::rtgdl::Time;
 use ggpnet::propnet::{export, load, LoadConfig, Loaded};
-use ggpnet::realtime::{RtEngine, RtGame, TimeModel};
+use ggpnet::realtime::{RtEngine, RtGame, Time, TimeModel};
 
 /// Ground rules and atoms a fuzzed game may have: small, so that every input runs in milliseconds.
 const FUZZ_MAX_GROUND: usize = 20_000;

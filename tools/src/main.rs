@@ -208,7 +208,7 @@ struct MatchArgs {
     max_steps: u64,
     /// rtGDL only: game time, in lifetime units, after which a match is aborted.
     #[arg(long, default_value = "1000", value_parser = options::game_time)]
-    max_game_time: ggpnet::kif::rtgdl::Time,
+    max_game_time: ggpnet::realtime::Time,
     /// rtGDL only: open requests per player at most; further PLAYs wait in
     /// order until one is answered.
     #[arg(long, default_value_t = ggpnet::manager::DEFAULT_MAX_OPEN, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]

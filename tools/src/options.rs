@@ -25,8 +25,8 @@ pub fn seconds(text: &str) -> Result<f64, String> {
 }
 
 /// Parses a positive game time in lifetime units (a decimal, at most six fraction digits).
-pub fn game_time(text: &str) -> Result<ggpnet::kif::rtgdl::Time, String> {
-    let time = ggpnet::kif::rtgdl::Time::parse(text.trim())?;
+pub fn game_time(text: &str) -> Result<ggpnet::realtime::Time, String> {
+    let time = ggpnet::realtime::Time::parse(text.trim())?;
     match time.is_zero() {
         true => Err(format!(
             "{text} is out of range: a game time limit must be above 0"

@@ -60,7 +60,7 @@ pub fn check(args: &GameArgs, source: &str) -> Result<bool, Failure> {
     let error = failure.as_ref().map(Failure::message);
     let mut warnings = crate::parse_warnings(source);
     if let Ok(description) = ggpnet::kif::parse(source) {
-        let rtgdl = ggpnet::kif::rtgdl::warnings(&description);
+        let rtgdl = ggpnet::realtime::syntax::warnings(&description);
         warnings.extend(rtgdl.iter().map(|w| w.to_string()));
     }
     let value = json!({"game": name, "valid": failure.is_none(), "error": error, "warnings": warnings,

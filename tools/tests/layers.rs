@@ -2,8 +2,10 @@
 //! has a cycle among its top-level modules (a module reached through a
 //! re-export of the crate root counts as the module it comes from), and every
 //! top-level module of the propnet crate may use only the modules below it in
-//! [`ORDER`] (the pipeline's order, see that crate's documentation), so its
-//! graph cannot silently grow a cycle. Unit-test modules (`#[cfg(test)] mod
+//! [`ORDER`] (the pipeline's order, see that crate's documentation), and
+//! every one of the rtGDL crate only those below it in [`RTGDL_ORDER`] (from
+//! text to play, see its documentation), so their graphs cannot silently
+//! grow a cycle. Unit-test modules (`#[cfg(test)] mod
 //! tests`, last in their files) are left out: tests load games through the top
 //! of the crate.
 
@@ -15,6 +17,18 @@ use std::path::{Path, PathBuf};
 const ORDER: [&str; 13] = [
     "random", "ir", "opt", "layout", "jit", "profile", "engine", "game", "driver", "machine", "pipeline",
     "inspect", "export",
+];
+
+/// The top-level modules of the rtGDL crate, lowest first: each may use only those before it.
+const RTGDL_ORDER: [&str; 8] = [
+    "time",
+    "syntax",
+    "circuit",
+    "error",
+    "interpreter",
+    "net",
+    "game",
+    "playout",
 ];
 
 /// Every `.rs` file under `dir`.
@@ -118,12 +132,13 @@ fn module_of(src: &Path, file: &Path) -> Option<String> {
 
 /// The library crates' source folders under the project root (the command
 /// line's too), each of whose module graphs must be acyclic.
-const CRATES: [&str; 7] = [
+const CRATES: [&str; 8] = [
     "src",
     "kif/src",
     "grounder/src",
     "propnet/src",
     "reference/src",
+    "rtgdl/src",
     "sbg/src",
     "tools/src",
 ];
@@ -155,11 +170,22 @@ fn dependencies(src: &str) -> BTreeMap<String, BTreeSet<String>> {
 
 #[test]
 fn every_propnet_module_uses_only_modules_below_it() {
-    let graph = dependencies("propnet/src");
-    let rank = |m: &str| ORDER.iter().position(|&o| o == m);
+    in_order("propnet/src", &ORDER);
+}
+
+#[test]
+fn every_rtgdl_module_uses_only_modules_below_it() {
+    in_order("rtgdl/src", &RTGDL_ORDER);
+}
+
+/// Panics unless every top-level module of the crate in `src` is in `order`
+/// and uses only the modules before it there.
+fn in_order(src: &str, order: &[&str]) {
+    let graph = dependencies(src);
+    let rank = |m: &str| order.iter().position(|&o| o == m);
     for (module, uses) in &graph {
         let Some(own) = rank(module) else {
-            panic!("module {module} is not in the declared order: place it in ORDER");
+            panic!("module {module} of {src} is not in the declared order: place it there");
         };
         for used in uses {
             match rank(used) {
@@ -169,9 +195,9 @@ fn every_propnet_module_uses_only_modules_below_it() {
             }
         }
     }
-    for module in ORDER {
+    for module in order {
         assert!(
-            graph.contains_key(module),
+            graph.contains_key(*module),
             "declared module {module} is not in src/"
         );
     }

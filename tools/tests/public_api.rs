@@ -16,12 +16,13 @@ use std::path::{Path, PathBuf};
 use syn::{Fields, ImplItem, Item, TraitItem, Visibility};
 
 /// The library crates: name and source directory under the project root.
-const CRATES: [(&str, &str); 6] = [
+const CRATES: [(&str, &str); 7] = [
     ("ggpnet", "src"),
     ("ggpnet_kif", "kif/src"),
     ("ggpnet_grounder", "grounder/src"),
     ("ggpnet_propnet", "propnet/src"),
     ("ggpnet_reference", "reference/src"),
+    ("ggpnet_rtgdl", "rtgdl/src"),
     ("ggpnet_sbg", "sbg/src"),
 ];
 

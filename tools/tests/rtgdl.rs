@@ -2,8 +2,8 @@
 //! timed playouts checked event by event, the refused constructs (reason and
 //! line:col) and the API's validation.
 
-use ggpnet::kif::rtgdl::{Lifetime, Time};
-use ggpnet::realtime::{RtEngine, RtGame, TimeModel, TimedEnd, TimedState};
+use ggpnet::realtime::{Lifetime, Time};
+use ggpnet::realtime::{RtEngine, RtEngineKind, RtGame, TimeModel, TimedEnd, TimedState};
 use ggpnet::Stream;
 
 /// Every example game.
@@ -602,10 +602,10 @@ fn agree_on_timed_playouts(name: &str, oracle: &RtGame, propnet: &RtGame) {
 #[test]
 fn games_outside_the_fragment_fall_back_to_the_interpreter() {
     for name in GAMES {
-        assert_eq!(game(name).engine(), ggpnet::Engine::Propnet, "{name}");
+        assert_eq!(game(name).engine(), RtEngineKind::Propnet, "{name}");
     }
     let outside = RtGame::load(OUTSIDE).unwrap();
-    assert_eq!(outside.engine(), ggpnet::Engine::Interpreter);
+    assert_eq!(outside.engine(), RtEngineKind::Interpreter);
     let why = outside.fallback_reason().unwrap();
     assert!(
         why.starts_with("error at 3:1: a finite lifetime constant in 'true' compares lifetimes"),
@@ -674,7 +674,7 @@ fn games_outside_the_fragment_fall_back_to_the_interpreter() {
             e.starts_with(&format!("error at {place}: ")) && e.contains(reason),
             "{rules}: {e}"
         );
-        assert_eq!(RtGame::load(&text).unwrap().engine(), ggpnet::Engine::Interpreter);
+        assert_eq!(RtGame::load(&text).unwrap().engine(), RtEngineKind::Interpreter);
     }
 }
 

@@ -9,9 +9,8 @@
 
 mod support;
 
-use ggpnet::kif::rtgdl::Time;
 use ggpnet::manager::{run_rt_match, Link, RtEventKind, RtMatchRecord, RtMatchSetup};
-use ggpnet::realtime::{RtEngine, RtGame};
+use ggpnet::realtime::{RtEngine, RtGame, Time};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -515,7 +514,16 @@ fn a_game_time_far_ahead_is_refused_in_bounded_work() {
 }
 
 /// Hostile PLAYs of an rtGDL match, sent at once over HTTP, each get an
-/// answer (held ones at the STOP), and the player stays available.
+/// answer while the match is under way, and the player stays available.
+///
+/// No answer waits for the STOP, so the STOP is sent once every request is
+/// answered (the answers are how the test knows the player received them
+/// all, in whatever order they came): a request is refused or answered at
+/// once, or held until a newer PLAY of the match comes or an expiry gives
+/// the role a move or ends the game, and in tic-tac-toe the control a role
+/// holds expires within a lifetime unit, which ends the game. A request
+/// held until the STOP is the test of
+/// `a_held_request_is_answered_when_an_expiry_allows_a_move_or_the_match_ends`.
 #[test]
 fn hostile_rtgdl_plays_get_answers_and_the_player_stays_available() {
     let player = PlayerProcess::start(&["--search", "random", "--threads", "1"]);
@@ -546,14 +554,12 @@ fn hostile_rtgdl_plays_get_answers_and_the_player_stays_available() {
             .iter()
             .map(|message| scope.spawn(|| player.post(message)))
             .collect();
-        // Every request that holds is answered at the match's end.
-        std::thread::sleep(Duration::from_millis(300));
-        assert_eq!(player.post("( STOP h.1 NIL 1 )"), "done");
         asked.into_iter().map(|a| a.join().expect("a reply")).collect()
     });
     for (message, answer) in hostile.iter().zip(&answers) {
         assert!(!answer.is_empty(), "no answer to {message}");
     }
+    assert_eq!(player.post("( STOP h.1 NIL 1 )"), "done");
     // Game times that are no exact time, and malformed PLAYs, are refused.
     for refused in [0, 1, 2, 3, 11, 13] {
         assert_eq!(answers[refused], "error", "{}", hostile[refused]);

@@ -148,6 +148,11 @@ impl PlayoutTotals {
 /// finishes its playouts.
 pub const DEFAULT_MAX_DEPTH: u64 = 10_000;
 
+/// Most threads a run of playouts may ask for (the agent API's playouts and
+/// rtGDL's timed playouts refuse more): the grounder's bound, one for the
+/// workspace.
+pub use ggpnet_grounder::MAX_THREADS;
+
 /// States visited between two looks at the clock inside a playout.
 const CLOCK_INTERVAL: u64 = 1024;
 

@@ -1,7 +1,7 @@
-//! Real-time GDL (rtGDL) on the interpreter: the oracle of the spec's
-//! Definition 1, with no restriction on the game.
+//! Real-time GDL (rtGDL) on the reference interpreter: the oracle of the
+//! spec's Definition 1, with no restriction on the game.
 //!
-//! The rules are embedded into GDL (`ggpnet_kif::rtgdl::embed`: a state pair
+//! The rules are embedded into GDL ([`embed`]: a state pair
 //! `(t, f)` is the fact `(rt:lifetime t f)`, `(expired F)` reads the fact
 //! `(rt:expired F)`), and the GDL interpreter evaluates the embedding on
 //! exactly the facts of Definition 1:
@@ -19,11 +19,11 @@
 //! name in a copy of the game's symbol table made for one evaluation, so the
 //! interpreter carries it along like any constant no rule mentions.
 
-use crate::error::ReferenceError;
-use crate::last::LastQuery;
-use crate::reference::{Derived, Query, Reference};
-use ggpnet_kif::rtgdl::{embed, Lifetime, Time};
+use crate::error::RtError;
+use crate::syntax::embed;
+use crate::time::{Lifetime, Time};
 use ggpnet_kif::{parse_term, term_to_string, Description, SymbolId, SymbolTable, Term};
+use ggpnet_reference::{LastQuery, Reference};
 use std::sync::Arc;
 
 /// An rtGDL state: a finite set of (lifetime, fact) pairs, facts in
@@ -66,8 +66,7 @@ struct Outputs {
 /// An rtGDL game ready to be played by direct evaluation of its rules.
 ///
 /// ```
-/// use ggpnet_kif::rtgdl::Time;
-/// use ggpnet_reference::RtReference;
+/// use ggpnet_rtgdl::{RtReference, Time};
 /// let game = ggpnet_kif::parse(
 ///     "(role r) (init 1.0 (appear cat))
 ///      (<= (next 3.0 (gone ?c)) (expired (appear ?c)))
@@ -110,11 +109,11 @@ impl Clone for RtReference {
 }
 
 impl RtReference {
-    /// Checks an rtGDL description (`ggpnet_kif::rtgdl::check`, then the
-    /// interpreter's checks of the embedding) and computes its initial state.
-    pub fn new(description: &Description) -> Result<RtReference, ReferenceError> {
-        let embedded = embed(description).map_err(ReferenceError::InvalidRtgdl)?;
-        let gdl = Reference::new(&embedded.description)?;
+    /// Checks an rtGDL description ([`check`](crate::syntax::check), then
+    /// the interpreter's checks of the embedding) and computes its initial state.
+    pub fn new(description: &Description) -> Result<RtReference, RtError> {
+        let embedded = embed(description).map_err(RtError::Invalid)?;
+        let gdl = Reference::new(&embedded.description).map_err(RtError::Interpreter)?;
         let mut game = RtReference {
             initial: RtState::new(Vec::new()),
             gdl,
@@ -122,9 +121,15 @@ impl RtReference {
             expired: embedded.expired,
             last: LastQuery::new(),
         };
-        let symbols = game.gdl.symbols().clone();
-        let init = game.gdl.initial_state();
-        game.initial = game.state_of(init.terms(), &symbols)?;
+        let mut symbols = game.gdl.symbols().clone();
+        let init: Vec<Term> = game
+            .gdl
+            .initial_state()
+            .facts()
+            .iter()
+            .map(|fact| game.read(fact, &mut symbols))
+            .collect();
+        game.initial = game.state_of(&init, &symbols)?;
         Ok(game)
     }
 
@@ -166,28 +171,9 @@ impl RtReference {
         state: &RtState,
         elapsed: Time,
         moves: &[Option<String>],
-    ) -> Result<RtState, ReferenceError> {
+    ) -> Result<RtState, RtError> {
         let roles = self.roles();
-        if moves.len() != roles.len() {
-            return Err(ReferenceError::WrongJointLength {
-                expected: roles.len(),
-                found: moves.len(),
-            });
-        }
-        let invalid = |reason: String| Err(ReferenceError::InvalidUpdate { reason });
-        if elapsed.is_zero() {
-            return invalid("the elapsed time must be positive".into());
-        }
-        let expiry = state.next_expiry();
-        if expiry.is_some_and(|t| elapsed > t) {
-            return invalid(format!(
-                "{elapsed} is past the next expiry at {}",
-                expiry.expect("checked")
-            ));
-        }
-        if moves.iter().all(Option::is_none) && expiry != Some(elapsed) {
-            return invalid(format!("no move and no fact expires at {elapsed}: no event"));
-        }
+        check_update(roles.len(), state.next_expiry(), elapsed, moves)?;
         let mut symbols = self.gdl.symbols().clone();
         let outputs = self.outputs(state);
         let mut joint = Vec::with_capacity(moves.len());
@@ -196,7 +182,7 @@ impl RtReference {
                 joint.push(None);
                 continue;
             };
-            let illegal = || ReferenceError::IllegalMove {
+            let illegal = || RtError::IllegalMove {
                 role: role.clone(),
                 chosen: chosen.clone(),
             };
@@ -214,10 +200,7 @@ impl RtReference {
                 None => Term::Compound(self.expired, vec![fact]),
             });
         }
-        match self.gdl.derive(&facts, &joint, Query::Next) {
-            Derived::Next(next) => self.state_of(&next, &symbols),
-            Derived::Outputs { .. } => unreachable!("a Next query answers Next"),
-        }
+        self.state_of(&self.gdl.derive_next(&facts, &joint), &symbols)
     }
 
     /// `fact`, a canonical fact of a state of this game, as a term over `symbols`.
@@ -233,7 +216,7 @@ impl RtReference {
 
     /// The state of the derived terms `(rt:lifetime t f)` (the arguments of
     /// `init` or `next`), refusing a `t` that is not a lifetime.
-    fn state_of(&self, derived: &[Term], symbols: &SymbolTable) -> Result<RtState, ReferenceError> {
+    fn state_of(&self, derived: &[Term], symbols: &SymbolTable) -> Result<RtState, RtError> {
         let mut pairs = Vec::with_capacity(derived.len());
         for term in derived {
             let Term::Compound(f, args) = term else {
@@ -246,7 +229,7 @@ impl RtReference {
                 Term::Atom(_) => Lifetime::parse(&value),
                 _ => Err("a compound term is not a lifetime".into()),
             };
-            let lifetime = lifetime.map_err(|reason| ReferenceError::InvalidLifetime {
+            let lifetime = lifetime.map_err(|reason| RtError::InvalidLifetime {
                 fact: fact.clone(),
                 lifetime: value,
                 reason,
@@ -272,15 +255,9 @@ impl RtReference {
                 self.pair(*l, fact, &mut symbols)
             })
             .collect();
-        let Derived::Outputs {
-            legal,
-            goals,
-            terminal,
-        } = self.gdl.derive(&facts, &[], Query::Outputs)
-        else {
-            unreachable!("an Outputs query answers Outputs")
-        };
-        let legal = legal
+        let derived = self.gdl.derive_outputs(&facts);
+        let legal = derived
+            .legal
             .iter()
             .map(|moves| {
                 let mut moves: Vec<String> = moves.iter().map(|m| term_to_string(m, &symbols)).collect();
@@ -289,7 +266,8 @@ impl RtReference {
                 moves
             })
             .collect();
-        let goals = goals
+        let goals = derived
+            .goals
             .iter()
             .map(|values| {
                 let mut values: Vec<i64> = values
@@ -307,9 +285,37 @@ impl RtReference {
         Outputs {
             legal,
             goals,
-            terminal,
+            terminal: derived.terminal,
         }
     }
+}
+
+/// Checks the input of the spec's u(Δt, M, S) on a state whose next expiry
+/// is `expiry`, in a game of `roles` roles: one optional move per role, Δt
+/// positive and at most the expiry, and an event at Δt (a move, or the
+/// expiry itself). The moves' legality is the engine's to check.
+pub(crate) fn check_update(
+    roles: usize,
+    expiry: Option<Time>,
+    elapsed: Time,
+    moves: &[Option<String>],
+) -> Result<(), RtError> {
+    if moves.len() != roles {
+        return Err(RtError::WrongJointLength {
+            expected: roles,
+            found: moves.len(),
+        });
+    }
+    if elapsed.is_zero() {
+        return Err(RtError::NoElapsedTime);
+    }
+    if let Some(expiry) = expiry.filter(|&t| elapsed > t) {
+        return Err(RtError::PastExpiry { elapsed, expiry });
+    }
+    if moves.iter().all(Option::is_none) && expiry != Some(elapsed) {
+        return Err(RtError::NoEvent { elapsed });
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -397,7 +403,7 @@ mod tests {
     fn bad_updates_and_lifetimes_are_refused() {
         let game = cat();
         let s0 = game.initial_state();
-        let reason = |e: ReferenceError| e.to_string();
+        let reason = |e: RtError| e.to_string();
         assert!(reason(game.update(&s0, Time::ZERO, &[None]).unwrap_err()).contains("positive"));
         assert!(reason(game.update(&s0, t("1.5"), &[None]).unwrap_err()).contains("past the next expiry"));
         assert!(reason(
@@ -416,9 +422,10 @@ mod tests {
         let e = bad
             .update(&bad.initial_state(), t("1"), &[Some("go".into())])
             .unwrap_err();
+        assert!(matches!(e, RtError::InvalidLifetime { .. }), "{e:?}");
         assert_eq!(
             e.to_string(),
-            "fact (at x) derived with lifetime x: 'x' is not a decimal number"
+            "error: fact (at x) derived with lifetime x: 'x' is not a decimal number"
         );
     }
 }

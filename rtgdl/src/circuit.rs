@@ -38,29 +38,13 @@
 //! inside `not` or `or` with a lifetime other than infinity or a time
 //! argument, and a time compared or copied anywhere else.
 
-use super::{check, is_expired, is_timed, wrap, Lifetime, RtgdlError};
-use crate::ast::Description;
-use crate::ast::{Literal, Rule, Span, Term};
-use crate::print::term_to_string;
-use crate::symbol::{SymbolId, SymbolTable};
+use crate::syntax::{
+    check, is_expired, is_timed, wrap, Embedded, RtgdlError, CONSTANT_SYMBOL, COPY_SYMBOL, FINITE_SYMBOL,
+    HELD_SYMBOL, SLOT_SYMBOL,
+};
+use crate::time::Lifetime;
+use ggpnet_kif::{term_to_string, Description, Literal, Rule, Span, SymbolId, SymbolTable, Term};
 use std::collections::HashMap;
-
-/// The name of the function naming a lifetime copied from a fact, in the circuit form.
-pub const COPY_SYMBOL: &str = "rt:copy";
-
-/// The name of the relation "the fact has a finite lifetime", in the circuit form.
-pub const FINITE_SYMBOL: &str = "rt:finite";
-
-/// The name of the function naming the time argument of the current fact
-/// with a key, in the circuit form.
-pub const HELD_SYMBOL: &str = "rt:held";
-
-/// The name of the relation of the constants written at time arguments, in
-/// the circuit form.
-pub const CONSTANT_SYMBOL: &str = "rt:constant";
-
-/// The name of the atom in place of the time argument in a fact's key, in the circuit form.
-pub const SLOT_SYMBOL: &str = "rt:slot";
 
 /// An rtGDL description in the form the propnet compiles (see
 /// [`circuit_form`]), with the rule of the rtGDL description each of its
@@ -159,7 +143,7 @@ pub fn circuit_form(description: &Description) -> Result<CircuitForm, RtgdlError
 
 /// The two rules every circuit form ends with: `(rt:finite F)` when some base
 /// of F has a finite source, and `(rt:expired F)` reachable for such F.
-fn finite_and_expired(embedded: &mut super::Embedded, marks: &Marks) -> [Rule; 2] {
+fn finite_and_expired(embedded: &mut Embedded, marks: &Marks) -> [Rule; 2] {
     let symbols = &mut embedded.description.symbols;
     let (s, f) = (
         Term::Var(symbols.intern("?rt:s")),
@@ -510,13 +494,13 @@ mod tests {
         form.description
             .rules
             .iter()
-            .map(|r| crate::rule_to_string(r, symbols))
+            .map(|r| ggpnet_kif::rule_to_string(r, symbols))
             .collect()
     }
 
     #[test]
     fn circuit_form_abstracts_lifetimes_to_sources() {
-        let d = crate::parse(
+        let d = ggpnet_kif::parse(
             "(role r) (init 1.0 (appear cat))
              (<= (next ?t (gone ?c)) (true ?t (gone ?c)) (not (expired (gone ?c))))
              (<= (legal r (catch ?c)) (true ?t (appear ?c)))",
@@ -540,12 +524,12 @@ mod tests {
             form.origins,
             [Some(0), Some(1), Some(2), Some(2), Some(3), None, None]
         );
-        assert_eq!(crate::rtgdl::warnings(&d), []);
+        assert_eq!(crate::syntax::warnings(&d), []);
     }
 
     #[test]
     fn circuit_form_splits_time_arguments_into_constants_and_held_values() {
-        let d = crate::parse(
+        let d = ggpnet_kif::parse(
             "(role r) (init 3 clock) (init infinity (timer r 3.0))
              (<= (next infinity (timer ?r ?t)) (does ?r go) (true ?t clock))
              (<= (next ?t clock) (does ?r go) (true infinity (timer ?r ?t)))",

@@ -1,22 +1,20 @@
-//! Real-time GDL (rtGDL, Kowalski and Kisielewicz): state facts carry
+//! Reading real-time GDL (rtGDL, Kowalski and Kisielewicz): state facts carry
 //! lifetimes, `(init T F)`, `(true T F)`, `(next T F)` with `T` a positive
 //! real or `infinity`, and `(expired F)` holds in the update right after F's
 //! lifetime ran out.
 //!
 //! This module reads the language: which descriptions are rtGDL
 //! ([`is_rtgdl`]), the syntactic checks of the spec's section 2.1 that GDL's
-//! own checks cannot make ([`check`]), exact lifetimes ([`Time`],
-//! [`Lifetime`]), and the embedding of an rtGDL description into GDL
-//! ([`embed`]) on which the GDL checks and the reference interpreter run.
+//! own checks cannot make ([`check`]), rules that never apply ([`warnings`]),
+//! and the embedding of an rtGDL description into GDL ([`embed`]) on which
+//! the GDL checks and the interpreter run. It also names every symbol the
+//! embeddings write (this one's and the circuit form's, [`crate::circuit`]),
+//! which a description may not use.
 //!
-//! Time is exact: a fixed-point count of millionths of a lifetime unit in a
-//! `u64` ([`Time`]), never floating point, so every engine computes the same
-//! lifetimes bit for bit. A lifetime written with more than six fraction
-//! digits is refused. Lifetimes print canonically (`1.5`, `0.25`, `3`), and
-//! lifetime constants written in rules are read as the times they denote: the
-//! embedding writes them canonically, so `(true 1.0 F)` sees the fact whose
-//! lifetime is one unit. Numbers inside facts (`(timer white 120.0)`) are
-//! ordinary terms, as in GDL.
+//! Lifetime constants written in rules are read as the times they denote
+//! ([`crate::Time`]): the embedding writes them canonically, so `(true 1.0 F)`
+//! sees the fact whose lifetime is one unit. Numbers inside facts (`(timer
+//! white 120.0)`) are ordinary terms, as in GDL.
 //!
 //! The embedding: `(init T F)` becomes `(init (rt:lifetime T F))`, `(true T
 //! F)` becomes `(true (rt:lifetime T F))`, `(next T F)` becomes `(next
@@ -27,162 +25,31 @@
 //! ∪ S^exp]) of the spec's Definition 1, and the keyword restrictions of 2.1
 //! (`expired` restricted like `true`) are GDL's restrictions on the embedding.
 
-use crate::ast::Description;
-use crate::ast::{Literal, Rule, Span, Term, Warning};
-use crate::symbol::{SymbolId, SymbolTable};
+use crate::time::Lifetime;
+use ggpnet_kif::{Description, Literal, Rule, Span, SymbolId, SymbolTable, Term, Warning};
 use std::fmt;
-
-/// Millionths of a lifetime unit in one unit: the precision of [`Time`].
-pub const TICKS_PER_UNIT: u64 = 1_000_000;
-
-/// Fraction digits a written lifetime may have.
-pub const FRACTION_DIGITS: usize = 6;
-
-/// The largest time, in units: beyond it a lifetime is refused (it would not
-/// fit the fixed-point count with room to add two of them).
-pub const MAX_UNITS: u64 = 1_000_000_000_000;
-
 /// The name of the function symbol that pairs a lifetime with a fact in the embedding.
 pub const LIFETIME_SYMBOL: &str = "rt:lifetime";
 
 /// The name of the function symbol that marks an expired fact in the embedding.
 pub const EXPIRED_SYMBOL: &str = "rt:expired";
 
-/// An exact, non-negative amount of time: a count of millionths of a
-/// lifetime unit, at most [`MAX_UNITS`] units.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
-pub struct Time(u64);
+/// The name of the function naming a lifetime copied from a fact, in the circuit form.
+pub const COPY_SYMBOL: &str = "rt:copy";
 
-impl Time {
-    /// No time at all.
-    pub const ZERO: Time = Time(0);
+/// The name of the relation "the fact has a finite lifetime", in the circuit form.
+pub const FINITE_SYMBOL: &str = "rt:finite";
 
-    /// The smallest positive time, one millionth of a unit.
-    pub const TICK: Time = Time(1);
+/// The name of the function naming the time argument of the current fact
+/// with a key, in the circuit form.
+pub const HELD_SYMBOL: &str = "rt:held";
 
-    /// The time of `ticks` millionths of a unit, if it is at most [`MAX_UNITS`] units.
-    pub fn from_ticks(ticks: u64) -> Option<Time> {
-        (ticks <= MAX_UNITS * TICKS_PER_UNIT).then_some(Time(ticks))
-    }
+/// The name of the relation of the constants written at time arguments, in
+/// the circuit form.
+pub const CONSTANT_SYMBOL: &str = "rt:constant";
 
-    /// The number of millionths of a unit.
-    pub fn ticks(self) -> u64 {
-        self.0
-    }
-
-    /// Whether this is no time at all.
-    pub fn is_zero(self) -> bool {
-        self.0 == 0
-    }
-
-    /// `self - other`, or `None` when `other` is the larger.
-    pub fn checked_sub(self, other: Time) -> Option<Time> {
-        self.0.checked_sub(other.0).map(Time)
-    }
-
-    /// `self + other`, or `None` past [`MAX_UNITS`] units.
-    pub fn checked_add(self, other: Time) -> Option<Time> {
-        Time::from_ticks(self.0 + other.0)
-    }
-
-    /// Reads a decimal number such as `1`, `1.0`, `5.5` or `0.000001`
-    /// (digits, optionally a point and up to [`FRACTION_DIGITS`] digits).
-    pub fn parse(text: &str) -> Result<Time, String> {
-        let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
-        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-        if !digits(whole) || (text.contains('.') && !digits(fraction)) {
-            return Err(format!("'{text}' is not a decimal number"));
-        }
-        if fraction.len() > FRACTION_DIGITS {
-            return Err(format!(
-                "'{text}' has more than {FRACTION_DIGITS} fraction digits (lifetimes are exact to a millionth of a unit)"
-            ));
-        }
-        let whole = whole.trim_start_matches('0');
-        let units = match whole.len() {
-            0 => 0,
-            n if n <= 13 => whole.parse::<u64>().expect("at most 13 digits"),
-            _ => u64::MAX,
-        };
-        if units > MAX_UNITS {
-            return Err(format!(
-                "'{text}' is larger than the largest lifetime, {MAX_UNITS}"
-            ));
-        }
-        let mut micros = 0;
-        for (i, digit) in fraction.bytes().enumerate() {
-            micros += u64::from(digit - b'0') * 10u64.pow((FRACTION_DIGITS - 1 - i) as u32);
-        }
-        Time::from_ticks(units * TICKS_PER_UNIT + micros)
-            .ok_or_else(|| format!("'{text}' is larger than the largest lifetime, {MAX_UNITS}"))
-    }
-}
-
-/// Canonical: the whole units, then the fraction without trailing zeros
-/// (`1.5`, `0.25`, `3`).
-impl fmt::Display for Time {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (units, micros) = (self.0 / TICKS_PER_UNIT, self.0 % TICKS_PER_UNIT);
-        if micros == 0 {
-            return write!(f, "{units}");
-        }
-        let fraction = format!("{micros:06}");
-        write!(f, "{units}.{}", fraction.trim_end_matches('0'))
-    }
-}
-
-/// The lifetime of a fact: a positive [`Time`] or infinity.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
-pub enum Lifetime {
-    /// A positive time (the invariant of [`Lifetime::finite`]).
-    Finite(Time),
-    /// The fact holds until the rules drop it.
-    Infinity,
-}
-
-impl Lifetime {
-    /// A finite lifetime; `None` for zero, which no fact may have.
-    pub fn finite(time: Time) -> Option<Lifetime> {
-        (!time.is_zero()).then_some(Lifetime::Finite(time))
-    }
-
-    /// Reads `infinity` or a positive decimal number (see [`Time::parse`]).
-    pub fn parse(text: &str) -> Result<Lifetime, String> {
-        if text.eq_ignore_ascii_case("infinity") {
-            return Ok(Lifetime::Infinity);
-        }
-        let time = Time::parse(text)?;
-        Lifetime::finite(time)
-            .ok_or_else(|| format!("'{text}' is zero: a fact with no time left has expired (use 'expired')"))
-    }
-
-    /// The finite time, if any.
-    pub fn time(self) -> Option<Time> {
-        match self {
-            Lifetime::Finite(t) => Some(t),
-            Lifetime::Infinity => None,
-        }
-    }
-
-    /// The spec's μ for one fact: the lifetime left after `elapsed`, or `None`
-    /// when the fact expired (its lifetime was at most `elapsed`).
-    pub fn after(self, elapsed: Time) -> Option<Lifetime> {
-        match self {
-            Lifetime::Infinity => Some(Lifetime::Infinity),
-            Lifetime::Finite(t) => t.checked_sub(elapsed).and_then(Lifetime::finite),
-        }
-    }
-}
-
-/// Canonical: `infinity` or the time (see [`Time`]'s `Display`).
-impl fmt::Display for Lifetime {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Lifetime::Finite(t) => t.fmt(f),
-            Lifetime::Infinity => f.write_str("infinity"),
-        }
-    }
-}
+/// The name of the atom in place of the time argument in a fact's key, in the circuit form.
+pub const SLOT_SYMBOL: &str = "rt:slot";
 
 /// A description that is not valid rtGDL: the rule and why.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -202,12 +69,12 @@ impl fmt::Display for RtgdlError {
 impl std::error::Error for RtgdlError {}
 
 /// Whether `symbol` is `expired` (matched without case, like GDL's keywords).
-fn is_expired(symbols: &SymbolTable, symbol: SymbolId) -> bool {
+pub(crate) fn is_expired(symbols: &SymbolTable, symbol: SymbolId) -> bool {
     symbols.name(symbol).eq_ignore_ascii_case("expired")
 }
 
 /// Whether `symbol` is a state keyword that carries a lifetime in rtGDL.
-fn is_timed(symbol: SymbolId) -> bool {
+pub(crate) fn is_timed(symbol: SymbolId) -> bool {
     matches!(symbol, SymbolId::INIT | SymbolId::TRUE | SymbolId::NEXT)
 }
 
@@ -415,7 +282,7 @@ pub fn embed(description: &Description) -> Result<Embedded, RtgdlError> {
 }
 
 /// The embedding of `embedded`'s rules, in place, without checks.
-fn wrap(mut embedded: Description) -> Embedded {
+pub(crate) fn wrap(mut embedded: Description) -> Embedded {
     let lifetime = embedded.symbols.intern(LIFETIME_SYMBOL);
     let expired = embedded.symbols.intern(EXPIRED_SYMBOL);
     let symbols = &mut embedded.symbols;
@@ -454,62 +321,13 @@ fn wrap(mut embedded: Description) -> Embedded {
     }
 }
 
-mod circuit;
-
-pub use circuit::{
-    circuit_form, CircuitForm, CONSTANT_SYMBOL, COPY_SYMBOL, FINITE_SYMBOL, HELD_SYMBOL, SLOT_SYMBOL,
-};
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn times_read_and_print_exactly() {
-        for (text, ticks, printed) in [
-            ("1", 1_000_000, "1"),
-            ("1.0", 1_000_000, "1"),
-            ("5.5", 5_500_000, "5.5"),
-            ("0.25", 250_000, "0.25"),
-            ("120.000", 120_000_000, "120"),
-            ("0.000001", 1, "0.000001"),
-            ("007.50", 7_500_000, "7.5"),
-        ] {
-            let t = Time::parse(text).unwrap();
-            assert_eq!((t.ticks(), t.to_string().as_str()), (ticks, printed), "{text}");
-        }
-        for bad in [
-            "",
-            ".5",
-            "5.",
-            "-1",
-            "1e5",
-            "0x10",
-            "1.0000001",
-            "1.5.2",
-            "99999999999999",
-            "+1",
-        ] {
-            assert!(Time::parse(bad).is_err(), "{bad}");
-        }
-        assert_eq!(Lifetime::parse("Infinity"), Ok(Lifetime::Infinity));
-        assert!(Lifetime::parse("0.0").unwrap_err().contains("zero"));
-        assert!(Lifetime::Finite(Time::parse("9").unwrap()) < Lifetime::Infinity);
-    }
-
-    #[test]
-    fn after_is_mu_for_one_fact() {
-        let t = |s: &str| Time::parse(s).unwrap();
-        let l = Lifetime::finite(t("1.5")).unwrap();
-        assert_eq!(l.after(t("0.25")), Lifetime::finite(t("1.25")));
-        assert_eq!(l.after(t("1.5")), None);
-        assert_eq!(l.after(t("2")), None);
-        assert_eq!(Lifetime::Infinity.after(t("2")), Some(Lifetime::Infinity));
-    }
-
-    #[test]
     fn embedding_wraps_lifetimes_and_expired() {
-        let d = crate::parse(
+        let d = ggpnet_kif::parse(
             "(role r) (init 1.0 (appear cat))
              (<= (next 3.0 (gone ?c)) (expired (appear ?c)))
              (<= (next ?t (gone ?c)) (true ?t (gone ?c)) (not (expired (gone ?c))))",
@@ -520,7 +338,7 @@ mod tests {
             .description
             .rules
             .iter()
-            .map(|r| crate::rule_to_string(r, &e.description.symbols))
+            .map(|r| ggpnet_kif::rule_to_string(r, &e.description.symbols))
             .collect();
         assert_eq!(printed[1], "(init (rt:lifetime 1 (appear cat)))");
         assert_eq!(
