@@ -383,7 +383,7 @@ pub fn check(description: &Description, rules: &[NormalRule]) -> Result<Analysis
     let checker = Checker {
         description,
         rules,
-        gdl2: ggpnet_kif::gdl2::is_gdl2(description),
+        gdl2: ggpnet_kif::is_gdl2(description),
     };
     checker.arities()?;
     checker.keywords()?;

@@ -58,7 +58,7 @@ pub use terms::{GroundTerm, TermId, TermStore};
 /// Normalizes and checks `description`, then splits long rules; returns the
 /// rules to ground and their analysis. Aux relations are added to the symbols.
 pub fn prepare(description: &mut ggpnet_kif::Description) -> Result<(Vec<NormalRule>, Analysis), GdlError> {
-    ggpnet_kif::gdl2::read_as_gdl2(description);
+    ggpnet_kif::read_as_gdl2(description);
     overload::split_arities(description);
     let rules = normalize::drop_unread_declarations(normalize(description)?);
     let gdl2 = overload::is_gdl2(description);

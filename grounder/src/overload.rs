@@ -9,7 +9,7 @@
 use ggpnet_kif::{Description, Literal, SymbolId, SymbolTable, Term};
 use rustc_hash::FxHashMap;
 
-pub use ggpnet_kif::gdl2::is_gdl2;
+pub use ggpnet_kif::is_gdl2;
 
 /// The first arity of each name, as a relation and as a function.
 #[derive(Default)]

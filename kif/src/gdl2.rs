@@ -11,7 +11,7 @@
 //!   (`mastermind448` writes it inside an `or`), unless a rule defines `and`.
 //!   It becomes `(not (or (not L) ...))`, which means the same in GDL;
 //! - it reads a list whose first element is a variable, `(?n1 ?c1 ?n2 ?c2)`
-//!   in `7wonders`, as a term: a tuple ([`TUPLE`]), which unifies only with a
+//!   in `7wonders`, as a term: a tuple ([`TUPLE`](crate::TUPLE)), which unifies only with a
 //!   tuple of as many elements. The parser accepts one in GDL-II only;
 //! - it is queried top-down, so a rule may leave variables for its callers to
 //!   bind (`(<= (sort ?x ?y ?y ?x) (not (gteq ?x ?y)))` in `ii_meier`). Such
@@ -24,7 +24,7 @@ use crate::ast::Description;
 use crate::ast::{Literal, Term};
 use crate::symbol::{SymbolId, SymbolTable};
 
-pub use crate::ast::{is_gdl2, TUPLE};
+pub use crate::ast::is_gdl2;
 
 /// Reads a GDL-II description as the GameController's prover does (see the
 /// module doc); a GDL description is left as it is.

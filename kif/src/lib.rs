@@ -6,16 +6,17 @@
 
 #![forbid(unsafe_code)]
 
-pub mod ast;
-pub mod gdl2;
+mod ast;
+mod gdl2;
 mod impossible;
-pub mod lexer;
-pub mod parser;
-pub mod print;
-pub mod symbol;
+mod lexer;
+mod parser;
+mod print;
+mod symbol;
 mod unfold;
 
-pub use ast::{Literal, Rule, Span, Term, Warning};
-pub use parser::{parse, parse_term, sexprs, Description, ParseError, SExpr};
+pub use ast::{Literal, Rule, Span, Term, Warning, TUPLE};
+pub use gdl2::{is_gdl2, read_as_gdl2};
+pub use parser::{parse, parse_term, sexprs, Description, ParseError, SExpr, MAX_NESTING};
 pub use print::{rule_to_string, term_to_string, write_term};
 pub use symbol::{SymbolId, SymbolTable, KEYWORDS};

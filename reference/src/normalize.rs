@@ -61,7 +61,7 @@ pub(crate) fn normalize(
 ) -> Result<Vec<Clause>, ReferenceError> {
     let mut clauses = Vec::new();
     let unread = unread_declarations(description);
-    let gdl2 = ggpnet_kif::gdl2::is_gdl2(description);
+    let gdl2 = ggpnet_kif::is_gdl2(description);
     let defined: HashSet<(SymbolId, usize)> = description
         .rules
         .iter()

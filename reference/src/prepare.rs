@@ -143,7 +143,7 @@ pub(crate) struct Prepared {
 /// Checks and prepares `description`.
 pub(crate) fn prepare(description: &Description) -> Result<Prepared, ReferenceError> {
     let mut description = description.clone();
-    ggpnet_kif::gdl2::read_as_gdl2(&mut description);
+    ggpnet_kif::read_as_gdl2(&mut description);
     let description = &description;
     let mut symbols = description.symbols.clone();
     let clauses = normalize(description, &mut symbols)?;
