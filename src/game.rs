@@ -14,7 +14,7 @@
 //! bits of this one.
 
 use crate::propnet::driver::{choose, DEFAULT_MAX_DEPTH};
-use crate::propnet::engine::{Choice, EngineConfig, EvaluatorKind};
+use crate::propnet::evaluator::{Choice, EvaluatorConfig, EvaluatorKind};
 use crate::propnet::{LoadConfig, Loaded};
 use ggpnet_reference::{Reference, ReferenceError};
 use std::fmt;
@@ -62,9 +62,9 @@ pub enum EngineChoice {
 /// Which propnet evaluator runs playouts: one named, or `Auto`, the fastest on
 /// the game, measured by a short calibration (about 0.2 s per evaluator) when
 /// [`Game::calibrate`] is called, or else the first time playouts run or
-/// [`Game::evaluator`] is asked. The engines' own [`Choice`], under the name
+/// [`Game::evaluator`] is asked. The evaluators' own [`Choice`], under the name
 /// the agent API gives it.
-pub use crate::propnet::engine::Choice as EvaluatorChoice;
+pub use crate::propnet::evaluator::Choice as EvaluatorChoice;
 
 /// What [`Game::calibrate`] chose.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -360,7 +360,7 @@ impl Game {
         let mut seconds = 0.0;
         let evaluator = *self.inner.evaluator.get_or_init(|| {
             let start = Instant::now();
-            let auto = EngineConfig {
+            let auto = EvaluatorConfig {
                 choice: Choice::Auto,
                 native: self.inner.config.native,
             };

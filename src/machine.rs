@@ -6,7 +6,7 @@
 
 use crate::game::{Backend, Game};
 use crate::propnet::driver::{Playout, PlayoutTotals};
-use crate::propnet::engine::EvaluatorKind;
+use crate::propnet::evaluator::EvaluatorKind;
 use crate::propnet::random::Stream;
 use crate::propnet::{self, StateMachine};
 use ggpnet_reference::{RefState, Reference};
@@ -201,7 +201,7 @@ impl Game {
         let engine = match self.backend() {
             Backend::Propnet(loaded) => {
                 let native = self.config().native;
-                let machine = StateMachine::with_engine(Arc::clone(&loaded.game), kind, native);
+                let machine = StateMachine::with_evaluator_native(Arc::clone(&loaded.game), kind, native);
                 let playout = Playout::new(&machine, self.config().max_playout_depth);
                 let totals = PlayoutTotals::new(self.roles().len());
                 MachineEngine::Propnet(Box::new(PropnetScratch {

@@ -6,7 +6,7 @@
 use crate::game::{Backend, Engine, Game};
 use crate::machine::{interpreter_playout, Error, PlayoutEnd, State, StateRepr};
 use crate::propnet::driver::{monte_carlo_from, perft, McConfig, PlayoutTotals, MAX_PERFT_DEPTH};
-use crate::propnet::engine::{Choice, EngineConfig, EvaluatorKind};
+use crate::propnet::evaluator::{Choice, EvaluatorConfig, EvaluatorKind};
 use crate::propnet::random::Stream;
 use ggpnet_reference::Reference;
 use std::time::{Duration, Instant};
@@ -117,7 +117,7 @@ impl Game {
             (Backend::Propnet(loaded), StateRepr::Bits(state)) => {
                 let evaluator = self.evaluator().expect("a propnet game has an evaluator");
                 let config = McConfig {
-                    engine: EngineConfig {
+                    evaluator: EvaluatorConfig {
                         choice: Choice::Fixed(evaluator),
                         native: self.config().native,
                     },

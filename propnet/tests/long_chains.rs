@@ -3,7 +3,7 @@
 //! and evaluated by every evaluator on a rayon worker thread (2 MiB of stack).
 
 use ggpnet_propnet::driver::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
-use ggpnet_propnet::engine::EvaluatorKind;
+use ggpnet_propnet::evaluator::EvaluatorKind;
 use ggpnet_propnet::export::{aiger, cone, dot, json};
 use ggpnet_propnet::inspect::breakdown;
 use ggpnet_propnet::{load, LoadConfig, Loaded, OptimizeConfig, StateMachine};
@@ -70,7 +70,7 @@ fn play_everywhere(loaded: &Loaded) {
         let report = monte_carlo(
             &loaded.game,
             &McConfig {
-                engine: kind.into(),
+                evaluator: kind.into(),
                 threads: 1,
                 budget: Budget::Playouts(200),
                 seed: 1,

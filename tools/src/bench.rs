@@ -8,7 +8,7 @@
 
 use super::{load_game, Failure};
 use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
-use ggpnet::propnet::engine::{Choice, EngineConfig, EvaluatorKind};
+use ggpnet::propnet::evaluator::{Choice, EvaluatorConfig, EvaluatorKind};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -138,7 +138,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
     let (rows, all_match) = runs.measure_games(&corpus, &names, &baselines)?;
     let report = json!({
         "cpu": cpu,
-        "lane_vector_bits": ggpnet::propnet::engine::VectorWidth::detect().bits(),
+        "lane_vector_bits": ggpnet::propnet::evaluator::VectorWidth::detect().bits(),
         "cores": std::thread::available_parallelism().map_or(1, |n| n.get()),
         "threads": threads,
         "seconds": args.seconds,
@@ -266,7 +266,7 @@ impl Runs<'_> {
                         &format!("{kind}, {t} thread(s), run {}/{repeats}", repeat + 1),
                     );
                     let config = McConfig {
-                        engine: EngineConfig {
+                        evaluator: EvaluatorConfig {
                             choice: Choice::Fixed(kind),
                             native: self.args.native,
                         },
@@ -370,7 +370,7 @@ fn perft_against_trace(
         [EvaluatorKind::Sweep, EvaluatorKind::Differential]
             .into_iter()
             .map(|kind| {
-                let config = EngineConfig {
+                let config = EvaluatorConfig {
                     choice: Choice::Fixed(kind),
                     native,
                 };

@@ -9,7 +9,7 @@ use failure::Failure;
 use ggpnet::grounder::instantiate as grounder;
 use ggpnet::propnet::driver::choose;
 use ggpnet::propnet::driver::{perft, Budget, McReport, PerftReport, DEFAULT_MAX_DEPTH};
-use ggpnet::propnet::engine::{Choice, EngineConfig, EvaluatorKind};
+use ggpnet::propnet::evaluator::{Choice, EvaluatorConfig, EvaluatorKind};
 use ggpnet::propnet::{load, LoadConfig, Loaded};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -845,7 +845,7 @@ fn per_role<T: serde::Serialize>(roles: &[String], values: impl IntoIterator<Ite
 
 fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
     let game = load_any(args.game.game.as_deref(), &game_config())?;
-    let engine = EngineConfig {
+    let engine = EvaluatorConfig {
         choice: args.evaluator,
         native: args.native,
     };
@@ -853,7 +853,7 @@ fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
         Some(loaded) => {
             let scalar = [EvaluatorKind::Sweep, EvaluatorKind::Differential];
             let evaluator = choose::evaluator(&loaded.game, engine, &scalar);
-            let fixed = EngineConfig {
+            let fixed = EvaluatorConfig {
                 choice: Choice::Fixed(evaluator),
                 ..engine
             };

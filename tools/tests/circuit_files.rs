@@ -9,7 +9,7 @@
 //! without it the tests print a notice and pass, unless `GGPNET_REQUIRE_CORPUS=1`.
 
 use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
-use ggpnet::propnet::engine::EvaluatorKind;
+use ggpnet::propnet::evaluator::EvaluatorKind;
 use ggpnet::propnet::export::json;
 use ggpnet::propnet::{load, LoadConfig};
 use serde_json::{json, Value};
@@ -288,7 +288,7 @@ fn a_chain_of_negations_plays_like_the_original_on_a_worker_thread() {
         }
         for kind in EvaluatorKind::ALL {
             let config = McConfig {
-                engine: kind.into(),
+                evaluator: kind.into(),
                 threads: 1,
                 budget: Budget::Playouts(300),
                 seed: 3,

@@ -9,7 +9,7 @@
 //! amazons_10x10, whose terminal test reads every legal move.
 
 use ggpnet::propnet::driver::{monte_carlo, Budget, McConfig, DEFAULT_MAX_DEPTH};
-use ggpnet::propnet::engine::EvaluatorKind;
+use ggpnet::propnet::evaluator::EvaluatorKind;
 use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{load, Loaded, Move, StateMachine};
 use ggpnet_tools::differential::lanes_against_scalar;
@@ -156,7 +156,7 @@ fn playout_budget_runs_are_deterministic() {
     for evaluator in EvaluatorKind::ALL {
         let run = |seed, threads| {
             let config = McConfig {
-                engine: evaluator.into(),
+                evaluator: evaluator.into(),
                 threads,
                 budget: Budget::Playouts(600),
                 seed,
@@ -185,7 +185,7 @@ fn scalar_and_lanes_statistics_agree() {
     let (_, loaded) = games().into_iter().next().expect("the built-in game");
     let run = |evaluator: EvaluatorKind| {
         let config = McConfig {
-            engine: evaluator.into(),
+            evaluator: evaluator.into(),
             threads: 1,
             budget: Budget::Playouts(4000),
             seed: 5,

@@ -8,7 +8,7 @@
 use ggpnet::propnet::driver::{
     monte_carlo, monte_carlo_from, Budget, McConfig, McError, Playout, PlayoutTotals, DEFAULT_MAX_DEPTH,
 };
-use ggpnet::propnet::engine::EvaluatorKind;
+use ggpnet::propnet::evaluator::EvaluatorKind;
 use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{load, Loaded, Move, State, StateMachine};
 use ggpnet_tools::differential::lanes_against_scalar_from;
@@ -100,7 +100,7 @@ fn monte_carlo_from_a_state_on_every_evaluator() {
     let (start, path) = mid_game(&mut machine, 6);
     for evaluator in EvaluatorKind::ALL {
         let config = McConfig {
-            engine: evaluator.into(),
+            evaluator: evaluator.into(),
             threads: 2,
             budget: Budget::Playouts(1000),
             seed: 9,
@@ -130,7 +130,7 @@ fn a_state_of_another_game_is_refused() {
     )
     .expect("the small game loads");
     let config = McConfig {
-        engine: EvaluatorKind::Sweep.into(),
+        evaluator: EvaluatorKind::Sweep.into(),
         threads: 1,
         budget: Budget::Playouts(1),
         seed: 1,

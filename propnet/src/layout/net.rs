@@ -29,8 +29,8 @@ pub enum Step {
 
 /// A circuit laid out for evaluation. Its fields are private and read through
 /// accessors of the same names: a net is made only by [`CompiledNet::new`] and
-/// never changed after, so the engines compiled from it and their unchecked
-/// indexing stay valid. It caches no engine: engines sit above it.
+/// never changed after, so the evaluators compiled from it and their unchecked
+/// indexing stay valid. It caches no evaluator: evaluators sit above it.
 #[derive(Clone, Debug)]
 pub struct CompiledNet {
     /// Number of value slots.
@@ -245,7 +245,7 @@ impl CompiledNet {
     /// The value of every slot for the state whose base `b` is bit `b` of
     /// `state` and the move propositions `moves`: the plain evaluation of the
     /// net, step by step (a cycle from all false to its least fixpoint). No
-    /// engine runs it; it answers the rare queries no engine is compiled for
+    /// evaluator runs it; it answers the rare queries no evaluator is compiled for
     /// (percepts), so it is written to be obviously right, not fast.
     pub fn evaluate(&self, state: &[u64], moves: &[u32]) -> Vec<bool> {
         let mut values = vec![false; self.slots];

@@ -1,5 +1,5 @@
 //! The plain evaluation of a compiled net's steps, of any value width (one
-//! bool per slot, or a word of lanes), which every engine builds on and the
+//! bool per slot, or a word of lanes), which every evaluator builds on and the
 //! profile measures with; and the packed bit sets they read and write.
 
 use super::net::{CompiledNet, Gate, Step};

@@ -210,7 +210,7 @@ impl MoveCones {
 #[cfg(test)]
 mod tests {
     use super::super::differential::Differential;
-    use super::super::{Engine, ScalarEngine, CLAIMS, TURNS};
+    use super::super::{Evaluator, ScalarEvaluator, CLAIMS, TURNS};
     use super::*;
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;

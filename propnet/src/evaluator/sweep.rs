@@ -24,7 +24,7 @@ use super::conditions::{self, Condition};
 use super::cones::Cones;
 use super::decoded::DecodedMoves;
 use super::skipping::{self, Blocks, Candidate, Marks};
-use super::{check_state, Engine, EngineId, EvaluatorKind, ScalarEngine};
+use super::{check_state, Evaluator, EvaluatorId, EvaluatorKind, ScalarEvaluator};
 use crate::jit::{Layout, NativeGate, NativeProgram, NativeStep, Skip};
 use crate::layout::{fixpoint, role_words};
 use crate::layout::{CompiledNet, Gate, Step};
@@ -849,10 +849,10 @@ pub(crate) fn located<'a>(
     located
 }
 
-/// The sweep engine of one net: its compiled programs, shared by every thread.
+/// The sweep evaluator of one net: its compiled programs, shared by every thread.
 #[derive(Debug)]
 pub struct Sweep {
-    id: EngineId,
+    id: EvaluatorId,
     net: Arc<CompiledNet>,
     plan: Plan,
 }
@@ -860,8 +860,8 @@ pub struct Sweep {
 /// One thread's values of a [`Sweep`].
 #[derive(Clone, Debug)]
 pub struct SweepCache {
-    /// The engine that made it, the only one it fits.
-    owner: EngineId,
+    /// The evaluator that made it, the only one it fits.
+    owner: EvaluatorId,
     values: Vec<bool>,
     /// The state whose bases `values` hold.
     loaded: Vec<u64>,
@@ -882,7 +882,7 @@ pub struct SweepCache {
 }
 
 impl Sweep {
-    /// The sweep engines worth choosing between for `net` (in native code
+    /// The sweep evaluators worth choosing between for `net` (in native code
     /// where the platform allows if `native`), the preferred first: the move
     /// part by cones where the cost model says they cost less than its
     /// blocks; when their code outgrows the cache, the plan without them too,
@@ -890,7 +890,7 @@ impl Sweep {
     /// reliably).
     pub fn candidates(net: &Arc<CompiledNet>, native: bool) -> Vec<Sweep> {
         let sweep = |cones| Sweep {
-            id: EngineId::fresh(),
+            id: EvaluatorId::fresh(),
             net: Arc::clone(net),
             plan: Plan::new(net, native, cones),
         };
@@ -903,7 +903,7 @@ impl Sweep {
     }
 }
 
-impl Engine for Sweep {
+impl Evaluator for Sweep {
     type Cache = SweepCache;
 
     fn kind(&self) -> EvaluatorKind {
@@ -937,7 +937,7 @@ impl Engine for Sweep {
     }
 }
 
-impl ScalarEngine for Sweep {
+impl ScalarEvaluator for Sweep {
     #[inline]
     fn legal_words<'c>(&self, cache: &'c SweepCache, role: usize) -> &'c [u64] {
         self.id.check(cache.owner);

@@ -34,7 +34,7 @@
 
 use super::move_cones::MoveCones;
 use super::sweep::{in_place, Program};
-use super::{check_state, Engine, EngineId, EvaluatorKind, ScalarEngine};
+use super::{check_state, Evaluator, EvaluatorId, EvaluatorKind, ScalarEvaluator};
 use crate::jit::Layout;
 use crate::layout::{fixpoint, role_words, run_steps};
 use crate::layout::{CompiledNet, Gate};
@@ -942,19 +942,19 @@ impl Values {
     }
 }
 
-/// The differential engine of one net: its plan, shared by every thread.
+/// The differential evaluator of one net: its plan, shared by every thread.
 #[derive(Debug)]
 pub struct Differential {
-    id: EngineId,
+    id: EvaluatorId,
     net: Arc<CompiledNet>,
     plan: Plan,
 }
 
-/// One thread's values of a [`Differential`] engine.
+/// One thread's values of a [`Differential`] evaluator.
 #[derive(Clone, Debug)]
 pub struct DifferentialCache {
-    /// The engine that made it, the only one it fits.
-    owner: EngineId,
+    /// The evaluator that made it, the only one it fits.
+    owner: EvaluatorId,
     values: Values,
     pending: Pending,
     /// The bases as last loaded.
@@ -976,7 +976,7 @@ pub struct DifferentialCache {
 }
 
 impl Differential {
-    /// The differential engines worth choosing between for `net`, the
+    /// The differential evaluators worth choosing between for `net`, the
     /// preferred first: its move part by cones (in native code, so only if
     /// `native`) if the cost model says they cost less than counters; when
     /// their code outgrows the cache, the plan by counters too, for the
@@ -986,14 +986,14 @@ impl Differential {
         let activity = Activity::measure(net, ACTIVITY_BUDGET, &kept);
         let move_cones = native.then(|| MoveCones::new(net, &kept, &activity)).flatten();
         let to_race = move_cones.as_ref().is_some_and(MoveCones::outgrow_cache);
-        let engine = |move_cones| Differential {
-            id: EngineId::fresh(),
+        let evaluator = |move_cones| Differential {
+            id: EvaluatorId::fresh(),
             net: Arc::clone(net),
             plan: Plan::new(net, &activity, move_cones, native),
         };
-        let by_cones = engine(move_cones);
+        let by_cones = evaluator(move_cones);
         if to_race {
-            vec![by_cones, engine(None)]
+            vec![by_cones, evaluator(None)]
         } else {
             vec![by_cones]
         }
@@ -1006,7 +1006,7 @@ impl Differential {
     }
 }
 
-impl Engine for Differential {
+impl Evaluator for Differential {
     type Cache = DifferentialCache;
 
     fn kind(&self) -> EvaluatorKind {
@@ -1107,10 +1107,10 @@ impl Engine for Differential {
 }
 
 impl DifferentialCache {
-    /// The values borrowed as slices for one propagation by `engine`, so
+    /// The values borrowed as slices for one propagation by `evaluator`, so
     /// that the hot loops index slices rather than vectors behind references.
-    fn propagation<'a>(&'a mut self, engine: &'a Differential) -> Propagation<'a> {
-        let Differential { net, plan, .. } = engine;
+    fn propagation<'a>(&'a mut self, evaluator: &'a Differential) -> Propagation<'a> {
+        let Differential { net, plan, .. } = evaluator;
         let DifferentialCache {
             values:
                 Values {
@@ -1368,7 +1368,7 @@ impl Propagation<'_> {
     }
 }
 
-impl ScalarEngine for Differential {
+impl ScalarEvaluator for Differential {
     #[inline]
     fn legal_words<'c>(&self, cache: &'c DifferentialCache, role: usize) -> &'c [u64] {
         self.id.check(cache.owner);
@@ -1513,11 +1513,11 @@ mod tests {
     use super::super::{Scalar, TURNS};
     use super::*;
 
-    /// The differential engine the chooser gives `game`.
+    /// The differential evaluator the chooser gives `game`.
     fn chosen(game: &crate::game::Game) -> Arc<Differential> {
         match crate::driver::choose::scalar(game, EvaluatorKind::Differential, true) {
-            Scalar::Differential(engine, _) => engine,
-            Scalar::Sweep(..) => unreachable!("a differential engine"),
+            Scalar::Differential(evaluator, _) => evaluator,
+            Scalar::Sweep(..) => unreachable!("a differential evaluator"),
         }
     }
 
@@ -1541,8 +1541,8 @@ mod tests {
             "the goal of 100 is read by nothing else"
         );
         assert!(!goal_only[net.terminal_slot() as usize]);
-        let engine = chosen(&loaded.game);
-        let plan = &engine.plan;
+        let evaluator = chosen(&loaded.game);
+        let plan = &evaluator.plan;
         assert!(!plan.goal_gates.is_empty());
         for (slot, _) in goal_only.iter().enumerate().filter(|(_, &g)| g) {
             let (gates, end) = (plan.spans[slot][0], plan.spans[slot + 1][0]);
@@ -1553,7 +1553,7 @@ mod tests {
         }
         let mut sweep = crate::StateMachine::with_evaluator(
             Arc::clone(&loaded.game),
-            crate::engine::EvaluatorKind::Sweep,
+            crate::evaluator::EvaluatorKind::Sweep,
         );
         let mut differential = crate::StateMachine::new(Arc::clone(&loaded.game));
         // a marks cells 1 and 2 (b marks 9 and 8 between), then the goals are asked for.
@@ -1587,8 +1587,8 @@ mod tests {
         );
         let loaded = crate::load(&game, &crate::LoadConfig::default()).unwrap();
         let net = loaded.game.net();
-        let engine = chosen(&loaded.game);
-        let plan = &engine.plan;
+        let evaluator = chosen(&loaded.game);
+        let plan = &evaluator.plan;
         assert!(
             !plan.legal_or_slots.is_empty(),
             "can_move is an or of legal moves"
@@ -1604,7 +1604,7 @@ mod tests {
         }
         let mut sweep = crate::StateMachine::with_evaluator(
             Arc::clone(&loaded.game),
-            crate::engine::EvaluatorKind::Sweep,
+            crate::evaluator::EvaluatorKind::Sweep,
         );
         let mut differential = crate::StateMachine::new(Arc::clone(&loaded.game));
         let mut rng = crate::random::Stream::new(5, 0);
@@ -1639,8 +1639,8 @@ mod tests {
         );
         let loaded = crate::load(&game, &crate::LoadConfig::default()).unwrap();
         let net = loaded.game.net();
-        let engine = chosen(&loaded.game);
-        let plan = &engine.plan;
+        let evaluator = chosen(&loaded.game);
+        let plan = &evaluator.plan;
         assert!(plan.legal_words >= 66, "{} legality words", plan.legal_words);
         for (m, text) in loaded.game.moves().iter().enumerate() {
             if text.starts_with("(mark") {
@@ -1674,8 +1674,8 @@ mod tests {
             turns * 5 >= states * 4 - 5,
             "the turn changed {turns} times in {states} states"
         );
-        let engine = chosen(&loaded.game);
-        let plan = &engine.plan;
+        let evaluator = chosen(&loaded.game);
+        let plan = &evaluator.plan;
         for (m, text) in loaded.game.moves().iter().enumerate() {
             if text.starts_with("(mark") {
                 let role = loaded.game.roles()[loaded.game.move_roles()[m]].as_str();

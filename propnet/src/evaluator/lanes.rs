@@ -1,8 +1,8 @@
-//! The lanes engine: a net evaluated for 512 states at once, one per bit of
+//! The lanes evaluator: a net evaluated for 512 states at once, one per bit of
 //! a 512-bit lane word, as runs of like gates (the driver's batched playouts,
 //! `driver/lanes.rs`, choose the moves and step the states).
 
-use super::{Engine, EvaluatorKind};
+use super::{Evaluator, EvaluatorKind};
 use crate::layout::{fixpoint, CompiledNet, Gate, GateValue, Step};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -56,7 +56,7 @@ pub(crate) const NO_LANES: Lane = [0; LANE_WORDS];
 /// Every lane.
 pub(crate) const ALL_LANES: Lane = [!0; LANE_WORDS];
 
-/// The lanes engine of one net: its state-only part and move part as runs
+/// The lanes evaluator of one net: its state-only part and move part as runs
 /// of like gates, shared by every thread.
 #[derive(Debug)]
 pub struct Lanes {
@@ -69,7 +69,7 @@ pub struct Lanes {
 }
 
 impl Lanes {
-    /// The engine of `net`.
+    /// The evaluator of `net`.
     pub fn new(net: &Arc<CompiledNet>) -> Lanes {
         let (move_gates, move_steps) = LaneGates::complementing_frames(net);
         Lanes {
@@ -95,7 +95,7 @@ impl Lanes {
     }
 }
 
-impl Engine for Lanes {
+impl Evaluator for Lanes {
     /// One lane word per value slot.
     type Cache = LaneValues;
 
