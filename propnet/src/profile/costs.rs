@@ -56,7 +56,7 @@ pub(crate) const EVALUATION_UPDATES: f64 = 3.0;
 /// Gate evaluations spent measuring how often slots change (see [`super::activity::Activity`]).
 pub(crate) const ACTIVITY_BUDGET: usize = if cfg!(miri) { 20_000 } else { 20_000_000 };
 
-/// Fewest `and`s an input must be the best guard of to guard them, unless
+/// Fewest `and`s an operand must be the best guard of to guard them, unless
 /// some are lazy (then what they save decides).
 pub(crate) const GUARD_FANOUT: usize = 24;
 
