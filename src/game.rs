@@ -360,10 +360,7 @@ impl Game {
         let mut seconds = 0.0;
         let evaluator = *self.inner.evaluator.get_or_init(|| {
             let start = Instant::now();
-            let auto = EvaluatorConfig {
-                choice: Choice::Auto,
-                native: self.inner.config.native,
-            };
+            let auto = EvaluatorConfig::new(Choice::Auto).with_native(self.inner.config.native);
             let kind = choose::evaluator(&loaded.game, auto, &EvaluatorKind::ALL);
             seconds = start.elapsed().as_secs_f64();
             kind

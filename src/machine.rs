@@ -120,6 +120,16 @@ impl fmt::Display for Error {
     }
 }
 
+/// A playout setting the driver refused, as [`Error::InvalidSetting`].
+impl From<propnet::driver::SettingError> for Error {
+    fn from(e: propnet::driver::SettingError) -> Error {
+        Error::InvalidSetting {
+            setting: e.setting(),
+            reason: e.reason(),
+        }
+    }
+}
+
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {

@@ -32,13 +32,10 @@ fn loaded(source: &str) -> Loaded {
 }
 
 fn totals(loaded: &Loaded, evaluator: EvaluatorKind, playouts: u64) -> PlayoutTotals {
-    let config = McConfig {
-        evaluator: evaluator.into(),
-        threads: 1,
-        budget: Budget::Playouts(playouts),
-        seed: 11,
-        max_depth: DEFAULT_MAX_DEPTH,
-    };
+    let config = McConfig::new(Budget::Playouts(playouts))
+        .expect("a valid budget")
+        .with_evaluator(evaluator.into())
+        .with_seed(11);
     monte_carlo(&loaded.game, &config).expect("a run").totals
 }
 

@@ -7,8 +7,8 @@
 //! ratios. Rates are state transitions (joint moves applied) per second.
 
 use super::{load_game, Failure};
-use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
-use ggpnet::propnet::evaluator::{Choice, EvaluatorConfig, EvaluatorKind};
+use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig};
+use ggpnet::propnet::evaluator::{EvaluatorConfig, EvaluatorKind};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -265,16 +265,11 @@ impl Runs<'_> {
                         stem,
                         &format!("{kind}, {t} thread(s), run {}/{repeats}", repeat + 1),
                     );
-                    let config = McConfig {
-                        evaluator: EvaluatorConfig {
-                            choice: Choice::Fixed(kind),
-                            native: self.args.native,
-                        },
-                        threads: t,
-                        budget: Budget::Seconds(self.args.seconds / repeats as f64),
-                        seed: 1,
-                        max_depth: DEFAULT_MAX_DEPTH,
-                    };
+                    let config = McConfig::new(Budget::Seconds(self.args.seconds / repeats as f64))
+                        .and_then(|c| c.with_threads(t))
+                        .map_err(|e| Failure::input(format!("error: {e}")))?
+                        .with_evaluator(EvaluatorConfig::from(kind).with_native(self.args.native))
+                        .with_seed(1);
                     let report = monte_carlo(game, &config).map_err(|e| Failure::input(e.to_string()))?;
                     samples.push(report.transitions_per_sec());
                 }
@@ -370,10 +365,7 @@ fn perft_against_trace(
         [EvaluatorKind::Sweep, EvaluatorKind::Differential]
             .into_iter()
             .map(|kind| {
-                let config = EvaluatorConfig {
-                    choice: Choice::Fixed(kind),
-                    native,
-                };
+                let config = EvaluatorConfig::from(kind).with_native(native);
                 (kind, perft(loaded, depth, config))
             })
             .collect();

@@ -845,18 +845,12 @@ fn per_role<T: serde::Serialize>(roles: &[String], values: impl IntoIterator<Ite
 
 fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
     let game = load_any(args.game.game.as_deref(), &game_config())?;
-    let engine = EvaluatorConfig {
-        choice: args.evaluator,
-        native: args.native,
-    };
+    let config = EvaluatorConfig::new(args.evaluator).with_native(args.native);
     let (evaluator, report) = match game.propnet() {
         Some(loaded) => {
             let scalar = [EvaluatorKind::Sweep, EvaluatorKind::Differential];
-            let evaluator = choose::evaluator(&loaded.game, engine, &scalar);
-            let fixed = EvaluatorConfig {
-                choice: Choice::Fixed(evaluator),
-                ..engine
-            };
+            let evaluator = choose::evaluator(&loaded.game, config, &scalar);
+            let fixed = config.with_choice(Choice::Fixed(evaluator));
             (evaluator.name(), perft(&loaded.game, args.depth, fixed))
         }
         None => ("interpreter", interpreter_perft(&game, args.depth)?),

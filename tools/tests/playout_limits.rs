@@ -39,13 +39,12 @@ fn loaded(source: &str) -> Loaded {
 }
 
 fn run(loaded: &Loaded, evaluator: EvaluatorKind, budget: Budget, max_depth: u64) -> McReport {
-    let config = McConfig {
-        evaluator: evaluator.into(),
-        threads: 1,
-        budget,
-        seed: 3,
-        max_depth,
-    };
+    let config = McConfig::new(budget)
+        .expect("a valid budget")
+        .with_evaluator(evaluator.into())
+        .with_seed(3)
+        .with_max_depth(max_depth)
+        .expect("a valid depth");
     monte_carlo(&loaded.game, &config).expect("a run")
 }
 

@@ -88,20 +88,12 @@ fn chosen<E: ScalarEvaluator>(
 /// that runs flat Monte-Carlo on `game` fastest in transitions per second, each
 /// run for `CALIBRATION_SECONDS` (0.2 s) on one thread.
 pub fn evaluator(game: &Arc<Game>, config: EvaluatorConfig, candidates: &[EvaluatorKind]) -> EvaluatorKind {
-    if let Choice::Fixed(kind) = config.choice {
+    if let Choice::Fixed(kind) = config.choice() {
         return kind;
     }
+    let calibration = McConfig::new(Budget::Seconds(CALIBRATION_SECONDS)).expect("a valid time budget");
     let rate = |&kind: &EvaluatorKind| {
-        let run = McConfig {
-            evaluator: EvaluatorConfig {
-                choice: Choice::Fixed(kind),
-                native: config.native,
-            },
-            threads: 1,
-            budget: Budget::Seconds(CALIBRATION_SECONDS),
-            seed: 0,
-            max_depth: DEFAULT_MAX_DEPTH,
-        };
+        let run = calibration.with_evaluator(config.with_choice(Choice::Fixed(kind)));
         monte_carlo(game, &run).map_or(0.0, |report| report.transitions_per_sec())
     };
     let rates: Vec<f64> = candidates.iter().map(rate).collect();

@@ -11,13 +11,15 @@
 //! after each state and joint move.
 
 pub mod choose;
+mod config;
 mod lanes;
 mod perft;
 
+pub use config::{Budget, McConfig, SettingError, DEFAULT_MAX_DEPTH, MAX_SECONDS, MAX_THREADS};
 pub use lanes::LanePlayouts;
 pub use perft::{perft, PerftReport, MAX_PERFT_DEPTH};
 
-use crate::evaluator::{bits, EvaluatorConfig, EvaluatorKind, Lanes, Scalar, ScalarEvaluator, LANES};
+use crate::evaluator::{bits, EvaluatorKind, Lanes, Scalar, ScalarEvaluator, LANES};
 use crate::game::{Game, Move, State};
 use crate::layout::CompiledNet;
 use crate::random::Stream;
@@ -142,41 +144,8 @@ impl PlayoutTotals {
     }
 }
 
-/// Moves after which a random playout that has not ended is abandoned, unless
-/// configured otherwise: far beyond every game of the corpus (its reference
-/// traces stop at 500), so that a game whose terminal is unreachable still
-/// finishes its playouts.
-pub const DEFAULT_MAX_DEPTH: u64 = 10_000;
-
 /// States visited between two looks at the clock inside a playout.
 const CLOCK_INTERVAL: u64 = 1024;
-
-/// When a flat Monte-Carlo run stops.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Budget {
-    /// After this many wall seconds.
-    Seconds(f64),
-    /// After this many ended playouts (finished or abandoned) in all (split
-    /// evenly over threads; the lanes evaluator finishes the step in which its
-    /// share is reached). Gives the same totals for the same seed and thread count.
-    Playouts(u64),
-}
-
-/// How to run flat Monte-Carlo.
-#[derive(Clone, Copy, Debug)]
-pub struct McConfig {
-    /// Which evaluator (`Auto`: the chooser's calibration picks among all
-    /// three), and whether in native code.
-    pub evaluator: EvaluatorConfig,
-    /// Threads, each with its own evaluator and generators.
-    pub threads: usize,
-    /// When to stop.
-    pub budget: Budget,
-    /// Seed of every generator.
-    pub seed: u64,
-    /// Moves after which a playout is abandoned (at least 1; [`DEFAULT_MAX_DEPTH`] by default).
-    pub max_depth: u64,
-}
 
 /// The totals of a flat Monte-Carlo run.
 #[derive(Clone, Debug)]
@@ -261,14 +230,14 @@ pub fn monte_carlo_from(game: &Arc<Game>, from: &State, config: &McConfig) -> Re
             expected,
         });
     }
-    let threads = config.threads.max(1);
-    let kind = choose::evaluator(game, config.evaluator, &EvaluatorKind::ALL);
+    let threads = config.threads();
+    let kind = choose::evaluator(game, config.evaluator(), &EvaluatorKind::ALL);
     // One evaluator for every thread, made before the clock starts (and
     // outside the workers, whose writes to their caches would otherwise
     // share its cache lines).
     let evaluator = match kind {
         EvaluatorKind::Lanes => RunEvaluator::Lanes(Arc::new(Lanes::new(game.net()))),
-        scalar => RunEvaluator::Scalar(choose::scalar(game, scalar, config.evaluator.native)),
+        scalar => RunEvaluator::Scalar(choose::scalar(game, scalar, config.evaluator().native())),
     };
     let start = Instant::now();
     let pool = rayon::ThreadPoolBuilder::new()
@@ -281,7 +250,7 @@ pub fn monte_carlo_from(game: &Arc<Game>, from: &State, config: &McConfig) -> Re
     let totals = pool
         .broadcast(|context| {
             let t = context.index();
-            let stop = match config.budget {
+            let stop = match config.budget() {
                 Budget::Seconds(s) => Stop::At(start + Duration::from_secs_f64(s)),
                 Budget::Playouts(n) => {
                     Stop::After(n / threads as u64 + u64::from((t as u64) < n % threads as u64))
@@ -382,13 +351,13 @@ fn run_lanes(
     thread: u64,
     stop: Stop,
 ) -> PlayoutTotals {
-    let streams = (config.seed, thread * LANES as u64);
+    let streams = (config.seed(), thread * LANES as u64);
     let mut lanes = LanePlayouts::with_evaluator(
         Arc::clone(evaluator),
         Arc::clone(game),
         from,
         streams,
-        config.max_depth,
+        config.max_depth(),
     );
     let mut watch = Watch::new(stop);
     while !watch.reached(lanes.totals()) {
@@ -407,9 +376,9 @@ fn run_scalar(
     thread: u64,
     stop: Stop,
 ) -> PlayoutTotals {
-    let mut rng = Stream::new(config.seed, thread);
+    let mut rng = Stream::new(config.seed(), thread);
     let mut totals = PlayoutTotals::new(game.roles().len());
-    let mut playout = Playout::for_game(game, config.max_depth);
+    let mut playout = Playout::for_game(game, config.max_depth());
     let mut watch = Watch::new(stop);
     playout.start_from(from);
     playout.stop_at(watch.deadline());

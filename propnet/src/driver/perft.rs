@@ -29,13 +29,13 @@ pub struct PerftReport {
 pub fn perft(game: &Arc<Game>, depth: usize, config: impl Into<EvaluatorConfig>) -> PerftReport {
     let config = config.into();
     let scalar_kinds = [EvaluatorKind::Sweep, EvaluatorKind::Differential];
-    let kind = match config.choice {
+    let kind = match config.choice() {
         Choice::Fixed(kind) => kind,
         Choice::Auto => choose::evaluator(game, config, &scalar_kinds),
     };
     let mut machine = Expander {
         game,
-        scalar: choose::scalar(game, kind, config.native),
+        scalar: choose::scalar(game, kind, config.native()),
     };
     let start = Instant::now();
     let mut report = PerftReport {

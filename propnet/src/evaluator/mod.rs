@@ -221,33 +221,71 @@ impl FromStr for Choice {
     }
 }
 
-/// How a run chooses and builds its evaluators.
+/// How a run chooses and builds its evaluators: which one ([`Choice`]), and
+/// whether in native code where the platform allows (off keeps the
+/// interpreters, to measure them). Every combination is valid, so it is built
+/// without checks: [`EvaluatorConfig::new`] and the `with_` methods, read back
+/// with [`EvaluatorConfig::choice`] and [`EvaluatorConfig::native`].
+///
+/// ```
+/// use ggpnet_propnet::{Choice, EvaluatorConfig, EvaluatorKind};
+/// let sweep = Choice::Fixed(EvaluatorKind::Sweep);
+/// let config = EvaluatorConfig::new(sweep).with_native(false);
+/// assert_eq!((config.choice(), config.native()), (sweep, false));
+/// assert_eq!(EvaluatorConfig::from(EvaluatorKind::Sweep), EvaluatorConfig::new(sweep));
+/// assert_eq!(EvaluatorConfig::default(), EvaluatorConfig::new(Choice::Auto));
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct EvaluatorConfig {
+    choice: Choice,
+    native: bool,
+}
+
+impl EvaluatorConfig {
+    /// The evaluator `choice` names, in native code.
+    pub const fn new(choice: Choice) -> EvaluatorConfig {
+        EvaluatorConfig { choice, native: true }
+    }
+
+    /// The same with evaluator `choice`.
+    ///
+    /// ```
+    /// use ggpnet_propnet::{Choice, EvaluatorConfig};
+    /// let interpreted = EvaluatorConfig::default().with_native(false);
+    /// assert!(!interpreted.with_choice(Choice::Auto).native());
+    /// ```
+    pub const fn with_choice(self, choice: Choice) -> EvaluatorConfig {
+        EvaluatorConfig { choice, ..self }
+    }
+
+    /// The same in native code (`true`, where the platform allows) or
+    /// interpreted.
+    pub const fn with_native(self, native: bool) -> EvaluatorConfig {
+        EvaluatorConfig { native, ..self }
+    }
+
     /// Which evaluator.
-    pub choice: Choice,
-    /// Whether evaluators compile to native code where the platform allows
-    /// (off keeps the interpreters, to measure them).
-    pub native: bool,
+    pub const fn choice(self) -> Choice {
+        self.choice
+    }
+
+    /// Whether in native code where the platform allows.
+    pub const fn native(self) -> bool {
+        self.native
+    }
 }
 
 impl Default for EvaluatorConfig {
     /// The fastest evaluator, in native code.
     fn default() -> EvaluatorConfig {
-        EvaluatorConfig {
-            choice: Choice::Auto,
-            native: true,
-        }
+        EvaluatorConfig::new(Choice::Auto)
     }
 }
 
 impl From<EvaluatorKind> for EvaluatorConfig {
     /// `kind`, in native code.
     fn from(kind: EvaluatorKind) -> EvaluatorConfig {
-        EvaluatorConfig {
-            choice: Choice::Fixed(kind),
-            native: true,
-        }
+        EvaluatorConfig::new(Choice::Fixed(kind))
     }
 }
 
