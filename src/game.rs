@@ -14,7 +14,7 @@
 //! bits of this one.
 
 use crate::propnet::driver::{choose, DEFAULT_MAX_DEPTH};
-use crate::propnet::engine::{Choice, EngineConfig, EvaluatorKind};
+use crate::propnet::evaluator::{Choice, EvaluatorConfig, EvaluatorKind};
 use crate::propnet::opt::OptimizeConfig;
 use crate::propnet::pipeline::Progress;
 use crate::propnet::{LoadConfig, Loaded};
@@ -65,9 +65,9 @@ pub enum EngineChoice {
 /// Which propnet evaluator runs playouts: one named, or `Auto`, the fastest on
 /// the game, measured by a short calibration (about 0.2 s per evaluator) when
 /// [`Game::calibrate`] is called, or else the first time playouts run or
-/// [`Game::evaluator`] is asked. The engines' own [`Choice`], under the name
+/// [`Game::evaluator`] is asked. The evaluators' own [`Choice`], under the name
 /// the agent API gives it.
-pub use crate::propnet::engine::Choice as EvaluatorChoice;
+pub use crate::propnet::evaluator::Choice as EvaluatorChoice;
 
 /// What [`Game::calibrate`] chose.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -149,8 +149,7 @@ impl Config {
     /// least 1; 10,000 by default).
     pub fn max_playout_depth(mut self, depth: u64) -> Result<Config, SettingError> {
         if depth == 0 {
-            let reason = "must be at least 1, not 0".to_owned();
-            return Err(SettingError::new("max_playout_depth", reason));
+            return Err(SettingError::MaxDepth(depth));
         }
         self.max_playout_depth = depth;
         Ok(self)
@@ -541,10 +540,7 @@ impl Game {
         let mut seconds = 0.0;
         let evaluator = *self.inner.evaluator.get_or_init(|| {
             let start = Instant::now();
-            let auto = EngineConfig {
-                choice: Choice::Auto,
-                native: self.inner.config.native,
-            };
+            let auto = EvaluatorConfig::new(Choice::Auto).native(self.inner.config.native);
             let kind = choose::evaluator(&loaded.game, auto, &EvaluatorKind::ALL);
             seconds = start.elapsed().as_secs_f64();
             kind

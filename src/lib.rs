@@ -49,7 +49,7 @@ pub use ggpnet_grounder::SettingError;
 pub use machine::{Error, Machine, Move, PlayoutEnd, State, MAX_JOINT_MOVES};
 pub use playouts::{Budget, PlayoutReport, Playouts, MAX_THREADS};
 pub use propnet::driver::PlayoutTotals;
-pub use propnet::engine::EvaluatorKind;
+pub use propnet::evaluator::EvaluatorKind;
 pub use propnet::random::Stream;
 pub use propnet::MachineError;
 

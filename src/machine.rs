@@ -6,9 +6,10 @@
 
 use crate::game::{Backend, Game};
 use crate::propnet::driver::{Playout, PlayoutTotals};
-use crate::propnet::engine::EvaluatorKind;
+use crate::propnet::evaluator::EvaluatorKind;
 use crate::propnet::random::Stream;
 use crate::propnet::{self, StateMachine};
+use ggpnet_grounder::SettingError;
 use ggpnet_reference::{RefState, Reference};
 use std::fmt;
 use std::sync::Arc;
@@ -63,7 +64,7 @@ pub const MAX_JOINT_MOVES: usize = 1 << 20;
 /// A refused request of the agent API, by kind: an agent can tell a state of
 /// another game from an illegal move without reading text. `Display` gives
 /// the message, naming the role and move concerned.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Debug)]
 #[non_exhaustive]
 pub enum Error {
     /// A state made by another game.
@@ -82,12 +83,7 @@ pub enum Error {
     /// move, a joint move of the wrong length, ...).
     Refused(propnet::MachineError),
     /// A setting out of its range (playout threads or budget, perft depth).
-    InvalidSetting {
-        /// The setting's name.
-        setting: &'static str,
-        /// Its range and the value given.
-        reason: String,
-    },
+    InvalidSetting(SettingError),
     /// More joint moves in a state than [`MAX_JOINT_MOVES`], the most that
     /// [`Machine::legal_joint_moves`] and [`Machine::successors`] list.
     TooManyJointMoves {
@@ -109,7 +105,7 @@ impl fmt::Display for Error {
                 write!(f, "error: no role number {role}: the game has {roles} roles")
             }
             Error::Refused(e) => e.fmt(f),
-            Error::InvalidSetting { setting, reason } => write!(f, "error: {setting} {reason}"),
+            Error::InvalidSetting(e) => write!(f, "error: {e}"),
             Error::TooManyJointMoves { count } => write!(
                 f,
                 "error: {count} joint moves in this state, more than the {MAX_JOINT_MOVES} that are listed"
@@ -117,6 +113,13 @@ impl fmt::Display for Error {
             Error::Playouts(e) => write!(f, "error: {e}"),
             Error::Interpreter(e) => write!(f, "error: {e}"),
         }
+    }
+}
+
+/// A setting refused, as [`Error::InvalidSetting`].
+impl From<SettingError> for Error {
+    fn from(e: SettingError) -> Error {
+        Error::InvalidSetting(e)
     }
 }
 
@@ -201,7 +204,7 @@ impl Game {
         let engine = match self.backend() {
             Backend::Propnet(loaded) => {
                 let native = self.config().get_native();
-                let machine = StateMachine::with_engine(Arc::clone(&loaded.game), kind, native);
+                let machine = StateMachine::with_evaluator_native(Arc::clone(&loaded.game), kind, native);
                 let playout = Playout::new(&machine, self.config().get_max_playout_depth());
                 let totals = PlayoutTotals::new(self.roles().len());
                 MachineEngine::Propnet(Box::new(PropnetScratch {

@@ -6,8 +6,9 @@
 use crate::game::{Backend, Engine, Game};
 use crate::machine::{interpreter_playout, Error, PlayoutEnd, State, StateRepr};
 use crate::propnet::driver::{monte_carlo_from, perft, McConfig, PlayoutTotals, MAX_PERFT_DEPTH};
-use crate::propnet::engine::{Choice, EngineConfig, EvaluatorKind};
+use crate::propnet::evaluator::{EvaluatorConfig, EvaluatorKind};
 use crate::propnet::random::Stream;
+use ggpnet_grounder::SettingError;
 use ggpnet_reference::Reference;
 use std::time::{Duration, Instant};
 
@@ -64,20 +65,14 @@ impl Playouts {
         Playouts { seed, ..self }
     }
 
-    fn validate(&self) -> Result<(), Error> {
-        if !(1..=MAX_THREADS).contains(&self.threads) {
-            return Err(Error::InvalidSetting {
-                setting: "threads",
-                reason: format!("must be 1 to {MAX_THREADS}, not {}", self.threads),
-            });
-        }
-        match self.budget {
-            Budget::Seconds(s) if !(s.is_finite() && s > 0.0 && s <= 1e9) => Err(Error::InvalidSetting {
-                setting: "a time budget",
-                reason: format!("must be more than 0 and at most 1e9 seconds, not {s}"),
-            }),
-            _ => Ok(()),
-        }
+    /// The run these settings ask for, on playouts `max_depth` deep, checked
+    /// by the driver's setters (the one place its limits are checked; a
+    /// refusal is [`Error::InvalidSetting`]).
+    fn run(&self, max_depth: u64) -> Result<McConfig, Error> {
+        Ok(McConfig::new(self.budget)?
+            .threads(self.threads)?
+            .seed(self.seed)
+            .max_depth(max_depth)?)
     }
 }
 
@@ -108,21 +103,12 @@ impl Game {
     /// Random playouts from `from` (every playout starts there) until the budget
     /// is spent; see [`Playouts`].
     pub fn playouts(&self, from: &State, how: &Playouts) -> Result<PlayoutReport, Error> {
-        how.validate()?;
-        let max_depth = self.config().get_max_playout_depth().max(1);
+        let run = how.run(self.config().get_max_playout_depth().max(1))?;
         match (self.backend(), self.repr(from)?) {
             (Backend::Propnet(loaded), StateRepr::Bits(state)) => {
                 let evaluator = self.evaluator().expect("a propnet game has an evaluator");
-                let config = McConfig {
-                    engine: EngineConfig {
-                        choice: Choice::Fixed(evaluator),
-                        native: self.config().get_native(),
-                    },
-                    threads: how.threads,
-                    budget: how.budget,
-                    seed: how.seed,
-                    max_depth,
-                };
+                let config =
+                    run.evaluator(EvaluatorConfig::from(evaluator).native(self.config().get_native()));
                 let report = monte_carlo_from(&loaded.game, state, &config).map_err(Error::Playouts)?;
                 Ok(PlayoutReport {
                     engine: Engine::Propnet,
@@ -133,7 +119,7 @@ impl Game {
                 })
             }
             (Backend::Interpreter(reference, _), StateRepr::Facts(state)) => {
-                Ok(interpreter_playouts(reference, state, how, max_depth))
+                Ok(interpreter_playouts(reference, state, &run))
             }
             _ => unreachable!("a game's states are of its engine"),
         }
@@ -147,10 +133,8 @@ impl Game {
     /// scalar evaluator `kind`.
     pub fn perft(&self, depth: usize, kind: EvaluatorKind) -> Result<Vec<u128>, Error> {
         if !(1..=MAX_PERFT_DEPTH).contains(&depth) {
-            return Err(Error::InvalidSetting {
-                setting: "perft depth",
-                reason: format!("must be 1 to {MAX_PERFT_DEPTH}, not {depth}"),
-            });
+            let max = MAX_PERFT_DEPTH;
+            return Err(Error::InvalidSetting(SettingError::PerftDepth { depth, max }));
         }
         match self.backend() {
             Backend::Propnet(loaded) => Ok(perft(&loaded.game, depth, kind).counts),
@@ -184,19 +168,19 @@ impl Game {
 fn interpreter_playouts(
     reference: &Reference,
     from: &ggpnet_reference::RefState,
-    how: &Playouts,
-    max_depth: u64,
+    how: &McConfig,
 ) -> PlayoutReport {
     let start = Instant::now();
-    let threads = how.threads as u64;
+    let threads = how.get_threads() as u64;
+    let max_depth = how.get_max_depth();
     let roles = reference.roles().len();
     let run = |t: u64| {
         let reference = reference.clone();
-        let (deadline, count) = match how.budget {
+        let (deadline, count) = match how.get_budget() {
             Budget::Seconds(s) => (Some(start + Duration::from_secs_f64(s)), u64::MAX),
             Budget::Playouts(n) => (None, n / threads + u64::from(t < n % threads)),
         };
-        let mut rng = Stream::new(how.seed, t);
+        let mut rng = Stream::new(how.get_seed(), t);
         let mut totals = PlayoutTotals::new(roles);
         while totals.playouts + totals.abandoned < count {
             match interpreter_playout(&reference, from.clone(), &mut rng, max_depth, deadline) {
@@ -229,7 +213,7 @@ fn interpreter_playouts(
     PlayoutReport {
         engine: Engine::Interpreter,
         evaluator: None,
-        threads: how.threads,
+        threads: how.get_threads(),
         seconds: start.elapsed().as_secs_f64(),
         totals: totals
             .into_iter()

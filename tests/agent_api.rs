@@ -273,8 +273,15 @@ fn bad_playout_settings_are_refused() {
         Playouts::new(Budget::Seconds(f64::NAN)),
         Playouts::new(Budget::Seconds(-1.0)),
     ] {
-        assert!(game.playouts(&start, &how).is_err(), "{how:?}");
+        let refused = game.playouts(&start, &how).expect_err("refused");
+        assert!(
+            matches!(refused, Error::InvalidSetting { .. }),
+            "{how:?}: {refused:?}"
+        );
     }
+    let refused = game.playouts(&start, &Playouts::new(Budget::Playouts(1)).threads(0));
+    let expected = format!("error: threads must be 1 to {}, not 0", ggpnet::MAX_THREADS);
+    assert_eq!(refused.unwrap_err().to_string(), expected);
 }
 
 /// A game whose grounding passes a small rule limit loads on the interpreter

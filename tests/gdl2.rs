@@ -4,7 +4,7 @@
 //! a circuit read back from JSON.
 
 use ggpnet::grounder::ErrorKind;
-use ggpnet::propnet::engine::EvaluatorKind;
+use ggpnet::propnet::evaluator::EvaluatorKind;
 use ggpnet::propnet::{load, LoadError};
 use ggpnet::{Config, Engine, EngineChoice, Error, Game, Machine, MachineError, State};
 

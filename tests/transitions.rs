@@ -6,8 +6,8 @@
 
 use ggpnet::propnet::driver::LanePlayouts;
 use ggpnet::propnet::driver::{monte_carlo, Budget, McConfig, Playout, PlayoutTotals, DEFAULT_MAX_DEPTH};
-use ggpnet::propnet::engine::EvaluatorKind;
-use ggpnet::propnet::engine::LANES;
+use ggpnet::propnet::evaluator::EvaluatorKind;
+use ggpnet::propnet::evaluator::LANES;
 use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{load, Loaded, StateMachine};
 use std::sync::Arc;
@@ -32,13 +32,10 @@ fn loaded(source: &str) -> Loaded {
 }
 
 fn totals(loaded: &Loaded, evaluator: EvaluatorKind, playouts: u64) -> PlayoutTotals {
-    let config = McConfig {
-        engine: evaluator.into(),
-        threads: 1,
-        budget: Budget::Playouts(playouts),
-        seed: 11,
-        max_depth: DEFAULT_MAX_DEPTH,
-    };
+    let config = McConfig::new(Budget::Playouts(playouts))
+        .expect("a valid budget")
+        .evaluator(evaluator.into())
+        .seed(11);
     monte_carlo(&loaded.game, &config).expect("a run").totals
 }
 

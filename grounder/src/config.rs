@@ -5,6 +5,8 @@
 //! passed its setter's check. A setting that can be out of range (the thread
 //! count) is set by a method that returns a [`SettingError`] instead; the
 //! limits themselves accept any value (a limit of 0 stops at the first rule).
+//! The bounds of settings and their error are the workspace's: every crate
+//! with settings depends on this one.
 
 use std::fmt;
 use std::time::Duration;
@@ -48,6 +50,9 @@ pub const DEFAULT_MAX_BYTES: usize = 5 << 30;
 pub const DEFAULT_MAX_JOIN_STEPS: usize = 100_000_000;
 /// The most threads any part of ggpnet runs a task on (grounding, playouts).
 pub const MAX_THREADS: usize = 1024;
+/// Longest time budget of a run, in seconds: about 31 years, far beyond any
+/// real run, and far below the range where adding it to a clock overflows.
+pub const MAX_SECONDS: f64 = 1e9;
 
 impl Default for Config {
     fn default() -> Self {
@@ -119,10 +124,7 @@ impl Config {
     /// docs/INIT.md).
     pub fn threads(mut self, threads: usize) -> Result<Config, SettingError> {
         if !(1..=MAX_THREADS).contains(&threads) {
-            return Err(SettingError::new(
-                "threads",
-                format!("must be 1 to {MAX_THREADS}, not {threads}"),
-            ));
+            return Err(SettingError::Threads(threads));
         }
         self.threads = threads;
         Ok(self)
@@ -164,39 +166,75 @@ impl Config {
     }
 }
 
-/// A setting given a value outside its range.
+/// A setting refused by its setter, with the value refused: one error for
+/// every settings type of the workspace (grounding, playouts, the player).
 ///
 /// ```
+/// use ggpnet_grounder::SettingError;
 /// let error = ggpnet_grounder::Config::new().threads(0).unwrap_err();
-/// assert_eq!(error.setting(), "threads");
-/// assert_eq!(error.to_string(), "threads: must be 1 to 1024, not 0");
+/// assert_eq!(error, SettingError::Threads(0));
+/// assert_eq!(error.to_string(), "threads must be 1 to 1024, not 0");
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SettingError {
-    setting: &'static str,
-    reason: String,
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum SettingError {
+    /// A thread count outside 1 to [`MAX_THREADS`].
+    Threads(usize),
+    /// A time budget that is not a number above 0 and at most [`MAX_SECONDS`].
+    Seconds(f64),
+    /// A playout depth limit of 0 (a playout makes at least one move).
+    MaxDepth(u64),
+    /// A perft depth outside 1 to `max`.
+    PerftDepth {
+        /// The depth given.
+        depth: usize,
+        /// The deepest allowed.
+        max: usize,
+    },
+    /// A count that must be at least 1 given 0; names the setting.
+    Zero(&'static str),
 }
 
 impl SettingError {
-    /// The error for `setting`, refused for `reason`.
-    pub fn new(setting: &'static str, reason: String) -> SettingError {
-        SettingError { setting, reason }
-    }
-
-    /// The name of the setting (its builder method's name).
+    /// The setting refused, as a phrase (`threads`, `a time budget`,
+    /// `max depth`, or the name of the count).
+    ///
+    /// ```
+    /// use ggpnet_grounder::SettingError;
+    /// assert_eq!(SettingError::Threads(0).setting(), "threads");
+    /// ```
     pub fn setting(&self) -> &'static str {
-        self.setting
+        match self {
+            SettingError::Threads(_) => "threads",
+            SettingError::Seconds(_) => "a time budget",
+            SettingError::MaxDepth(_) => "max depth",
+            SettingError::PerftDepth { .. } => "perft depth",
+            SettingError::Zero(name) => name,
+        }
     }
 
-    /// Why its value was refused (the range it must be in).
-    pub fn reason(&self) -> &str {
-        &self.reason
+    /// Why it was refused: the range allowed and the value given.
+    ///
+    /// ```
+    /// use ggpnet_grounder::SettingError;
+    /// assert_eq!(SettingError::Threads(0).reason(), "must be 1 to 1024, not 0");
+    /// ```
+    pub fn reason(&self) -> String {
+        match self {
+            SettingError::Threads(n) => format!("must be 1 to {MAX_THREADS}, not {n}"),
+            SettingError::Seconds(s) => {
+                format!("must be more than 0 and at most {MAX_SECONDS:e} seconds, not {s}")
+            }
+            SettingError::MaxDepth(d) => format!("must be at least 1, not {d}"),
+            SettingError::PerftDepth { depth, max } => format!("must be 1 to {max}, not {depth}"),
+            SettingError::Zero(_) => "must be at least 1, not 0".to_owned(),
+        }
     }
 }
 
 impl fmt::Display for SettingError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.setting, self.reason)
+        write!(f, "{} {}", self.setting(), self.reason())
     }
 }
 

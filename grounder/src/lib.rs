@@ -41,7 +41,7 @@ use check::check;
 pub use check::Analysis;
 pub use config::{
     Config, SettingError, DEFAULT_MAX_BYTES, DEFAULT_MAX_GROUND_ATOMS, DEFAULT_MAX_GROUND_RULES,
-    DEFAULT_MAX_JOIN_STEPS, DEFAULT_MAX_TERM_DEPTH, MAX_THREADS,
+    DEFAULT_MAX_JOIN_STEPS, DEFAULT_MAX_TERM_DEPTH, MAX_SECONDS, MAX_THREADS,
 };
 use decompose::decompose;
 pub use error::{ErrorKind, GdlError, Limit};

@@ -1,16 +1,16 @@
 //! The compiled game every thread shares: the compiled net, the names of its
-//! roles, facts and moves, its goals, and the engines made for it (kept here,
-//! not in the net: engines sit above the net, and the chooser that makes them
+//! roles, facts and moves, its goals, and the evaluators made for it (kept here,
+//! not in the net: evaluators sit above the net, and the chooser that makes them
 //! above this).
 //!
 //! A GDL-II game's percepts (`sees`) are outputs of the circuit, but no
-//! engine computes them: playouts need none. The engines get the net of the
+//! evaluator computes them: playouts need none. The evaluators get the net of the
 //! circuit without them (their gates removed as dead), and the percepts are
 //! read from a second net of the whole circuit by its plain evaluation
 //! ([`CompiledNet::evaluate`]), once per query. Bases and inputs keep their
 //! numbers in both nets.
 
-use crate::engine::{Differential, Sweep};
+use crate::evaluator::{Differential, Sweep};
 use crate::ir::{Circuit, VerifyError};
 use crate::layout::{CompiledNet, Layering};
 use bitvec::field::BitField;
@@ -184,7 +184,7 @@ pub struct Game {
     initial: State,
     fact_index: FxHashMap<String, usize>,
     move_index: FxHashMap<(usize, String), Move>,
-    /// The scalar engines, interpreted (0) and native (1), each made (by the
+    /// The scalar evaluators, interpreted (0) and native (1), each made (by the
     /// chooser) when first asked for and shared by every machine and thread.
     sweep: [OnceLock<Arc<Sweep>>; 2],
     differential: [OnceLock<Arc<Differential>>; 2],
@@ -301,13 +301,13 @@ impl Game {
         Ok(State(bits))
     }
 
-    /// Where the sweep engine in native code (if `native`) or not is kept.
-    pub(crate) fn sweep_engine(&self, native: bool) -> &OnceLock<Arc<Sweep>> {
+    /// Where the sweep evaluator in native code (if `native`) or not is kept.
+    pub(crate) fn sweep_evaluator(&self, native: bool) -> &OnceLock<Arc<Sweep>> {
         &self.sweep[usize::from(native)]
     }
 
-    /// Where the differential engine in native code (if `native`) or not is kept.
-    pub(crate) fn differential_engine(&self, native: bool) -> &OnceLock<Arc<Differential>> {
+    /// Where the differential evaluator in native code (if `native`) or not is kept.
+    pub(crate) fn differential_evaluator(&self, native: bool) -> &OnceLock<Arc<Differential>> {
         &self.differential[usize::from(native)]
     }
 

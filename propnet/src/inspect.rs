@@ -31,9 +31,9 @@ pub struct Breakdown {
     pub kinds: BTreeMap<&'static str, usize>,
     /// Nodes by relation, most first (ties by name).
     pub relations: Vec<(String, usize)>,
-    /// Gates (and, or, not) by number of inputs, in buckets 0, 1, 2, 3-4, 5-8, ...
+    /// Gates (and, or, not) by size of fan-in, in buckets 0, 1, 2, 3-4, 5-8, ...
     pub fan_in: Vec<Bucket>,
-    /// Nodes by number of readers (gates reading them, plus outputs and transitions), same buckets.
+    /// Nodes by number of readers (gates reading them, plus each time it is an output), same buckets.
     pub fan_out: Vec<Bucket>,
     /// Nodes per layer, layer 0 first.
     pub layer_widths: Vec<usize>,
@@ -86,7 +86,7 @@ pub fn breakdown(circuit: &Circuit, layering: &Layering) -> Breakdown {
     let v = &circuit.vocabulary;
     let mut readers: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (r, node) in circuit.nodes.iter().enumerate() {
-        for i in &node.inputs {
+        for i in &node.fanin {
             readers[i.index()].push(r);
         }
     }
@@ -108,7 +108,7 @@ pub fn breakdown(circuit: &Circuit, layering: &Layering) -> Breakdown {
     ordered.sort_unstable();
     queue = ordered.into();
     while let Some(r) = queue.pop_front() {
-        for i in circuit.nodes[r].inputs.clone() {
+        for i in circuit.nodes[r].fanin.clone() {
             if relation[i.index()].is_none() {
                 relation[i.index()] = relation[r].clone();
                 queue.push_back(i.index());
@@ -139,7 +139,7 @@ pub fn breakdown(circuit: &Circuit, layering: &Layering) -> Breakdown {
     Breakdown {
         kinds: circuit.counts(),
         relations,
-        fan_in: histogram(gates.map(|node| node.inputs.len())),
+        fan_in: histogram(gates.map(|node| node.fanin.len())),
         fan_out: histogram(fan_out.into_iter()),
         layer_widths,
     }

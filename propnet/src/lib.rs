@@ -1,6 +1,6 @@
 //! Propositional networks: the circuit built from a ground program, the
 //! optimizer passes, layering (cycles evaluated to their least fixpoint), the
-//! compiled engines, the state machine API, the flat Monte-Carlo and perft
+//! compiled evaluators, the state machine API, the flat Monte-Carlo and perft
 //! drivers, size breakdowns and export to DOT, JSON and AIGER.
 //!
 //! # Layers
@@ -19,30 +19,30 @@
 //! 6. `profile`: measurements along random playouts that the cost models
 //!    decide by (of the skip conditions native code jumps on, too), and every
 //!    constant of the cost models.
-//! 7. [`engine`]: the evaluators behind one trait, each split into a shared
-//!    immutable engine and a per-thread cache; an engine gives the candidate
-//!    plans worth choosing between, and does not choose.
+//! 7. [`evaluator`]: the evaluators behind one trait, each split into its
+//!    shared immutable plan and a per-thread cache; an evaluator gives the
+//!    candidate plans worth choosing between, and does not choose.
 //! 8. [`game`]: the compiled game every thread shares, which keeps the
-//!    engines made for it.
+//!    evaluators made for it.
 //! 9. [`driver`]: the one playout loop, the chooser (races of candidate plans
 //!    and the calibration of `Auto`, both on that loop), flat Monte-Carlo,
 //!    lanes playouts and perft.
-//! 10. [`machine`]: the state machine over a game's engine.
+//! 10. [`machine`]: the state machine over a game's evaluator.
 //! 11. [`pipeline`], [`inspect`], [`export`]: loading a game from KIF, size
 //!     breakdowns, and export (which loads games back too).
 //!
 //! Where this departs from a plain pipeline, and why: the chooser sits in
-//! the driver, above the engines, because choosing by measurement runs
-//! playouts, and playouts drive engines; so an engine's constructor returns
-//! candidates and the game keeps the chosen engine (the game sits between
+//! the driver, above the evaluators, because choosing by measurement runs
+//! playouts, and playouts drive evaluators; so an evaluator's constructor
+//! returns candidates and the game keeps the chosen evaluator (the game sits between
 //! the two, the chooser fills it). The game is a layer of its own, apart
 //! from the state machine, because the driver needs the game's names and
 //! goals while the state machine's playouts need the driver's loop. The
 //! profile's measuring walk is not the driver's loop: it runs below the
-//! engines it measures for and evaluates every slot of the net.
+//! evaluators it measures for and evaluates every slot of the net.
 
 pub mod driver;
-pub mod engine;
+pub mod evaluator;
 pub mod export;
 pub mod game;
 pub mod inspect;
@@ -55,7 +55,7 @@ pub mod pipeline;
 mod profile;
 pub mod random;
 
-pub use engine::{Choice, EngineConfig, EvaluatorKind};
+pub use evaluator::{Choice, EvaluatorConfig, EvaluatorKind};
 pub use game::{Game, MachineError, Move, State};
 pub use ir::{Circuit, NodeId, NodeKind};
 pub use machine::StateMachine;

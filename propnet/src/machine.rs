@@ -1,10 +1,10 @@
 //! The state machine: the contract every user codes against, over a
-//! [`Game`]'s scalar engine. States are packed bit sets of base
+//! [`Game`]'s scalar evaluator. States are packed bit sets of base
 //! propositions; moves are indexes of move propositions; both convert to and
 //! from canonical KIF strings.
 
 use crate::driver::{best_goals, choose, random_move, Playout, PlayoutTotals};
-use crate::engine::{EvaluatorKind, Scalar};
+use crate::evaluator::{EvaluatorKind, Scalar};
 use crate::game::{Game, MachineError, Move, State};
 use crate::random::Stream;
 use bitvec::vec::BitVec;
@@ -20,7 +20,7 @@ pub struct StateMachine {
     loaded: Option<State>,
     joint: Vec<u32>,
     moves: Vec<u32>,
-    /// Whether the engine was asked for in native code.
+    /// Whether the evaluator was asked for in native code.
     native: bool,
 }
 
@@ -34,13 +34,13 @@ impl StateMachine {
     /// where the platform allows (`Lanes` has no scalar form and gives the
     /// sweep evaluator).
     pub fn with_evaluator(game: Arc<Game>, kind: EvaluatorKind) -> StateMachine {
-        StateMachine::with_engine(game, kind, true)
+        StateMachine::with_evaluator_native(game, kind, true)
     }
 
     /// A machine for `game` with a scalar evaluator of `kind`, in native code
     /// where the platform allows if `native`, else interpreted (`Lanes` gives
     /// the sweep evaluator).
-    pub fn with_engine(game: Arc<Game>, kind: EvaluatorKind, native: bool) -> StateMachine {
+    pub fn with_evaluator_native(game: Arc<Game>, kind: EvaluatorKind, native: bool) -> StateMachine {
         let eval = choose::scalar(&game, kind, native);
         StateMachine {
             game,
@@ -158,8 +158,8 @@ impl StateMachine {
     pub fn best_goals_into(&mut self, state: &State, out: &mut Vec<Option<i64>>) {
         self.load(state);
         match &mut self.eval {
-            Scalar::Sweep(engine, cache) => best_goals(&self.game, &**engine, cache, out),
-            Scalar::Differential(engine, cache) => best_goals(&self.game, &**engine, &mut **cache, out),
+            Scalar::Sweep(evaluator, cache) => best_goals(&self.game, &**evaluator, cache, out),
+            Scalar::Differential(evaluator, cache) => best_goals(&self.game, &**evaluator, &mut **cache, out),
         }
     }
 
@@ -250,7 +250,7 @@ impl StateMachine {
     }
 }
 
-/// The playout loop on a state machine's engine (the loop itself is the
+/// The playout loop on a state machine's evaluator (the loop itself is the
 /// driver's, [`Playout::run_on`]; these sit here, above it, because they
 /// take the machine).
 impl Playout {
@@ -260,7 +260,7 @@ impl Playout {
         Playout::for_game(&machine.game, max_depth)
     }
 
-    /// [`Playout::run_on`] the machine's engine (compiled for each kind: no
+    /// [`Playout::run_on`] the machine's evaluator (compiled for each kind: no
     /// per-query dispatch); the machine forgets which state it holds.
     pub fn run(
         &mut self,
@@ -272,9 +272,9 @@ impl Playout {
         machine.loaded = None;
         let game = &machine.game;
         match &mut machine.eval {
-            Scalar::Sweep(engine, cache) => self.run_on(&**engine, cache, game, rng, totals, on_move),
-            Scalar::Differential(engine, cache) => {
-                self.run_on(&**engine, &mut **cache, game, rng, totals, on_move)
+            Scalar::Sweep(evaluator, cache) => self.run_on(&**evaluator, cache, game, rng, totals, on_move),
+            Scalar::Differential(evaluator, cache) => {
+                self.run_on(&**evaluator, &mut **cache, game, rng, totals, on_move)
             }
         }
     }
@@ -285,19 +285,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_machine_without_native_code_takes_the_interpreted_engine() {
-        let loaded = crate::load(crate::engine::TURNS, &crate::LoadConfig::default()).unwrap();
+    fn a_machine_without_native_code_takes_the_interpreted_evaluator() {
+        let loaded = crate::load(crate::evaluator::TURNS, &crate::LoadConfig::default()).unwrap();
         let game = &loaded.game;
-        assert!(game.differential_engine(false).get().is_none());
-        let mut machine = StateMachine::with_engine(Arc::clone(game), EvaluatorKind::Differential, false);
+        assert!(game.differential_evaluator(false).get().is_none());
+        let mut machine =
+            StateMachine::with_evaluator_native(Arc::clone(game), EvaluatorKind::Differential, false);
         assert!(!machine.native());
         assert!(
-            game.differential_engine(false).get().is_some(),
-            "the interpreted engine made"
+            game.differential_evaluator(false).get().is_some(),
+            "the interpreted evaluator made"
         );
         let start = machine.initial_state();
-        let mut native = StateMachine::with_engine(Arc::clone(game), EvaluatorKind::Differential, true);
-        assert!(native.native() && game.differential_engine(true).get().is_some());
+        let mut native =
+            StateMachine::with_evaluator_native(Arc::clone(game), EvaluatorKind::Differential, true);
+        assert!(native.native() && game.differential_evaluator(true).get().is_some());
         for role in 0..game.roles().len() {
             assert_eq!(
                 machine.legal_moves(&start, role),

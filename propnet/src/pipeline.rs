@@ -2,7 +2,7 @@
 //! and produced: parse, check, ground, build, optimize, layer.
 
 use crate::driver::choose;
-use crate::engine::EvaluatorKind;
+use crate::evaluator::EvaluatorKind;
 use crate::game::Game;
 use crate::ir::{build, BuildError, Circuit, VerifyError};
 use crate::layout::{layer, CycleError, Layering};

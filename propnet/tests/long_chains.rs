@@ -2,8 +2,8 @@
 //! if anything recursed once per gate: loaded, optimized, compiled, exported
 //! and evaluated by every evaluator on a rayon worker thread (2 MiB of stack).
 
-use ggpnet_propnet::driver::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
-use ggpnet_propnet::engine::EvaluatorKind;
+use ggpnet_propnet::driver::{monte_carlo, perft, Budget, McConfig};
+use ggpnet_propnet::evaluator::EvaluatorKind;
 use ggpnet_propnet::export::{aiger, cone, dot, json};
 use ggpnet_propnet::inspect::breakdown;
 use ggpnet_propnet::opt::Pass;
@@ -70,13 +70,10 @@ fn play_everywhere(loaded: &Loaded) {
     for kind in EvaluatorKind::ALL {
         let report = monte_carlo(
             &loaded.game,
-            &McConfig {
-                engine: kind.into(),
-                threads: 1,
-                budget: Budget::Playouts(200),
-                seed: 1,
-                max_depth: DEFAULT_MAX_DEPTH,
-            },
+            &McConfig::new(Budget::Playouts(200))
+                .expect("a valid budget")
+                .evaluator(kind.into())
+                .seed(1),
         )
         .expect("a run");
         assert!(report.totals.playouts >= 200, "{kind}: {:?}", report.totals);

@@ -1,17 +1,17 @@
-//! Misuse of the public engine API panics; it never reads or writes out of
-//! bounds. Each class of misuse is tried on every scalar engine of two games,
-//! in native code and interpreted: a cache made by another engine (of another
+//! Misuse of the public evaluator API panics; it never reads or writes out of
+//! bounds. Each class of misuse is tried on every scalar evaluator of two games,
+//! in native code and interpreted: a cache made by another evaluator (of another
 //! game, or another plan of the same game), a state of another game, state
 //! words of the wrong length or with bits past the bases, a next state of the
 //! wrong length, and move, role and slot indexes past the net's.
 
-use ggpnet_propnet::engine::{Differential, ScalarEngine, Sweep};
+use ggpnet_propnet::evaluator::{Differential, ScalarEvaluator, Sweep};
 use ggpnet_propnet::layout::CompiledNet;
 use ggpnet_propnet::{load, Game, LoadConfig};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-/// An engine kind's public constructor: its plans for a net, native or not.
+/// An evaluator kind's public constructor: its plans for a net, native or not.
 type Candidates<E> = fn(&Arc<CompiledNet>, bool) -> Vec<E>;
 
 /// Tic-tac-toe, written for this project's tests (one word of bases).
@@ -44,22 +44,22 @@ fn panics(f: impl FnOnce()) -> bool {
     catch_unwind(AssertUnwindSafe(f)).is_err()
 }
 
-/// Every scalar engine plan of `game`, native and interpreted, with a fresh
+/// Every scalar evaluator plan of `game`, native and interpreted, with a fresh
 /// cache each, as the public constructors give them.
-fn engines<E: ScalarEngine>(game: &Game, candidates: Candidates<E>) -> Vec<E> {
+fn evaluators<E: ScalarEvaluator>(game: &Game, candidates: Candidates<E>) -> Vec<E> {
     [true, false]
         .into_iter()
         .flat_map(|native| candidates(game.net(), native))
         .collect()
 }
 
-/// Runs `check` over every pair of distinct plans of one engine kind across
+/// Runs `check` over every pair of distinct plans of one evaluator kind across
 /// the two games and within each game (native and interpreted plans differ).
-fn every_pair<E: ScalarEngine>(candidates: Candidates<E>, check: impl Fn(&E, &E, &Game)) {
+fn every_pair<E: ScalarEvaluator>(candidates: Candidates<E>, check: impl Fn(&E, &E, &Game)) {
     let (small, large) = (game(SMALL), game(&large()));
     let mut all: Vec<(E, Arc<Game>)> = Vec::new();
     for g in [&small, &large] {
-        all.extend(engines(g, candidates).into_iter().map(|e| (e, Arc::clone(g))));
+        all.extend(evaluators(g, candidates).into_iter().map(|e| (e, Arc::clone(g))));
     }
     assert!(all.len() >= 4, "two plans of each game at least");
     for (i, (user, user_game)) in all.iter().enumerate() {
@@ -71,8 +71,8 @@ fn every_pair<E: ScalarEngine>(candidates: Candidates<E>, check: impl Fn(&E, &E,
     }
 }
 
-/// A cache made by one engine, handed to another: every call panics.
-fn foreign_caches_panic<E: ScalarEngine>(candidates: Candidates<E>) {
+/// A cache made by one evaluator, handed to another: every call panics.
+fn foreign_caches_panic<E: ScalarEvaluator>(candidates: Candidates<E>) {
     every_pair(candidates, |user, maker, game| {
         let state = game.initial().0.as_raw_slice();
         let moves: Vec<u32> = game.role_moves().iter().map(|m| m[0].0).collect();
@@ -113,13 +113,13 @@ fn a_foreign_differential_cache_panics() {
 }
 
 /// States of the wrong length or with bits past the bases, next states of the
-/// wrong length, and indexes past the net's: each panics, and the engine's own
+/// wrong length, and indexes past the net's: each panics, and the evaluator's own
 /// cache stays usable for a well-formed call after.
-fn bad_arguments_panic<E: ScalarEngine>(candidates: Candidates<E>) {
+fn bad_arguments_panic<E: ScalarEvaluator>(candidates: Candidates<E>) {
     let (small, large) = (game(SMALL), game(&large()));
     for (g, other) in [(&small, &large), (&large, &small)] {
-        for engine in engines(g, candidates) {
-            let mut cache = engine.cache();
+        for evaluator in evaluators(g, candidates) {
+            let mut cache = evaluator.cache();
             let initial = g.initial().0.as_raw_slice().to_vec();
             let foreign = other.initial().0.as_raw_slice().to_vec();
             let bases = g.net().base_slots().len();
@@ -129,56 +129,56 @@ fn bad_arguments_panic<E: ScalarEngine>(candidates: Candidates<E>) {
                 let mut padded = initial.clone();
                 padded[bases / 64] |= 1 << (bases % 64);
                 assert!(
-                    panics(|| engine.load_state(&mut cache, &padded)),
+                    panics(|| evaluator.load_state(&mut cache, &padded)),
                     "bits past the bases"
                 );
             }
             assert!(
-                panics(|| engine.load_state(&mut cache, &longer)),
+                panics(|| evaluator.load_state(&mut cache, &longer)),
                 "a longer state"
             );
-            assert!(panics(|| engine.load_state(&mut cache, &[])), "an empty state");
+            assert!(panics(|| evaluator.load_state(&mut cache, &[])), "an empty state");
             if foreign.len() != initial.len() {
                 assert!(
-                    panics(|| engine.load_state(&mut cache, &foreign)),
+                    panics(|| evaluator.load_state(&mut cache, &foreign)),
                     "another game's state"
                 );
             }
-            let mut cache = engine.cache();
-            engine.load_state(&mut cache, &initial);
+            let mut cache = evaluator.cache();
+            evaluator.load_state(&mut cache, &initial);
             let moves = g.net().move_slots().len() as u32;
             assert!(
-                panics(|| engine.load_moves(&mut cache, &[moves])),
+                panics(|| evaluator.load_moves(&mut cache, &[moves])),
                 "a move past the net's"
             );
             assert!(
                 panics(|| {
-                    std::hint::black_box(engine.legal_words(&cache, g.roles().len()));
+                    std::hint::black_box(evaluator.legal_words(&cache, g.roles().len()));
                 }),
                 "a role past the game's"
             );
             assert!(
                 panics(|| {
-                    std::hint::black_box(engine.value(&cache, g.net().slots() as u32));
+                    std::hint::black_box(evaluator.value(&cache, g.net().slots() as u32));
                 }),
                 "a slot past the net's"
             );
-            let mut cache = engine.cache();
-            engine.load_state(&mut cache, &initial);
+            let mut cache = evaluator.cache();
+            evaluator.load_state(&mut cache, &initial);
             let joint: Vec<u32> = g.role_moves().iter().map(|m| m[0].0).collect();
-            engine.load_moves(&mut cache, &joint);
+            evaluator.load_moves(&mut cache, &joint);
             let mut short = vec![0u64; initial.len() - 1];
             assert!(
-                panics(|| engine.next_state(&cache, &mut short)),
+                panics(|| evaluator.next_state(&cache, &mut short)),
                 "a short next state"
             );
             let mut long = vec![0u64; initial.len() + 1];
             assert!(
-                panics(|| engine.next_state(&cache, &mut long)),
+                panics(|| evaluator.next_state(&cache, &mut long)),
                 "a long next state"
             );
             let mut next = vec![0u64; initial.len()];
-            engine.next_state(&cache, &mut next);
+            evaluator.next_state(&cache, &mut next);
             assert_ne!(next, initial, "a move changes the state");
         }
     }
@@ -190,6 +190,6 @@ fn bad_arguments_to_the_sweep_panic() {
 }
 
 #[test]
-fn bad_arguments_to_the_differential_engine_panic() {
+fn bad_arguments_to_the_differential_evaluator_panic() {
     bad_arguments_panic(Differential::candidates);
 }

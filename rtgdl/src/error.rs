@@ -111,12 +111,7 @@ pub enum RtError {
         roles: usize,
     },
     /// A setting out of its range (the threads or the budget of timed playouts).
-    InvalidSetting {
-        /// The setting's name.
-        setting: &'static str,
-        /// Its range and the value given.
-        reason: String,
-    },
+    InvalidSetting(ggpnet_grounder::SettingError),
 }
 
 impl RtError {
@@ -194,7 +189,7 @@ impl fmt::Display for RtError {
             RtError::NoSuchRole { role, roles } => {
                 write!(f, "error: no role number {role}: the game has {roles} role(s)")
             }
-            RtError::InvalidSetting { setting, reason } => write!(f, "error: {setting} {reason}"),
+            RtError::InvalidSetting(e) => write!(f, "error: {e}"),
         }
     }
 }

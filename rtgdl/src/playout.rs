@@ -14,7 +14,7 @@
 use crate::error::RtError;
 use crate::game::{Choice, RtGame, TimedState};
 use crate::time::{Time, TICKS_PER_UNIT};
-use ggpnet_propnet::driver::{average_goals, Budget, MAX_THREADS};
+use ggpnet_propnet::driver::{average_goals, Budget, McConfig};
 use ggpnet_propnet::random::Stream;
 use std::fmt;
 use std::str::FromStr;
@@ -301,20 +301,10 @@ impl RtGame {
         seed: u64,
     ) -> Result<TimedReport, RtError> {
         self.own(from)?;
-        if !(1..=MAX_THREADS).contains(&threads) {
-            return Err(RtError::InvalidSetting {
-                setting: "threads",
-                reason: format!("must be 1 to {MAX_THREADS}, not {threads}"),
-            });
-        }
-        if let Budget::Seconds(s) = budget {
-            if !(s.is_finite() && s > 0.0 && s <= 1e9) {
-                return Err(RtError::InvalidSetting {
-                    setting: "a time budget",
-                    reason: format!("must be more than 0 and at most 1e9 seconds, not {s}"),
-                });
-            }
-        }
+        // The driver's own checks of a budget and a thread count.
+        McConfig::new(budget)
+            .and_then(|run| run.threads(threads))
+            .map_err(RtError::InvalidSetting)?;
         let start = Instant::now();
         let totals = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)

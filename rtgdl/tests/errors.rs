@@ -2,7 +2,7 @@
 //! caller can match on, with its message, and the error it wraps as its
 //! source.
 
-use ggpnet_propnet::driver::{Budget, MAX_THREADS};
+use ggpnet_propnet::driver::{Budget, SettingError, MAX_THREADS};
 use ggpnet_rtgdl::{RtEngine, RtError, RtGame, Time, TimeModel};
 use std::error::Error;
 
@@ -100,10 +100,7 @@ fn refused_settings_name_the_setting() {
     assert!(
         matches!(
             e,
-            RtError::InvalidSetting {
-                setting: "threads",
-                ..
-            }
+            RtError::InvalidSetting(SettingError::Threads(n)) if n == MAX_THREADS + 1
         ),
         "{e:?}"
     );
@@ -111,10 +108,7 @@ fn refused_settings_name_the_setting() {
     assert!(
         matches!(
             e,
-            RtError::InvalidSetting {
-                setting: "a time budget",
-                ..
-            }
+            RtError::InvalidSetting(SettingError::Seconds(s)) if s == 0.0
         ),
         "{e:?}"
     );

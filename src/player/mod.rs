@@ -114,7 +114,10 @@ impl PlayerConfig {
 
     /// Threads a search runs on (1 to [`MAX_THREADS`](crate::MAX_THREADS)).
     pub fn threads(mut self, threads: usize) -> Result<PlayerConfig, SettingError> {
-        self.threads = in_range("threads", threads, crate::MAX_THREADS)?;
+        if !(1..=crate::MAX_THREADS).contains(&threads) {
+            return Err(SettingError::Threads(threads));
+        }
+        self.threads = threads;
         Ok(self)
     }
 
@@ -127,14 +130,14 @@ impl PlayerConfig {
 
     /// Matches played at once (at least 1); a START past this is answered `busy`.
     pub fn max_matches(mut self, matches: usize) -> Result<PlayerConfig, SettingError> {
-        self.max_matches = in_range("max_matches", matches, usize::MAX)?;
+        self.max_matches = at_least_one("max matches", matches)?;
         Ok(self)
     }
 
     /// Nodes of a match's UCT trees (at least 1), split among its threads (a
     /// bound on its memory: about a kilobyte per node on connect four).
     pub fn max_tree_nodes(mut self, nodes: usize) -> Result<PlayerConfig, SettingError> {
-        self.max_tree_nodes = in_range("max_tree_nodes", nodes, usize::MAX)?;
+        self.max_tree_nodes = at_least_one("max tree nodes", nodes)?;
         Ok(self)
     }
 
@@ -147,7 +150,7 @@ impl PlayerConfig {
     /// States a GDL-II match keeps in its sample of the states its percepts
     /// allow (at least 1: a bound on the work of each step).
     pub fn belief_states(mut self, states: usize) -> Result<PlayerConfig, SettingError> {
-        self.belief_states = in_range("belief_states", states, usize::MAX)?;
+        self.belief_states = at_least_one("belief states", states)?;
         Ok(self)
     }
 
@@ -184,16 +187,12 @@ impl PlayerConfig {
     }
 }
 
-/// `value` if it is 1 to `max`, else the error for `setting`.
-fn in_range(setting: &'static str, value: usize, max: usize) -> Result<usize, SettingError> {
-    if (1..=max).contains(&value) {
-        return Ok(value);
+/// `count` if it is at least 1, else the error for `setting`.
+fn at_least_one(setting: &'static str, count: usize) -> Result<usize, SettingError> {
+    match count {
+        0 => Err(SettingError::Zero(setting)),
+        _ => Ok(count),
     }
-    let reason = match max {
-        usize::MAX => format!("must be at least 1, not {value}"),
-        _ => format!("must be 1 to {max}, not {value}"),
-    };
-    Err(SettingError::new(setting, reason))
 }
 
 impl Default for PlayerConfig {

@@ -7,7 +7,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use ggpnet::propnet::driver::LanePlayouts;
 use ggpnet::propnet::driver::{Playout, PlayoutTotals, DEFAULT_MAX_DEPTH};
-use ggpnet::propnet::engine::EvaluatorKind;
+use ggpnet::propnet::evaluator::EvaluatorKind;
 use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{load, Move, StateMachine};
 use std::sync::Arc;

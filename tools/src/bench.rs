@@ -7,8 +7,8 @@
 //! ratios. Rates are state transitions (joint moves applied) per second.
 
 use super::{load_game, Failure};
-use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
-use ggpnet::propnet::engine::{Choice, EngineConfig, EvaluatorKind};
+use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig};
+use ggpnet::propnet::evaluator::{EvaluatorConfig, EvaluatorKind};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -138,7 +138,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
     let (rows, all_match) = runs.measure_games(&corpus, &names, &baselines)?;
     let report = json!({
         "cpu": cpu,
-        "lane_vector_bits": ggpnet::propnet::engine::VectorWidth::detect().bits(),
+        "lane_vector_bits": ggpnet::propnet::evaluator::VectorWidth::detect().bits(),
         "cores": std::thread::available_parallelism().map_or(1, |n| n.get()),
         "threads": threads,
         "seconds": args.seconds,
@@ -265,16 +265,11 @@ impl Runs<'_> {
                         stem,
                         &format!("{kind}, {t} thread(s), run {}/{repeats}", repeat + 1),
                     );
-                    let config = McConfig {
-                        engine: EngineConfig {
-                            choice: Choice::Fixed(kind),
-                            native: self.args.native,
-                        },
-                        threads: t,
-                        budget: Budget::Seconds(self.args.seconds / repeats as f64),
-                        seed: 1,
-                        max_depth: DEFAULT_MAX_DEPTH,
-                    };
+                    let config = McConfig::new(Budget::Seconds(self.args.seconds / repeats as f64))
+                        .and_then(|c| c.threads(t))
+                        .map_err(|e| Failure::input(format!("error: {e}")))?
+                        .evaluator(EvaluatorConfig::from(kind).native(self.args.native))
+                        .seed(1);
                     let report = monte_carlo(game, &config).map_err(|e| Failure::input(e.to_string()))?;
                     samples.push(report.transitions_per_sec());
                 }
@@ -370,10 +365,7 @@ fn perft_against_trace(
         [EvaluatorKind::Sweep, EvaluatorKind::Differential]
             .into_iter()
             .map(|kind| {
-                let config = EngineConfig {
-                    choice: Choice::Fixed(kind),
-                    native,
-                };
+                let config = EvaluatorConfig::from(kind).native(native);
                 (kind, perft(loaded, depth, config))
             })
             .collect();

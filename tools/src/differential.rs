@@ -6,8 +6,8 @@
 
 use ggpnet::propnet::driver::LanePlayouts;
 use ggpnet::propnet::driver::{Playout, PlayoutTotals};
-use ggpnet::propnet::engine::EvaluatorKind;
-use ggpnet::propnet::engine::LANES;
+use ggpnet::propnet::evaluator::EvaluatorKind;
+use ggpnet::propnet::evaluator::LANES;
 use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{Game, Loaded, Move, State, StateMachine};
 use ggpnet_reference::{RefState, Reference};

@@ -9,7 +9,7 @@ use failure::Failure;
 use ggpnet::grounder;
 use ggpnet::propnet::driver::choose;
 use ggpnet::propnet::driver::{perft, Budget, McReport, PerftReport, DEFAULT_MAX_DEPTH};
-use ggpnet::propnet::engine::{Choice, EngineConfig, EvaluatorKind};
+use ggpnet::propnet::evaluator::{Choice, EvaluatorConfig, EvaluatorKind};
 use ggpnet::propnet::opt::Pass;
 use ggpnet::propnet::{load, LoadConfig, Loaded};
 use serde_json::{json, Value};
@@ -838,18 +838,12 @@ fn per_role<T: serde::Serialize>(roles: &[String], values: impl IntoIterator<Ite
 
 fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
     let game = load_any(args.game.game.as_deref(), &game_config())?;
-    let engine = EngineConfig {
-        choice: args.evaluator,
-        native: args.native,
-    };
+    let config = EvaluatorConfig::new(args.evaluator).native(args.native);
     let (evaluator, report) = match game.propnet() {
         Some(loaded) => {
             let scalar = [EvaluatorKind::Sweep, EvaluatorKind::Differential];
-            let evaluator = choose::evaluator(&loaded.game, engine, &scalar);
-            let fixed = EngineConfig {
-                choice: Choice::Fixed(evaluator),
-                ..engine
-            };
+            let evaluator = choose::evaluator(&loaded.game, config, &scalar);
+            let fixed = config.choice(Choice::Fixed(evaluator));
             (evaluator.name(), perft(&loaded.game, args.depth, fixed))
         }
         None => ("interpreter", interpreter_perft(&game, args.depth)?),

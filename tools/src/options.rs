@@ -2,12 +2,8 @@
 //! (clap value parsers): a value out of range is a usage error (exit code 2)
 //! that names the option, never a panic later.
 
-use ggpnet::propnet::driver::{DEFAULT_MAX_DEPTH, MAX_PERFT_DEPTH};
+use ggpnet::propnet::driver::{DEFAULT_MAX_DEPTH, MAX_PERFT_DEPTH, MAX_SECONDS};
 use ggpnet::MAX_THREADS;
-
-/// Longest run accepted by `--seconds`: about 31 years, far beyond any real run,
-/// and far below the range where adding it to a clock overflows.
-const MAX_SECONDS: f64 = 1e9;
 
 /// Parses a positive, finite number of seconds up to [`MAX_SECONDS`].
 pub fn seconds(text: &str) -> Result<f64, String> {

@@ -8,7 +8,7 @@
 //! agrees when some role has no legal move there, as recorded.
 
 use ggpnet::propnet::driver::MAX_PERFT_DEPTH;
-use ggpnet::propnet::engine::EvaluatorKind;
+use ggpnet::propnet::evaluator::EvaluatorKind;
 use ggpnet::{Game, Machine, State};
 use serde::Deserialize;
 use serde_json::Value;

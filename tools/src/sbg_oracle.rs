@@ -7,7 +7,7 @@
 //! paths on both; [`compare_playouts`] plays random games on both side by side,
 //! comparing at every step the legal moves, the state, terminal and goals.
 
-use ggpnet::propnet::engine::EvaluatorKind;
+use ggpnet::propnet::evaluator::EvaluatorKind;
 use ggpnet::sbg::board::{self, Position};
 use ggpnet::sbg::random::Rng;
 use ggpnet::sbg::{Player, Rules};

@@ -8,8 +8,8 @@
 //! The game comes from the shared corpus (`../shared` or `$GGPNET_CORPUS`);
 //! without it the tests print a notice and pass, unless `GGPNET_REQUIRE_CORPUS=1`.
 
-use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
-use ggpnet::propnet::engine::EvaluatorKind;
+use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig};
+use ggpnet::propnet::evaluator::EvaluatorKind;
 use ggpnet::propnet::export::json;
 use ggpnet::propnet::{load, LoadConfig};
 use serde_json::{json, Value};
@@ -287,13 +287,10 @@ fn a_chain_of_negations_plays_like_the_original_on_a_worker_thread() {
             );
         }
         for kind in EvaluatorKind::ALL {
-            let config = McConfig {
-                engine: kind.into(),
-                threads: 1,
-                budget: Budget::Playouts(300),
-                seed: 3,
-                max_depth: DEFAULT_MAX_DEPTH,
-            };
+            let config = McConfig::new(Budget::Playouts(300))
+                .expect("a valid budget")
+                .evaluator(kind.into())
+                .seed(3);
             let (a, b) = (
                 monte_carlo(&long.game, &config).expect("a run"),
                 monte_carlo(&plain.game, &config).expect("a run"),

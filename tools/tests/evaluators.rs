@@ -8,8 +8,8 @@
 //! reversi, whose goals (piece counts) it evaluates only when asked, and
 //! amazons_10x10, whose terminal test reads every legal move.
 
-use ggpnet::propnet::driver::{monte_carlo, Budget, McConfig, DEFAULT_MAX_DEPTH};
-use ggpnet::propnet::engine::EvaluatorKind;
+use ggpnet::propnet::driver::{monte_carlo, Budget, McConfig};
+use ggpnet::propnet::evaluator::EvaluatorKind;
 use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{load, Loaded, Move, StateMachine};
 use ggpnet_tools::differential::lanes_against_scalar;
@@ -155,13 +155,12 @@ fn playout_budget_runs_are_deterministic() {
     let (_, loaded) = games().into_iter().next().expect("the built-in game");
     for evaluator in EvaluatorKind::ALL {
         let run = |seed, threads| {
-            let config = McConfig {
-                engine: evaluator.into(),
-                threads,
-                budget: Budget::Playouts(600),
-                seed,
-                max_depth: DEFAULT_MAX_DEPTH,
-            };
+            let config = McConfig::new(Budget::Playouts(600))
+                .expect("a valid budget")
+                .evaluator(evaluator.into())
+                .threads(threads)
+                .expect("valid threads")
+                .seed(seed);
             monte_carlo(&loaded.game, &config).expect("a run").totals
         };
         let first = run(7, 2);
@@ -184,13 +183,10 @@ fn scalar_and_lanes_statistics_agree() {
     // Different random streams, the same game: mean depth and goals within noise.
     let (_, loaded) = games().into_iter().next().expect("the built-in game");
     let run = |evaluator: EvaluatorKind| {
-        let config = McConfig {
-            engine: evaluator.into(),
-            threads: 1,
-            budget: Budget::Playouts(4000),
-            seed: 5,
-            max_depth: DEFAULT_MAX_DEPTH,
-        };
+        let config = McConfig::new(Budget::Playouts(4000))
+            .expect("a valid budget")
+            .evaluator(evaluator.into())
+            .seed(5);
         monte_carlo(&loaded.game, &config).expect("a run")
     };
     let (scalar, lanes) = (run(EvaluatorKind::Differential), run(EvaluatorKind::Lanes));

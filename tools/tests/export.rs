@@ -17,7 +17,7 @@
 //! `GGPNET_REQUIRE_CORPUS=1`, which also requires `dot` and `berkeley-abc`
 //! (`.ci/run` installs them).
 
-use ggpnet::propnet::engine::EvaluatorKind;
+use ggpnet::propnet::evaluator::EvaluatorKind;
 use ggpnet::propnet::export::{aiger, cone, dot, json};
 use ggpnet::propnet::{load, LoadConfig, Loaded, OptimizeConfig, StateMachine};
 use rand::{Rng, SeedableRng};

@@ -15,8 +15,19 @@ use std::path::{Path, PathBuf};
 
 /// The top-level modules, lowest first: each may use only those before it.
 const ORDER: [&str; 13] = [
-    "random", "ir", "opt", "layout", "jit", "profile", "engine", "game", "driver", "machine", "pipeline",
-    "inspect", "export",
+    "random",
+    "ir",
+    "opt",
+    "layout",
+    "jit",
+    "profile",
+    "evaluator",
+    "game",
+    "driver",
+    "machine",
+    "pipeline",
+    "inspect",
+    "export",
 ];
 
 /// The top-level modules of the rtGDL crate, lowest first: each may use only those before it.
@@ -239,8 +250,8 @@ fn acyclic(src: &str, graph: &BTreeMap<String, BTreeSet<String>>) {
 
 #[test]
 fn the_scanner_sees_uses_groups_and_reexports() {
-    let text = "use crate::engine::{Sweep};\nuse crate::{game::Game, layout};\nlet x = crate::load(1); // crate::export\n#[cfg(test)]\nmod tests {\n use crate::pipeline;\n}";
-    assert_eq!(crate_names(&code(text)), ["engine", "game", "layout", "load"]);
+    let text = "use crate::evaluator::{Sweep};\nuse crate::{game::Game, layout};\nlet x = crate::load(1); // crate::export\n#[cfg(test)]\nmod tests {\n use crate::pipeline;\n}";
+    assert_eq!(crate_names(&code(text)), ["evaluator", "game", "layout", "load"]);
     let map = reexports("pub use pipeline::{load, LoadConfig};\npub use ir::Circuit;\n");
     assert_eq!(map.get("load").map(String::as_str), Some("pipeline"));
     assert_eq!(map.get("Circuit").map(String::as_str), Some("ir"));

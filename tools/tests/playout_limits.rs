@@ -5,7 +5,7 @@
 //! counted apart from a goal of 0.
 
 use ggpnet::propnet::driver::{monte_carlo, Budget, McConfig, McReport};
-use ggpnet::propnet::engine::EvaluatorKind;
+use ggpnet::propnet::evaluator::EvaluatorKind;
 use ggpnet::propnet::{load, Loaded};
 use ggpnet_tools::differential::lanes_against_scalar;
 
@@ -39,13 +39,12 @@ fn loaded(source: &str) -> Loaded {
 }
 
 fn run(loaded: &Loaded, evaluator: EvaluatorKind, budget: Budget, max_depth: u64) -> McReport {
-    let config = McConfig {
-        engine: evaluator.into(),
-        threads: 1,
-        budget,
-        seed: 3,
-        max_depth,
-    };
+    let config = McConfig::new(budget)
+        .expect("a valid budget")
+        .evaluator(evaluator.into())
+        .seed(3)
+        .max_depth(max_depth)
+        .expect("a valid depth");
     monte_carlo(&loaded.game, &config).expect("a run")
 }
 

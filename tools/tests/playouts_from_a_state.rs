@@ -8,7 +8,7 @@
 use ggpnet::propnet::driver::{
     monte_carlo, monte_carlo_from, Budget, McConfig, McError, Playout, PlayoutTotals, DEFAULT_MAX_DEPTH,
 };
-use ggpnet::propnet::engine::EvaluatorKind;
+use ggpnet::propnet::evaluator::EvaluatorKind;
 use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{load, Loaded, Move, State, StateMachine};
 use ggpnet_tools::differential::lanes_against_scalar_from;
@@ -99,13 +99,12 @@ fn monte_carlo_from_a_state_on_every_evaluator() {
     let mut machine = loaded.machine();
     let (start, path) = mid_game(&mut machine, 6);
     for evaluator in EvaluatorKind::ALL {
-        let config = McConfig {
-            engine: evaluator.into(),
-            threads: 2,
-            budget: Budget::Playouts(1000),
-            seed: 9,
-            max_depth: DEFAULT_MAX_DEPTH,
-        };
+        let config = McConfig::new(Budget::Playouts(1000))
+            .expect("a valid budget")
+            .evaluator(evaluator.into())
+            .threads(2)
+            .expect("valid threads")
+            .seed(9);
         let from_start = monte_carlo_from(&loaded.game, &start, &config).expect("a run");
         let from_initial = monte_carlo(&loaded.game, &config).expect("a run");
         assert!(from_start.totals.playouts >= 1000, "{evaluator}");
@@ -129,13 +128,10 @@ fn a_state_of_another_game_is_refused() {
         &Default::default(),
     )
     .expect("the small game loads");
-    let config = McConfig {
-        engine: EvaluatorKind::Sweep.into(),
-        threads: 1,
-        budget: Budget::Playouts(1),
-        seed: 1,
-        max_depth: DEFAULT_MAX_DEPTH,
-    };
+    let config = McConfig::new(Budget::Playouts(1))
+        .expect("a valid budget")
+        .evaluator(EvaluatorKind::Sweep.into())
+        .seed(1);
     let foreign = other.machine().initial_state();
     let error = monte_carlo_from(&loaded.game, &foreign, &config).expect_err("refused");
     assert!(matches!(error, McError::ForeignState { bases: 2, .. }), "{error}");

@@ -1,4 +1,4 @@
-//! The one chooser of engines, by measurement where a cost model does not
+//! The one chooser of evaluators, by measurement where a cost model does not
 //! decide reliably; both of its choices run the one playout loop
 //! ([`Playout`]) and are made here only:
 //!
@@ -6,25 +6,27 @@
 //!   evaluator runs its move part as the cones of the moves played once their
 //!   code outgrows the cache, see [`Sweep::candidates`] and
 //!   [`Differential::candidates`]): the candidates race on random playouts
-//!   and the faster is kept, once per game and native setting (the engines
+//!   and the faster is kept, once per game and native setting (the evaluators
 //!   are kept in the [`Game`]);
-//! - which evaluator a run uses when its [`EngineConfig`] says `Auto`: a
+//! - which evaluator a run uses when its [`EvaluatorConfig`] says `Auto`: a
 //!   short calibration of flat Monte-Carlo with each candidate.
 //!
-//! A race plays the same random playouts on both engines (the same seed, and
-//! exact engines make the same moves legal), in alternating slices of the
+//! A race plays the same random playouts on both evaluators (the same seed, and
+//! exact evaluators make the same moves legal), in alternating slices of the
 //! same playouts, so each pair of slices times the same work; the median of
 //! the pairs' ratios discards slices that another process disturbed.
 
 use super::{monte_carlo, Budget, McConfig, Playout, PlayoutTotals, DEFAULT_MAX_DEPTH};
-use crate::engine::{Choice, Differential, Engine, EngineConfig, EvaluatorKind, Scalar, ScalarEngine, Sweep};
+use crate::evaluator::{
+    Choice, Differential, Evaluator, EvaluatorConfig, EvaluatorKind, Scalar, ScalarEvaluator, Sweep,
+};
 use crate::game::Game;
 use crate::layout::CompiledNet;
 use crate::random::Stream;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-/// About how long a slice runs (the first engine's warm-up sets its
+/// About how long a slice runs (the first evaluator's warm-up sets its
 /// playouts). Measured on speedChess (a gap of about 6%), the ratios of races
 /// with 2 ms slices spread from 0.93 to 1.01, with 5 ms slices from 0.93 to 0.98.
 const SLICE: Duration = Duration::from_millis(4);
@@ -35,7 +37,7 @@ const PAIRS: usize = 5;
 /// How much less time the second plan must take than the first to be chosen.
 const MARGIN: f64 = 0.01;
 
-/// A warm-up in which one engine takes this many times as long as the
+/// A warm-up in which one evaluator takes this many times as long as the
 /// other ends the race: the other is clearly faster.
 const CLEAR_GAP: f64 = 1.25;
 
@@ -45,61 +47,53 @@ const SEED: u64 = 0x5eed;
 /// Seconds of flat Monte-Carlo each candidate runs when `Auto` calibrates.
 const CALIBRATION_SECONDS: f64 = 0.2;
 
-/// The scalar engine of `kind` of `game` (in native code where the platform
+/// The scalar evaluator of `kind` of `game` (in native code where the platform
 /// allows if `native`), with a fresh cache; `Lanes` has no scalar form and
 /// gives the sweep.
 pub fn scalar(game: &Game, kind: EvaluatorKind, native: bool) -> Scalar {
     match kind {
         EvaluatorKind::Differential => {
-            let engine = chosen(game, game.differential_engine(native), |net| {
+            let evaluator = chosen(game, game.differential_evaluator(native), |net| {
                 Differential::candidates(net, native)
             });
-            let cache = Box::new(engine.cache());
-            Scalar::Differential(engine, cache)
+            let cache = Box::new(evaluator.cache());
+            Scalar::Differential(evaluator, cache)
         }
         EvaluatorKind::Sweep | EvaluatorKind::Lanes => {
-            let engine = chosen(game, game.sweep_engine(native), |net| {
+            let evaluator = chosen(game, game.sweep_evaluator(native), |net| {
                 Sweep::candidates(net, native)
             });
-            let cache = engine.cache();
-            Scalar::Sweep(engine, cache)
+            let cache = evaluator.cache();
+            Scalar::Sweep(evaluator, cache)
         }
     }
 }
 
-/// The engine kept in `slot` of `game`, made by the first call: the fastest
+/// The evaluator kept in `slot` of `game`, made by the first call: the fastest
 /// of the `candidates` of its net.
-fn chosen<E: ScalarEngine>(
+fn chosen<E: ScalarEvaluator>(
     game: &Game,
     slot: &OnceLock<Arc<E>>,
     candidates: impl FnOnce(&Arc<CompiledNet>) -> Vec<E>,
 ) -> Arc<E> {
-    let engine = slot.get_or_init(|| {
+    let evaluator = slot.get_or_init(|| {
         let mut candidates = candidates(game.net()).into_iter();
         let first = candidates.next().expect("at least one candidate");
         Arc::new(candidates.fold(first, |a, b| faster(game, a, b)))
     });
-    Arc::clone(engine)
+    Arc::clone(evaluator)
 }
 
 /// The evaluator `config` names, or, for `Auto`, the one of `candidates`
 /// that runs flat Monte-Carlo on `game` fastest in transitions per second, each
 /// run for `CALIBRATION_SECONDS` (0.2 s) on one thread.
-pub fn evaluator(game: &Arc<Game>, config: EngineConfig, candidates: &[EvaluatorKind]) -> EvaluatorKind {
-    if let Choice::Fixed(kind) = config.choice {
+pub fn evaluator(game: &Arc<Game>, config: EvaluatorConfig, candidates: &[EvaluatorKind]) -> EvaluatorKind {
+    if let Choice::Fixed(kind) = config.get_choice() {
         return kind;
     }
+    let calibration = McConfig::new(Budget::Seconds(CALIBRATION_SECONDS)).expect("a valid time budget");
     let rate = |&kind: &EvaluatorKind| {
-        let run = McConfig {
-            engine: EngineConfig {
-                choice: Choice::Fixed(kind),
-                native: config.native,
-            },
-            threads: 1,
-            budget: Budget::Seconds(CALIBRATION_SECONDS),
-            seed: 0,
-            max_depth: DEFAULT_MAX_DEPTH,
-        };
+        let run = calibration.evaluator(config.choice(Choice::Fixed(kind)));
         monte_carlo(game, &run).map_or(0.0, |report| report.transitions_per_sec())
     };
     let rates: Vec<f64> = candidates.iter().map(rate).collect();
@@ -109,9 +103,9 @@ pub fn evaluator(game: &Arc<Game>, config: EngineConfig, candidates: &[Evaluator
     candidates[best]
 }
 
-/// Of engines `a` and `b` of `game`, the one that runs random playouts
+/// Of evaluators `a` and `b` of `game`, the one that runs random playouts
 /// faster: `a` unless `b` takes [`MARGIN`] less time.
-fn faster<E: ScalarEngine>(game: &Game, a: E, b: E) -> E {
+fn faster<E: ScalarEvaluator>(game: &Game, a: E, b: E) -> E {
     if time_ratio(game, &a, &b) < 1.0 - MARGIN {
         b
     } else {
@@ -119,22 +113,22 @@ fn faster<E: ScalarEngine>(game: &Game, a: E, b: E) -> E {
     }
 }
 
-/// Random playouts of one engine, continued slice by slice on the one
+/// Random playouts of one evaluator, continued slice by slice on the one
 /// playout loop.
-struct Runner<'a, E: ScalarEngine> {
-    engine: &'a E,
+struct Runner<'a, E: ScalarEvaluator> {
+    evaluator: &'a E,
     cache: E::Cache,
     playout: Playout,
     rng: Stream,
     totals: PlayoutTotals,
 }
 
-impl<'a, E: ScalarEngine> Runner<'a, E> {
-    /// Playouts of `game` on `engine`, from the initial state.
-    fn new(game: &Game, engine: &'a E) -> Runner<'a, E> {
+impl<'a, E: ScalarEvaluator> Runner<'a, E> {
+    /// Playouts of `game` on `evaluator`, from the initial state.
+    fn new(game: &Game, evaluator: &'a E) -> Runner<'a, E> {
         Runner {
-            engine,
-            cache: engine.cache(),
+            evaluator,
+            cache: evaluator.cache(),
             playout: Playout::for_game(game, DEFAULT_MAX_DEPTH),
             rng: Stream::new(SEED, 0),
             totals: PlayoutTotals::new(game.roles().len()),
@@ -153,20 +147,20 @@ impl<'a, E: ScalarEngine> Runner<'a, E> {
     /// Plays one playout.
     fn play(&mut self, game: &Game) {
         let Runner {
-            engine,
+            evaluator,
             cache,
             playout,
             rng,
             totals,
         } = self;
-        playout.run_on(*engine, cache, game, rng, totals, |_, _| {});
+        playout.run_on(*evaluator, cache, game, rng, totals, |_, _| {});
     }
 }
 
 /// How long `b` takes for what `a` does in one unit of time: below 1 when `b`
 /// is faster, on random playouts of `game` (about `2 (PAIRS + 1) SLICE` in
 /// all, or a warm-up only if one is faster by [`CLEAR_GAP`]).
-fn time_ratio<E: ScalarEngine>(game: &Game, a: &E, b: &E) -> f64 {
+fn time_ratio<E: ScalarEvaluator>(game: &Game, a: &E, b: &E) -> f64 {
     let (mut a, mut b) = (Runner::new(game, a), Runner::new(game, b));
     // Warm-up, which also sizes the slices: `a` until a slice has passed.
     let start = Instant::now();
@@ -195,11 +189,11 @@ fn time_ratio<E: ScalarEngine>(game: &Game, a: &E, b: &E) -> f64 {
 mod tests {
     use super::*;
 
-    /// Both engines of a race play the same playouts: they visit the same
+    /// Both evaluators of a race play the same playouts: they visit the same
     /// states.
     #[test]
-    fn a_race_plays_the_same_playouts_on_both_engines() {
-        let loaded = crate::load(crate::engine::TURNS, &crate::LoadConfig::default()).unwrap();
+    fn a_race_plays_the_same_playouts_on_both_evaluators() {
+        let loaded = crate::load(crate::evaluator::TURNS, &crate::LoadConfig::default()).unwrap();
         let game = &loaded.game;
         let sweep = Sweep::candidates(game.net(), true).remove(0);
         let interpreted = Sweep::candidates(game.net(), false).remove(0);
@@ -213,8 +207,8 @@ mod tests {
     /// A race returns a positive, finite ratio (its value is a timing, not
     /// asserted).
     #[test]
-    fn a_race_measures_both_engines() {
-        let loaded = crate::load(crate::engine::TURNS, &crate::LoadConfig::default()).unwrap();
+    fn a_race_measures_both_evaluators() {
+        let loaded = crate::load(crate::evaluator::TURNS, &crate::LoadConfig::default()).unwrap();
         let game = &loaded.game;
         let native = Sweep::candidates(game.net(), true).remove(0);
         let interpreted = Sweep::candidates(game.net(), false).remove(0);

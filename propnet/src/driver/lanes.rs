@@ -1,4 +1,4 @@
-//! Batched flat Monte-Carlo on the lanes engine, one playout per lane. Each
+//! Batched flat Monte-Carlo on the lanes evaluator, one playout per lane. Each
 //! step evaluates the state-only part for every lane, chooses every lane's
 //! joint move from that lane's own random generator exactly as the scalar
 //! playout loop does (per role in order, [`Stream::draw`] over the legal
@@ -14,8 +14,8 @@
 //! draw their ranks at once; only moves legal in some lane are walked.
 
 use super::PlayoutTotals;
-use crate::engine::{
-    and, for_each_lane, not, or, xor, Engine, Lane, LaneValues, Lanes, VectorWidth, ALL_LANES, LANES,
+use crate::evaluator::{
+    and, for_each_lane, not, or, xor, Evaluator, Lane, LaneValues, Lanes, VectorWidth, ALL_LANES, LANES,
     LANE_WORDS, NO_LANES,
 };
 use crate::game::{Game, Move, State};
@@ -27,7 +27,7 @@ use std::sync::Arc;
 pub struct LanePlayouts {
     game: Arc<Game>,
     net: Arc<CompiledNet>,
-    engine: Arc<Lanes>,
+    evaluator: Arc<Lanes>,
     values: LaneValues,
     /// The next value of every base, before the bases are overwritten.
     next: LaneValues,
@@ -63,22 +63,22 @@ impl LanePlayouts {
     /// `Stream::new(seed, first_stream + l)`; a playout that reaches `max_depth`
     /// moves (at least 1) without ending is abandoned.
     pub fn new(game: Arc<Game>, from: &State, streams: (u64, u64), max_depth: u64) -> LanePlayouts {
-        let engine = Arc::new(Lanes::new(game.net()));
-        LanePlayouts::with_engine(engine, game, from, streams, max_depth)
+        let evaluator = Arc::new(Lanes::new(game.net()));
+        LanePlayouts::with_evaluator(evaluator, game, from, streams, max_depth)
     }
 
-    /// [`LanePlayouts::new`] on an engine of the game's net that other
+    /// [`LanePlayouts::new`] on an evaluator of the game's net that other
     /// threads share.
-    pub fn with_engine(
-        engine: Arc<Lanes>,
+    pub fn with_evaluator(
+        evaluator: Arc<Lanes>,
         game: Arc<Game>,
         from: &State,
         streams: (u64, u64),
         max_depth: u64,
     ) -> LanePlayouts {
         assert!(
-            Arc::ptr_eq(engine.net(), game.net()),
-            "a lanes engine of another game's net"
+            Arc::ptr_eq(evaluator.net(), game.net()),
+            "a lanes evaluator of another game's net"
         );
         assert_eq!(
             from.0.len(),
@@ -90,8 +90,8 @@ impl LanePlayouts {
         let roles = game.roles().len();
         let start: Vec<bool> = from.0.iter().by_vals().collect();
         let mut lanes = LanePlayouts {
-            values: engine.cache(),
-            engine,
+            values: evaluator.cache(),
+            evaluator,
             next: LaneValues::new(net.base_slots().len()),
             streams: (0..LANES as u64 / 8)
                 .map(|b| {
@@ -195,7 +195,7 @@ impl LanePlayouts {
     fn step_lanes<const VECTOR_BITS: u32>(&mut self, fewest_planes: u32) {
         // The net is read through `self.net` at each use, not through a clone
         // of the `Arc`: its reference count is shared with the other threads.
-        self.engine.load_states(&mut self.values);
+        self.evaluator.load_states(&mut self.values);
         self.totals.states += LANES as u64;
         let terminal = self.values[self.net.terminal_slot() as usize];
         self.finish_playouts(&terminal);
@@ -211,7 +211,7 @@ impl LanePlayouts {
         }
         self.moved = active;
         self.totals.transitions += active.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
-        self.engine.load_moves(&mut self.values);
+        self.evaluator.load_moves(&mut self.values);
         // Read every next value before writing any base: a next value may be a base.
         let restart = not(&active);
         let net = &*self.net;
@@ -434,7 +434,7 @@ impl<const P: usize> CarrySave<P> {
 mod tests {
     use super::*;
     use crate::driver::DEFAULT_MAX_DEPTH;
-    use crate::engine::TURNS;
+    use crate::evaluator::TURNS;
 
     /// Every vector width the CPU has, and more planes than the moves need,
     /// make the same choices: lanes stepped each way stay equal to lanes stepped

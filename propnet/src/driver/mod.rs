@@ -1,23 +1,25 @@
 //! Drivers: the one scalar playout loop ([`Playout::run_on`]), which flat
 //! Monte-Carlo, the chooser's races and calibration ([`choose`]), the state
 //! machine's playouts and the differential tests run, from any state; the
-//! batched playouts of the lanes engine ([`LanePlayouts`], which draw as the
+//! batched playouts of the lanes evaluator ([`LanePlayouts`], which draw as the
 //! loop does, lane by lane); flat Monte-Carlo (random playouts on every core
 //! with rayon, with any evaluator) and perft (exhaustive counts of joint-move
 //! paths).
 //!
 //! The profile's measuring walk (`profile/activity.rs`) is not this loop: it
-//! runs below the engines it measures for, evaluating every slot of the net
+//! runs below the evaluators it measures for, evaluating every slot of the net
 //! after each state and joint move.
 
 pub mod choose;
+mod config;
 mod lanes;
 mod perft;
 
+pub use config::{Budget, McConfig, SettingError, DEFAULT_MAX_DEPTH, MAX_SECONDS, MAX_THREADS};
 pub use lanes::LanePlayouts;
 pub use perft::{perft, PerftReport, MAX_PERFT_DEPTH};
 
-use crate::engine::{bits, EngineConfig, EvaluatorKind, Lanes, Scalar, ScalarEngine, LANES};
+use crate::evaluator::{bits, EvaluatorKind, Lanes, Scalar, ScalarEvaluator, LANES};
 use crate::game::{Game, Move, State};
 use crate::layout::CompiledNet;
 use crate::random::Stream;
@@ -25,7 +27,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A uniformly random legal move of `role` whose legality is `legal_words`
-/// (see [`ScalarEngine::legal_words`]): [`Stream::draw`] over its legal moves
+/// (see [`ScalarEvaluator::legal_words`]): [`Stream::draw`] over its legal moves
 /// in move order; `None` when it has none.
 #[inline]
 pub fn random_move(net: &CompiledNet, legal_words: &[u64], role: usize, rng: &mut Stream) -> Option<u32> {
@@ -34,17 +36,17 @@ pub fn random_move(net: &CompiledNet, legal_words: &[u64], role: usize, rng: &mu
 
 /// Per role, the highest goal value of `game` derivable in the state `cache`
 /// holds (`None` if none is), into `out`.
-pub(crate) fn best_goals<E: ScalarEngine>(
+pub(crate) fn best_goals<E: ScalarEvaluator>(
     game: &Game,
-    engine: &E,
+    evaluator: &E,
     cache: &mut E::Cache,
     out: &mut Vec<Option<i64>>,
 ) {
-    engine.refresh_goals(cache);
+    evaluator.refresh_goals(cache);
     out.clear();
     out.resize(game.roles().len(), None);
     for (g, &(role, value)) in game.goals().iter().enumerate() {
-        if engine.value(cache, game.net().goal_slots()[g]) {
+        if evaluator.value(cache, game.net().goal_slots()[g]) {
             out[role] = Some(out[role].map_or(value, |best| best.max(value)));
         }
     }
@@ -142,46 +144,8 @@ impl PlayoutTotals {
     }
 }
 
-/// Moves after which a random playout that has not ended is abandoned, unless
-/// configured otherwise: far beyond every game of the corpus (its reference
-/// traces stop at 500), so that a game whose terminal is unreachable still
-/// finishes its playouts.
-pub const DEFAULT_MAX_DEPTH: u64 = 10_000;
-
-/// Most threads a run of playouts may ask for (the agent API's playouts and
-/// rtGDL's timed playouts refuse more): the grounder's bound, one for the
-/// workspace.
-pub use ggpnet_grounder::MAX_THREADS;
-
 /// States visited between two looks at the clock inside a playout.
 const CLOCK_INTERVAL: u64 = 1024;
-
-/// When a flat Monte-Carlo run stops.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Budget {
-    /// After this many wall seconds.
-    Seconds(f64),
-    /// After this many ended playouts (finished or abandoned) in all (split
-    /// evenly over threads; the lanes evaluator finishes the step in which its
-    /// share is reached). Gives the same totals for the same seed and thread count.
-    Playouts(u64),
-}
-
-/// How to run flat Monte-Carlo.
-#[derive(Clone, Copy, Debug)]
-pub struct McConfig {
-    /// Which evaluator (`Auto`: the chooser's calibration picks among all
-    /// three), and whether in native code.
-    pub engine: EngineConfig,
-    /// Threads, each with its own evaluator and generators.
-    pub threads: usize,
-    /// When to stop.
-    pub budget: Budget,
-    /// Seed of every generator.
-    pub seed: u64,
-    /// Moves after which a playout is abandoned (at least 1; [`DEFAULT_MAX_DEPTH`] by default).
-    pub max_depth: u64,
-}
 
 /// The totals of a flat Monte-Carlo run.
 #[derive(Clone, Debug)]
@@ -266,14 +230,14 @@ pub fn monte_carlo_from(game: &Arc<Game>, from: &State, config: &McConfig) -> Re
             expected,
         });
     }
-    let threads = config.threads.max(1);
-    let evaluator = choose::evaluator(game, config.engine, &EvaluatorKind::ALL);
-    // One engine for every thread, made before the clock starts (and
+    let threads = config.get_threads();
+    let kind = choose::evaluator(game, config.get_evaluator(), &EvaluatorKind::ALL);
+    // One evaluator for every thread, made before the clock starts (and
     // outside the workers, whose writes to their caches would otherwise
     // share its cache lines).
-    let engine = match evaluator {
-        EvaluatorKind::Lanes => RunEngine::Lanes(Arc::new(Lanes::new(game.net()))),
-        kind => RunEngine::Scalar(choose::scalar(game, kind, config.engine.native)),
+    let evaluator = match kind {
+        EvaluatorKind::Lanes => RunEvaluator::Lanes(Arc::new(Lanes::new(game.net()))),
+        scalar => RunEvaluator::Scalar(choose::scalar(game, scalar, config.get_evaluator().get_native())),
     };
     let start = Instant::now();
     let pool = rayon::ThreadPoolBuilder::new()
@@ -286,21 +250,23 @@ pub fn monte_carlo_from(game: &Arc<Game>, from: &State, config: &McConfig) -> Re
     let totals = pool
         .broadcast(|context| {
             let t = context.index();
-            let stop = match config.budget {
+            let stop = match config.get_budget() {
                 Budget::Seconds(s) => Stop::At(start + Duration::from_secs_f64(s)),
                 Budget::Playouts(n) => {
                     Stop::After(n / threads as u64 + u64::from((t as u64) < n % threads as u64))
                 }
             };
-            match &engine {
-                RunEngine::Lanes(lanes) => run_lanes(game, lanes, from, config, t as u64, stop),
-                RunEngine::Scalar(scalar) => run_scalar(game, scalar.clone(), from, config, t as u64, stop),
+            match &evaluator {
+                RunEvaluator::Lanes(lanes) => run_lanes(game, lanes, from, config, t as u64, stop),
+                RunEvaluator::Scalar(scalar) => {
+                    run_scalar(game, scalar.clone(), from, config, t as u64, stop)
+                }
             }
         })
         .into_iter()
         .fold(PlayoutTotals::new(game.roles().len()), PlayoutTotals::merge);
     Ok(McReport {
-        evaluator,
+        evaluator: kind,
         threads,
         seconds: start.elapsed().as_secs_f64(),
         totals,
@@ -368,30 +334,30 @@ impl Watch {
     }
 }
 
-/// The engine the threads of a flat Monte-Carlo run share.
-enum RunEngine {
-    /// A scalar engine, whose fresh cache each thread clones.
+/// The evaluator the threads of a flat Monte-Carlo run share.
+enum RunEvaluator {
+    /// A scalar evaluator, whose fresh cache each thread clones.
     Scalar(Scalar),
-    /// The lanes engine.
+    /// The lanes evaluator.
     Lanes(Arc<Lanes>),
 }
 
-/// One thread's share of lanes playouts, on the shared `engine`.
+/// One thread's share of lanes playouts, on the shared `evaluator`.
 fn run_lanes(
     game: &Arc<Game>,
-    engine: &Arc<Lanes>,
+    evaluator: &Arc<Lanes>,
     from: &State,
     config: &McConfig,
     thread: u64,
     stop: Stop,
 ) -> PlayoutTotals {
-    let streams = (config.seed, thread * LANES as u64);
-    let mut lanes = LanePlayouts::with_engine(
-        Arc::clone(engine),
+    let streams = (config.get_seed(), thread * LANES as u64);
+    let mut lanes = LanePlayouts::with_evaluator(
+        Arc::clone(evaluator),
         Arc::clone(game),
         from,
         streams,
-        config.max_depth,
+        config.get_max_depth(),
     );
     let mut watch = Watch::new(stop);
     while !watch.reached(lanes.totals()) {
@@ -401,7 +367,7 @@ fn run_lanes(
 }
 
 /// One thread's share of scalar playouts, on its clone of `scalar` (the
-/// engine shared, the cache its own).
+/// evaluator shared, the cache its own).
 fn run_scalar(
     game: &Game,
     mut scalar: Scalar,
@@ -410,21 +376,21 @@ fn run_scalar(
     thread: u64,
     stop: Stop,
 ) -> PlayoutTotals {
-    let mut rng = Stream::new(config.seed, thread);
+    let mut rng = Stream::new(config.get_seed(), thread);
     let mut totals = PlayoutTotals::new(game.roles().len());
-    let mut playout = Playout::for_game(game, config.max_depth);
+    let mut playout = Playout::for_game(game, config.get_max_depth());
     let mut watch = Watch::new(stop);
     playout.start_from(from);
     playout.stop_at(watch.deadline());
     match &mut scalar {
-        Scalar::Sweep(engine, cache) => {
+        Scalar::Sweep(evaluator, cache) => {
             while !watch.reached(&totals) {
-                playout.run_on(&**engine, cache, game, &mut rng, &mut totals, |_, _| {});
+                playout.run_on(&**evaluator, cache, game, &mut rng, &mut totals, |_, _| {});
             }
         }
-        Scalar::Differential(engine, cache) => {
+        Scalar::Differential(evaluator, cache) => {
             while !watch.reached(&totals) {
-                playout.run_on(&**engine, &mut **cache, game, &mut rng, &mut totals, |_, _| {});
+                playout.run_on(&**evaluator, &mut **cache, game, &mut rng, &mut totals, |_, _| {});
             }
         }
     }
@@ -481,16 +447,16 @@ impl Playout {
         &self.state
     }
 
-    /// Plays one random playout of `game` from the start state on `engine`
+    /// Plays one random playout of `game` from the start state on `evaluator`
     /// into `totals`: in every non-terminal state each role in turn takes
     /// [`Stream::draw`] over its legal moves in move order. Calls `on_move`
     /// with each state left and the joint move played in it. A state where
     /// some role has no legal move, or reached after the depth limit's moves,
     /// abandons the playout; the deadline stops it uncounted.
     #[inline]
-    pub fn run_on<E: ScalarEngine>(
+    pub fn run_on<E: ScalarEvaluator>(
         &mut self,
-        engine: &E,
+        evaluator: &E,
         cache: &mut E::Cache,
         game: &Game,
         rng: &mut Stream,
@@ -505,9 +471,9 @@ impl Playout {
         let mut checkpoint = self.max_depth.min(CLOCK_INTERVAL);
         loop {
             totals.states += 1;
-            engine.load_state(cache, self.state.0.as_raw_slice());
-            if engine.value(cache, net.terminal_slot()) {
-                best_goals(game, engine, cache, &mut self.goals);
+            evaluator.load_state(cache, self.state.0.as_raw_slice());
+            if evaluator.value(cache, net.terminal_slot()) {
+                best_goals(game, evaluator, cache, &mut self.goals);
                 totals.finish_with(depth, self.goals.iter().copied());
                 return;
             }
@@ -525,7 +491,7 @@ impl Playout {
             self.joint.clear();
             self.moves.clear();
             for role in 0..game.roles().len() {
-                match random_move(net, engine.legal_words(cache, role), role, rng) {
+                match random_move(net, evaluator.legal_words(cache, role), role, rng) {
                     Some(m) => {
                         self.joint.push(Move(m));
                         self.moves.push(m);
@@ -537,8 +503,8 @@ impl Playout {
                 }
             }
             on_move(&self.state, &self.joint);
-            engine.load_moves(cache, &self.moves);
-            engine.next_state(cache, self.next.0.as_raw_mut_slice());
+            evaluator.load_moves(cache, &self.moves);
+            evaluator.next_state(cache, self.next.0.as_raw_mut_slice());
             std::mem::swap(&mut self.state, &mut self.next);
             totals.transitions += 1;
             depth += 1;

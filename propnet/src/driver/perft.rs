@@ -1,8 +1,8 @@
 //! Perft: exhaustive counts of joint-move paths from the initial state, on a
-//! scalar engine.
+//! scalar evaluator.
 
 use super::choose;
-use crate::engine::{Choice, EngineConfig, EvaluatorKind, Scalar};
+use crate::evaluator::{Choice, EvaluatorConfig, EvaluatorKind, Scalar};
 use crate::game::{Game, State};
 use std::sync::Arc;
 use std::time::Instant;
@@ -23,19 +23,19 @@ pub struct PerftReport {
     pub seconds: f64,
 }
 
-/// Counts joint-move paths up to `depth` with a scalar engine as `config`
+/// Counts joint-move paths up to `depth` with a scalar evaluator as `config`
 /// says (`Auto`: the chooser's pick of sweep and differential; an evaluator
 /// converts into a config that names it).
-pub fn perft(game: &Arc<Game>, depth: usize, config: impl Into<EngineConfig>) -> PerftReport {
+pub fn perft(game: &Arc<Game>, depth: usize, config: impl Into<EvaluatorConfig>) -> PerftReport {
     let config = config.into();
     let scalar_kinds = [EvaluatorKind::Sweep, EvaluatorKind::Differential];
-    let kind = match config.choice {
+    let kind = match config.get_choice() {
         Choice::Fixed(kind) => kind,
         Choice::Auto => choose::evaluator(game, config, &scalar_kinds),
     };
     let mut machine = Expander {
         game,
-        scalar: choose::scalar(game, kind, config.native),
+        scalar: choose::scalar(game, kind, config.get_native()),
     };
     let start = Instant::now();
     let mut report = PerftReport {
@@ -110,7 +110,7 @@ fn expand(
     Some(children)
 }
 
-/// A perft's scalar engine and its game.
+/// A perft's scalar evaluator and its game.
 struct Expander<'a> {
     game: &'a Game,
     scalar: Scalar,

@@ -2,7 +2,7 @@
 //! `does` input is a primary input, every base a latch (its `next` node feeds
 //! the latch, its initial value is the reset value), and the outputs are the
 //! legal, goal, terminal and (GDL-II) sees nodes, in that order; the symbol table names them
-//! all in KIF. And/or gates become trees of two-input ands with inverted
+//! all in KIF. And/or gates become trees of two-operand ands with inverted
 //! edges, with constant folding and structural hashing.
 //!
 //! AIGER has no combinational cycles. A cyclic strongly connected component of
@@ -117,13 +117,13 @@ fn flow_order(circuit: &Circuit, component: &[crate::NodeId]) -> (Vec<usize>, us
         .collect();
     let mut readers: Vec<Vec<usize>> = vec![Vec::new(); component.len()];
     for (k, id) in component.iter().enumerate() {
-        for input in &circuit.nodes[id.index()].inputs {
-            if let Some(&j) = local.get(&input.index()) {
+        for operand in &circuit.nodes[id.index()].fanin {
+            if let Some(&j) = local.get(&operand.index()) {
                 readers[j].push(k);
             }
         }
     }
-    // Iterative depth-first search; reverse postorder puts every input before
+    // Iterative depth-first search; reverse postorder puts every operand before
     // its reader except along back edges.
     let mut seen = vec![false; component.len()];
     let mut postorder = Vec::with_capacity(component.len());
@@ -173,13 +173,13 @@ pub fn build(circuit: &Circuit, layering: &Layering, max_ands: usize) -> Result<
     let (mut unrolled, mut largest, mut most_rounds) = (0usize, 0usize, 0usize);
     for component in &layering.components {
         let first = &circuit.nodes[component[0].index()];
-        let cyclic = component.len() > 1 || first.inputs.contains(&component[0]);
+        let cyclic = component.len() > 1 || first.fanin.contains(&component[0]);
         if !cyclic {
             let n = component[0].index();
             lit[n] = match first.kind {
                 NodeKind::Input(i) => 2 * (1 + i),
                 NodeKind::Base(l) => 2 * (1 + ni + l),
-                kind => b.gate(kind, first.inputs.iter().map(|i| lit[i.index()]).collect())?,
+                kind => b.gate(kind, first.fanin.iter().map(|i| lit[i.index()]).collect())?,
             };
             continue;
         }
@@ -195,8 +195,8 @@ pub fn build(circuit: &Circuit, layering: &Layering, max_ands: usize) -> Result<
             let mut changed = false;
             for &n in &order {
                 let node = &circuit.nodes[n];
-                let inputs = node.inputs.iter().map(|i| lit[i.index()]).collect();
-                let value = b.gate(node.kind, inputs).map_err(|e| {
+                let fanin = node.fanin.iter().map(|i| lit[i.index()]).collect();
+                let value = b.gate(node.kind, fanin).map_err(|e| {
                     ExportError::new(format!(
                         "{} while unrolling a cyclic component of {} members into {} rounds",
                         e.message,

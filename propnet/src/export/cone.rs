@@ -120,7 +120,7 @@ pub fn cone(circuit: &Circuit, roots: &[Output]) -> Vec<bool> {
     let mut stack: Vec<NodeId> = roots.iter().map(|o| o.node).collect();
     while let Some(id) = stack.pop() {
         if !std::mem::replace(&mut member[id.index()], true) {
-            stack.extend(circuit.nodes[id.index()].inputs.iter().copied());
+            stack.extend(circuit.nodes[id.index()].fanin.iter().copied());
         }
     }
     member

@@ -87,9 +87,9 @@ pub fn write(
         if !member[n] {
             continue;
         }
-        for input in &node.inputs {
-            if member[input.index()] {
-                let _ = writeln!(out, "  n{} -> n{n};", input.index());
+        for operand in &node.fanin {
+            if member[operand.index()] {
+                let _ = writeln!(out, "  n{} -> n{n};", operand.index());
             }
         }
     }

@@ -1,5 +1,5 @@
 //! The circuit as JSON, and back. The schema (documented in `docs/EXPORT.md`)
-//! lists the nodes in id order with their kind, inputs, layer and sentence, and
+//! lists the nodes in id order with their kind, fan-in (`inputs`), layer and sentence, and
 //! maps bases, inputs and outputs to KIF; [`load`] rebuilds from it a circuit,
 //! its layering and a state machine that behave like the original.
 
@@ -62,8 +62,10 @@ pub struct PerceptEntry {
 pub struct NodeEntry {
     /// `base`, `input`, `true`, `false`, `and`, `or` or `not`.
     pub kind: String,
-    /// Ids of the nodes it reads.
-    pub inputs: Vec<u32>,
+    /// Its fan-in: ids of the nodes it reads (`inputs` in the file, the
+    /// format's name, kept for the files and readers that use it).
+    #[serde(rename = "inputs")]
+    pub fanin: Vec<u32>,
     /// Layer number (ignored when reading: it is recomputed).
     pub layer: u32,
     /// The sentence it stands for in canonical KIF, if any.
@@ -143,7 +145,7 @@ pub fn write(circuit: &Circuit, layering: &Layering) -> String {
             .enumerate()
             .map(|(n, node)| NodeEntry {
                 kind: kind_name(node.kind).to_owned(),
-                inputs: node.inputs.iter().map(|&i| id(i)).collect(),
+                fanin: node.fanin.iter().map(|&i| id(i)).collect(),
                 layer: layering.level[n],
                 sentence: circuit.labels.get(&NodeId::new(n)).map(|&t| v.kif(t)),
             })
@@ -298,14 +300,11 @@ fn read_nodes(
     let mut labels = rustc_hash::FxHashMap::default();
     for (n, entry) in file.nodes.iter().enumerate() {
         let kind = node_kind(n, entry, bases, inputs)?;
-        let node_inputs = node_inputs(n, entry, kind, count)?;
+        let fanin = node_fanin(n, entry, kind, count)?;
         if let Some(sentence) = &entry.sentence {
             labels.insert(NodeId::new(n), t.intern(sentence, &format!("node {n}"))?);
         }
-        nodes.push(Node {
-            kind,
-            inputs: node_inputs,
-        });
+        nodes.push(Node { kind, fanin });
     }
     Ok((nodes, labels))
 }
@@ -339,28 +338,23 @@ fn node_kind(n: usize, entry: &NodeEntry, bases: usize, inputs: usize) -> Result
     Ok(kind)
 }
 
-/// The inputs of node `n` of `kind`, checking their number against the kind
-/// and each reference against the `count` nodes.
-fn node_inputs(
-    n: usize,
-    entry: &NodeEntry,
-    kind: NodeKind,
-    count: usize,
-) -> Result<Vec<NodeId>, ExportError> {
+/// The fan-in of node `n` of `kind`, checking its size against the kind and
+/// each reference against the `count` nodes.
+fn node_fanin(n: usize, entry: &NodeEntry, kind: NodeKind, count: usize) -> Result<Vec<NodeId>, ExportError> {
     let arity_ok = match kind {
-        NodeKind::Not => entry.inputs.len() == 1,
+        NodeKind::Not => entry.fanin.len() == 1,
         NodeKind::And | NodeKind::Or => true,
-        _ => entry.inputs.is_empty(),
+        _ => entry.fanin.is_empty(),
     };
     if !arity_ok {
         return Err(ExportError::new(format!(
             "node {n}: a '{}' node cannot read {} node(s)",
             entry.kind,
-            entry.inputs.len()
+            entry.fanin.len()
         )));
     }
     entry
-        .inputs
+        .fanin
         .iter()
         .map(|&i| node_ref(i, count, || format!("node {n}")))
         .collect()

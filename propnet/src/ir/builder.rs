@@ -144,7 +144,7 @@ fn add_sentences(
     (node_of, does_atoms)
 }
 
-/// Adds each rule instance as an input of its head's `or`: an `and` of its body
+/// Adds each rule instance to the fan-in of its head's `or`: an `and` of its body
 /// (with a shared `not` per negated node), `always` for an empty body, and
 /// `never` for an atom that has no node.
 fn add_rules(
@@ -176,7 +176,7 @@ fn add_rules(
             1 => body[0],
             _ => circuit.add(NodeKind::And, body),
         };
-        circuit.nodes[head.index()].inputs.push(instance);
+        circuit.nodes[head.index()].fanin.push(instance);
     }
 }
 

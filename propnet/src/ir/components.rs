@@ -12,8 +12,8 @@ pub fn components(circuit: &Circuit) -> Vec<Vec<NodeId>> {
         graph.add_node(());
     }
     for (n, node) in circuit.nodes.iter().enumerate() {
-        for input in &node.inputs {
-            graph.add_edge(NodeIndex::new(input.index()), NodeIndex::new(n), ());
+        for operand in &node.fanin {
+            graph.add_edge(NodeIndex::new(operand.index()), NodeIndex::new(n), ());
         }
     }
     let mut sccs = petgraph::algo::kosaraju_scc(&graph);

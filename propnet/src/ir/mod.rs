@@ -1,5 +1,22 @@
 //! The circuit IR: nodes plus the views that give them meaning (bases with
 //! their transitions, inputs, legal/goal/terminal outputs).
+//!
+//! # Names
+//!
+//! Each of these words means one thing throughout this crate, in names and
+//! in prose:
+//!
+//! - an *input* is an input proposition, `(does r m)`: [`Circuit::inputs`],
+//!   [`NodeKind::Input`], the compiled net's move slots. Never a gate's operand.
+//! - a node's *fan-in* ([`Node::fanin`], `CompiledNet::fanin`) is the nodes
+//!   (slots) it reads, its *operands*; its *fan-out* (`CompiledNet::fanout`)
+//!   is the nodes that read it, its *readers*. `fanins`/`fanouts` are every
+//!   slot's, contiguous.
+//! - an *output* is a node read from outside the circuit: a move's legality,
+//!   a goal, terminal, a base's next value or a percept ([`Circuit::roots`],
+//!   `export::cone::outputs`). The AIGER export keeps that format's own sense
+//!   (next values are latch inputs there, not outputs). What a gate computes
+//!   it writes to its own slot (`out` in native code), not to an output.
 
 pub mod builder;
 mod components;
@@ -101,7 +118,8 @@ pub struct Circuit {
 }
 
 impl Circuit {
-    /// Every node an output or a transition reads directly.
+    /// Every output: each base's next value, each move's legality, each goal,
+    /// terminal and each percept (a node once per time it is one).
     pub fn roots(&self) -> Vec<NodeId> {
         let mut roots: Vec<NodeId> = self.bases.iter().map(|b| b.next).collect();
         roots.extend(self.inputs.iter().map(|i| i.legal));
@@ -111,12 +129,12 @@ impl Circuit {
         roots
     }
 
-    /// Per node, how many times it is read: as an input of a gate (once per
-    /// occurrence) or as an output or transition ([`Circuit::roots`]).
+    /// Per node, how many times it is read: in a gate's fan-in (once per
+    /// occurrence) or as an output ([`Circuit::roots`]).
     pub fn reader_counts(&self) -> Vec<u32> {
         let mut readers = vec![0u32; self.nodes.len()];
-        for input in self.nodes.iter().flat_map(|node| &node.inputs) {
-            readers[input.index()] += 1;
+        for operand in self.nodes.iter().flat_map(|node| &node.fanin) {
+            readers[operand.index()] += 1;
         }
         for root in self.roots() {
             readers[root.index()] += 1;
@@ -127,8 +145,8 @@ impl Circuit {
     /// Replaces every reference to a node by `map[node]`, in nodes and views.
     pub fn substitute(&mut self, map: &[NodeId]) {
         for node in &mut self.nodes {
-            for input in &mut node.inputs {
-                *input = map[input.index()];
+            for operand in &mut node.fanin {
+                *operand = map[operand.index()];
             }
         }
         for base in &mut self.bases {
@@ -179,9 +197,9 @@ impl Circuit {
         (bases, inputs)
     }
 
-    /// Adds a node and returns its id.
-    pub fn add(&mut self, kind: NodeKind, inputs: Vec<NodeId>) -> NodeId {
-        self.nodes.push(Node { kind, inputs });
+    /// Adds a node reading `fanin` and returns its id.
+    pub fn add(&mut self, kind: NodeKind, fanin: Vec<NodeId>) -> NodeId {
+        self.nodes.push(Node { kind, fanin });
         NodeId::new(self.nodes.len() - 1)
     }
 }

@@ -33,11 +33,11 @@ pub enum NodeKind {
     Input(u32),
     /// A fixed value.
     Constant(bool),
-    /// True when all inputs are (true when it has none).
+    /// True when all its operands are (true when it has none).
     And,
-    /// True when any input is (false when it has none).
+    /// True when any operand is (false when it has none).
     Or,
-    /// The negation of its single input.
+    /// The negation of its single operand.
     Not,
 }
 
@@ -55,11 +55,12 @@ impl NodeKind {
     }
 }
 
-/// A node: its kind and the nodes it reads.
+/// A node: its kind and its fan-in, the nodes it reads.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Node {
     /// What the node computes.
     pub kind: NodeKind,
-    /// The nodes it reads (empty for bases, inputs and constants; one for `Not`).
-    pub inputs: Vec<NodeId>,
+    /// Its fan-in: the nodes it reads, its operands (empty for bases, inputs and
+    /// constants; one for `Not`).
+    pub fanin: Vec<NodeId>,
 }

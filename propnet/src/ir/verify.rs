@@ -12,7 +12,7 @@ use std::fmt;
 pub const MAX_NODES: usize = (1 << 30) - 1;
 
 /// The most nodes a gate may read: the differential evaluator counts a gate's
-/// true inputs in 27 signed bits.
+/// true operands in 27 signed bits.
 pub const MAX_FANIN: usize = (1 << 26) - 1;
 
 /// A circuit that breaks an invariant the evaluators rely on: where, and why.
@@ -216,7 +216,7 @@ impl Circuit {
                     ),
                 );
             }
-            let count = node.inputs.len();
+            let count = node.fanin.len();
             let arity_ok = match fan_in(node.kind) {
                 Some(exact) => count == exact,
                 None => count <= MAX_FANIN,
@@ -235,7 +235,7 @@ impl Circuit {
                     ),
                 );
             }
-            if let Some(missing) = node.inputs.iter().find(|id| id.index() >= n) {
+            if let Some(missing) = node.fanin.iter().find(|id| id.index() >= n) {
                 return refuse(
                     describe(self, NodeId::new(i)),
                     format!("reads node {}, which does not exist ({n} nodes)", missing.index()),
@@ -296,8 +296,8 @@ impl Circuit {
         const NONE: u32 = u32::MAX;
         let mut offsets = vec![0u32; n + 1];
         for node in &self.nodes {
-            for input in &node.inputs {
-                offsets[input.index() + 1] += 1;
+            for operand in &node.fanin {
+                offsets[operand.index() + 1] += 1;
             }
         }
         for i in 0..n {
@@ -306,9 +306,9 @@ impl Circuit {
         let mut next = offsets.clone();
         let mut readers = vec![0u32; offsets[n] as usize];
         for (reader, node) in self.nodes.iter().enumerate() {
-            for input in &node.inputs {
-                readers[next[input.index()] as usize] = reader as u32;
-                next[input.index()] += 1;
+            for operand in &node.fanin {
+                readers[next[operand.index()] as usize] = reader as u32;
+                next[operand.index()] += 1;
             }
         }
         drop(next);
@@ -407,17 +407,17 @@ mod tests {
         let m = refused(|c| {
             let last = c.nodes.len() - 1;
             c.nodes[last].kind = NodeKind::Not;
-            c.nodes[last].inputs = vec![NodeId::new(0), NodeId::new(1)];
+            c.nodes[last].fanin = vec![NodeId::new(0), NodeId::new(1)];
         });
         assert!(m.contains("reads 2 node(s); a not reads exactly 1"), "{m}");
-        let m = refused(|c| c.nodes[0].inputs = vec![NodeId::new(1)]);
+        let m = refused(|c| c.nodes[0].fanin = vec![NodeId::new(1)]);
         assert!(m.starts_with("node 0 (base 0"), "{m}");
         assert!(m.contains("a base reads none"), "{m}");
         let m = refused(|c| c.nodes[0].kind = NodeKind::Or);
         assert!(m.contains("should be base 0"), "{m}");
         let m = refused(|c| {
             let input = NodeId::new(c.bases.len());
-            c.nodes[input.index()].inputs.push(NodeId::new(0));
+            c.nodes[input.index()].fanin.push(NodeId::new(0));
         });
         assert!(
             m.contains("(input 0") && m.ends_with("reads 1 node(s); an input reads none"),

@@ -1,6 +1,6 @@
 //! Native code: the sweep's programs compiled to machine code at load time,
 //! where the platform allows ([`x64`]: x86-64 Unix). It knows slots, bytes
-//! and packed words only, nothing of the engines that use it.
+//! and packed words only, nothing of the evaluators that use it.
 
 pub(crate) mod x64;
 

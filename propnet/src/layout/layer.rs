@@ -30,7 +30,7 @@ impl std::error::Error for CycleError {}
 pub struct Layering {
     /// Components in topological order; a component of one node without a self-loop is acyclic.
     pub components: Vec<Vec<NodeId>>,
-    /// Level of each node: 0 for bases, inputs and constants, else one more than its deepest input
+    /// Level of each node: 0 for bases, inputs and constants, else one more than its deepest operand
     /// outside its own component.
     pub level: Vec<u32>,
     /// Number of cyclic components.
@@ -40,7 +40,7 @@ pub struct Layering {
 }
 
 fn is_cyclic(circuit: &Circuit, component: &[NodeId]) -> bool {
-    component.len() > 1 || circuit.nodes[component[0].index()].inputs.contains(&component[0])
+    component.len() > 1 || circuit.nodes[component[0].index()].fanin.contains(&component[0])
 }
 
 /// Layers `circuit`, refusing cycles through negation.
@@ -73,7 +73,7 @@ pub fn layer(circuit: &Circuit) -> Result<Layering, CycleError> {
         }
         let depth = component
             .iter()
-            .flat_map(|n| circuit.nodes[n.index()].inputs.iter())
+            .flat_map(|n| circuit.nodes[n.index()].fanin.iter())
             .filter(|i| component_of[i.index()] != c)
             .map(|i| level[i.index()] + 1)
             .max()
@@ -150,15 +150,15 @@ impl Layering {
                 if cyclic && node.kind == NodeKind::Not {
                     return refuse(place(), format!("a negation in the cyclic component {c}"));
                 }
-                for input in &node.inputs {
-                    let from = component_of[input.index()];
-                    if from > c || (from < c && self.level[input.index()] >= level) {
+                for operand in &node.fanin {
+                    let from = component_of[operand.index()];
+                    if from > c || (from < c && self.level[operand.index()] >= level) {
                         return refuse(
                             place(),
                             format!(
                                 "reads node {} of component {from} (level {}) from component {c} (level {level})",
-                                input.index(),
-                                self.level[input.index()]
+                                operand.index(),
+                                self.level[operand.index()]
                             ),
                         );
                     }

@@ -1,8 +1,8 @@
 //! The circuit laid out for evaluation: layering (cycles evaluated to their
 //! least fixpoint) and the compiled net built from it, every node a slot in
-//! evaluation order; and the plain evaluation of its steps that the engines
+//! evaluation order; and the plain evaluation of its steps that the evaluators
 //! build on. The compiled net is immutable and caches nothing from above:
-//! the engines compiled from it are kept by the game.
+//! the evaluators compiled from it are kept by the game.
 
 pub mod layer;
 mod net;

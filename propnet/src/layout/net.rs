@@ -7,14 +7,14 @@
 use crate::ir::{Circuit, NodeKind, VerifyError};
 use crate::layout::Layering;
 
-/// How a gate combines its inputs.
+/// How a gate combines its operands.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Gate {
-    /// All inputs true (true without inputs: the constant true).
+    /// All operands true (true without any: the constant true).
     And,
-    /// Any input true (false without inputs: the constant false).
+    /// Any operand true (false without any: the constant false).
     Or,
-    /// The single input false.
+    /// The single operand false.
     Not,
 }
 
@@ -29,8 +29,8 @@ pub enum Step {
 
 /// A circuit laid out for evaluation. Its fields are private and read through
 /// accessors of the same names: a net is made only by [`CompiledNet::new`] and
-/// never changed after, so the engines compiled from it and their unchecked
-/// indexing stay valid. It caches no engine: engines sit above it.
+/// never changed after, so the evaluators compiled from it and their unchecked
+/// indexing stay valid. It caches no evaluator: evaluators sit above it.
 #[derive(Clone, Debug)]
 pub struct CompiledNet {
     /// Number of value slots.
@@ -43,14 +43,14 @@ pub struct CompiledNet {
     move_slots: Vec<u32>,
     /// Gate kind of each slot (meaningful for gate slots only).
     gates: Vec<Gate>,
-    /// Fan-in of slot `s`: `fanin[fanin_offsets[s]..fanin_offsets[s + 1]]`.
+    /// Fan-in of slot `s`: `fanins[fanin_offsets[s]..fanin_offsets[s + 1]]`.
     fanin_offsets: Vec<u32>,
-    /// Fan-in slots, contiguous per slot.
-    fanin: Vec<u32>,
-    /// Fan-out of slot `s`: `fanout[fanout_offsets[s]..fanout_offsets[s + 1]]`.
+    /// Every slot's fan-in, contiguous per slot.
+    fanins: Vec<u32>,
+    /// Fan-out of slot `s`: `fanouts[fanout_offsets[s]..fanout_offsets[s + 1]]`.
     fanout_offsets: Vec<u32>,
-    /// Fan-out slots, contiguous per slot, ascending.
-    fanout: Vec<u32>,
+    /// Every slot's fan-out, contiguous per slot, each ascending.
+    fanouts: Vec<u32>,
     /// First slot of the cyclic component holding each slot (`u32::MAX` outside cycles).
     cycle_start: Vec<u32>,
     /// Evaluation steps; `steps[..state_steps]` depend on the state only.
@@ -96,8 +96,8 @@ impl CompiledNet {
         let ordered = gate_groups(circuit, layering, &depends_on_move);
         let ordered = place_groups(circuit, layering, ordered, &mut slot, first_gate);
         let slots = first_gate as usize + ordered.iter().map(|(g, _, _)| g.len()).sum::<usize>();
-        let (gates, fanin_offsets, fanin) = gates_and_fanin(circuit, &slot, slots);
-        let (fanout_offsets, fanout) = transpose(slots, &fanin_offsets, &fanin);
+        let (gates, fanin_offsets, fanins) = gates_and_fanins(circuit, &slot, slots);
+        let (fanout_offsets, fanouts) = transpose(slots, &fanin_offsets, &fanins);
         let (cycle_start, steps, state_steps) = evaluation_steps(&ordered, &slot, slots);
         CompiledNet {
             slots,
@@ -106,9 +106,9 @@ impl CompiledNet {
             move_slots: input_nodes.iter().map(|&i| slot[i]).collect(),
             gates,
             fanin_offsets,
-            fanin,
+            fanins,
             fanout_offsets,
-            fanout,
+            fanouts,
             cycle_start,
             steps,
             state_steps,
@@ -164,28 +164,30 @@ impl CompiledNet {
         &self.gates
     }
 
-    /// Fan-in of slot `s`: `fanin[fanin_offsets[s]..fanin_offsets[s + 1]]`.
+    /// Fan-in of slot `s`: `fanins()[fanin_offsets()[s]..fanin_offsets()[s + 1]]`
+    /// (what [`CompiledNet::fanin`] gives).
     #[inline]
     pub fn fanin_offsets(&self) -> &[u32] {
         &self.fanin_offsets
     }
 
-    /// Fan-in slots, contiguous per slot.
+    /// Every slot's fan-in, contiguous per slot.
     #[inline]
-    pub fn fanin(&self) -> &[u32] {
-        &self.fanin
+    pub fn fanins(&self) -> &[u32] {
+        &self.fanins
     }
 
-    /// Fan-out of slot `s`: `fanout[fanout_offsets[s]..fanout_offsets[s + 1]]`.
+    /// Fan-out of slot `s`: `fanouts()[fanout_offsets()[s]..fanout_offsets()[s + 1]]`
+    /// (what [`CompiledNet::fanout`] gives).
     #[inline]
     pub fn fanout_offsets(&self) -> &[u32] {
         &self.fanout_offsets
     }
 
-    /// Fan-out slots, contiguous per slot, ascending.
+    /// Every slot's fan-out, contiguous per slot, each ascending.
     #[inline]
-    pub fn fanout(&self) -> &[u32] {
-        &self.fanout
+    pub fn fanouts(&self) -> &[u32] {
+        &self.fanouts
     }
 
     /// First slot of the cyclic component holding each slot (`u32::MAX` outside cycles).
@@ -245,7 +247,7 @@ impl CompiledNet {
     /// The value of every slot for the state whose base `b` is bit `b` of
     /// `state` and the move propositions `moves`: the plain evaluation of the
     /// net, step by step (a cycle from all false to its least fixpoint). No
-    /// engine runs it; it answers the rare queries no engine is compiled for
+    /// evaluator runs it; it answers the rare queries no evaluator is compiled for
     /// (percepts), so it is written to be obviously right, not fast.
     pub fn evaluate(&self, state: &[u64], moves: &[u32]) -> Vec<bool> {
         let mut values = vec![false; self.slots];
@@ -258,11 +260,11 @@ impl CompiledNet {
             }
         }
         let gate = |values: &[bool], s: u32| {
-            let mut inputs = self.inputs(s).iter().map(|&i| values[i as usize]);
+            let mut operands = self.fanin(s).iter().map(|&i| values[i as usize]);
             match self.gates[s as usize] {
-                Gate::And => inputs.all(|v| v),
-                Gate::Or => inputs.any(|v| v),
-                Gate::Not => !inputs.any(|v| v),
+                Gate::And => operands.all(|v| v),
+                Gate::Or => operands.any(|v| v),
+                Gate::Not => !operands.any(|v| v),
             }
         };
         for &step in &self.steps {
@@ -296,11 +298,11 @@ impl CompiledNet {
         &self.initial
     }
 
-    /// The fan-in slots of `slot`.
+    /// The fan-in of `slot`: the slots it reads.
     #[inline]
-    pub fn inputs(&self, slot: u32) -> &[u32] {
+    pub fn fanin(&self, slot: u32) -> &[u32] {
         let s = slot as usize;
-        &self.fanin[self.fanin_offsets[s] as usize..self.fanin_offsets[s + 1] as usize]
+        &self.fanins[self.fanin_offsets[s] as usize..self.fanin_offsets[s + 1] as usize]
     }
 
     /// Per slot, whether it is a gate read only on the way to goals: neither
@@ -315,7 +317,7 @@ impl CompiledNet {
             .collect();
         while let Some(slot) = stack.pop() {
             if !std::mem::replace(&mut needed[slot as usize], true) {
-                stack.extend(self.inputs(slot));
+                stack.extend(self.fanin(slot));
             }
         }
         (0..self.slots)
@@ -333,11 +335,11 @@ impl CompiledNet {
         in_moves
     }
 
-    /// The fan-out slots of `slot`, ascending.
+    /// The fan-out of `slot`: the slots that read it, ascending.
     #[inline]
-    pub fn outputs(&self, slot: u32) -> &[u32] {
+    pub fn fanout(&self, slot: u32) -> &[u32] {
         let s = slot as usize;
-        &self.fanout[self.fanout_offsets[s] as usize..self.fanout_offsets[s + 1] as usize]
+        &self.fanouts[self.fanout_offsets[s] as usize..self.fanout_offsets[s + 1] as usize]
     }
 }
 
@@ -352,7 +354,7 @@ fn depends_on_move(circuit: &Circuit, layering: &Layering) -> Vec<bool> {
     for component in &layering.components {
         let moved = component.iter().any(|id| {
             let node = &circuit.nodes[id.index()];
-            matches!(node.kind, NodeKind::Input(_)) || node.inputs.iter().any(|i| depends_on_move[i.index()])
+            matches!(node.kind, NodeKind::Input(_)) || node.fanin.iter().any(|i| depends_on_move[i.index()])
         });
         for id in component {
             depends_on_move[id.index()] = moved;
@@ -392,7 +394,7 @@ fn gate_groups(circuit: &Circuit, layering: &Layering, depends_on_move: &[bool])
             }
             let cyclic = component.len() > 1
                 || circuit.nodes[gates[0]]
-                    .inputs
+                    .fanin
                     .iter()
                     .any(|i| i.index() == gates[0]);
             ordered.push((gates, cyclic, moves));
@@ -428,7 +430,7 @@ fn place_groups(
                     .count();
             let first_read = |e: &Group| {
                 e.0.iter()
-                    .flat_map(|&g| circuit.nodes[g].inputs.iter())
+                    .flat_map(|&g| circuit.nodes[g].fanin.iter())
                     .map(|i| slot[i.index()])
                     .min()
                     .unwrap_or(0)
@@ -447,9 +449,9 @@ fn place_groups(
     sorted
 }
 
-/// The gate of each of the `slots` (nodes placed by `slot`), and its fan-in as
-/// offsets into the slots it reads.
-fn gates_and_fanin(circuit: &Circuit, slot: &[u32], slots: usize) -> (Vec<Gate>, Vec<u32>, Vec<u32>) {
+/// The gate of each of the `slots` (nodes placed by `slot`), and the fan-ins
+/// of all, contiguous, with each one's offset.
+fn gates_and_fanins(circuit: &Circuit, slot: &[u32], slots: usize) -> (Vec<Gate>, Vec<u32>, Vec<u32>) {
     let mut by_slot = vec![0usize; slots];
     for (id, &s) in slot.iter().enumerate() {
         if s != u32::MAX {
@@ -458,7 +460,7 @@ fn gates_and_fanin(circuit: &Circuit, slot: &[u32], slots: usize) -> (Vec<Gate>,
     }
     let mut gates = Vec::with_capacity(slots);
     let mut fanin_offsets = Vec::with_capacity(slots + 1);
-    let mut fanin = Vec::new();
+    let mut fanins = Vec::new();
     fanin_offsets.push(0);
     for &id in &by_slot {
         let node = &circuit.nodes[id];
@@ -468,10 +470,10 @@ fn gates_and_fanin(circuit: &Circuit, slot: &[u32], slots: usize) -> (Vec<Gate>,
             NodeKind::Not => Gate::Not,
         };
         gates.push(gate);
-        fanin.extend(node.inputs.iter().map(|i| slot[i.index()]));
-        fanin_offsets.push(fanin.len() as u32);
+        fanins.extend(node.fanin.iter().map(|i| slot[i.index()]));
+        fanin_offsets.push(fanins.len() as u32);
     }
-    (gates, fanin_offsets, fanin)
+    (gates, fanin_offsets, fanins)
 }
 
 /// The evaluation of the `ordered` groups placed by `slot`: per slot its cyclic
@@ -504,23 +506,23 @@ fn evaluation_steps(ordered: &[Group], slot: &[u32], slots: usize) -> (Vec<u32>,
 }
 
 /// The fan-out lists of a fan-in adjacency, each ascending.
-fn transpose(slots: usize, offsets: &[u32], fanin: &[u32]) -> (Vec<u32>, Vec<u32>) {
+fn transpose(slots: usize, offsets: &[u32], fanins: &[u32]) -> (Vec<u32>, Vec<u32>) {
     let mut counts = vec![0u32; slots + 1];
-    for &i in fanin {
+    for &i in fanins {
         counts[i as usize + 1] += 1;
     }
     for s in 0..slots {
         counts[s + 1] += counts[s];
     }
     let fanout_offsets = counts.clone();
-    let mut fanout = vec![0u32; fanin.len()];
+    let mut fanouts = vec![0u32; fanins.len()];
     for gate in 0..slots {
-        for &i in &fanin[offsets[gate] as usize..offsets[gate + 1] as usize] {
-            fanout[counts[i as usize] as usize] = gate as u32;
+        for &i in &fanins[offsets[gate] as usize..offsets[gate + 1] as usize] {
+            fanouts[counts[i as usize] as usize] = gate as u32;
             counts[i as usize] += 1;
         }
     }
-    (fanout_offsets, fanout)
+    (fanout_offsets, fanouts)
 }
 
 /// What a [`FaninWalk`] does at a slot it reaches.
@@ -564,7 +566,7 @@ impl<'a> FaninWalk<'a> {
                 continue;
             }
             match visit(slot) {
-                Visit::Up => stack.extend(self.net.inputs(slot)),
+                Visit::Up => stack.extend(self.net.fanin(slot)),
                 Visit::Skip => {}
                 Visit::Stop => return false,
             }

@@ -1,11 +1,11 @@
 //! The plain evaluation of a compiled net's steps, of any value width (one
-//! bool per slot, or a word of lanes), which every engine builds on and the
+//! bool per slot, or a word of lanes), which every evaluator builds on and the
 //! profile measures with; and the packed bit sets they read and write.
 
 use super::net::{CompiledNet, Gate, Step};
 
 /// How a gate's value of width `V` (one bool, or a word of lanes) is computed
-/// from the values of its inputs. Implementations mark `value` `#[inline(always)]`
+/// from the values of its operands. Implementations mark `value` `#[inline(always)]`
 /// so that the lanes evaluator's loop compiles as one piece for its vector width.
 pub(crate) trait GateValue<V> {
     /// The value of gate `slot` from the current `values`.
@@ -87,15 +87,15 @@ pub(crate) fn bit(words: &[u64], index: usize) -> bool {
     (words[index >> 6] >> (index & 63)) & 1 != 0
 }
 
-/// One value per slot: a gate from its inputs' values.
+/// One value per slot: a gate from its operands' values.
 impl GateValue<bool> for CompiledNet {
     #[inline(always)]
     fn value(&self, values: &[bool], slot: u32) -> bool {
-        let inputs = self.inputs(slot);
+        let fanin = self.fanin(slot);
         match self.gates()[slot as usize] {
-            Gate::And => inputs.iter().all(|&i| values[i as usize]),
-            Gate::Or => inputs.iter().any(|&i| values[i as usize]),
-            Gate::Not => !values[inputs[0] as usize],
+            Gate::And => fanin.iter().all(|&i| values[i as usize]),
+            Gate::Or => fanin.iter().any(|&i| values[i as usize]),
+            Gate::Not => !values[fanin[0] as usize],
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Collapsing: a single-input `and`/`or` is its input, and `not (not x)` is `x`.
+//! Collapsing: a single-operand `and`/`or` is its operand, and `not (not x)` is `x`.
 
 use crate::ir::{Circuit, NodeId, NodeKind};
 
@@ -10,11 +10,11 @@ pub fn collapse(circuit: &mut Circuit) -> usize {
     let mut bypassed = 0;
     for (i, node) in circuit.nodes.iter().enumerate() {
         let target = match node.kind {
-            NodeKind::And | NodeKind::Or if node.inputs.len() == 1 => node.inputs[0],
+            NodeKind::And | NodeKind::Or if node.fanin.len() == 1 => node.fanin[0],
             NodeKind::Not => {
-                let inner = &circuit.nodes[node.inputs[0].index()];
+                let inner = &circuit.nodes[node.fanin[0].index()];
                 if inner.kind == NodeKind::Not {
-                    inner.inputs[0]
+                    inner.fanin[0]
                 } else {
                     continue;
                 }
@@ -25,7 +25,7 @@ pub fn collapse(circuit: &mut Circuit) -> usize {
         bypassed += 1;
     }
     // Follow chains to their end. A chain that returns to itself is a cycle of
-    // single-input gates with nothing feeding it: its least fixpoint is false.
+    // single-operand gates with nothing feeding it: its least fixpoint is false.
     const NEW: u8 = 0;
     const ON_PATH: u8 = 1;
     const DONE: u8 = 2;
@@ -42,7 +42,7 @@ pub fn collapse(circuit: &mut Circuit) -> usize {
         let end = match state[at] {
             ON_PATH => {
                 circuit.nodes[at].kind = NodeKind::Constant(false);
-                circuit.nodes[at].inputs.clear();
+                circuit.nodes[at].fanin.clear();
                 at
             }
             DONE => resolved[at].index(),
@@ -75,8 +75,8 @@ mod tests {
         c.terminal = top;
         let before = eval_all(&c);
         assert_eq!(collapse(&mut c), 3);
-        assert_eq!(c.nodes[top.index()].inputs, vec![b, not1]);
-        assert_eq!(c.nodes[not1.index()].inputs, vec![b]);
+        assert_eq!(c.nodes[top.index()].fanin, vec![b, not1]);
+        assert_eq!(c.nodes[not1.index()].fanin, vec![b]);
         assert_eq!(eval_all(&c)[top.index()], before[top.index()]);
     }
 
@@ -85,7 +85,7 @@ mod tests {
         let (mut c, _) = tiny();
         let a = c.add(NodeKind::Or, vec![]);
         let b2 = c.add(NodeKind::Or, vec![a]);
-        c.nodes[a.index()].inputs.push(b2);
+        c.nodes[a.index()].fanin.push(b2);
         c.terminal = b2;
         collapse(&mut c);
         assert_eq!(c.nodes[c.terminal.index()].kind, NodeKind::Constant(false));

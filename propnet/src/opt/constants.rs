@@ -1,5 +1,5 @@
-//! Constant folding: gates whose value is fixed by constant inputs become
-//! constants, and constant inputs that cannot change a gate are dropped.
+//! Constant folding: gates whose value is fixed by constant operands become
+//! constants, and constant operands that cannot change a gate are dropped.
 
 use crate::ir::{Circuit, NodeKind};
 
@@ -20,7 +20,7 @@ pub fn fold_constants(circuit: &mut Circuit) -> usize {
             continue;
         };
         circuit.nodes[n].kind = NodeKind::Constant(value);
-        circuit.nodes[n].inputs.clear();
+        circuit.nodes[n].fanin.clear();
         folded += 1;
         queue.extend(fanout[n].iter().copied());
     }
@@ -34,30 +34,30 @@ fn constant(circuit: &Circuit, n: usize) -> Option<bool> {
     }
 }
 
-/// Drops irrelevant constant inputs of node `n`; returns its value if now fixed.
+/// Drops irrelevant constant operands of node `n`; returns its value if now fixed.
 fn simplify(circuit: &mut Circuit, n: usize) -> Option<bool> {
     let kind = circuit.nodes[n].kind;
     let (absorbing, neutral) = match kind {
         NodeKind::And => (false, true),
         NodeKind::Or => (true, false),
-        NodeKind::Not => return constant(circuit, circuit.nodes[n].inputs[0].index()).map(|b| !b),
+        NodeKind::Not => return constant(circuit, circuit.nodes[n].fanin[0].index()).map(|b| !b),
         _ => return None,
     };
-    let inputs = std::mem::take(&mut circuit.nodes[n].inputs);
-    if inputs
+    let fanin = std::mem::take(&mut circuit.nodes[n].fanin);
+    if fanin
         .iter()
         .any(|i| constant(circuit, i.index()) == Some(absorbing))
     {
         return Some(absorbing);
     }
-    let kept: Vec<_> = inputs
+    let kept: Vec<_> = fanin
         .into_iter()
         .filter(|i| constant(circuit, i.index()) != Some(neutral))
         .collect();
     if kept.is_empty() {
         return Some(neutral);
     }
-    circuit.nodes[n].inputs = kept;
+    circuit.nodes[n].fanin = kept;
     None
 }
 
@@ -65,8 +65,8 @@ fn simplify(circuit: &mut Circuit, n: usize) -> Option<bool> {
 pub(crate) fn fanout(circuit: &Circuit) -> Vec<Vec<usize>> {
     let mut fanout = vec![Vec::new(); circuit.nodes.len()];
     for (n, node) in circuit.nodes.iter().enumerate() {
-        for input in &node.inputs {
-            fanout[input.index()].push(n);
+        for operand in &node.fanin {
+            fanout[operand.index()].push(n);
         }
     }
     fanout
@@ -88,8 +88,8 @@ mod tests {
         assert_eq!(fold_constants(&mut c), 2);
         assert_eq!(c.nodes[dead_and.index()].kind, NodeKind::Constant(false));
         assert_eq!(c.nodes[not.index()].kind, NodeKind::Constant(true));
-        assert_eq!(c.nodes[and.index()].inputs, vec![b]);
-        assert_eq!(c.nodes[or.index()].inputs, vec![and]);
+        assert_eq!(c.nodes[and.index()].fanin, vec![b]);
+        assert_eq!(c.nodes[or.index()].fanin, vec![and]);
         assert_eq!(eval_all(&c), before);
     }
 

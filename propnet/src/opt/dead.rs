@@ -1,4 +1,4 @@
-//! Dead-node removal: drop every gate that reaches no output and no transition,
+//! Dead-node removal: drop every gate that reaches no output (next values included),
 //! then renumber the rest densely. Bases and inputs always stay: they are the
 //! interface of the state machine.
 
@@ -16,7 +16,7 @@ pub fn remove_dead(circuit: &mut Circuit) -> usize {
     );
     while let Some(id) = stack.pop() {
         if !std::mem::replace(&mut live[id.index()], true) {
-            stack.extend(circuit.nodes[id.index()].inputs.iter().copied());
+            stack.extend(circuit.nodes[id.index()].fanin.iter().copied());
         }
     }
     let mut map = vec![NodeId::new(0); n];

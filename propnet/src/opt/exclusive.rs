@@ -38,7 +38,7 @@ pub fn complement_exclusive(circuit: &mut Circuit, groups: &[Vec<NodeId>]) -> us
             continue;
         }
         let mut mine: Vec<(usize, NodeId)> = Vec::new();
-        for &i in &circuit.nodes[or].inputs {
+        for &i in &circuit.nodes[or].fanin {
             let first = membership.partition_point(|&(m, _)| m < i);
             mine.extend(
                 membership[first..]
@@ -73,9 +73,9 @@ pub fn complement_exclusive(circuit: &mut Circuit, groups: &[Vec<NodeId>]) -> us
                 let any_rest = circuit.add(NodeKind::Or, rest);
                 circuit.add(NodeKind::Not, vec![any_rest])
             };
-            let inputs = &mut circuit.nodes[or].inputs;
-            inputs.retain(|i| group.binary_search(i).is_err());
-            inputs.push(negated);
+            let fanin = &mut circuit.nodes[or].fanin;
+            fanin.retain(|i| group.binary_search(i).is_err());
+            fanin.push(negated);
             removed.extend(group);
             replaced += 1;
         }
@@ -95,9 +95,9 @@ mod tests {
         match n.kind {
             NodeKind::Input(_) => node == played,
             NodeKind::Constant(v) => v,
-            NodeKind::And => n.inputs.iter().all(|&i| value(c, i, played)),
-            NodeKind::Or => n.inputs.iter().any(|&i| value(c, i, played)),
-            NodeKind::Not => !value(c, n.inputs[0], played),
+            NodeKind::And => n.fanin.iter().all(|&i| value(c, i, played)),
+            NodeKind::Or => n.fanin.iter().any(|&i| value(c, i, played)),
+            NodeKind::Not => !value(c, n.fanin[0], played),
             NodeKind::Base(_) => false,
         }
     }
@@ -122,7 +122,7 @@ mod tests {
         let before: Vec<bool> = inputs.iter().map(|&p| value(&c, top, p)).collect();
         let groups = role_groups(&c);
         assert_eq!(complement_exclusive(&mut c, &groups), 1);
-        assert_eq!(c.nodes[top.index()].inputs.len(), 1);
+        assert_eq!(c.nodes[top.index()].fanin.len(), 1);
         let after: Vec<bool> = inputs.iter().map(|&p| value(&c, top, p)).collect();
         assert_eq!(before, after);
         assert_eq!(after, [true, true, true, true, true, true, true, false]);

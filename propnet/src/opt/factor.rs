@@ -1,4 +1,4 @@
-//! Factoring: in an `or` of `and` gates, an input shared by several of the `and`s
+//! Factoring: in an `or` of `and` gates, an operand shared by several of the `and`s
 //! is taken out once: `(a ∧ x) ∨ (a ∧ y) ∨ z` becomes `(a ∧ (x ∨ y)) ∨ z`. Frame
 //! rules such as "a cell keeps its piece under every move that does not touch it"
 //! ground to one `and` per cell and move; factored, they become one `and` per cell
@@ -6,9 +6,9 @@
 
 use crate::ir::{Circuit, NodeId, NodeKind};
 
-/// Factors shared inputs out of `or`s of single-reader `and`s; returns how many
-/// `and`s were rewritten. Each `or` is factored in one pass: its terms' inputs
-/// are taken in order of how many terms share them, and each shared input takes
+/// Factors shared operands out of `or`s of single-reader `and`s; returns how many
+/// `and`s were rewritten. Each `or` is factored in one pass: its terms' operands
+/// are taken in order of how many terms share them, and each shared operand takes
 /// the terms that have it and are not taken yet; the new inner `or`s are factored
 /// in turn.
 pub fn factor(circuit: &mut Circuit) -> usize {
@@ -19,9 +19,9 @@ pub fn factor(circuit: &mut Circuit) -> usize {
         .filter(|id| circuit.nodes[id.index()].kind == NodeKind::Or)
         .collect();
     while let Some(or) = work.pop() {
-        // The single-reader `and` inputs of this `or` may be rewritten freely.
+        // The single-reader `and` operands of this `or` may be rewritten freely.
         let terms: Vec<NodeId> = circuit.nodes[or.index()]
-            .inputs
+            .fanin
             .iter()
             .copied()
             .filter(|t| circuit.nodes[t.index()].kind == NodeKind::And && readers[t.index()] == 1)
@@ -37,14 +37,14 @@ pub fn factor(circuit: &mut Circuit) -> usize {
             taken.extend(&group);
             readers[shared.index()] += 1;
             // A term that was `shared` alone makes the whole group equal to `shared`.
-            if group.iter().any(|t| circuit.nodes[t.index()].inputs == [shared]) {
+            if group.iter().any(|t| circuit.nodes[t.index()].fanin == [shared]) {
                 for t in &group {
                     readers[t.index()] -= 1;
                 }
                 factored.push(shared);
             } else {
                 for t in &group {
-                    circuit.nodes[t.index()].inputs.retain(|&i| i != shared);
+                    circuit.nodes[t.index()].fanin.retain(|&i| i != shared);
                 }
                 let rest = circuit.add(NodeKind::Or, group);
                 work.push(rest);
@@ -53,26 +53,26 @@ pub fn factor(circuit: &mut Circuit) -> usize {
             }
         }
         taken.sort_unstable();
-        let inputs = &mut circuit.nodes[or.index()].inputs;
-        inputs.retain(|i| taken.binary_search(i).is_err());
-        inputs.extend(factored);
+        let fanin = &mut circuit.nodes[or.index()].fanin;
+        fanin.retain(|i| taken.binary_search(i).is_err());
+        fanin.extend(factored);
     }
     rewritten
 }
 
-/// Groups of at least two `terms` sharing an input, each term in one group at
-/// most: inputs shared by more terms first, lower ids first on ties.
+/// Groups of at least two `terms` sharing an operand, each term in one group at
+/// most: operands shared by more terms first, lower ids first on ties.
 fn shared_groups(circuit: &Circuit, terms: &[NodeId]) -> Vec<(NodeId, Vec<NodeId>)> {
     let mut pairs: Vec<(NodeId, u32)> = Vec::new();
-    let mut inputs: Vec<NodeId> = Vec::new();
+    let mut fanin: Vec<NodeId> = Vec::new();
     for (t, term) in terms.iter().enumerate() {
-        inputs.clone_from(&circuit.nodes[term.index()].inputs);
-        inputs.sort_unstable();
-        inputs.dedup();
-        pairs.extend(inputs.iter().map(|&i| (i, t as u32)));
+        fanin.clone_from(&circuit.nodes[term.index()].fanin);
+        fanin.sort_unstable();
+        fanin.dedup();
+        pairs.extend(fanin.iter().map(|&i| (i, t as u32)));
     }
     pairs.sort_unstable();
-    // Runs of equal inputs, largest first.
+    // Runs of equal operands, largest first.
     let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut start = 0;
     for end in 1..=pairs.len() {
@@ -133,9 +133,9 @@ mod tests {
         let after = eval_all(&c);
         assert_eq!(after[top.index()], before[top.index()]);
         // `b` now feeds one new `and` instead of two terms.
-        let readers_of_b = c.nodes.iter().filter(|n| n.inputs.contains(&b)).count();
+        let readers_of_b = c.nodes.iter().filter(|n| n.fanin.contains(&b)).count();
         assert_eq!(readers_of_b, 1);
-        assert_eq!(c.nodes[top.index()].inputs.len(), 3);
+        assert_eq!(c.nodes[top.index()].fanin.len(), 3);
     }
 
     #[test]
@@ -158,7 +158,7 @@ mod tests {
         c.terminal = top;
         let before = eval_all(&c);
         factor(&mut c);
-        assert_eq!(c.nodes[top.index()].inputs, vec![b]);
+        assert_eq!(c.nodes[top.index()].fanin, vec![b]);
         assert_eq!(eval_all(&c)[top.index()], before[top.index()]);
     }
 }

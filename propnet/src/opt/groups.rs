@@ -149,10 +149,10 @@ impl Prover<'_> {
         let mut role_inputs: Vec<Vec<Lit>> = vec![Vec::new(); circuit.roles.len()];
         for (n, gate) in circuit.nodes.iter().enumerate() {
             let out = node[n];
-            let ins = gate.inputs.iter().map(|i| node[i.index()]);
+            let ins = gate.fanin.iter().map(|i| node[i.index()]);
             match gate.kind {
                 NodeKind::And => {
-                    // out → every input; all inputs → out
+                    // out → every operand; all operands → out
                     clause.clear();
                     clause.push(out);
                     for i in ins {
@@ -162,7 +162,7 @@ impl Prover<'_> {
                     solver.add_clause(&clause);
                 }
                 NodeKind::Or => {
-                    // every input → out; out → some input
+                    // every operand → out; out → some operand
                     clause.clear();
                     clause.push(!out);
                     for i in ins {
@@ -172,7 +172,7 @@ impl Prover<'_> {
                     solver.add_clause(&clause);
                 }
                 NodeKind::Not => {
-                    let i = node[gate.inputs[0].index()];
+                    let i = node[gate.fanin[0].index()];
                     solver.add_clause(&[out, i]);
                     solver.add_clause(&[!out, !i]);
                 }

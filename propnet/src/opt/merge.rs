@@ -1,4 +1,4 @@
-//! Merging: gates of the same kind over the same inputs compute the same value;
+//! Merging: gates of the same kind over the same operands compute the same value;
 //! keep one. Inputs of `and`/`or` are sorted and deduplicated first.
 
 use crate::ir::components;
@@ -11,21 +11,21 @@ pub fn merge(circuit: &mut Circuit) -> usize {
     let mut map: Vec<NodeId> = (0..n).map(NodeId::new).collect();
     let mut seen: FxHashMap<(NodeKind, Vec<NodeId>), NodeId> = FxHashMap::default();
     let mut merged = 0;
-    // Dependencies first, so a gate sees its inputs' representatives.
+    // Dependencies first, so a gate sees its operands' representatives.
     for component in components(circuit) {
         for id in component {
             let node = &mut circuit.nodes[id.index()];
-            for input in &mut node.inputs {
-                *input = map[input.index()];
+            for operand in &mut node.fanin {
+                *operand = map[operand.index()];
             }
             if matches!(node.kind, NodeKind::And | NodeKind::Or) {
-                node.inputs.sort_unstable();
-                node.inputs.dedup();
+                node.fanin.sort_unstable();
+                node.fanin.dedup();
             }
             if matches!(node.kind, NodeKind::Base(_) | NodeKind::Input(_)) {
                 continue;
             }
-            let key = (node.kind, node.inputs.clone());
+            let key = (node.kind, node.fanin.clone());
             match seen.get(&key) {
                 Some(&representative) => {
                     map[id.index()] = representative;
@@ -57,7 +57,7 @@ mod tests {
         c.terminal = top;
         let before = eval_all(&c);
         assert_eq!(merge(&mut c), 2);
-        assert_eq!(c.nodes[top.index()].inputs, vec![n1]);
+        assert_eq!(c.nodes[top.index()].fanin, vec![n1]);
         assert_eq!(eval_all(&c)[top.index()], before[top.index()]);
     }
 }

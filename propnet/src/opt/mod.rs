@@ -1,5 +1,5 @@
 //! Optimizer passes, one per module, each preserving the value of every output
-//! and transition. [`optimize`] runs the enabled ones until the circuit stops shrinking.
+//! (next values included). [`optimize`] runs the enabled ones until the circuit stops shrinking.
 
 pub mod collapse;
 pub mod constants;
@@ -87,15 +87,15 @@ impl OptimizeConfig {
 pub enum Pass {
     /// Constant folding.
     Constants,
-    /// Single-input and double-negation collapse.
+    /// Single-operand and double-negation collapse.
     Collapse,
     /// Merging of structurally equal gates.
     Merge,
-    /// Single-reader negated inputs of a gate gathered under one negation (De Morgan).
+    /// Single-reader negated operands of a gate gathered under one negation (De Morgan).
     Negations,
-    /// Removal of nodes that reach no output or transition.
+    /// Removal of nodes that reach no output (next values included).
     Dead,
-    /// Factoring of inputs shared by the `and`s of an `or`.
+    /// Factoring of operands shared by the `and`s of an `or`.
     Factor,
     /// An `or` over most of a role's moves becomes the negated `or` of the rest
     /// (relies on one move per role; see [`exclusive`]).
@@ -406,9 +406,9 @@ pub(crate) mod tests {
                     NodeKind::Base(_) => base,
                     NodeKind::Input(_) => false,
                     NodeKind::Constant(x) => x,
-                    NodeKind::And => node.inputs.iter().all(|i| v[i.index()]),
-                    NodeKind::Or => node.inputs.iter().any(|i| v[i.index()]),
-                    NodeKind::Not => !v[node.inputs[0].index()],
+                    NodeKind::And => node.fanin.iter().all(|i| v[i.index()]),
+                    NodeKind::Or => node.fanin.iter().any(|i| v[i.index()]),
+                    NodeKind::Not => !v[node.fanin[0].index()],
                 };
             }
             v

@@ -1,4 +1,4 @@
-//! Pulling negations out (De Morgan): in an `and` or `or`, the negated inputs
+//! Pulling negations out (De Morgan): in an `and` or `or`, the negated operands
 //! that nothing else reads are gathered under one negation of the dual gate:
 //! `¬a ∧ ¬b ∧ c` becomes `¬(a ∨ b) ∧ c`. "A cell is empty", grounded as
 //! `¬red ∧ ¬black`, becomes `¬(red ∨ black)`, and a rule that reads "not
@@ -7,9 +7,9 @@
 
 use crate::ir::{Circuit, NodeId, NodeKind};
 
-/// Gathers the single-reader negated inputs of each `and`/`or` under one
-/// negation where that saves gates (at least three such inputs, or two when
-/// they are all its inputs: the gate then collapses into the negation); returns
+/// Gathers the single-reader negated operands of each `and`/`or` under one
+/// negation where that saves gates (at least three such operands, or two when
+/// they are all its operands: the gate then collapses into the negation); returns
 /// how many gates were rewritten.
 pub fn pull_negations(circuit: &mut Circuit) -> usize {
     let mut readers = circuit.reader_counts();
@@ -20,8 +20,8 @@ pub fn pull_negations(circuit: &mut Circuit) -> usize {
             NodeKind::Or => NodeKind::And,
             _ => continue,
         };
-        let inputs = &circuit.nodes[gate].inputs;
-        let (negated, kept): (Vec<NodeId>, Vec<NodeId>) = inputs
+        let fanin = &circuit.nodes[gate].fanin;
+        let (negated, kept): (Vec<NodeId>, Vec<NodeId>) = fanin
             .iter()
             .partition(|i| circuit.nodes[i.index()].kind == NodeKind::Not && readers[i.index()] == 1);
         let saved = negated.len() as i64 - 2 + i64::from(kept.is_empty());
@@ -30,7 +30,7 @@ pub fn pull_negations(circuit: &mut Circuit) -> usize {
         }
         let inner: Vec<NodeId> = negated
             .iter()
-            .map(|n| circuit.nodes[n.index()].inputs[0])
+            .map(|n| circuit.nodes[n.index()].fanin[0])
             .collect();
         let joined = circuit.add(dual, inner);
         let negation = circuit.add(NodeKind::Not, vec![joined]);
@@ -38,9 +38,9 @@ pub fn pull_negations(circuit: &mut Circuit) -> usize {
         for n in negated {
             readers[n.index()] = 0;
         }
-        let mut inputs = kept;
-        inputs.push(negation);
-        circuit.nodes[gate].inputs = inputs;
+        let mut fanin = kept;
+        fanin.push(negation);
+        circuit.nodes[gate].fanin = fanin;
         rewritten += 1;
     }
     rewritten
@@ -66,14 +66,14 @@ mod tests {
         let full = c.add(NodeKind::Not, vec![empty]);
         let (nb2, nt2) = (c.add(NodeKind::Not, vec![b]), c.add(NodeKind::Not, vec![t]));
         let some = c.add(NodeKind::Or, vec![nb2, nt2, nf, b]);
-        // Two negations among other inputs: left alone (it would save nothing).
+        // Two negations among other operands: left alone (it would save nothing).
         let (nb3, nf3) = (c.add(NodeKind::Not, vec![b]), c.add(NodeKind::Not, vec![f]));
         let mixed = c.add(NodeKind::And, vec![nb3, nf3, t]);
         let top = c.add(NodeKind::Or, vec![full, some, mixed]);
         c.terminal = top;
         let before = eval_all(&c);
         assert_eq!(pull_negations(&mut c), 2);
-        assert_eq!(c.nodes[mixed.index()].inputs, vec![nb3, nf3, t]);
+        assert_eq!(c.nodes[mixed.index()].fanin, vec![nb3, nf3, t]);
         let after = eval_all(&c);
         for node in [empty, full, some, mixed, top] {
             assert_eq!(after[node.index()], before[node.index()], "node {node:?}");

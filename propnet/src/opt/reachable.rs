@@ -11,7 +11,7 @@
 //! initial value and any input whose `legal` may hold, until the assumptions are
 //! inductive: true in the initial state and kept by every legal transition. Each
 //! node's interval only widens (`lo` falls, `hi` rises) and is kept with counts of
-//! inputs, so the whole analysis is linear in the circuit's edges. Inside a cycle
+//! operands, so the whole analysis is linear in the circuit's edges. Inside a cycle
 //! (recursion within one state) `lo` is taken as false, which is safe; `hi` is the
 //! least fixpoint.
 //!
@@ -22,14 +22,14 @@
 use crate::ir::components;
 use crate::ir::{Circuit, NodeId, NodeKind};
 
-/// Intervals of every node, and the counts of inputs they were computed from.
+/// Intervals of every node, and the counts of operands they were computed from.
 struct Intervals {
     lo: Vec<bool>,
     hi: Vec<bool>,
-    /// Number of inputs (with repetition) whose `lo` is true.
-    inputs_lo: Vec<u32>,
-    /// Number of inputs (with repetition) whose `hi` is true.
-    inputs_hi: Vec<u32>,
+    /// Number of operands (with repetition) whose `lo` is true.
+    operands_lo: Vec<u32>,
+    /// Number of operands (with repetition) whose `hi` is true.
+    operands_hi: Vec<u32>,
     /// Nodes inside a cycle: their `lo` stays false.
     cyclic: Vec<bool>,
     readers: Vec<Vec<u32>>,
@@ -37,16 +37,16 @@ struct Intervals {
 }
 
 impl Intervals {
-    /// The interval node `n` takes from its inputs' counts.
+    /// The interval node `n` takes from its operands' counts.
     fn evaluate(&self, circuit: &Circuit, n: usize) -> (bool, bool) {
         let node = &circuit.nodes[n];
-        let fanin = node.inputs.len() as u32;
+        let arity = node.fanin.len() as u32;
         let (lo, hi) = match node.kind {
-            NodeKind::And => (self.inputs_lo[n] == fanin, self.inputs_hi[n] == fanin),
-            NodeKind::Or => (self.inputs_lo[n] > 0, self.inputs_hi[n] > 0),
+            NodeKind::And => (self.operands_lo[n] == arity, self.operands_hi[n] == arity),
+            NodeKind::Or => (self.operands_lo[n] > 0, self.operands_hi[n] > 0),
             NodeKind::Not => {
-                let input = node.inputs[0].index();
-                (!self.hi[input], !self.lo[input])
+                let operand = node.fanin[0].index();
+                (!self.hi[operand], !self.lo[operand])
             }
             _ => return (self.lo[n], self.hi[n]),
         };
@@ -58,14 +58,14 @@ impl Intervals {
         if self.lo[n] && !lo {
             self.lo[n] = false;
             for &r in &self.readers[n] {
-                self.inputs_lo[r as usize] -= 1;
+                self.operands_lo[r as usize] -= 1;
                 self.queue.push(r);
             }
         }
         if !self.hi[n] && hi {
             self.hi[n] = true;
             for &r in &self.readers[n] {
-                self.inputs_hi[r as usize] += 1;
+                self.operands_hi[r as usize] += 1;
                 self.queue.push(r);
             }
         }
@@ -87,7 +87,7 @@ pub fn fix_reachable_constants(circuit: &mut Circuit) -> usize {
     let mut cyclic = vec![false; n];
     for component in components(circuit) {
         let first = component[0].index();
-        if component.len() > 1 || circuit.nodes[first].inputs.contains(&component[0]) {
+        if component.len() > 1 || circuit.nodes[first].fanin.contains(&component[0]) {
             for id in component {
                 cyclic[id.index()] = true;
             }
@@ -95,8 +95,8 @@ pub fn fix_reachable_constants(circuit: &mut Circuit) -> usize {
     }
     let mut readers = vec![Vec::new(); n];
     for (r, node) in circuit.nodes.iter().enumerate() {
-        for input in &node.inputs {
-            readers[input.index()].push(r as u32);
+        for operand in &node.fanin {
+            readers[operand.index()].push(r as u32);
         }
     }
     // Start at the empty interval (lo true, hi false) for gates, at the assumptions for
@@ -121,12 +121,12 @@ pub fn fix_reachable_constants(circuit: &mut Circuit) -> usize {
         circuit
             .nodes
             .iter()
-            .map(|node| node.inputs.iter().filter(|i| of[i.index()]).count() as u32)
+            .map(|node| node.fanin.iter().filter(|i| of[i.index()]).count() as u32)
             .collect()
     };
     let mut intervals = Intervals {
-        inputs_lo: count(&lo),
-        inputs_hi: count(&hi),
+        operands_lo: count(&lo),
+        operands_hi: count(&hi),
         lo,
         hi,
         cyclic,
@@ -174,7 +174,7 @@ fn apply(circuit: &mut Circuit, lo: &[bool], hi: &[bool]) -> usize {
     for (i, node) in circuit.nodes.iter_mut().enumerate() {
         if let (Some(v), NodeKind::And | NodeKind::Or | NodeKind::Not) = (fixed(i), node.kind) {
             node.kind = NodeKind::Constant(v);
-            node.inputs.clear();
+            node.fanin.clear();
             changed += 1;
         }
     }
@@ -197,7 +197,7 @@ fn apply(circuit: &mut Circuit, lo: &[bool], hi: &[bool]) -> usize {
     changed += circuit
         .nodes
         .iter()
-        .flat_map(|node| &node.inputs)
+        .flat_map(|node| &node.fanin)
         .filter(|input| map[input.index()] != **input)
         .count();
     circuit.substitute(&map);
@@ -241,9 +241,9 @@ mod tests {
         assert!(fix_reachable_constants(&mut c) > 0);
         // the frame rule is the constant true, and the goal reads base 0 and true
         assert_eq!(c.nodes[frame.index()].kind, NodeKind::Constant(true));
-        let inputs = &c.nodes[goal.index()].inputs;
-        assert_eq!(inputs[0], b0);
-        assert_eq!(c.nodes[inputs[1].index()].kind, NodeKind::Constant(true));
+        let fanin = &c.nodes[goal.index()].fanin;
+        assert_eq!(fanin[0], b0);
+        assert_eq!(c.nodes[fanin[1].index()].kind, NodeKind::Constant(true));
         assert_eq!(c.nodes[toggle.index()].kind, NodeKind::Not);
     }
 
@@ -263,7 +263,7 @@ mod tests {
         c.terminal = b0;
         fix_reachable_constants(&mut c);
         assert_eq!(c.nodes[next.index()].kind, NodeKind::Or);
-        assert_eq!(c.nodes[next.index()].inputs, vec![b0, play]);
+        assert_eq!(c.nodes[next.index()].fanin, vec![b0, play]);
     }
 
     #[test]
@@ -294,7 +294,7 @@ mod tests {
         // a = or(b0, b), b = and(a): a cycle fed by a base that stays false.
         let a = c.add(NodeKind::Or, vec![b0]);
         let b = c.add(NodeKind::And, vec![a]);
-        c.nodes[a.index()].inputs.push(b);
+        c.nodes[a.index()].fanin.push(b);
         c.bases[0].next = f;
         c.terminal = b;
         fix_reachable_constants(&mut c);

@@ -3,8 +3,8 @@
 //! choice of guarded gates measures along too). A short run of random playouts
 //! evaluates the whole circuit after every state and every joint move, as the
 //! differential evaluator sees them, and counts per slot how many of these
-//! transitions changed its value, and per input of each `and` how the `and`'s
-//! other inputs behaved around it.
+//! transitions changed its value, and per operand of each `and` how the `and`'s
+//! other operands behaved around it.
 
 use crate::layout::{bit, pack, run_steps};
 use crate::layout::{CompiledNet, Gate};
@@ -15,16 +15,16 @@ use crate::random::Stream;
 pub(crate) struct Activity {
     /// Transitions measured (a new state, or a new joint move, each is one).
     pub transitions: u32,
-    /// The `and`s whose inputs' counts below are measured ([`Activity::is_measured`]).
+    /// The `and`s whose operands' counts below are measured ([`Activity::is_measured`]).
     pub measured: Vec<u32>,
     /// Per slot: transitions that changed its value.
     pub flips: Vec<u32>,
     /// Per fan-in edge of an [`Activity::is_measured`] `and` (indexed like
-    /// `net.fanin`): transitions that changed whether the `and`'s other inputs
+    /// `net.fanin`): transitions that changed whether the `and`'s other operands
     /// were all true.
     pub others_changed: Vec<u32>,
-    /// Per fan-in edge of a measured `and`: transitions that flipped this input
-    /// while the `and`'s other inputs were all true (before or after).
+    /// Per fan-in edge of a measured `and`: transitions that flipped this operand
+    /// while the `and`'s other operands were all true (before or after).
     pub flips_while_others: Vec<u32>,
     /// What returning to the initial state from where a playout ended costs a
     /// differential evaluation, on average: fan-out edges of the kept slots
@@ -34,11 +34,11 @@ pub(crate) struct Activity {
 
 impl Activity {
     /// Whether the `and`-specific counts of `slot` are measured: an acyclic
-    /// `and` of at least two inputs.
+    /// `and` of at least two operands.
     pub fn is_measured(net: &CompiledNet, slot: u32) -> bool {
         slot >= net.first_gate()
             && net.gates()[slot as usize] == Gate::And
-            && net.inputs(slot).len() >= 2
+            && net.fanin(slot).len() >= 2
             && net.cycle_start()[slot as usize] == u32::MAX
     }
 
@@ -55,8 +55,8 @@ impl Activity {
             transitions: 0,
             measured: Vec::new(),
             flips: vec![0; net.slots()],
-            others_changed: vec![0; net.fanin().len()],
-            flips_while_others: vec![0; net.fanin().len()],
+            others_changed: vec![0; net.fanins().len()],
+            flips_while_others: vec![0; net.fanins().len()],
             restart_work: 0,
         };
         let (mut restarts, mut restart_work) = (0u64, 0u64);
@@ -89,12 +89,12 @@ impl Activity {
             *flips += u32::from(b != a);
         }
         for &and in measured {
-            let inputs = net.inputs(and);
-            let full = inputs.len() - 1;
-            let true_before = inputs.iter().filter(|&&i| before[i as usize]).count();
-            let true_after = inputs.iter().filter(|&&i| after[i as usize]).count();
+            let fanin = net.fanin(and);
+            let full = fanin.len() - 1;
+            let true_before = fanin.iter().filter(|&&i| before[i as usize]).count();
+            let true_after = fanin.iter().filter(|&&i| after[i as usize]).count();
             let first_edge = net.fanin_offsets()[and as usize] as usize;
-            for (k, &i) in inputs.iter().enumerate() {
+            for (k, &i) in fanin.iter().enumerate() {
                 let (b, a) = (before[i as usize], after[i as usize]);
                 let others_before = true_before - usize::from(b) == full;
                 let others_after = true_after - usize::from(a) == full;
@@ -194,6 +194,6 @@ pub(crate) fn random_walk(
 fn work(net: &CompiledNet, kept: &[bool], before: &[bool], after: &[bool]) -> u64 {
     (0..net.slots() as u32)
         .filter(|&s| kept[s as usize] && before[s as usize] != after[s as usize])
-        .map(|s| net.outputs(s).iter().filter(|&&o| kept[o as usize]).count() as u64 + 1)
+        .map(|s| net.fanout(s).iter().filter(|&&o| kept[o as usize]).count() as u64 + 1)
         .sum()
 }

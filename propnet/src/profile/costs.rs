@@ -1,11 +1,11 @@
-//! Every constant of the engines' cost models in one place: what an
+//! Every constant of the evaluators' cost models in one place: what an
 //! operation costs (in instructions, or as a multiple of another), the
 //! thresholds at which a choice pays, and the measurement budgets; each with
-//! the measurements behind it. The engines weigh them against the counts
-//! that [`super::activity`] and the engines' own walks measure.
+//! the measurements behind it. The evaluators weigh them against the counts
+//! that [`super::activity`] and the evaluators' own walks measure.
 
-// The sweep's flagged blocks and skip conditions (`engine/skipping.rs`,
-// `engine/sweep.rs`).
+// The sweep's flagged blocks and skip conditions (`evaluator/skipping.rs`,
+// `evaluator/sweep.rs`).
 
 /// Gate evaluations spent measuring how often sources change (see [`super::activity::random_walk`]).
 /// Under Miri, which interprets every instruction, the measurements of this
@@ -23,8 +23,8 @@ pub(crate) const MARK_COST: f64 = 6.0;
 /// instructions per cycle).
 pub(crate) const MISPREDICT_COST: f64 = 50.0;
 
-// The move part as cones of the moves played (`engine/cones.rs`,
-// `engine/move_cones.rs`).
+// The move part as cones of the moves played (`evaluator/cones.rs`,
+// `evaluator/move_cones.rs`).
 
 /// The most bytes of code the cones may take and still stay in the cache
 /// between joint moves (the level 2 cache of one core, 1 MiB on AMD Zen 4 and
@@ -51,12 +51,12 @@ pub(crate) const UPDATE_VALUES: f64 = 6.0;
 /// counter updates (besides its fan-out's).
 pub(crate) const EVALUATION_UPDATES: f64 = 3.0;
 
-// The differential engine (`engine/differential.rs`).
+// The differential evaluator (`evaluator/differential.rs`).
 
 /// Gate evaluations spent measuring how often slots change (see [`super::activity::Activity`]).
 pub(crate) const ACTIVITY_BUDGET: usize = if cfg!(miri) { 20_000 } else { 20_000_000 };
 
-/// Fewest `and`s an input must be the best guard of to guard them, unless
+/// Fewest `and`s an operand must be the best guard of to guard them, unless
 /// some are lazy (then what they save decides).
 pub(crate) const GUARD_FANOUT: usize = 24;
 

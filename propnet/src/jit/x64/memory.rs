@@ -79,7 +79,7 @@ impl Drop for ExecutableMemory {
 #[cfg(not(all(target_arch = "x86_64", unix, not(miri))))]
 impl ExecutableMemory {
     /// No memory: native code runs only on x86-64 Unix, and not under Miri,
-    /// which cannot execute it (the engines then run their interpreters).
+    /// which cannot execute it (the evaluators then run their interpreters).
     pub(super) fn new(_code: &[u8]) -> Option<ExecutableMemory> {
         None
     }

@@ -1,6 +1,6 @@
 //! Native code for the sweep's programs on x86-64 Unix: each gate becomes
-//! straight-line machine code (a byte load of its first input, an `and` or
-//! `or` with each further input, a byte store), so that evaluating a circuit
+//! straight-line machine code (a byte load of its first operand, an `and` or
+//! `or` with each further operand, a byte store), so that evaluating a circuit
 //! reads no operand records, checks no bounds and runs no loop. A gate read
 //! once, by a later gate of the same program, and by nothing else (no output)
 //! is computed in a register where its reader needs it and never stored: the
@@ -16,7 +16,7 @@
 //! the net's slots: the code evaluates the block only when the flag is set,
 //! and clears it. The caller sets the flag whenever a base or input that a
 //! gate of the block depends on changes (and before the first run), so that
-//! gates skipped still hold the values their inputs give. Consecutive stored
+//! gates skipped still hold the values their operands give. Consecutive stored
 //! gates may also share a condition: a slot computed before them, whose value
 //! `skip_when` makes the code jump over them (their values do not matter then;
 //! see the `conditions` module).

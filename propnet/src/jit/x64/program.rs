@@ -37,13 +37,13 @@ const FEWEST_WINDOW_OPERANDS: u32 = 4;
 const MOST_REGISTERS_INLINED: u8 = REGISTERS.len() as u8 - 1;
 
 /// A gate as native code compiles it: `out` = `not`? of the `and` (`all`) or
-/// `or` of `inputs` (true for an `and` of none, false for an `or` of none).
+/// `or` of `fanin` (true for an `and` of none, false for an `or` of none).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct NativeGate<'a> {
     pub out: u32,
     pub all: bool,
     pub negate: bool,
-    pub inputs: &'a [u32],
+    pub fanin: &'a [u32],
 }
 
 /// Where a program's values live: each slot's byte, the bytes the packed
@@ -340,9 +340,9 @@ impl fmt::Debug for NativeProgram {
 /// Which gates of `steps` are computed in registers by their reader (their
 /// definition) rather than stored: those read once, by a gate that comes after
 /// them, and needing at most [`MOST_REGISTERS_INLINED`] registers. A gate holds
-/// its value in the register of its depth; its first input, computed in
+/// its value in the register of its depth; its first operand, computed in
 /// registers, takes that same register and the ones after, and each further
-/// input computed in registers the ones after it.
+/// operand computed in registers the ones after it.
 fn inlined_gates<'a>(
     slots: usize,
     steps: &[NativeStep<'a>],
@@ -386,8 +386,8 @@ impl<'a> Inlining<'a> {
         for step in steps {
             let NativeStep::Gate(gate) = *step else { continue };
             let mut need = 1;
-            for (k, &input) in gate.inputs.iter().enumerate() {
-                let i = input as usize;
+            for (k, &operand) in gate.fanin.iter().enumerate() {
+                let i = operand as usize;
                 if read_once[i] && (1..=MOST_REGISTERS_INLINED).contains(&self.needs[i]) {
                     self.inlined[i] = self.definitions[i];
                     need = need.max(self.needs[i] + u8::from(k > 0));
@@ -400,7 +400,7 @@ impl<'a> Inlining<'a> {
     }
 }
 
-/// How many values the expression of `gate` reads from memory, the inputs it
+/// How many values the expression of `gate` reads from memory, the operands it
 /// computes in registers included.
 fn operands(gate: NativeGate, inlined: &[Option<NativeGate>]) -> usize {
     // A stack of the expressions still to count, not recursion: a chain of
@@ -408,7 +408,7 @@ fn operands(gate: NativeGate, inlined: &[Option<NativeGate>]) -> usize {
     let mut count = 0;
     let mut pending = vec![gate];
     while let Some(gate) = pending.pop() {
-        for &i in gate.inputs {
+        for &i in gate.fanin {
             match inlined[i as usize] {
                 Some(definition) => pending.push(definition),
                 None => count += 1,
@@ -485,7 +485,7 @@ impl<'a> Assembler<'a> {
         for step in steps {
             match *step {
                 NativeStep::Gate(gate) => {
-                    assert!((gate.out as usize) < slots && gate.inputs.iter().all(|&i| (i as usize) < slots));
+                    assert!((gate.out as usize) < slots && gate.fanin.iter().all(|&i| (i as usize) < slots));
                     if inlined[gate.out as usize].is_none() {
                         let wanted = skip(gate.out);
                         if wanted != self.skip.map(|(open, _)| open) {
@@ -582,7 +582,7 @@ impl<'a> Assembler<'a> {
         }
     }
 
-    /// Computes `gate` into the register of `depth`, and the inputs it
+    /// Computes `gate` into the register of `depth`, and the operands it
     /// computes in registers into that one and the ones after. The parts of
     /// the expression wait on a stack of [`Emit`]s, not in recursive calls: a
     /// chain of gates read once is one expression as deep as the chain is long.
@@ -592,17 +592,17 @@ impl<'a> Assembler<'a> {
             match emit {
                 Emit::Gate(gate, depth) => {
                     let register = REGISTERS[depth];
-                    let Some((&first, rest)) = gate.inputs.split_first() else {
+                    let Some((&first, rest)) = gate.fanin.split_first() else {
                         encode::mov_immediate(&mut self.code, register, u32::from(gate.all != gate.negate));
                         continue;
                     };
-                    // Pushed last part first: the first input, each further
-                    // input combined in turn, then the negation.
+                    // Pushed last part first: the first operand, each further
+                    // operand combined in turn, then the negation.
                     if gate.negate {
                         pending.push(Emit::Negate(register));
                     }
-                    for &input in rest.iter().rev() {
-                        match inlined[input as usize] {
+                    for &operand in rest.iter().rev() {
+                        match inlined[operand as usize] {
                             Some(definition) => {
                                 pending.push(Emit::Combine {
                                     all: gate.all,
@@ -614,12 +614,12 @@ impl<'a> Assembler<'a> {
                             None => pending.push(Emit::Read {
                                 all: gate.all,
                                 register,
-                                slot: input,
+                                slot: operand,
                             }),
                         }
                     }
                     match inlined[first as usize] {
-                        Some(input) => pending.push(Emit::Gate(input, depth)),
+                        Some(operand) => pending.push(Emit::Gate(operand, depth)),
                         None => pending.push(Emit::Load(register, first)),
                     }
                 }
@@ -854,7 +854,7 @@ mod tests {
         for _ in 0..rounds {
             // Gate `s` reads up to four earlier slots; an unread earlier gate is
             // preferred, so that most gates are read once.
-            let mut inputs: Vec<Vec<u32>> = vec![Vec::new(); slots];
+            let mut fanins: Vec<Vec<u32>> = vec![Vec::new(); slots];
             let mut readers = vec![0u32; slots];
             let mut kinds = vec![(true, false); slots];
             for s in SOURCES..slots {
@@ -862,14 +862,14 @@ mod tests {
                     let unread: Vec<usize> = (SOURCES.max(s.saturating_sub(30))..s)
                         .filter(|&i| readers[i] == 0)
                         .collect();
-                    let input = if !unread.is_empty() && rng.gen_bool(0.8) {
+                    let operand = if !unread.is_empty() && rng.gen_bool(0.8) {
                         unread[rng.gen_range(0..unread.len())]
                     } else {
                         rng.gen_range(0..s)
                     };
-                    if !inputs[s].contains(&(input as u32)) {
-                        inputs[s].push(input as u32);
-                        readers[input] += 1;
+                    if !fanins[s].contains(&(operand as u32)) {
+                        fanins[s].push(operand as u32);
+                        readers[operand] += 1;
                     }
                 }
                 kinds[s] = (rng.gen_bool(0.5), rng.gen_bool(0.2));
@@ -886,7 +886,7 @@ mod tests {
                         out: s as u32,
                         all,
                         negate,
-                        inputs: &inputs[s],
+                        fanin: &fanins[s],
                     })
                 })
                 .collect();
@@ -922,7 +922,7 @@ mod tests {
             let inlined = inlined_gates(slots, &gates, &read_once);
             deepest = deepest.max(
                 (SOURCES..slots)
-                    .map(|s| depth(s, &inputs, &inlined))
+                    .map(|s| depth(s, &fanins, &inlined))
                     .max()
                     .unwrap_or(0),
             );
@@ -935,7 +935,7 @@ mod tests {
                 values.resize(layout.first_flag, false);
                 for s in SOURCES..slots {
                     let (all, negate) = kinds[s];
-                    let read = inputs[s].iter().map(|&i| expected[i as usize]);
+                    let read = fanins[s].iter().map(|&i| expected[i as usize]);
                     let value = if all {
                         read.fold(true, |a, v| a & v)
                     } else {
@@ -977,7 +977,7 @@ mod tests {
         const SOURCES: u32 = 8;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
         // Gate `s` is the `and` or `or` of up to three earlier slots.
-        let inputs: Vec<Vec<u32>> = (0..SLOTS)
+        let fanins: Vec<Vec<u32>> = (0..SLOTS)
             .map(|s| {
                 if s < SOURCES {
                     return Vec::new();
@@ -994,7 +994,7 @@ mod tests {
                     out: s,
                     all: all[s as usize],
                     negate: false,
-                    inputs: &inputs[s as usize],
+                    fanin: &fanins[s as usize],
                 })
             })
             .collect();
@@ -1059,7 +1059,7 @@ mod tests {
                     }
                     continue;
                 }
-                let read = inputs[s as usize].iter().map(|&i| values[i as usize]);
+                let read = fanins[s as usize].iter().map(|&i| values[i as usize]);
                 values[s as usize] = if all[s as usize] {
                     read.fold(true, |a, v| a & v)
                 } else {
@@ -1129,11 +1129,11 @@ mod tests {
     }
 
     /// How many registers gate `slot` takes when stored (computed at depth 0).
-    fn depth(slot: usize, inputs: &[Vec<u32>], inlined: &[Option<NativeGate>]) -> usize {
+    fn depth(slot: usize, fanins: &[Vec<u32>], inlined: &[Option<NativeGate>]) -> usize {
         let mut need = 1;
-        for (k, &i) in inputs[slot].iter().enumerate() {
+        for (k, &i) in fanins[slot].iter().enumerate() {
             if inlined[i as usize].is_some() {
-                need = need.max(depth(i as usize, inputs, inlined) + usize::from(k > 0));
+                need = need.max(depth(i as usize, fanins, inlined) + usize::from(k > 0));
             }
         }
         need

@@ -54,13 +54,13 @@ pub(crate) fn conditions(
         if output[gate as usize] {
             candidates = Some(forcing(net, gate).collect());
         }
-        for &reader in net.outputs(gate).iter().filter(|_| !output[gate as usize]) {
+        for &reader in net.fanout(gate).iter().filter(|_| !output[gate as usize]) {
             // The literals that decide this reader whatever `gate` holds, and
             // the reader's own condition.
             let mut deciding: Vec<Condition> = match net.gates()[reader as usize] {
                 Gate::Not => Vec::new(),
                 kind => net
-                    .inputs(reader)
+                    .fanin(reader)
                     .iter()
                     .filter(|&&i| i != gate)
                     .map(|&slot| Condition {
@@ -92,7 +92,7 @@ pub(crate) fn conditions(
                 && !depends_on(&mut walk, c.slot, gate)
         });
         let shared = net
-            .outputs(gate)
+            .fanout(gate)
             .iter()
             .filter_map(|&r| condition[r as usize])
             .find(|c| candidates.contains(c));
@@ -110,7 +110,7 @@ pub(crate) fn conditions(
     condition
 }
 
-/// The literals that force `gate` (see [`conditions`]): each input of an
+/// The literals that force `gate` (see [`conditions`]): each operand of an
 /// `and` with `skip_when` false, of an `or` with `skip_when` true.
 fn forcing(net: &CompiledNet, gate: u32) -> impl Iterator<Item = Condition> + '_ {
     let skip_when = match net.gates()[gate as usize] {
@@ -119,7 +119,7 @@ fn forcing(net: &CompiledNet, gate: u32) -> impl Iterator<Item = Condition> + '_
         Gate::Not => None,
     };
     skip_when.into_iter().flat_map(move |skip_when| {
-        net.inputs(gate)
+        net.fanin(gate)
             .iter()
             .map(move |&slot| Condition { slot, skip_when })
     })
@@ -216,8 +216,8 @@ mod tests {
                 "the condition of {gate} has one"
             );
             assert!(!depends_on(&mut walk, c.slot, gate));
-            for &reader in net.outputs(gate) {
-                let decides = net.inputs(reader).contains(&c.slot)
+            for &reader in net.fanout(gate) {
+                let decides = net.fanin(reader).contains(&c.slot)
                     && net.gates()[reader as usize] == if c.skip_when { Gate::Or } else { Gate::And };
                 assert!(
                     decides || condition[reader as usize] == Some(c),

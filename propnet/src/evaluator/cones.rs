@@ -267,14 +267,14 @@ impl<'a> Specializer<'a> {
                 input_role[m as usize] = role as u32;
             }
         }
-        // Slot order is an evaluation order: acyclic gates come after their inputs.
+        // Slot order is an evaluation order: acyclic gates come after their fan-in.
         let mut roles = vec![0u64; net.slots()];
         for (m, &slot) in net.move_slots().iter().enumerate() {
             roles[slot as usize] = 1 << input_role[m];
         }
         for slot in net.first_gate() as usize..net.slots() {
             roles[slot] = net
-                .inputs(slot as u32)
+                .fanin(slot as u32)
                 .iter()
                 .fold(0, |r, &i| r | roles[i as usize]);
         }
@@ -351,7 +351,7 @@ impl<'a> Specializer<'a> {
         self.in_cone[input as usize] = m as u32;
         let mut k = 0;
         while k < cone.len() {
-            for &reader in net.outputs(cone[k]) {
+            for &reader in net.fanout(cone[k]) {
                 if self.moved[reader as usize] && self.in_cone[reader as usize] != m as u32 {
                     self.in_cone[reader as usize] = m as u32;
                     cone.push(reader);
@@ -359,7 +359,7 @@ impl<'a> Specializer<'a> {
             }
             k += 1;
         }
-        let spanned: usize = cone[1..].iter().map(|&slot| net.inputs(slot).len()).sum();
+        let spanned: usize = cone[1..].iter().map(|&slot| net.fanin(slot).len()).sum();
         *budget = budget.checked_sub(spanned)?;
         // Sorted, the input (below every gate) comes first.
         cone.sort_unstable();
@@ -468,7 +468,7 @@ impl<'a> Specializer<'a> {
     /// The gate putting back `gate`'s baseline if it is a constant or a copy
     /// of a base, else `None`.
     fn restore_gate(&self, gate: u32) -> Option<NativeGate<'_>> {
-        let (all, inputs) = match self.baseline[gate as usize] {
+        let (all, fanin) = match self.baseline[gate as usize] {
             Value::Known(v) => (v, &[][..]),
             _ if self.copy_of[gate as usize] != NO_INDEX => {
                 (false, std::slice::from_ref(&self.copy_of[gate as usize]))
@@ -479,7 +479,7 @@ impl<'a> Specializer<'a> {
             out: gate,
             all,
             negate: false,
-            inputs,
+            fanin,
         })
     }
 
@@ -545,7 +545,7 @@ impl<'a> Specializer<'a> {
                     out: g.out,
                     all: g.all,
                     negate: g.negate,
-                    inputs: &self.operands[g.start as usize..g.end as usize],
+                    fanin: &self.operands[g.start as usize..g.end as usize],
                 })
             })
             .collect()
@@ -570,7 +570,7 @@ fn call_cost(gates: &[Folded]) -> usize {
 
 /// What a restore function of `gates` costs, in values read and stored.
 fn restore_cost(gates: &[NativeGate]) -> usize {
-    gates.iter().map(|g| g.inputs.len() + 1).sum::<usize>()
+    gates.iter().map(|g| g.fanin.len() + 1).sum::<usize>()
 }
 
 /// The values that the functions of the live gates and the restores read
@@ -669,7 +669,7 @@ impl Function {
     }
 }
 
-/// Specializes gate `slot` to what `value_of` knows of its inputs: its
+/// Specializes gate `slot` to what `value_of` knows of its operands: its
 /// operands still read are appended to `operands`; the constant it folds to,
 /// if it does (then it reads none).
 fn fold(
@@ -691,7 +691,7 @@ fn fold(
         start,
         end: start,
     };
-    for &i in net.inputs(slot) {
+    for &i in net.fanin(slot) {
         match value_of(i) {
             // True for an `and`, false for an `or`: no effect.
             Value::Known(v) if v == all => {}

@@ -49,7 +49,7 @@ impl MoveCones {
         // state part read by the move part, or a next value.
         let mut read = vec![false; net.slots()];
         for gate in (0..net.slots()).filter(|&g| moved[g]) {
-            for &i in net.inputs(gate as u32) {
+            for &i in net.fanin(gate as u32) {
                 read[i as usize] |= kept[i as usize] && !moved[i as usize] && !is_input(net, i);
             }
         }
@@ -62,7 +62,7 @@ impl MoveCones {
         let updates: f64 = (0..net.slots())
             .map(|s| {
                 let into_moves = net
-                    .outputs(s as u32)
+                    .fanout(s as u32)
                     .iter()
                     .filter(|&&o| moved[o as usize])
                     .count() as f64;
@@ -210,7 +210,7 @@ impl MoveCones {
 #[cfg(test)]
 mod tests {
     use super::super::differential::Differential;
-    use super::super::{Engine, ScalarEngine, CLAIMS, TURNS};
+    use super::super::{Evaluator, ScalarEvaluator, CLAIMS, TURNS};
     use super::*;
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;

@@ -153,7 +153,7 @@ pub(crate) fn lowest_sources(net: &CompiledNet) -> Vec<u32> {
     let mut lowest: Vec<u32> = (0..net.slots() as u32).collect();
     for slot in net.first_gate()..net.slots() as u32 {
         lowest[slot as usize] = net
-            .inputs(slot)
+            .fanin(slot)
             .iter()
             .map(|&i| lowest[i as usize])
             .min()
@@ -291,7 +291,7 @@ mod tests {
         let candidates: Vec<Candidate> = (net.first_gate()..net.slots() as u32)
             .map(|gate| Candidate {
                 gate,
-                operands: net.inputs(gate).len(),
+                operands: net.fanin(gate).len(),
                 moves: in_moves[gate as usize],
             })
             .collect();

@@ -1,18 +1,21 @@
-//! Engines: the evaluators of a compiled net behind one interface. Every
-//! engine ([`Engine`]) is the shared, immutable part (its compiled plan,
-//! native code included: `Send + Sync`, held in an `Arc` by every thread) of
-//! an evaluator, apart from the per-thread scratch its evaluation writes
-//! ([`Engine::Cache`]), as in the `Cache` of regex-automata's meta engine: a
-//! thread makes its cache once and passes it to every call. The scalar
-//! engines ([`Sweep`], [`Differential`]) evaluate one state at a time
-//! ([`ScalarEngine`]); [`Lanes`] evaluates 512 states at once, one per bit
-//! of a word, for the driver's batched playouts.
+//! Evaluators of a compiled net, behind one interface ([`Evaluator`]). An
+//! evaluator is the shared, immutable part (its compiled plan, native code
+//! included: `Send + Sync`, held in an `Arc` by every thread), apart from the
+//! per-thread scratch its evaluation writes ([`Evaluator::Cache`]), as in the
+//! `Cache` of regex-automata's meta engine: a thread makes its cache once and
+//! passes it to every call. The scalar evaluators ([`Sweep`],
+//! [`Differential`]) evaluate one state at a time ([`ScalarEvaluator`]);
+//! [`Lanes`] evaluates 512 states at once, one per bit of a word, for the
+//! driver's batched playouts.
 //!
-//! An engine's constructor gives the candidate plans worth choosing between
+//! An evaluator's constructor gives the candidate plans worth choosing between
 //! (`candidates`), without measuring which is faster: that choice, and the
-//! choice of an evaluator for `Auto` ([`EngineConfig`]), are the driver's
+//! choice of an evaluator for `Auto` ([`EvaluatorConfig`]), are the driver's
 //! chooser's, which races them on the driver's one playout loop. So this
 //! layer sits below the driver and knows nothing of playouts.
+//!
+//! (The facade's *engine*, `ggpnet::Engine`, is something else: the backend
+//! that runs a game, this crate's propnet or the reference interpreter.)
 
 pub(crate) mod bits;
 mod conditions;
@@ -35,35 +38,35 @@ use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// The identity of one engine, carried by every cache it makes. A cache's
-/// sizes and offsets are those of the plan of the engine that made it, and
-/// the engines index it unchecked in their hot loops; so every entry point
-/// that takes a cache checks it against the engine with [`EngineId::check`],
-/// and a cache handed to another engine (of another game, or another plan of
+/// The identity of one evaluator, carried by every cache it makes. A cache's
+/// sizes and offsets are those of the plan of the evaluator that made it, and
+/// the evaluators index it unchecked in their hot loops; so every entry point
+/// that takes a cache checks it against the evaluator with [`EvaluatorId::check`],
+/// and a cache handed to another evaluator (of another game, or another plan of
 /// the same game) panics instead of being read out of bounds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) struct EngineId(u64);
+pub(crate) struct EvaluatorId(u64);
 
-impl EngineId {
-    /// An identity no other engine of this process has.
-    pub(crate) fn fresh() -> EngineId {
+impl EvaluatorId {
+    /// An identity no other evaluator of this process has.
+    pub(crate) fn fresh() -> EvaluatorId {
         static NEXT: AtomicU64 = AtomicU64::new(0);
-        EngineId(NEXT.fetch_add(1, Ordering::Relaxed))
+        EvaluatorId(NEXT.fetch_add(1, Ordering::Relaxed))
     }
 
-    /// Panics unless `cache` (a cache's owner) is this engine.
+    /// Panics unless `cache` (a cache's owner) is this evaluator.
     #[inline(always)]
     #[track_caller]
-    pub(crate) fn check(self, cache: EngineId) {
+    pub(crate) fn check(self, cache: EvaluatorId) {
         assert!(
             self == cache,
-            "a cache used with an engine other than the one that made it"
+            "a cache used with an evaluator other than the one that made it"
         );
     }
 }
 
 /// Panics unless `state` holds exactly the words of `net`'s bases with no bit
-/// set past them: the scalar engines' check of the states they load.
+/// set past them: the scalar evaluators' check of the states they load.
 #[inline(always)]
 #[track_caller]
 pub(crate) fn check_state(net: &CompiledNet, state: &[u64]) {
@@ -80,12 +83,12 @@ pub(crate) fn check_state(net: &CompiledNet, state: &[u64]) {
     }
 }
 
-/// What every engine is: the shared, immutable part of an evaluator of one
+/// What every evaluator is: the shared, immutable part of the evaluation of one
 /// [`CompiledNet`] (its compiled plan, native code included), held in an
 /// [`Arc`] and read by every thread at once, apart from the per-thread scratch
-/// its evaluation writes ([`Engine::Cache`]), which each thread makes for
-/// itself with [`Engine::cache`].
-pub trait Engine: Send + Sync {
+/// its evaluation writes ([`Evaluator::Cache`]), which each thread makes for
+/// itself with [`Evaluator::cache`].
+pub trait Evaluator: Send + Sync {
     /// The values one thread's evaluation writes.
     type Cache: Send;
     /// Which evaluator it is.
@@ -96,31 +99,31 @@ pub trait Engine: Send + Sync {
     fn cache(&self) -> Self::Cache;
 }
 
-/// An engine that evaluates one state at a time (and, after
-/// [`ScalarEngine::load_moves`], one joint move), into a cache.
-pub trait ScalarEngine: Engine {
+/// An evaluator that evaluates one state at a time (and, after
+/// [`ScalarEvaluator::load_moves`], one joint move), into a cache.
+pub trait ScalarEvaluator: Evaluator {
     /// Sets the bases to the state whose base `b` is bit `b` of `state` and
     /// evaluates everything that depends only on it.
     fn load_state(&self, cache: &mut Self::Cache, state: &[u64]);
     /// Sets the move propositions to `moves` (move indexes) and evaluates the
-    /// part that depends on moves. Call after [`ScalarEngine::load_state`].
+    /// part that depends on moves. Call after [`ScalarEvaluator::load_state`].
     fn load_moves(&self, cache: &mut Self::Cache, moves: &[u32]);
     /// The value of an output slot (terminal, goal, legality, next value) after
     /// the last load (of a goal read only on the way to goals, after
-    /// [`ScalarEngine::refresh_goals`]). Other gates' values are not kept by every
-    /// engine: the native sweep computes a gate read once in a register of
+    /// [`ScalarEvaluator::refresh_goals`]). Other gates' values are not kept by every
+    /// evaluator: the native sweep computes a gate read once in a register of
     /// its reader.
     fn value(&self, cache: &Self::Cache, slot: u32) -> bool;
     /// Brings the gates read only on the way to goals ([`CompiledNet::goal_only`])
-    /// up to date, for engines that leave them until goals are asked for.
+    /// up to date, for evaluators that leave them until goals are asked for.
     fn refresh_goals(&self, cache: &mut Self::Cache);
-    /// The legality of `role`'s moves after the last [`ScalarEngine::load_state`]:
+    /// The legality of `role`'s moves after the last [`ScalarEvaluator::load_state`]:
     /// bit `at` of word `w` tells whether its move at position `64 w + at` is legal.
     fn legal_words<'c>(&self, cache: &'c Self::Cache, role: usize) -> &'c [u64];
     /// Writes the next state (bit `b`: base `b`'s next value) after the last
-    /// [`ScalarEngine::load_moves`] into `out`, whose bits past the bases stay zero.
+    /// [`ScalarEvaluator::load_moves`] into `out`, whose bits past the bases stay zero.
     fn next_state(&self, cache: &Self::Cache, out: &mut [u64]);
-    /// The legal moves of `role` after the last [`ScalarEngine::load_state`], ascending, into `out`.
+    /// The legal moves of `role` after the last [`ScalarEvaluator::load_state`], ascending, into `out`.
     fn legal_moves(&self, cache: &Self::Cache, role: usize, out: &mut Vec<u32>) {
         out.clear();
         let moves = &self.net().role_moves()[role];
@@ -218,37 +221,75 @@ impl FromStr for Choice {
     }
 }
 
-/// How a run chooses and builds its engines.
+/// How a run chooses and builds its evaluators: which one ([`Choice`]), and
+/// whether in native code where the platform allows (off keeps the
+/// interpreters, to measure them). Every combination is valid, so it is built
+/// without checks: [`EvaluatorConfig::new`] and its setters, read back
+/// with [`EvaluatorConfig::get_choice`] and [`EvaluatorConfig::get_native`].
+///
+/// ```
+/// use ggpnet_propnet::{Choice, EvaluatorConfig, EvaluatorKind};
+/// let sweep = Choice::Fixed(EvaluatorKind::Sweep);
+/// let config = EvaluatorConfig::new(sweep).native(false);
+/// assert_eq!((config.get_choice(), config.get_native()), (sweep, false));
+/// assert_eq!(EvaluatorConfig::from(EvaluatorKind::Sweep), EvaluatorConfig::new(sweep));
+/// assert_eq!(EvaluatorConfig::default(), EvaluatorConfig::new(Choice::Auto));
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct EngineConfig {
+pub struct EvaluatorConfig {
+    choice: Choice,
+    native: bool,
+}
+
+impl EvaluatorConfig {
+    /// The evaluator `choice` names, in native code.
+    pub const fn new(choice: Choice) -> EvaluatorConfig {
+        EvaluatorConfig { choice, native: true }
+    }
+
+    /// The same with evaluator `choice`.
+    ///
+    /// ```
+    /// use ggpnet_propnet::{Choice, EvaluatorConfig};
+    /// let interpreted = EvaluatorConfig::default().native(false);
+    /// assert!(!interpreted.choice(Choice::Auto).get_native());
+    /// ```
+    pub const fn choice(self, choice: Choice) -> EvaluatorConfig {
+        EvaluatorConfig { choice, ..self }
+    }
+
+    /// The same in native code (`true`, where the platform allows) or
+    /// interpreted.
+    pub const fn native(self, native: bool) -> EvaluatorConfig {
+        EvaluatorConfig { native, ..self }
+    }
+
     /// Which evaluator.
-    pub choice: Choice,
-    /// Whether engines compile to native code where the platform allows
-    /// (off keeps the interpreters, to measure them).
-    pub native: bool,
+    pub const fn get_choice(self) -> Choice {
+        self.choice
+    }
+
+    /// Whether in native code where the platform allows.
+    pub const fn get_native(self) -> bool {
+        self.native
+    }
 }
 
-impl Default for EngineConfig {
+impl Default for EvaluatorConfig {
     /// The fastest evaluator, in native code.
-    fn default() -> EngineConfig {
-        EngineConfig {
-            choice: Choice::Auto,
-            native: true,
-        }
+    fn default() -> EvaluatorConfig {
+        EvaluatorConfig::new(Choice::Auto)
     }
 }
 
-impl From<EvaluatorKind> for EngineConfig {
+impl From<EvaluatorKind> for EvaluatorConfig {
     /// `kind`, in native code.
-    fn from(kind: EvaluatorKind) -> EngineConfig {
-        EngineConfig {
-            choice: Choice::Fixed(kind),
-            native: true,
-        }
+    fn from(kind: EvaluatorKind) -> EvaluatorConfig {
+        EvaluatorConfig::new(Choice::Fixed(kind))
     }
 }
 
-/// A scalar engine of either kind, chosen at run time, with one thread's cache.
+/// A scalar evaluator of either kind, chosen at run time, with one thread's cache.
 #[derive(Clone)]
 pub enum Scalar {
     /// See [`Sweep`].
@@ -261,8 +302,8 @@ impl Scalar {
     /// Which kind it is.
     pub fn kind(&self) -> EvaluatorKind {
         match self {
-            Scalar::Sweep(engine, _) => engine.kind(),
-            Scalar::Differential(engine, _) => engine.kind(),
+            Scalar::Sweep(evaluator, _) => evaluator.kind(),
+            Scalar::Differential(evaluator, _) => evaluator.kind(),
         }
     }
 }
@@ -274,9 +315,9 @@ impl fmt::Debug for Scalar {
 }
 
 /// One dispatch per query, for callers that ask one thing at a time (the
-/// state machine); drivers match once and run on the engine itself.
+/// state machine); drivers match once and run on the evaluator itself.
 impl Scalar {
-    /// See [`ScalarEngine::load_state`].
+    /// See [`ScalarEvaluator::load_state`].
     #[inline]
     pub fn load_state(&mut self, state: &[u64]) {
         match self {
@@ -285,7 +326,7 @@ impl Scalar {
         }
     }
 
-    /// See [`ScalarEngine::load_moves`].
+    /// See [`ScalarEvaluator::load_moves`].
     #[inline]
     pub fn load_moves(&mut self, moves: &[u32]) {
         match self {
@@ -294,7 +335,7 @@ impl Scalar {
         }
     }
 
-    /// See [`ScalarEngine::value`].
+    /// See [`ScalarEvaluator::value`].
     #[inline]
     pub fn value(&self, slot: u32) -> bool {
         match self {
@@ -303,7 +344,7 @@ impl Scalar {
         }
     }
 
-    /// See [`ScalarEngine::refresh_goals`].
+    /// See [`ScalarEvaluator::refresh_goals`].
     pub fn refresh_goals(&mut self) {
         match self {
             Scalar::Sweep(e, c) => e.refresh_goals(c),
@@ -311,7 +352,7 @@ impl Scalar {
         }
     }
 
-    /// See [`ScalarEngine::legal_words`].
+    /// See [`ScalarEvaluator::legal_words`].
     #[inline]
     pub fn legal_words(&self, role: usize) -> &[u64] {
         match self {
@@ -320,7 +361,7 @@ impl Scalar {
         }
     }
 
-    /// See [`ScalarEngine::legal_moves`].
+    /// See [`ScalarEvaluator::legal_moves`].
     pub fn legal_moves(&self, role: usize, out: &mut Vec<u32>) {
         match self {
             Scalar::Sweep(e, c) => e.legal_moves(c, role, out),
@@ -328,7 +369,7 @@ impl Scalar {
         }
     }
 
-    /// See [`ScalarEngine::next_state`].
+    /// See [`ScalarEvaluator::next_state`].
     #[inline]
     pub fn next_state(&self, out: &mut [u64]) {
         match self {

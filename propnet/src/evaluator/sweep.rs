@@ -1,8 +1,8 @@
 //! The sweep evaluator: every gate of the state-only part after each state, every
 //! gate of the move part after each joint move, in layer order, one byte per slot.
-//! The gates are compiled into runs of one kind of operation (two-input `and`s,
+//! The gates are compiled into runs of one kind of operation (two-operand `and`s,
 //! `not`s, ...) over gates that do not read each other, so that evaluating them
-//! branches on neither gate kinds nor input values, and then, where the
+//! branches on neither gate kinds nor operand values, and then, where the
 //! platform allows, into native code (the `native` module): one straight line of
 //! loads, `and`s, `or`s and stores per part, which also packs the legality set
 //! (state part) and the next state (move part). There, blocks of gates whose
@@ -24,7 +24,7 @@ use super::conditions::{self, Condition};
 use super::cones::Cones;
 use super::decoded::DecodedMoves;
 use super::skipping::{self, Blocks, Candidate, Marks};
-use super::{check_state, Engine, EngineId, EvaluatorKind, ScalarEngine};
+use super::{check_state, Evaluator, EvaluatorId, EvaluatorKind, ScalarEvaluator};
 use crate::jit::{Layout, NativeGate, NativeProgram, NativeStep, Skip};
 use crate::layout::{fixpoint, role_words};
 use crate::layout::{CompiledNet, Gate, Step};
@@ -43,9 +43,9 @@ enum Run {
     Or2 { at: u32, count: u32 },
     /// Operands `out, a` per gate: `out = not a`.
     Not { at: u32, count: u32 },
-    /// Operands `out, n, n inputs` per gate: `out` = all inputs (true for none).
+    /// Operands `out, n, n fan-in slots` per gate: `out` = all of them (true for none).
     And { at: u32, count: u32 },
-    /// Operands `out, n, n inputs` per gate: `out` = any input (false for none).
+    /// Operands `out, n, n fan-in slots` per gate: `out` = any of them (false for none).
     Or { at: u32, count: u32 },
     /// A cyclic component, slots `start..end`, to its least fixpoint.
     Cycle(u32, u32),
@@ -238,7 +238,7 @@ impl Program {
                 Step::Gates(start, end) => {
                     let mut set_start = start;
                     for slot in start..end {
-                        if net.inputs(slot).iter().any(|&i| i >= set_start) {
+                        if net.fanin(slot).iter().any(|&i| i >= set_start) {
                             program.add_set(net, taken, set_start, slot);
                             set_start = slot;
                         }
@@ -254,7 +254,7 @@ impl Program {
     fn add_set(&mut self, net: &CompiledNet, taken: &[bool], start: u32, end: u32) {
         self.sets.push(self.runs.len());
         /// A kind of run: which gates it takes, how it is made, and whether its
-        /// records give their number of inputs.
+        /// records give the size of their fan-in.
         struct Kind {
             takes: fn(Gate, usize) -> bool,
             run: fn(u32, u32) -> Run,
@@ -262,12 +262,12 @@ impl Program {
         }
         let kinds = [
             Kind {
-                takes: |gate, inputs| gate == Gate::And && inputs == 2,
+                takes: |gate, fanin| gate == Gate::And && fanin == 2,
                 run: |at, count| Run::And2 { at, count },
                 counted: false,
             },
             Kind {
-                takes: |gate, inputs| gate == Gate::Or && inputs == 2,
+                takes: |gate, fanin| gate == Gate::Or && fanin == 2,
                 run: |at, count| Run::Or2 { at, count },
                 counted: false,
             },
@@ -277,12 +277,12 @@ impl Program {
                 counted: false,
             },
             Kind {
-                takes: |gate, inputs| gate == Gate::And && inputs != 2,
+                takes: |gate, fanin| gate == Gate::And && fanin != 2,
                 run: |at, count| Run::And { at, count },
                 counted: true,
             },
             Kind {
-                takes: |gate, inputs| gate == Gate::Or && inputs != 2,
+                takes: |gate, fanin| gate == Gate::Or && fanin != 2,
                 run: |at, count| Run::Or { at, count },
                 counted: true,
             },
@@ -291,14 +291,14 @@ impl Program {
             let at = self.operands.len() as u32;
             let mut count = 0;
             for slot in (start..end).filter(|&s| taken[s as usize]) {
-                let inputs = net.inputs(slot);
-                if (kind.takes)(net.gates()[slot as usize], inputs.len()) {
+                let fanin = net.fanin(slot);
+                if (kind.takes)(net.gates()[slot as usize], fanin.len()) {
                     count += 1;
                     self.operands.push(slot);
                     if kind.counted {
-                        self.operands.push(inputs.len() as u32);
+                        self.operands.push(fanin.len() as u32);
                     }
-                    self.operands.extend(inputs);
+                    self.operands.extend(fanin);
                 }
             }
             if count > 0 {
@@ -363,7 +363,7 @@ impl Program {
                         out: op[0],
                         all,
                         negate,
-                        inputs: &op[1..],
+                        fanin: &op[1..],
                     })
                 })
         };
@@ -376,13 +376,13 @@ impl Program {
                 let mut k = at as usize;
                 for _ in 0..count {
                     let (out, n) = (operands[k], operands[k + 1] as usize);
-                    let inputs = &operands[k + 2..k + 2 + n];
+                    let fanin = &operands[k + 2..k + 2 + n];
                     k += 2 + n;
                     steps.push(NativeStep::Gate(NativeGate {
                         out,
                         all,
                         negate: false,
-                        inputs,
+                        fanin,
                     }));
                 }
             }
@@ -424,11 +424,11 @@ impl Program {
                     let mut k = at as usize;
                     for _ in 0..count {
                         let (out, n) = (operands[k] as usize, operands[k + 1] as usize);
-                        let inputs = &operands[k + 2..k + 2 + n];
+                        let fanin = &operands[k + 2..k + 2 + n];
                         values[out] = if all {
-                            inputs.iter().fold(true, |v, &i| v & values[i as usize])
+                            fanin.iter().fold(true, |v, &i| v & values[i as usize])
                         } else {
-                            inputs.iter().fold(false, |v, &i| v | values[i as usize])
+                            fanin.iter().fold(false, |v, &i| v | values[i as usize])
                         };
                         k += 2 + n;
                     }
@@ -447,7 +447,7 @@ impl Program {
 }
 
 /// The gates `steps` (of a program without cycles) ordered so that each comes
-/// after its inputs and after the slot of its condition: level by level (the
+/// after its fan-in and after the slot of its condition: level by level (the
 /// longest chain of such dependencies within the program), and in each level
 /// the gates without a condition first, then the gates of each condition
 /// together, each group in the order of `key` if given. `None` if conditions
@@ -471,7 +471,7 @@ fn ordered_by_conditions<'a>(
     // Kahn's algorithm: a gate's level is one more than its dependencies'.
     let dependencies = |gate: &NativeGate| {
         let condition = conditions[gate.out as usize].map(|c| c.slot);
-        gate.inputs
+        gate.fanin
             .iter()
             .copied()
             .chain(condition)
@@ -839,7 +839,7 @@ pub(crate) fn located<'a>(
                     && bits[slot as usize] == 1
                     && !decoded.is_decoded(slot)
                     && !cyclic(slot)
-                    && !net.outputs(slot).iter().any(|&r| cyclic(r))
+                    && !net.fanout(slot).iter().any(|&r| cyclic(r))
                 {
                     located[slot as usize] = (area + 64 * w + i) as u32;
                 }
@@ -849,10 +849,10 @@ pub(crate) fn located<'a>(
     located
 }
 
-/// The sweep engine of one net: its compiled programs, shared by every thread.
+/// The sweep evaluator of one net: its compiled programs, shared by every thread.
 #[derive(Debug)]
 pub struct Sweep {
-    id: EngineId,
+    id: EvaluatorId,
     net: Arc<CompiledNet>,
     plan: Plan,
 }
@@ -860,8 +860,8 @@ pub struct Sweep {
 /// One thread's values of a [`Sweep`].
 #[derive(Clone, Debug)]
 pub struct SweepCache {
-    /// The engine that made it, the only one it fits.
-    owner: EngineId,
+    /// The evaluator that made it, the only one it fits.
+    owner: EvaluatorId,
     values: Vec<bool>,
     /// The state whose bases `values` hold.
     loaded: Vec<u64>,
@@ -882,7 +882,7 @@ pub struct SweepCache {
 }
 
 impl Sweep {
-    /// The sweep engines worth choosing between for `net` (in native code
+    /// The sweep evaluators worth choosing between for `net` (in native code
     /// where the platform allows if `native`), the preferred first: the move
     /// part by cones where the cost model says they cost less than its
     /// blocks; when their code outgrows the cache, the plan without them too,
@@ -890,7 +890,7 @@ impl Sweep {
     /// reliably).
     pub fn candidates(net: &Arc<CompiledNet>, native: bool) -> Vec<Sweep> {
         let sweep = |cones| Sweep {
-            id: EngineId::fresh(),
+            id: EvaluatorId::fresh(),
             net: Arc::clone(net),
             plan: Plan::new(net, native, cones),
         };
@@ -903,7 +903,7 @@ impl Sweep {
     }
 }
 
-impl Engine for Sweep {
+impl Evaluator for Sweep {
     type Cache = SweepCache;
 
     fn kind(&self) -> EvaluatorKind {
@@ -937,7 +937,7 @@ impl Engine for Sweep {
     }
 }
 
-impl ScalarEngine for Sweep {
+impl ScalarEvaluator for Sweep {
     #[inline]
     fn legal_words<'c>(&self, cache: &'c SweepCache, role: usize) -> &'c [u64] {
         self.id.check(cache.owner);

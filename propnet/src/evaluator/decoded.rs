@@ -30,15 +30,15 @@ impl DecodedMoves {
         let mut of_input: Vec<Vec<u32>> = vec![Vec::new(); net.first_gate() as usize];
         let mut decoded = vec![false; net.slots()];
         for gate in net.first_gate()..net.slots() as u32 {
-            let inputs = net.inputs(gate);
+            let fanin = net.fanin(gate);
             if net.gates()[gate as usize] == Gate::Or
                 && kept[gate as usize]
                 && net.cycle_start()[gate as usize] == u32::MAX
-                && !inputs.is_empty()
-                && inputs.iter().all(|&i| is_input.get(i as usize) == Some(&true))
+                && !fanin.is_empty()
+                && fanin.iter().all(|&i| is_input.get(i as usize) == Some(&true))
             {
                 decoded[gate as usize] = true;
-                for &i in inputs {
+                for &i in fanin {
                     of_input[i as usize].push(gate);
                 }
             }

@@ -1,8 +1,8 @@
-//! The lanes engine: a net evaluated for 512 states at once, one per bit of
+//! The lanes evaluator: a net evaluated for 512 states at once, one per bit of
 //! a 512-bit lane word, as runs of like gates (the driver's batched playouts,
 //! `driver/lanes.rs`, choose the moves and step the states).
 
-use super::{Engine, EvaluatorKind};
+use super::{Evaluator, EvaluatorKind};
 use crate::layout::{fixpoint, CompiledNet, Gate, GateValue, Step};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -56,7 +56,7 @@ pub(crate) const NO_LANES: Lane = [0; LANE_WORDS];
 /// Every lane.
 pub(crate) const ALL_LANES: Lane = [!0; LANE_WORDS];
 
-/// The lanes engine of one net: its state-only part and move part as runs
+/// The lanes evaluator of one net: its state-only part and move part as runs
 /// of like gates, shared by every thread.
 #[derive(Debug)]
 pub struct Lanes {
@@ -69,7 +69,7 @@ pub struct Lanes {
 }
 
 impl Lanes {
-    /// The engine of `net`.
+    /// The evaluator of `net`.
     pub fn new(net: &Arc<CompiledNet>) -> Lanes {
         let (move_gates, move_steps) = LaneGates::complementing_frames(net);
         Lanes {
@@ -95,7 +95,7 @@ impl Lanes {
     }
 }
 
-impl Engine for Lanes {
+impl Evaluator for Lanes {
     /// One lane word per value slot.
     type Cache = LaneValues;
 
@@ -142,15 +142,15 @@ impl VectorWidth {
     }
 }
 
-/// Gates of one kind and fan-in evaluated in a row: `count` gates, whose
-/// slots are `outputs[first..first + count]` and whose inputs are
-/// `inputs[first_input..]`, `fan_in` each.
+/// Gates of one kind and arity (size of fan-in) evaluated in a row: `count`
+/// gates, which write the slots `written[first..first + count]` and whose
+/// fan-ins are `fanins[first_fanin..]`, `arity` slots each.
 #[derive(Clone, Copy, Debug)]
 struct Run {
     gate: Gate,
-    fan_in: usize,
+    arity: usize,
     first: usize,
-    first_input: usize,
+    first_fanin: usize,
     count: usize,
 }
 
@@ -169,8 +169,8 @@ enum Part {
 #[derive(Debug)]
 struct Program {
     parts: Vec<Part>,
-    outputs: Vec<u32>,
-    inputs: Vec<u32>,
+    written: Vec<u32>,
+    fanins: Vec<u32>,
 }
 
 impl Program {
@@ -178,8 +178,8 @@ impl Program {
         let mut level = vec![0u32; gates.slots()];
         let mut program = Program {
             parts: Vec::new(),
-            outputs: Vec::new(),
-            inputs: Vec::new(),
+            written: Vec::new(),
+            fanins: Vec::new(),
         };
         for step in steps {
             let (start, end) = match *step {
@@ -190,30 +190,29 @@ impl Program {
                 }
             };
             for slot in start..end {
-                let read = gates.inputs(slot).iter().map(|&i| level[i as usize] + 1);
+                let read = gates.fanin(slot).iter().map(|&i| level[i as usize] + 1);
                 level[slot as usize] = read.max().unwrap_or(0);
             }
             let key = |&slot: &u32| {
                 (
                     level[slot as usize],
                     gates.gate(slot) as u8,
-                    gates.inputs(slot).len(),
+                    gates.fanin(slot).len(),
                 )
             };
             let mut slots: Vec<u32> = (start..end).collect();
             slots.sort_by_key(key);
             for group in slots.chunk_by(|a, b| key(a) == key(b)) {
-                let fan_in = gates.inputs(group[0]).len();
                 program.parts.push(Part::Gates(Run {
                     gate: gates.gate(group[0]),
-                    fan_in,
-                    first: program.outputs.len(),
-                    first_input: program.inputs.len(),
+                    arity: gates.fanin(group[0]).len(),
+                    first: program.written.len(),
+                    first_fanin: program.fanins.len(),
                     count: group.len(),
                 }));
                 for &slot in group {
-                    program.outputs.push(slot);
-                    program.inputs.extend_from_slice(gates.inputs(slot));
+                    program.written.push(slot);
+                    program.fanins.extend_from_slice(gates.fanin(slot));
                 }
             }
         }
@@ -225,7 +224,7 @@ impl Program {
     fn run(&self, net: &CompiledNet, values: &mut [Lane]) {
         for part in &self.parts {
             match *part {
-                Part::Gates(run) => match run.fan_in {
+                Part::Gates(run) => match run.arity {
                     1 => self.run_gates::<1>(run, values),
                     2 => self.run_gates::<2>(run, values),
                     3 => self.run_gates::<3>(run, values),
@@ -241,12 +240,12 @@ impl Program {
         }
     }
 
-    /// The gates of `run`, whose fan-in is `N`.
+    /// The gates of `run`, whose arity is `N`.
     #[inline(always)]
     fn run_gates<const N: usize>(&self, run: Run, values: &mut [Lane]) {
-        let outputs = &self.outputs[run.first..run.first + run.count];
-        let inputs = &self.inputs[run.first_input..run.first_input + run.count * N];
-        for (&slot, read) in outputs.iter().zip(inputs.chunks_exact(N)) {
+        let written = &self.written[run.first..run.first + run.count];
+        let fanins = &self.fanins[run.first_fanin..run.first_fanin + run.count * N];
+        for (&slot, read) in written.iter().zip(fanins.chunks_exact(N)) {
             let first = values[read[0] as usize];
             let value = match run.gate {
                 Gate::And => read[1..]
@@ -261,18 +260,18 @@ impl Program {
         }
     }
 
-    /// The gates of `run`, of a fan-in without an instance above (0, or above 8).
+    /// The gates of `run`, of an arity without an instance above (0, or above 8).
     #[inline(always)]
     fn run_wide_gates(&self, run: Run, values: &mut [Lane]) {
-        let outputs = &self.outputs[run.first..run.first + run.count];
-        if run.fan_in == 0 {
-            for &slot in outputs {
+        let written = &self.written[run.first..run.first + run.count];
+        if run.arity == 0 {
+            for &slot in written {
                 values[slot as usize] = gate_value(run.gate, &[], values);
             }
             return;
         }
-        let inputs = &self.inputs[run.first_input..run.first_input + run.count * run.fan_in];
-        for (&slot, read) in outputs.iter().zip(inputs.chunks_exact(run.fan_in)) {
+        let fanins = &self.fanins[run.first_fanin..run.first_fanin + run.count * run.arity];
+        for (&slot, read) in written.iter().zip(fanins.chunks_exact(run.arity)) {
             values[slot as usize] = gate_value(run.gate, read, values);
         }
     }
@@ -280,20 +279,20 @@ impl Program {
 
 /// A gate's value over words of lanes: and/or/not bit by bit.
 #[inline(always)]
-fn gate_value(gate: Gate, inputs: &[u32], values: &[Lane]) -> Lane {
+fn gate_value(gate: Gate, fanin: &[u32], values: &[Lane]) -> Lane {
     match gate {
-        Gate::And => inputs
+        Gate::And => fanin
             .iter()
             .fold(ALL_LANES, |acc, &i| and(&acc, &values[i as usize])),
-        Gate::Or => inputs
+        Gate::Or => fanin
             .iter()
             .fold(NO_LANES, |acc, &i| or(&acc, &values[i as usize])),
-        Gate::Not => not(&values[inputs[0] as usize]),
+        Gate::Not => not(&values[fanin[0] as usize]),
     }
 }
 
 /// The gates the lanes evaluate: the net's, where some gates may read other
-/// inputs than in the net and gates may be added after the net's slots.
+/// slots than in the net and gates may be added after the net's slots.
 ///
 /// In the move part, an `or` over most of a role's inputs reads the negated
 /// `or` of the role's other inputs instead: in a lane that moves exactly one
@@ -307,7 +306,7 @@ fn gate_value(gate: Gate, inputs: &[u32], values: &[Lane]) -> Lane {
 /// evaluators, which skip what did not change, do not gain from it.
 struct LaneGates<'a> {
     net: &'a CompiledNet,
-    /// Inputs that replace a net gate's inputs.
+    /// Fan-ins that replace a net gate's.
     rewritten: HashMap<u32, Vec<u32>>,
     /// Gates added at slots `net.slots..`.
     added: Vec<(Gate, Vec<u32>)>,
@@ -358,19 +357,19 @@ impl<'a> LaneGates<'a> {
     /// (`groups`, sorted slots; `role_of` maps an input slot to its role) it
     /// reads, where the negated `or` of the others is shorter.
     fn complement(&mut self, slot: u32, groups: &[Vec<u32>], role_of: &HashMap<u32, usize>) {
-        let mut inputs = self.net.inputs(slot).to_vec();
+        let mut fanin = self.net.fanin(slot).to_vec();
         let mut read = vec![0usize; groups.len()];
-        for input in &inputs {
-            if let Some(&role) = role_of.get(input) {
+        for operand in &fanin {
+            if let Some(&role) = role_of.get(operand) {
                 read[role] += 1;
             }
         }
-        let mut sorted = inputs.clone();
+        let mut sorted = fanin.clone();
         sorted.sort_unstable();
         let mut changed = false;
         for (role, group) in groups.iter().enumerate() {
             // The same bar as the optimizer's pass: the rewrite reads fewer
-            // inputs than it drops, plus its two gates.
+            // slots than it drops, plus its two gates.
             if read[role] < 4 || group.len() + 2 >= 2 * read[role] {
                 continue;
             }
@@ -384,17 +383,17 @@ impl<'a> LaneGates<'a> {
             }
             let any_rest = self.add(Gate::Or, rest);
             let none_of_rest = self.add(Gate::Not, vec![any_rest]);
-            inputs.retain(|i| role_of.get(i) != Some(&role));
-            inputs.push(none_of_rest);
+            fanin.retain(|i| role_of.get(i) != Some(&role));
+            fanin.push(none_of_rest);
             changed = true;
         }
         if changed {
-            self.rewritten.insert(slot, inputs);
+            self.rewritten.insert(slot, fanin);
         }
     }
 
-    fn add(&mut self, gate: Gate, inputs: Vec<u32>) -> u32 {
-        self.added.push((gate, inputs));
+    fn add(&mut self, gate: Gate, fanin: Vec<u32>) -> u32 {
+        self.added.push((gate, fanin));
         (self.net.slots() + self.added.len() - 1) as u32
     }
 
@@ -410,13 +409,13 @@ impl<'a> LaneGates<'a> {
         }
     }
 
-    fn inputs(&self, slot: u32) -> &[u32] {
+    fn fanin(&self, slot: u32) -> &[u32] {
         match (slot as usize).checked_sub(self.net.slots()) {
             Some(added) => &self.added[added].1,
             None => self
                 .rewritten
                 .get(&slot)
-                .map_or(self.net.inputs(slot), Vec::as_slice),
+                .map_or(self.net.fanin(slot), Vec::as_slice),
         }
     }
 }
@@ -428,7 +427,7 @@ struct NetGates<'a>(&'a CompiledNet);
 impl GateValue<Lane> for NetGates<'_> {
     #[inline(always)]
     fn value(&self, values: &[Lane], slot: u32) -> Lane {
-        gate_value(self.0.gates()[slot as usize], self.0.inputs(slot), values)
+        gate_value(self.0.gates()[slot as usize], self.0.fanin(slot), values)
     }
 }
 

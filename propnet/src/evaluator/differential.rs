@@ -1,21 +1,21 @@
 //! The differential evaluator: from one state (or joint move) to the next, only the
-//! gates whose inputs changed are re-evaluated. Each acyclic gate keeps a count of
-//! its true inputs, so re-evaluating it costs O(1); a gate whose count crosses its
+//! gates whose operands changed are re-evaluated. Each acyclic gate keeps a count of
+//! its true operands, so re-evaluating it costs O(1); a gate whose count crosses its
 //! threshold is re-evaluated as it comes, depth first, so a gate two of whose
-//! inputs change may change and change back (its count stays exact, so its value
+//! operands change may change and change back (its count stays exact, so its value
 //! ends right; waiting for slot order instead evaluated each at most once, but
 //! its bookkeeping cost more time than the repeats on most games: amazons_10x10
-//! went 10% faster, speedChess 7%, hex 4% slower). A cyclic component whose inputs
+//! went 10% faster, speedChess 7%, hex 4% slower). A cyclic component whose operands
 //! changed is marked in a bit set of pending components, re-evaluated to its
 //! least fixpoint as a whole in slot order once no gate waits.
 //!
-//! Guards: an input read by many `and`s (whose turn it is, typically, read by every
+//! Guards: an operand read by many `and`s (whose turn it is, typically, read by every
 //! legal move of a role) would cost a counter update in each of them whenever it
-//! changes. Such an `and` instead counts only its other inputs, and the guard keeps
-//! the set of its `and`s whose other inputs are all true (the only ones its change
+//! changes. Such an `and` instead counts only its other operands, and the guard keeps
+//! the set of its `and`s whose other operands are all true (the only ones its change
 //! can switch), so a change of the guard visits just those. A guarded `and` read
 //! only as moves' legality is not even visited: it is *lazy*, its legality bits
-//! are kept per guard while its other inputs are all true, and they are in the
+//! are kept per guard while its other operands are all true, and they are in the
 //! legality set while the guard is true. Guards are chosen from activity measured
 //! along random playouts (`profile/activity.rs`).
 //!
@@ -34,7 +34,7 @@
 
 use super::move_cones::MoveCones;
 use super::sweep::{in_place, Program};
-use super::{check_state, Engine, EngineId, EvaluatorKind, ScalarEngine};
+use super::{check_state, Evaluator, EvaluatorId, EvaluatorKind, ScalarEvaluator};
 use crate::jit::Layout;
 use crate::layout::{fixpoint, role_words, run_steps};
 use crate::layout::{CompiledNet, Gate};
@@ -51,14 +51,14 @@ const NO_INDEX: u32 = u32::MAX;
 /// Per-gate counter state in four bytes, so that many fit a cache line: the
 /// level in the high [`LEVEL_BITS`] bits, flags in the low ones. Without a
 /// guard the value is `(level >= 0) != inverted`; a guarded `and` counts only
-/// its other inputs and is `level >= 0` and its guard.
+/// its other operands and is `level >= 0` and its guard.
 #[derive(Clone, Copy, Debug)]
 struct Counter(u32);
 
 /// Bits of a [`Counter`] below its level, holding its flags.
 const FLAG_BITS: u32 = 5;
-/// Bits of a [`Counter`]'s level: true inputs counted minus the number needed
-/// (all for an `and`, one for an `or` or `not`), at least 0 when the inputs are
+/// Bits of a [`Counter`]'s level: true operands counted minus the number needed
+/// (all for an `and`, one for an `or` or `not`), at least 0 when the operands are
 /// enough. Limits the fan-in of a gate to `2^(LEVEL_BITS - 1) - 1`.
 const LEVEL_BITS: u32 = 32 - FLAG_BITS;
 
@@ -79,7 +79,7 @@ impl Counter {
         Counter(((level << FLAG_BITS) as u32) | flags)
     }
 
-    /// True inputs counted minus the number needed.
+    /// True operands counted minus the number needed.
     #[inline(always)]
     fn level(self) -> i32 {
         self.0 as i32 >> FLAG_BITS
@@ -173,7 +173,7 @@ struct Plan {
     restore_initial: bool,
 }
 
-/// What a change of a guarded `and`'s other inputs needs, in one place: its
+/// What a change of a guarded `and`'s other operands needs, in one place: its
 /// guard, and its legality bits if it is lazy, its ready bit if not. Other
 /// slots have [`NO_INDEX`] guards.
 #[derive(Clone, Copy, Debug)]
@@ -326,7 +326,7 @@ fn legal_only(net: &CompiledNet, is_legal_or: &[bool], legal_of: &[Vec<u32>]) ->
     }
     (0..net.slots())
         .map(|s| {
-            net.outputs(s as u32).iter().all(|&o| is_legal_or[o as usize])
+            net.fanout(s as u32).iter().all(|&o| is_legal_or[o as usize])
                 && !other_output[s]
                 && !legal_of[s].is_empty()
         })
@@ -476,14 +476,14 @@ impl FanOut<'_> {
         move_cones: Option<&MoveCones>,
     ) -> (Vec<[u32; 2]>, Vec<u32>) {
         let mut spans = Vec::with_capacity(net.slots() + 1);
-        let mut targets = Vec::with_capacity(net.fanout().len());
+        let mut targets = Vec::with_capacity(net.fanouts().len());
         assert!(
             net.slots() < 1 << 30,
             "too many slots for the differential evaluator"
         );
         assert!(
-            (0..net.slots() as u32).all(|s| net.inputs(s).len() < 1 << (LEVEL_BITS - 1)),
-            "a gate has too many inputs for the differential evaluator"
+            (0..net.slots() as u32).all(|s| net.fanin(s).len() < 1 << (LEVEL_BITS - 1)),
+            "a gate reads too many slots for the differential evaluator"
         );
         for slot in 0..net.slots() as u32 {
             let s = slot as usize;
@@ -491,7 +491,7 @@ impl FanOut<'_> {
             let gates_start = targets.len() as u32;
             let mut cycles = Vec::new();
             for &out in net
-                .outputs(slot)
+                .fanout(slot)
                 .iter()
                 .filter(|&&o| self.kept[o as usize] && !self.is_legal_or[o as usize])
             {
@@ -591,7 +591,7 @@ fn goal_program(net: &CompiledNet, goal_only: &[bool], native: bool) -> Program 
 fn goal_reads(net: &CompiledNet, goal_only: &[bool], kept: &[bool]) -> Vec<u32> {
     let mut goal_reads: Vec<u32> = (0..net.slots() as u32)
         .filter(|&s| goal_only[s as usize])
-        .flat_map(|s| net.inputs(s).iter().copied())
+        .flat_map(|s| net.fanin(s).iter().copied())
         .filter(|&i| kept[i as usize])
         .collect();
     goal_reads.sort_unstable();
@@ -599,15 +599,15 @@ fn goal_reads(net: &CompiledNet, goal_only: &[bool], kept: &[bool]) -> Vec<u32> 
     goal_reads
 }
 
-/// The guard of each `kept` `and` (or [`NO_INDEX`]): the input whose changes, as measured,
+/// The guard of each `kept` `and` (or [`NO_INDEX`]): the operand whose changes, as measured,
 /// cost more counter updates than keeping the `and` in a ready set would. An
 /// `and` read only as legality (`legal_only`) that gets a guard is lazy, which
 /// also saves evaluating it. Each change of a guard of lazy `and`s passes over
-/// the legality words their bits span (`legal_of`), so such an input guards
+/// the legality words their bits span (`legal_of`), so such an operand guards
 /// only if what its `and`s save pays for those passes and
-/// [`GUARD_CHANGE_COST`]; any other input only if
+/// [`GUARD_CHANGE_COST`]; any other operand only if
 /// it is the best guard of at least [`GUARD_FANOUT`] `and`s (fewer measured no
-/// faster). The `and`s whose best guard does not choose again among the inputs
+/// faster). The `and`s whose best guard does not choose again among the operands
 /// that do.
 fn choose_guards(
     net: &CompiledNet,
@@ -624,7 +624,7 @@ fn choose_guards(
         .collect();
     let mut saving = vec![0u64; net.slots()];
     let mut chosen = vec![0usize; net.slots()];
-    // Per input, the legality words its lazy `and`s span, if it has any.
+    // Per operand, the legality words its lazy `and`s span, if it has any.
     let mut lazy_words: Vec<Option<(u32, u32)>> = vec![None; net.slots()];
     let everything = vec![true; net.slots()];
     for &and in &measured {
@@ -657,7 +657,7 @@ fn choose_guards(
     guard_of
 }
 
-/// The cheapest guard of `and` among the `allowed` inputs and what it saves,
+/// The cheapest guard of `and` among the `allowed` operands and what it saves,
 /// in counter updates over the measured transitions, or [`NO_INDEX`] if no guard
 /// is cheaper than none.
 fn best_guard(
@@ -667,18 +667,18 @@ fn best_guard(
     allowed: &[bool],
     and: u32,
 ) -> (u32, u64) {
-    let inputs = net.inputs(and);
+    let fanin = net.fanin(and);
     let first_edge = net.fanin_offsets()[and as usize] as usize;
     let flips = |i: u32| u64::from(activity.flips[i as usize]);
-    let updates: u64 = inputs.iter().map(|&i| flips(i)).sum();
+    let updates: u64 = fanin.iter().map(|&i| flips(i)).sum();
     let unguarded = if legal_only[and as usize] {
         updates + EVALUATION_COST * flips(and)
     } else {
         updates
     };
     let mut best = (unguarded, NO_INDEX);
-    for (k, &guard) in inputs.iter().enumerate() {
-        if !allowed[guard as usize] || inputs.iter().filter(|&&i| i == guard).count() != 1 {
+    for (k, &guard) in fanin.iter().enumerate() {
+        if !allowed[guard as usize] || fanin.iter().filter(|&&i| i == guard).count() != 1 {
             continue;
         }
         let edge = first_edge + k;
@@ -693,10 +693,10 @@ fn best_guard(
     (best.1, unguarded - best.0)
 }
 
-/// The `or`s whose inputs are all moves' legality slots ("the role has a legal
+/// The `or`s whose operands are all moves' legality slots ("the role has a legal
 /// move", as terminal tests often say) and on which no legality depends, with
-/// the legality words and bits their inputs take. Their value is read from the
-/// legality set once it is up to date, so their inputs do not count into them
+/// the legality words and bits their operands take. Their value is read from the
+/// legality set once it is up to date, so their operands do not count into them
 /// and an `and` read by them and as legality can be lazy (amazons: every legal
 /// move is also read by `anyLegalMove`).
 fn legal_ors(net: &CompiledNet, kept: &[bool], legal_of: &[Vec<u32>]) -> Vec<(u32, Vec<(usize, u64)>)> {
@@ -704,23 +704,23 @@ fn legal_ors(net: &CompiledNet, kept: &[bool], legal_of: &[Vec<u32>]) -> Vec<(u3
     let mut stack: Vec<u32> = net.legal_slots().to_vec();
     while let Some(slot) = stack.pop() {
         if !std::mem::replace(&mut feeds_legality[slot as usize], true) {
-            stack.extend(net.inputs(slot));
+            stack.extend(net.fanin(slot));
         }
     }
     (net.first_gate()..net.slots() as u32)
         .filter(|&s| {
-            let inputs = net.inputs(s);
+            let fanin = net.fanin(s);
             kept[s as usize]
                 && net.gates()[s as usize] == Gate::Or
                 && net.cycle_start()[s as usize] == NO_INDEX
                 && !feeds_legality[s as usize]
-                && !inputs.is_empty()
-                && inputs.iter().all(|&i| !legal_of[i as usize].is_empty())
+                && !fanin.is_empty()
+                && fanin.iter().all(|&i| !legal_of[i as usize].is_empty())
         })
         .map(|or| {
             let mut masks: Vec<(usize, u64)> = Vec::new();
-            for &input in net.inputs(or) {
-                for &bit in &legal_of[input as usize] {
+            for &operand in net.fanin(or) {
+                for &bit in &legal_of[operand as usize] {
                     let (word, mask) = (bit as usize >> 6, 1u64 << (bit & 63));
                     match masks.iter_mut().find(|(w, _)| *w == word) {
                         Some((_, m)) => *m |= mask,
@@ -825,15 +825,15 @@ impl PendingSlots<'_> {
     }
 }
 
-/// Guarded `and`s whose other inputs are all true, per guard: as bits of the
+/// Guarded `and`s whose other operands are all true, per guard: as bits of the
 /// `and`s that are evaluated, as legality bits for the lazy ones.
 #[derive(Clone, Debug)]
 struct Ready {
-    /// Per guard `g`, its evaluated `and`s whose other inputs are all true:
+    /// Per guard `g`, its evaluated `and`s whose other operands are all true:
     /// bit `k` of words `ready_words[g]..ready_words[g + 1]` for the `and` `members[k]`
     /// (see [`Plan::ready_words`]).
     bits: Vec<u64>,
-    /// Per guard, the flat legality set of its lazy `and`s whose other inputs are
+    /// Per guard, the flat legality set of its lazy `and`s whose other operands are
     /// all true; these sets and the evaluated slots' legality are disjoint.
     legal: Vec<u64>,
 }
@@ -852,7 +852,7 @@ impl Ready {
         }
     }
 
-    /// Guard `guard`'s evaluated `and`s whose other inputs are all true.
+    /// Guard `guard`'s evaluated `and`s whose other operands are all true.
     fn evaluated<'a>(&'a self, plan: &'a Plan, guard: usize) -> impl Iterator<Item = u32> + 'a {
         let words = plan.ready_words[guard] as usize..plan.ready_words[guard + 1] as usize;
         words.flat_map(move |w| {
@@ -867,7 +867,7 @@ impl Ready {
         })
     }
 
-    /// Guarded `and` `and`: its other inputs became all true, or stopped
+    /// Guarded `and` `and`: its other operands became all true, or stopped
     /// being. A lazy one's legality bits also flip in `legal` while its guard is true.
     fn toggle(&mut self, plan: &Plan, and: &GuardedAnd, legal: &mut [u64], guard_true: bool) {
         if and.is_lazy() {
@@ -942,19 +942,19 @@ impl Values {
     }
 }
 
-/// The differential engine of one net: its plan, shared by every thread.
+/// The differential evaluator of one net: its plan, shared by every thread.
 #[derive(Debug)]
 pub struct Differential {
-    id: EngineId,
+    id: EvaluatorId,
     net: Arc<CompiledNet>,
     plan: Plan,
 }
 
-/// One thread's values of a [`Differential`] engine.
+/// One thread's values of a [`Differential`] evaluator.
 #[derive(Clone, Debug)]
 pub struct DifferentialCache {
-    /// The engine that made it, the only one it fits.
-    owner: EngineId,
+    /// The evaluator that made it, the only one it fits.
+    owner: EvaluatorId,
     values: Values,
     pending: Pending,
     /// The bases as last loaded.
@@ -976,7 +976,7 @@ pub struct DifferentialCache {
 }
 
 impl Differential {
-    /// The differential engines worth choosing between for `net`, the
+    /// The differential evaluators worth choosing between for `net`, the
     /// preferred first: its move part by cones (in native code, so only if
     /// `native`) if the cost model says they cost less than counters; when
     /// their code outgrows the cache, the plan by counters too, for the
@@ -986,14 +986,14 @@ impl Differential {
         let activity = Activity::measure(net, ACTIVITY_BUDGET, &kept);
         let move_cones = native.then(|| MoveCones::new(net, &kept, &activity)).flatten();
         let to_race = move_cones.as_ref().is_some_and(MoveCones::outgrow_cache);
-        let engine = |move_cones| Differential {
-            id: EngineId::fresh(),
+        let evaluator = |move_cones| Differential {
+            id: EvaluatorId::fresh(),
             net: Arc::clone(net),
             plan: Plan::new(net, &activity, move_cones, native),
         };
-        let by_cones = engine(move_cones);
+        let by_cones = evaluator(move_cones);
         if to_race {
-            vec![by_cones, engine(None)]
+            vec![by_cones, evaluator(None)]
         } else {
             vec![by_cones]
         }
@@ -1006,7 +1006,7 @@ impl Differential {
     }
 }
 
-impl Engine for Differential {
+impl Evaluator for Differential {
     type Cache = DifferentialCache;
 
     fn kind(&self) -> EvaluatorKind {
@@ -1032,15 +1032,15 @@ impl Engine for Differential {
         let mut bytes = vec![false; plan.bytes];
         let mut counters = Vec::with_capacity(net.slots());
         for s in 0..net.slots() as u32 {
-            let inputs = net.inputs(s);
+            let fanin = net.fanin(s);
             let guard = plan.guarded[s as usize].guard_slot;
             let (threshold, inverted) = match net.gates()[s as usize] {
-                Gate::And if guard != NO_INDEX => (inputs.len() as u32 - 1, false),
-                Gate::And => (inputs.len() as u32, false),
+                Gate::And if guard != NO_INDEX => (fanin.len() as u32 - 1, false),
+                Gate::And => (fanin.len() as u32, false),
                 Gate::Or => (1, false),
                 Gate::Not => (1, true),
             };
-            let count = inputs
+            let count = fanin
                 .iter()
                 .filter(|&&i| i != guard && values[i as usize])
                 .count() as u32;
@@ -1107,10 +1107,10 @@ impl Engine for Differential {
 }
 
 impl DifferentialCache {
-    /// The values borrowed as slices for one propagation by `engine`, so
+    /// The values borrowed as slices for one propagation by `evaluator`, so
     /// that the hot loops index slices rather than vectors behind references.
-    fn propagation<'a>(&'a mut self, engine: &'a Differential) -> Propagation<'a> {
-        let Differential { net, plan, .. } = engine;
+    fn propagation<'a>(&'a mut self, evaluator: &'a Differential) -> Propagation<'a> {
+        let Differential { net, plan, .. } = evaluator;
         let DifferentialCache {
             values:
                 Values {
@@ -1253,7 +1253,7 @@ impl Propagation<'_> {
         }
     }
 
-    /// Guarded `and` `target`'s other inputs became all true, or stopped being:
+    /// Guarded `and` `target`'s other operands became all true, or stopped being:
     /// it joins or leaves its guard's ready set (or lazy legality), and is
     /// re-evaluated if its guard is true and it is not lazy.
     #[inline(always)]
@@ -1356,7 +1356,7 @@ impl Propagation<'_> {
         let end = (start..net.slots() as u32)
             .find(|&s| net.cycle_start()[s as usize] != start)
             .unwrap_or(net.slots() as u32);
-        // The fixpoint reads the values of the component's inputs and members.
+        // The fixpoint reads the values of the component's fan-in and members.
         let mut values = std::mem::take(self.scratch);
         values.clear();
         values.extend((0..net.slots() as u32).map(|s| slot_value(self.plan, self.counters, s)));
@@ -1368,7 +1368,7 @@ impl Propagation<'_> {
     }
 }
 
-impl ScalarEngine for Differential {
+impl ScalarEvaluator for Differential {
     #[inline]
     fn legal_words<'c>(&self, cache: &'c DifferentialCache, role: usize) -> &'c [u64] {
         self.id.check(cache.owner);
@@ -1376,7 +1376,7 @@ impl ScalarEngine for Differential {
     }
 
     /// Sources turning true are applied before those turning false: an `or`
-    /// that gains one input and loses another then never crosses its
+    /// that gains one true operand and loses another then never crosses its
     /// threshold, where the other order would list it twice for nothing
     /// (breakthrough: 30% less time). The initial state's values may be copied
     /// from a snapshot of its first load (see `Plan::restore_initial`).
@@ -1513,11 +1513,11 @@ mod tests {
     use super::super::{Scalar, TURNS};
     use super::*;
 
-    /// The differential engine the chooser gives `game`.
+    /// The differential evaluator the chooser gives `game`.
     fn chosen(game: &crate::game::Game) -> Arc<Differential> {
         match crate::driver::choose::scalar(game, EvaluatorKind::Differential, true) {
-            Scalar::Differential(engine, _) => engine,
-            Scalar::Sweep(..) => unreachable!("a differential engine"),
+            Scalar::Differential(evaluator, _) => evaluator,
+            Scalar::Sweep(..) => unreachable!("a differential evaluator"),
         }
     }
 
@@ -1541,8 +1541,8 @@ mod tests {
             "the goal of 100 is read by nothing else"
         );
         assert!(!goal_only[net.terminal_slot() as usize]);
-        let engine = chosen(&loaded.game);
-        let plan = &engine.plan;
+        let evaluator = chosen(&loaded.game);
+        let plan = &evaluator.plan;
         assert!(!plan.goal_gates.is_empty());
         for (slot, _) in goal_only.iter().enumerate().filter(|(_, &g)| g) {
             let (gates, end) = (plan.spans[slot][0], plan.spans[slot + 1][0]);
@@ -1553,7 +1553,7 @@ mod tests {
         }
         let mut sweep = crate::StateMachine::with_evaluator(
             Arc::clone(&loaded.game),
-            crate::engine::EvaluatorKind::Sweep,
+            crate::evaluator::EvaluatorKind::Sweep,
         );
         let mut differential = crate::StateMachine::new(Arc::clone(&loaded.game));
         // a marks cells 1 and 2 (b marks 9 and 8 between), then the goals are asked for.
@@ -1587,8 +1587,8 @@ mod tests {
         );
         let loaded = crate::load(&game, &crate::LoadConfig::default()).unwrap();
         let net = loaded.game.net();
-        let engine = chosen(&loaded.game);
-        let plan = &engine.plan;
+        let evaluator = chosen(&loaded.game);
+        let plan = &evaluator.plan;
         assert!(
             !plan.legal_or_slots.is_empty(),
             "can_move is an or of legal moves"
@@ -1604,7 +1604,7 @@ mod tests {
         }
         let mut sweep = crate::StateMachine::with_evaluator(
             Arc::clone(&loaded.game),
-            crate::engine::EvaluatorKind::Sweep,
+            crate::evaluator::EvaluatorKind::Sweep,
         );
         let mut differential = crate::StateMachine::new(Arc::clone(&loaded.game));
         let mut rng = crate::random::Stream::new(5, 0);
@@ -1639,8 +1639,8 @@ mod tests {
         );
         let loaded = crate::load(&game, &crate::LoadConfig::default()).unwrap();
         let net = loaded.game.net();
-        let engine = chosen(&loaded.game);
-        let plan = &engine.plan;
+        let evaluator = chosen(&loaded.game);
+        let plan = &evaluator.plan;
         assert!(plan.legal_words >= 66, "{} legality words", plan.legal_words);
         for (m, text) in loaded.game.moves().iter().enumerate() {
             if text.starts_with("(mark") {
@@ -1674,8 +1674,8 @@ mod tests {
             turns * 5 >= states * 4 - 5,
             "the turn changed {turns} times in {states} states"
         );
-        let engine = chosen(&loaded.game);
-        let plan = &engine.plan;
+        let evaluator = chosen(&loaded.game);
+        let plan = &evaluator.plan;
         for (m, text) in loaded.game.moves().iter().enumerate() {
             if text.starts_with("(mark") {
                 let role = loaded.game.roles()[loaded.game.move_roles()[m]].as_str();
