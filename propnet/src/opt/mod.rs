@@ -1,15 +1,15 @@
 //! Optimizer passes, one per module, each preserving the value of every output
 //! (next values included). [`optimize`] runs the enabled ones until the circuit stops shrinking.
 
-pub mod collapse;
-pub mod constants;
-pub mod dead;
-pub mod exclusive;
-pub mod factor;
-pub mod groups;
-pub mod merge;
-pub mod negations;
-pub mod reachable;
+mod collapse;
+mod constants;
+pub(crate) mod dead;
+mod exclusive;
+mod factor;
+mod groups;
+mod merge;
+mod negations;
+mod reachable;
 
 use crate::ir::{Circuit, NodeId};
 use std::time::Instant;
@@ -98,13 +98,13 @@ pub enum Pass {
     /// Factoring of operands shared by the `and`s of an `or`.
     Factor,
     /// An `or` over most of a role's moves becomes the negated `or` of the rest
-    /// (relies on one move per role; see [`exclusive`]).
+    /// (relies on one move per role; see `opt/exclusive.rs`).
     ExclusiveInputs,
     /// Nodes fixed in every reachable state (bases that never change, moves that are
-    /// never legal) become constants (relies on legal play; see [`reachable`]).
+    /// never legal) become constants (relies on legal play; see `opt/reachable.rs`).
     Reachable,
     /// Exactly-one groups of bases (one piece per cell) are proved, and an `or` over
-    /// most of a group becomes the negated `or` of the rest (see [`groups`]). Off by
+    /// most of a group becomes the negated `or` of the rest (see `opt/groups.rs`). Off by
     /// default: on the anchor games it shrinks nothing and the proof costs start-up time.
     ExclusiveBases,
 }
