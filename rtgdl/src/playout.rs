@@ -288,7 +288,7 @@ impl RtGame {
     }
 
     /// Random timed playouts from `from` until `budget` is spent, on
-    /// `threads` threads (1 to [`MAX_THREADS`]), thread `i` drawing from
+    /// `threads` threads (1 to [`MAX_THREADS`](ggpnet_propnet::driver::MAX_THREADS)), thread `i` drawing from
     /// stream `i` of `seed`: the same seed, playout budget and threads give
     /// the same totals.
     pub fn playouts(
