@@ -398,16 +398,43 @@ fn bit(words: &[u64], at: usize) -> bool {
 /// none): the rank drawn from the lane's stream among the role's legal
 /// actions in order, as the drivers draw among legal moves.
 fn draw(lane: &mut Lane, role: usize, actions: usize) -> Option<usize> {
-    let range = role * actions..(role + 1) * actions;
-    let count = range.clone().filter(|&at| bit(&lane.legal, at)).count();
+    let first = role * actions;
+    let count: usize = ones(&lane.legal, first, actions)
+        .map(|(_, w)| w.count_ones() as usize)
+        .sum();
     if count == 0 {
         return None;
     }
-    let rank = lane.rng.draw(count);
-    range
-        .filter(|&at| bit(&lane.legal, at))
-        .nth(rank)
-        .map(|at| at - role * actions)
+    let mut rank = lane.rng.draw(count);
+    for (base, mut word) in ones(&lane.legal, first, actions) {
+        let here = word.count_ones() as usize;
+        if rank >= here {
+            rank -= here;
+            continue;
+        }
+        for _ in 0..rank {
+            word &= word - 1;
+        }
+        return Some(base + word.trailing_zeros() as usize - first);
+    }
+    unreachable!("the rank drawn is below the count of set bits")
+}
+
+/// The words of `words` covering bits `first..first + len`, each masked to
+/// those bits, with the number of its bit 0.
+fn ones(words: &[u64], first: usize, len: usize) -> impl Iterator<Item = (usize, u64)> + '_ {
+    let end = first + len;
+    (first / 64..end.div_ceil(64)).map(move |w| {
+        let mut word = words[w];
+        let base = w * 64;
+        if base < first {
+            word &= !0 << (first - base);
+        }
+        if base + 64 > end {
+            word &= !0 >> (base + 64 - end);
+        }
+        (base, word)
+    })
 }
 
 /// The rows of a run of lanes in the buffers.
