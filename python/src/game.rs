@@ -163,7 +163,7 @@ fn py_err(e: ggpnet::Error) -> PyErr {
 #[pymethods]
 impl Game {
     /// Loads a game: `source` is a path (a `pathlib.Path`, or a `str` without a
-    /// parenthesis) or the rules' text; `format` is `"gdl"`, `"sbg"` or `None`
+    /// parenthesis, a line break or `<<`) or the rules' text; `format` is `"gdl"`, `"sbg"` or `None`
     /// (SBG for a `.sbg` file). Settings: `engine`, `evaluator`,
     /// `max_playout_depth`, the grounding limits `max_ground_rules`,
     /// `max_ground_atoms`, `max_term_depth`, `max_ground_bytes`,

@@ -17,8 +17,8 @@ enum Format {
     Sbg,
 }
 
-/// The GDL text of `source`: a path (an `os.PathLike`, or a `str` without a
-/// parenthesis) whose file is read, or else the rules themselves. `format`
+/// The GDL text of `source`: a path (an `os.PathLike`, or a `str` that is
+/// not text, see [`is_text`]) whose file is read, or else the rules themselves. `format`
 /// is `gdl` (or `kif`), `sbg`, or `None`: SBG for a path ending in `.sbg`,
 /// else GDL. An SBG game is translated to GDL, its warnings given as Python
 /// `UserWarning`s.
@@ -28,7 +28,7 @@ pub fn read(py: Python<'_>, source: &Bound<'_, PyAny>, format: Option<&str>) -> 
         Err(_) => None,
     };
     let (text, path) = match given {
-        Some(text) if text.contains('(') => (text, None),
+        Some(text) if is_text(&text) => (text, None),
         _ => {
             let path: PathBuf = source.extract()?;
             (std::fs::read_to_string(&path)?, Some(path))
@@ -67,4 +67,11 @@ fn translate(py: Python<'_>, text: &str) -> PyResult<String> {
         )?;
     }
     Ok(ggpnet::sbg::to_gdl(&parsed.rules))
+}
+
+/// Whether a `str` given as a game is the rules' text rather than a path:
+/// it has a parenthesis (every GDL game does), a line break or `<<` (every
+/// SBG game does).
+fn is_text(given: &str) -> bool {
+    given.contains(['(', '\n']) || given.contains("<<")
 }
