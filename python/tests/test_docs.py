@@ -1,0 +1,28 @@
+"""Every ```python block of docs/PYTHON.md runs (from the repository's root)."""
+
+import os
+import re
+
+import pytest
+
+from conftest import REPO
+
+DOC = REPO / "docs" / "PYTHON.md"
+BLOCKS = re.findall(r"^```python\n(.*?)^```", DOC.read_text(), flags=re.S | re.M)
+
+
+def test_the_page_has_code():
+    assert len(BLOCKS) >= 4
+
+
+@pytest.mark.parametrize("index", range(len(BLOCKS)))
+def test_block_runs(index, monkeypatch):
+    monkeypatch.chdir(REPO)
+    code = compile(BLOCKS[index], f"{DOC}:block{index + 1}", "exec")
+    exec(code, {"__name__": f"docs_block_{index + 1}"})
+
+
+def test_the_agent_is_fifteen_lines():
+    agent = next(b for b in BLOCKS if "def choose" in b)
+    lines = [line for line in agent.splitlines() if line.strip()]
+    assert len(lines) <= 15, len(lines)
