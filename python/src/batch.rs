@@ -17,6 +17,16 @@ use std::sync::Arc;
 /// Fewest lanes worth a thread of their own.
 const MIN_LANES_PER_BLOCK: usize = 16;
 
+/// Most bytes the lanes' own state machines may take, estimated at
+/// [`BYTES_PER_SLOT`] per value slot of the net; past it, the lanes of a
+/// block share their block's machine.
+const MACHINES_BUDGET: usize = 256 << 20;
+
+/// Bytes a state machine's cache takes per value slot of the net, at most
+/// (the sweep keeps a byte per slot, the differential evaluator a value and
+/// a counter).
+const BYTES_PER_SLOT: usize = 8;
+
 /// What a batch is made with.
 pub struct Setup {
     /// Lanes.
@@ -73,12 +83,22 @@ struct Lane {
     rng: Stream,
     /// Its legal actions, a bit per (role, action).
     legal: Vec<u64>,
+    /// Its own state machine, when the batch can afford one per lane: it
+    /// keeps the lane's state loaded from one step to the next (no
+    /// evaluation of it again, and the evaluators skip what did not change).
+    machine: Option<Box<StateMachine>>,
 }
 
 /// A thread's machine and scratch space.
 struct Worker {
-    /// The state machine.
+    /// The state machine of the lanes without their own.
     machine: StateMachine,
+    /// Scratch space.
+    scratch: Scratch,
+}
+
+/// Buffers of one step of a lane.
+struct Scratch {
     /// The next state, before it is swapped into its lane.
     next: State,
     /// Legal moves of one role.
@@ -136,6 +156,7 @@ impl Batch {
             .clamp(1, setup.lanes.div_ceil(MIN_LANES_PER_BLOCK).max(1));
         let workers = (0..blocks).map(|_| Worker::new(&game, setup)).collect();
         let words = (roles * actions).div_ceil(64);
+        let own_machines = setup.lanes.saturating_mul(game.net().slots() * BYTES_PER_SLOT) <= MACHINES_BUDGET;
         let lanes = (0..setup.lanes)
             .map(|i| Lane {
                 state: game.initial().clone(),
@@ -143,6 +164,7 @@ impl Batch {
                 ended: None,
                 rng: Stream::new(setup.seed, i as u64),
                 legal: vec![0; words],
+                machine: own_machines.then(|| Box::new(Worker::machine(&game, setup))),
             })
             .collect();
         let shape = Shape {
@@ -307,15 +329,23 @@ impl Worker {
     /// A worker for `game`.
     fn new(game: &Arc<Game>, setup: &Setup) -> Worker {
         Worker {
-            machine: StateMachine::with_engine(Arc::clone(game), setup.evaluator, setup.native),
-            next: game.initial().clone(),
-            legal: Vec::new(),
-            joint: Vec::new(),
-            goals: Vec::new(),
+            machine: Worker::machine(game, setup),
+            scratch: Scratch {
+                next: game.initial().clone(),
+                legal: Vec::new(),
+                joint: Vec::new(),
+                goals: Vec::new(),
+            },
         }
     }
 
-    /// One step of `lane` with its `actions` (one per role), its row written.
+    /// A state machine for `game` as `setup` says.
+    fn machine(game: &Arc<Game>, setup: &Setup) -> StateMachine {
+        StateMachine::with_engine(Arc::clone(game), setup.evaluator, setup.native)
+    }
+
+    /// One step of `lane` with its `actions` (one per role), its row
+    /// written, on the lane's own machine if it has one.
     fn step(&mut self, shape: &Shape, lane: &mut Lane, actions: &[i64], row: &mut Row<'_>) {
         row.clear_step();
         if let Some(terminated) = lane.ended {
@@ -323,6 +353,32 @@ impl Worker {
             *row.truncated = !terminated;
             return;
         }
+        let mut own = lane.machine.take();
+        let machine = own.as_deref_mut().unwrap_or(&mut self.machine);
+        self.scratch.play(machine, shape, lane, actions, row);
+        lane.machine = own;
+    }
+
+    /// Writes `lane`'s row for its state (see [`Scratch::observe`]), on
+    /// the lane's own machine if it has one.
+    fn observe(&mut self, shape: &Shape, lane: &mut Lane, row: &mut Row<'_>) {
+        let mut own = lane.machine.take();
+        let machine = own.as_deref_mut().unwrap_or(&mut self.machine);
+        self.scratch.observe(machine, shape, lane, row);
+        lane.machine = own;
+    }
+}
+
+impl Scratch {
+    /// [`Worker::step`] of a lane whose episode goes on, on `m`.
+    fn play(
+        &mut self,
+        m: &mut StateMachine,
+        shape: &Shape,
+        lane: &mut Lane,
+        actions: &[i64],
+        row: &mut Row<'_>,
+    ) {
         self.joint.clear();
         for (role, &action) in actions.iter().enumerate() {
             let action = match action {
@@ -332,39 +388,36 @@ impl Worker {
             self.joint.push(shape.game.role_moves()[role][action]);
         }
         // Asking whether the state is terminal loads it into the evaluator.
-        self.machine.is_terminal(&lane.state);
-        self.machine.next_into(&self.joint, &mut self.next);
+        m.is_terminal(&lane.state);
+        m.next_into(&self.joint, &mut self.next);
         std::mem::swap(&mut lane.state, &mut self.next);
         lane.steps += 1;
-        self.observe(shape, lane, row);
+        self.observe(m, shape, lane, row);
     }
 
     /// Writes `lane`'s row for its state: observation, legal actions,
     /// rewards and flags when it ended (then restarting it, with auto-reset).
-    fn observe(&mut self, shape: &Shape, lane: &mut Lane, row: &mut Row<'_>) {
-        let ended = self.score(shape, lane, row);
+    fn observe(&mut self, m: &mut StateMachine, shape: &Shape, lane: &mut Lane, row: &mut Row<'_>) {
+        let ended = self.score(m, shape, lane, row);
         if ended && shape.auto_reset {
             lane.state.clone_from(shape.game.initial());
             lane.steps = 0;
-            self.score(shape, lane, row);
+            self.score(m, shape, lane, row);
         } else if ended {
             lane.ended = Some(*row.terminated);
             lane.legal.fill(0);
             row.mask.fill(false);
         }
-        row.observations.fill(0);
-        for base in lane.state.0.iter_ones() {
-            row.observations[base] = 1;
-        }
+        write_bits(lane.state.0.as_raw_slice(), row.observations);
     }
 
     /// Writes `lane`'s legal actions, or its rewards and end flags when its
     /// episode ends in its state; whether it ends.
-    fn score(&mut self, shape: &Shape, lane: &mut Lane, row: &mut Row<'_>) -> bool {
+    fn score(&mut self, m: &mut StateMachine, shape: &Shape, lane: &mut Lane, row: &mut Row<'_>) -> bool {
         lane.legal.fill(0);
         row.mask.fill(false);
-        if self.machine.is_terminal(&lane.state) {
-            self.machine.best_goals_into(&lane.state, &mut self.goals);
+        if m.is_terminal(&lane.state) {
+            m.best_goals_into(&lane.state, &mut self.goals);
             for (reward, goal) in row.rewards.iter_mut().zip(&self.goals) {
                 *reward = goal.unwrap_or(0) as f32;
             }
@@ -373,10 +426,10 @@ impl Worker {
         }
         let mut stuck = false;
         for role in 0..shape.roles {
-            self.machine.legal_moves_into(&lane.state, role, &mut self.legal);
+            m.legal_moves_into(&lane.state, role, &mut self.legal);
             stuck |= self.legal.is_empty();
-            for m in &self.legal {
-                let at = role * shape.actions + shape.action_of[m.0 as usize];
+            for mv in &self.legal {
+                let at = role * shape.actions + shape.action_of[mv.0 as usize];
                 lane.legal[at / 64] |= 1 << (at % 64);
                 row.mask[at] = true;
             }
@@ -386,6 +439,16 @@ impl Worker {
             return true;
         }
         false
+    }
+}
+
+/// Writes the bits of `words` into `out`, one byte each (0 or 1), as many
+/// as `out` holds.
+fn write_bits(words: &[u64], out: &mut [u8]) {
+    for (chunk, &word) in out.chunks_mut(64).zip(words) {
+        for (i, byte) in chunk.iter_mut().enumerate() {
+            *byte = (word >> i) as u8 & 1;
+        }
     }
 }
 
