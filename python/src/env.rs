@@ -175,6 +175,7 @@ impl VectorEnv {
         self.batch.lanes()
     }
 
+    /// The number of environments.
     fn __len__(&self) -> usize {
         self.batch.lanes()
     }
@@ -328,6 +329,7 @@ impl VectorEnv {
         Ok(())
     }
 
+    /// A summary for the interpreter's prompt.
     fn __repr__(&self) -> String {
         format!(
             "<ggpnet.VectorEnv {} environments, {} roles x {} actions, {} bases, {} threads>",

@@ -23,24 +23,28 @@ pub enum Attr {
 }
 
 impl From<u32> for Attr {
+    /// The number.
     fn from(n: u32) -> Attr {
         Attr::Int(n.into())
     }
 }
 
 impl From<usize> for Attr {
+    /// The number.
     fn from(n: usize) -> Attr {
         Attr::Int(n as i128)
     }
 }
 
 impl From<&str> for Attr {
+    /// The text.
     fn from(text: &str) -> Attr {
         Attr::Text(text.to_owned())
     }
 }
 
 impl From<String> for Attr {
+    /// The text.
     fn from(text: String) -> Attr {
         Attr::Text(text)
     }

@@ -481,6 +481,7 @@ impl Game {
         slf
     }
 
+    /// A summary for the interpreter's prompt.
     fn __repr__(&self) -> String {
         format!(
             "<ggpnet.Game roles={:?} engine={}>",

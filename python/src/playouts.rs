@@ -60,6 +60,7 @@ pub struct PlayoutReport {
 }
 
 impl From<Report> for PlayoutReport {
+    /// The report's figures, with the goals averaged.
     fn from(report: Report) -> PlayoutReport {
         let t = &report.totals;
         PlayoutReport {
@@ -92,6 +93,7 @@ impl PlayoutReport {
         self.depth_sum as f64 / self.playouts.max(1) as f64
     }
 
+    /// A summary for the interpreter's prompt.
     fn __repr__(&self) -> String {
         format!(
             "<ggpnet.PlayoutReport {} playouts, {} transitions in {:.3} s on {} threads ({}), avg goals {}>",
@@ -137,6 +139,7 @@ impl Playout {
 
 #[pymethods]
 impl Playout {
+    /// A summary for the interpreter's prompt.
     fn __repr__(&self) -> String {
         let end = if self.terminal { "terminal" } else { "abandoned" };
         format!(

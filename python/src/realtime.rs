@@ -234,6 +234,7 @@ impl RtGame {
         (rebuild, (self.rules.as_str(), self.settings.to_dict(py)?)).into_pyobject(py)
     }
 
+    /// A summary for the interpreter's prompt.
     fn __repr__(&self) -> PyResult<String> {
         Ok(format!(
             "<ggpnet.RtGame roles={:?} engine={}>",
@@ -280,10 +281,12 @@ impl RtState {
         Ok(shown.join(" "))
     }
 
+    /// A summary for the interpreter's prompt.
     fn __repr__(&self) -> PyResult<String> {
         Ok(format!("<ggpnet.RtState {}>", self.__str__()?))
     }
 
+    /// A hash agreeing with equality.
     fn __hash__(&self) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -291,6 +294,7 @@ impl RtState {
         hasher.finish()
     }
 
+    /// Equal: the same pairs, of the same game.
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other.cast::<RtState>().is_ok_and(|o| o.get().state == self.state)
     }

@@ -83,10 +83,12 @@ impl State {
         game.display_state(&self.state).to_string()
     }
 
+    /// A summary for the interpreter's prompt.
     fn __repr__(&self) -> String {
         format!("<ggpnet.State {}>", self.__str__())
     }
 
+    /// A hash agreeing with equality.
     fn __hash__(&self) -> u64 {
         hash_of(&self.state)
     }
@@ -170,10 +172,12 @@ impl Move {
         self.game.get().game.display_move(&self.mv).to_string()
     }
 
+    /// A summary for the interpreter's prompt.
     fn __repr__(&self) -> String {
         format!("<ggpnet.Move {} {}>", self.role_name(), self.__str__())
     }
 
+    /// A hash agreeing with equality.
     fn __hash__(&self) -> u64 {
         hash_of(&self.mv)
     }
