@@ -1,0 +1,587 @@
+//! The work of `ggpnet.VectorEnv`, in Rust alone: `n` games side by side on
+//! the propnet, each stepped by given or random actions, with observations,
+//! legal-action masks, rewards and end flags written into flat buffers
+//! (numpy's arrays, borrowed by the caller). Lanes are split into blocks,
+//! one per thread, each block with its own state machine.
+//!
+//! The actions of a role are its inputs (every move that can ever be legal)
+//! in input order, numbered from 0: the dense order of `Game.actions`.
+//! Legality is checked against a copy of the masks kept here, so a caller
+//! that writes into the numpy mask cannot make an illegal move pass.
+
+use ggpnet::propnet::{Game, Move, State, StateMachine};
+use ggpnet::{EvaluatorKind, Stream};
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// Fewest lanes worth a thread of their own.
+const MIN_LANES_PER_BLOCK: usize = 16;
+
+/// Most bytes the lanes' own state machines may take, estimated at
+/// [`BYTES_PER_SLOT`] per value slot of the net; past it, the lanes of a
+/// block share their block's machine.
+const MACHINES_BUDGET: usize = 256 << 20;
+
+/// Bytes a state machine's cache takes per value slot of the net, at most
+/// (the sweep keeps a byte per slot, the differential evaluator a value and
+/// a counter).
+const BYTES_PER_SLOT: usize = 8;
+
+/// What a batch is made with.
+pub struct Setup {
+    /// Lanes.
+    pub lanes: usize,
+    /// Most threads to step them on.
+    pub threads: usize,
+    /// Seed of the lanes' random streams (lane `i` draws from stream `i`).
+    pub seed: u64,
+    /// Whether a lane that ends starts again from the initial state in the same step.
+    pub auto_reset: bool,
+    /// Steps after which an episode is truncated.
+    pub max_steps: u64,
+    /// The scalar evaluator of the machines.
+    pub evaluator: EvaluatorKind,
+    /// Whether the machines run native code where the platform allows.
+    pub native: bool,
+}
+
+/// An action refused by [`Batch::step`]: lane, role and action number.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Refused {
+    /// The lane.
+    pub lane: usize,
+    /// The role.
+    pub role: usize,
+    /// The action given.
+    pub action: i64,
+}
+
+/// The buffers a step writes: row `i` of each is lane `i`'s.
+pub struct Buffers<'a> {
+    /// Lanes x bases: 1 where the base holds.
+    pub observations: &'a mut [u8],
+    /// Lanes x roles x actions: whether the action is legal.
+    pub mask: &'a mut [bool],
+    /// Lanes x roles: the goals when the lane's episode ended in this step, else 0.
+    pub rewards: &'a mut [f32],
+    /// Lanes: whether the episode ended in a terminal state in this step.
+    pub terminated: &'a mut [bool],
+    /// Lanes: whether it was cut short (step limit, or a role without a legal move).
+    pub truncated: &'a mut [bool],
+}
+
+/// One game of the batch.
+struct Lane {
+    /// Its state.
+    state: State,
+    /// Steps since its episode began.
+    steps: u64,
+    /// How its episode ended, when it waits for a reset (without auto-reset):
+    /// `true` if terminated, `false` if truncated.
+    ended: Option<bool>,
+    /// Its random stream (random roles, negative actions, sampled actions).
+    rng: Stream,
+    /// Its legal actions, a bit per (role, action).
+    legal: Vec<u64>,
+    /// Its own state machine, when the batch can afford one per lane: it
+    /// keeps the lane's state loaded from one step to the next (no
+    /// evaluation of it again, and the evaluators skip what did not change).
+    machine: Option<Box<StateMachine>>,
+}
+
+/// A thread's machine and scratch space.
+struct Worker {
+    /// The state machine of the lanes without their own.
+    machine: StateMachine,
+    /// Scratch space.
+    scratch: Scratch,
+}
+
+/// Buffers of one step of a lane.
+struct Scratch {
+    /// The next state, before it is swapped into its lane.
+    next: State,
+    /// Legal moves of one role.
+    legal: Vec<Move>,
+    /// The joint move.
+    joint: Vec<Move>,
+    /// Goals of a terminal state.
+    goals: Vec<Option<i64>>,
+}
+
+/// What every block reads.
+struct Shape {
+    /// The compiled game.
+    game: Arc<Game>,
+    /// Roles.
+    roles: usize,
+    /// Actions per role in the mask (the most any role has).
+    actions: usize,
+    /// Bases.
+    bases: usize,
+    /// Each input's action number within its role.
+    action_of: Vec<usize>,
+    /// The role `random` of GDL-II, whose moves are always drawn.
+    random_role: Option<usize>,
+    /// See [`Setup::auto_reset`].
+    auto_reset: bool,
+    /// See [`Setup::max_steps`].
+    max_steps: u64,
+}
+
+/// `n` games side by side.
+pub struct Batch {
+    /// The sizes and the game.
+    shape: Shape,
+    /// The games.
+    lanes: Vec<Lane>,
+    /// One per block.
+    workers: Vec<Worker>,
+}
+
+impl Batch {
+    /// The batch `setup` describes, every lane in the initial state (its
+    /// buffers are written by [`Batch::reset`]).
+    pub fn new(game: Arc<Game>, random_role: Option<usize>, setup: &Setup) -> Batch {
+        let roles = game.roles().len();
+        let actions = game.role_moves().iter().map(Vec::len).max().unwrap_or(0).max(1);
+        let mut action_of = vec![0; game.moves().len()];
+        for moves in game.role_moves() {
+            for (i, m) in moves.iter().enumerate() {
+                action_of[m.0 as usize] = i;
+            }
+        }
+        let blocks = setup
+            .threads
+            .clamp(1, setup.lanes.div_ceil(MIN_LANES_PER_BLOCK).max(1));
+        let workers = (0..blocks).map(|_| Worker::new(&game, setup)).collect();
+        let words = (roles * actions).div_ceil(64);
+        let own_machines = setup.lanes.saturating_mul(game.net().slots() * BYTES_PER_SLOT) <= MACHINES_BUDGET;
+        let lanes = (0..setup.lanes)
+            .map(|i| Lane {
+                state: game.initial().clone(),
+                steps: 0,
+                ended: None,
+                rng: Stream::new(setup.seed, i as u64),
+                legal: vec![0; words],
+                machine: own_machines.then(|| Box::new(Worker::machine(&game, setup))),
+            })
+            .collect();
+        let shape = Shape {
+            bases: game.facts().len(),
+            game,
+            roles,
+            actions,
+            action_of,
+            random_role,
+            auto_reset: setup.auto_reset,
+            max_steps: setup.max_steps,
+        };
+        Batch {
+            shape,
+            lanes,
+            workers,
+        }
+    }
+
+    /// Lanes.
+    pub fn lanes(&self) -> usize {
+        self.lanes.len()
+    }
+
+    /// Roles.
+    pub fn roles(&self) -> usize {
+        self.shape.roles
+    }
+
+    /// Actions per role in the mask.
+    pub fn actions(&self) -> usize {
+        self.shape.actions
+    }
+
+    /// Bases.
+    pub fn bases(&self) -> usize {
+        self.shape.bases
+    }
+
+    /// Threads the steps run on.
+    pub fn threads(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// The state of lane `lane`.
+    pub fn state(&self, lane: usize) -> &State {
+        &self.lanes[lane].state
+    }
+
+    /// Puts every lane of `which` (all when `None`) in the initial state (in
+    /// `state` when given), reseeding its stream when `seed` is given, and
+    /// writes their rows. Lanes past the batch are ignored by the caller's check.
+    pub fn reset(
+        &mut self,
+        which: Option<&[usize]>,
+        state: Option<&State>,
+        seed: Option<u64>,
+        out: Buffers<'_>,
+    ) {
+        let start = state.unwrap_or(self.shape.game.initial()).clone();
+        let all: Vec<usize>;
+        let which = match which {
+            Some(which) => which,
+            None => {
+                all = (0..self.lanes.len()).collect();
+                &all
+            }
+        };
+        let mut rows = Rows::new(&self.shape, out);
+        let worker = &mut self.workers[0];
+        for &i in which {
+            let lane = &mut self.lanes[i];
+            lane.state.clone_from(&start);
+            lane.steps = 0;
+            lane.ended = None;
+            if let Some(seed) = seed {
+                lane.rng = Stream::new(seed, i as u64);
+            }
+            let mut row = rows.row(i);
+            row.clear_step();
+            worker.observe(&self.shape, lane, &mut row);
+        }
+    }
+
+    /// Checks `actions` (lanes x roles): each must be a legal action of a
+    /// lane whose episode goes on, or negative (drawn at random); the random
+    /// role's are always drawn.
+    pub fn check(&self, actions: &[i64]) -> Result<(), Refused> {
+        let shape = &self.shape;
+        for (i, lane) in self.lanes.iter().enumerate() {
+            if lane.ended.is_some() {
+                continue;
+            }
+            for role in 0..shape.roles {
+                let action = actions[i * shape.roles + role];
+                if action < 0 || Some(role) == shape.random_role {
+                    continue;
+                }
+                let legal = (action as u64) < shape.actions as u64
+                    && bit(&lane.legal, role * shape.actions + action as usize);
+                if !legal {
+                    return Err(Refused {
+                        lane: i,
+                        role,
+                        action,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Plays `actions` (checked by [`Batch::check`]) in every lane whose
+    /// episode goes on, on the batch's threads, and writes every row.
+    pub fn step(&mut self, actions: &[i64], out: Buffers<'_>) {
+        let shape = &self.shape;
+        let per_block = self.lanes.len().div_ceil(self.workers.len());
+        let mut blocks = Vec::with_capacity(self.workers.len());
+        let mut rest = Rows::new(shape, out);
+        let mut lanes = &mut self.lanes[..];
+        let mut actions = actions;
+        for worker in &mut self.workers {
+            let take = per_block.min(lanes.len());
+            let (mine, others) = lanes.split_at_mut(take);
+            let (rows, more) = rest.split(take);
+            let (acts, later) = actions.split_at(take * shape.roles);
+            blocks.push((worker, mine, rows, acts));
+            lanes = others;
+            rest = more;
+            actions = later;
+        }
+        let run = |(worker, lanes, mut rows, actions): (&mut Worker, &mut [Lane], Rows<'_>, &[i64])| {
+            for (i, lane) in lanes.iter_mut().enumerate() {
+                let mut row = rows.row(i);
+                let acts = &actions[i * shape.roles..(i + 1) * shape.roles];
+                worker.step(shape, lane, acts, &mut row);
+            }
+        };
+        if blocks.len() == 1 {
+            blocks.into_iter().for_each(run);
+        } else {
+            blocks.into_par_iter().for_each(run);
+        }
+    }
+
+    /// Uniformly random legal actions (lanes x roles), drawn from each lane's
+    /// stream; -1 for the roles of a lane whose episode ended.
+    pub fn sample(&mut self, out: &mut [i64]) {
+        let shape = &self.shape;
+        for (i, lane) in self.lanes.iter_mut().enumerate() {
+            for role in 0..shape.roles {
+                out[i * shape.roles + role] = match lane.ended {
+                    Some(_) => -1,
+                    None => draw(lane, role, shape.actions).map_or(-1, |a| a as i64),
+                };
+            }
+        }
+    }
+}
+
+impl Worker {
+    /// A worker for `game`.
+    fn new(game: &Arc<Game>, setup: &Setup) -> Worker {
+        Worker {
+            machine: Worker::machine(game, setup),
+            scratch: Scratch {
+                next: game.initial().clone(),
+                legal: Vec::new(),
+                joint: Vec::new(),
+                goals: Vec::new(),
+            },
+        }
+    }
+
+    /// A state machine for `game` as `setup` says.
+    fn machine(game: &Arc<Game>, setup: &Setup) -> StateMachine {
+        StateMachine::with_engine(Arc::clone(game), setup.evaluator, setup.native)
+    }
+
+    /// One step of `lane` with its `actions` (one per role), its row
+    /// written, on the lane's own machine if it has one.
+    fn step(&mut self, shape: &Shape, lane: &mut Lane, actions: &[i64], row: &mut Row<'_>) {
+        row.clear_step();
+        if let Some(terminated) = lane.ended {
+            *row.terminated = terminated;
+            *row.truncated = !terminated;
+            return;
+        }
+        let mut own = lane.machine.take();
+        let machine = own.as_deref_mut().unwrap_or(&mut self.machine);
+        self.scratch.play(machine, shape, lane, actions, row);
+        lane.machine = own;
+    }
+
+    /// Writes `lane`'s row for its state (see [`Scratch::observe`]), on
+    /// the lane's own machine if it has one.
+    fn observe(&mut self, shape: &Shape, lane: &mut Lane, row: &mut Row<'_>) {
+        let mut own = lane.machine.take();
+        let machine = own.as_deref_mut().unwrap_or(&mut self.machine);
+        self.scratch.observe(machine, shape, lane, row);
+        lane.machine = own;
+    }
+}
+
+impl Scratch {
+    /// [`Worker::step`] of a lane whose episode goes on, on `m`.
+    fn play(
+        &mut self,
+        m: &mut StateMachine,
+        shape: &Shape,
+        lane: &mut Lane,
+        actions: &[i64],
+        row: &mut Row<'_>,
+    ) {
+        self.joint.clear();
+        for (role, &action) in actions.iter().enumerate() {
+            let action = match action {
+                a if a >= 0 && Some(role) != shape.random_role => a as usize,
+                _ => draw(lane, role, shape.actions).expect("a lane that goes on has legal moves"),
+            };
+            self.joint.push(shape.game.role_moves()[role][action]);
+        }
+        // Asking whether the state is terminal loads it into the evaluator.
+        m.is_terminal(&lane.state);
+        m.next_into(&self.joint, &mut self.next);
+        std::mem::swap(&mut lane.state, &mut self.next);
+        lane.steps += 1;
+        self.observe(m, shape, lane, row);
+    }
+
+    /// Writes `lane`'s row for its state: observation, legal actions,
+    /// rewards and flags when it ended (then restarting it, with auto-reset).
+    fn observe(&mut self, m: &mut StateMachine, shape: &Shape, lane: &mut Lane, row: &mut Row<'_>) {
+        let ended = self.score(m, shape, lane, row);
+        if ended && shape.auto_reset {
+            lane.state.clone_from(shape.game.initial());
+            lane.steps = 0;
+            self.score(m, shape, lane, row);
+        } else if ended {
+            lane.ended = Some(*row.terminated);
+            lane.legal.fill(0);
+            row.mask.fill(false);
+        }
+        write_bits(lane.state.0.as_raw_slice(), row.observations);
+    }
+
+    /// Writes `lane`'s legal actions, or its rewards and end flags when its
+    /// episode ends in its state; whether it ends.
+    fn score(&mut self, m: &mut StateMachine, shape: &Shape, lane: &mut Lane, row: &mut Row<'_>) -> bool {
+        lane.legal.fill(0);
+        row.mask.fill(false);
+        if m.is_terminal(&lane.state) {
+            m.best_goals_into(&lane.state, &mut self.goals);
+            for (reward, goal) in row.rewards.iter_mut().zip(&self.goals) {
+                *reward = goal.unwrap_or(0) as f32;
+            }
+            *row.terminated = true;
+            return true;
+        }
+        let mut stuck = false;
+        for role in 0..shape.roles {
+            m.legal_moves_into(&lane.state, role, &mut self.legal);
+            stuck |= self.legal.is_empty();
+            for mv in &self.legal {
+                let at = role * shape.actions + shape.action_of[mv.0 as usize];
+                lane.legal[at / 64] |= 1 << (at % 64);
+                row.mask[at] = true;
+            }
+        }
+        if stuck || lane.steps >= shape.max_steps {
+            *row.truncated = true;
+            return true;
+        }
+        false
+    }
+}
+
+/// Writes the bits of `words` into `out`, one byte each (0 or 1), as many
+/// as `out` holds.
+fn write_bits(words: &[u64], out: &mut [u8]) {
+    for (chunk, &word) in out.chunks_mut(64).zip(words) {
+        for (i, byte) in chunk.iter_mut().enumerate() {
+            *byte = (word >> i) as u8 & 1;
+        }
+    }
+}
+
+/// Whether bit `at` of `words` is set.
+fn bit(words: &[u64], at: usize) -> bool {
+    words[at / 64] >> (at % 64) & 1 == 1
+}
+
+/// A uniformly random legal action of `role` in `lane` (`None` if it has
+/// none): the rank drawn from the lane's stream among the role's legal
+/// actions in order, as the drivers draw among legal moves.
+fn draw(lane: &mut Lane, role: usize, actions: usize) -> Option<usize> {
+    let first = role * actions;
+    let count: usize = ones(&lane.legal, first, actions)
+        .map(|(_, w)| w.count_ones() as usize)
+        .sum();
+    if count == 0 {
+        return None;
+    }
+    let mut rank = lane.rng.draw(count);
+    for (base, mut word) in ones(&lane.legal, first, actions) {
+        let here = word.count_ones() as usize;
+        if rank >= here {
+            rank -= here;
+            continue;
+        }
+        for _ in 0..rank {
+            word &= word - 1;
+        }
+        return Some(base + word.trailing_zeros() as usize - first);
+    }
+    unreachable!("the rank drawn is below the count of set bits")
+}
+
+/// The words of `words` covering bits `first..first + len`, each masked to
+/// those bits, with the number of its bit 0.
+fn ones(words: &[u64], first: usize, len: usize) -> impl Iterator<Item = (usize, u64)> + '_ {
+    let end = first + len;
+    (first / 64..end.div_ceil(64)).map(move |w| {
+        let mut word = words[w];
+        let base = w * 64;
+        if base < first {
+            word &= !0 << (first - base);
+        }
+        if base + 64 > end {
+            word &= !0 >> (base + 64 - end);
+        }
+        (base, word)
+    })
+}
+
+/// The rows of a run of lanes in the buffers.
+struct Rows<'a> {
+    /// Bases per observation row.
+    bases: usize,
+    /// Roles x actions per mask row.
+    mask_row: usize,
+    /// Roles per rewards row.
+    roles: usize,
+    /// The buffers of these lanes.
+    out: Buffers<'a>,
+}
+
+/// One lane's row of each buffer.
+struct Row<'a> {
+    /// Its observation.
+    observations: &'a mut [u8],
+    /// Its legal actions.
+    mask: &'a mut [bool],
+    /// Its rewards.
+    rewards: &'a mut [f32],
+    /// Whether it terminated.
+    terminated: &'a mut bool,
+    /// Whether it was truncated.
+    truncated: &'a mut bool,
+}
+
+impl<'a> Rows<'a> {
+    /// The rows of `out` for `shape`.
+    fn new(shape: &Shape, out: Buffers<'a>) -> Rows<'a> {
+        Rows {
+            bases: shape.bases,
+            mask_row: shape.roles * shape.actions,
+            roles: shape.roles,
+            out,
+        }
+    }
+
+    /// The first `lanes` lanes' rows and the rest.
+    fn split(self, lanes: usize) -> (Rows<'a>, Rows<'a>) {
+        let Rows {
+            bases,
+            mask_row,
+            roles,
+            out,
+        } = self;
+        let (o1, o2) = out.observations.split_at_mut(lanes * bases);
+        let (m1, m2) = out.mask.split_at_mut(lanes * mask_row);
+        let (r1, r2) = out.rewards.split_at_mut(lanes * roles);
+        let (t1, t2) = out.terminated.split_at_mut(lanes);
+        let (u1, u2) = out.truncated.split_at_mut(lanes);
+        let rows = |observations, mask, rewards, terminated, truncated| Rows {
+            bases,
+            mask_row,
+            roles,
+            out: Buffers {
+                observations,
+                mask,
+                rewards,
+                terminated,
+                truncated,
+            },
+        };
+        (rows(o1, m1, r1, t1, u1), rows(o2, m2, r2, t2, u2))
+    }
+
+    /// Lane `i`'s rows.
+    fn row(&mut self, i: usize) -> Row<'_> {
+        Row {
+            observations: &mut self.out.observations[i * self.bases..(i + 1) * self.bases],
+            mask: &mut self.out.mask[i * self.mask_row..(i + 1) * self.mask_row],
+            rewards: &mut self.out.rewards[i * self.roles..(i + 1) * self.roles],
+            terminated: &mut self.out.terminated[i],
+            truncated: &mut self.out.truncated[i],
+        }
+    }
+}
+
+impl Row<'_> {
+    /// No rewards and no end yet.
+    fn clear_step(&mut self) {
+        self.rewards.fill(0.0);
+        *self.terminated = false;
+        *self.truncated = false;
+    }
+}
