@@ -341,7 +341,7 @@ impl Worker {
 
     /// A state machine for `game` as `setup` says.
     fn machine(game: &Arc<Game>, setup: &Setup) -> StateMachine {
-        StateMachine::with_engine(Arc::clone(game), setup.evaluator, setup.native)
+        StateMachine::with_evaluator_native(Arc::clone(game), setup.evaluator, setup.native)
     }
 
     /// One step of `lane` with its `actions` (one per role), its row

@@ -88,10 +88,8 @@ impl VectorEnv {
         let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
         let threads = threads.unwrap_or(cores);
         if !(1..=MAX_THREADS).contains(&threads) {
-            return Err(errors::error(&ggpnet::Error::InvalidSetting {
-                setting: "threads",
-                reason: format!("must be 1 to {MAX_THREADS}, not {threads}"),
-            }));
+            let refused = ggpnet::SettingError::Threads(threads);
+            return Err(errors::error(&ggpnet::Error::InvalidSetting(refused)));
         }
         let evaluator = match evaluator.map(evaluator_choice).transpose()? {
             None | Some(EvaluatorChoice::Auto) => EvaluatorKind::Sweep,

@@ -199,10 +199,7 @@ pub fn error(e: &Error) -> PyErr {
         Error::ForeignMove => raise("ForeignMoveError", message, Vec::new()),
         Error::NoSuchRole { role, .. } => raise("NoSuchRoleError", message, vec![("role", (*role).into())]),
         Error::Refused(m) => machine_error(m, message),
-        Error::InvalidSetting { setting, reason } => {
-            let attrs = vec![("setting", (*setting).into()), ("reason", reason.as_str().into())];
-            raise("SettingError", message, attrs)
-        }
+        Error::InvalidSetting(e) => setting_error(e),
         Error::TooManyJointMoves { count } => raise(
             "TooManyJointMovesError",
             message,
@@ -234,10 +231,7 @@ pub fn rt_error(e: &RtError) -> PyErr {
         }
         RtError::ForeignState => raise("ForeignStateError", message, Vec::new()),
         RtError::NoSuchRole { role, .. } => raise("NoSuchRoleError", message, vec![("role", (*role).into())]),
-        RtError::InvalidSetting { setting, reason } => {
-            let attrs = vec![("setting", (*setting).into()), ("reason", reason.as_str().into())];
-            raise("SettingError", message, attrs)
-        }
+        RtError::InvalidSetting(e) => setting_error(e),
         RtError::WrongJointLength { .. } => refused("joint_length", message),
         RtError::NoElapsedTime | RtError::PastExpiry { .. } | RtError::NoEvent { .. } => {
             refused("time", message)
