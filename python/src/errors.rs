@@ -161,6 +161,13 @@ pub fn setting_error(e: &SettingError) -> PyErr {
     raise("SettingError", e.to_string(), attrs)
 }
 
+/// A setting out of its range, given as the keyword argument `keyword`
+/// (which the error names, as Python callers wrote it).
+pub fn keyword_error(keyword: &'static str, e: &SettingError) -> PyErr {
+    let attrs = vec![("setting", keyword.into()), ("reason", e.reason().into())];
+    raise("SettingError", format!("{keyword} {}", e.reason()), attrs)
+}
+
 /// A refusal of the state machine, by kind.
 fn machine_error(e: &MachineError, message: String) -> PyErr {
     match e {

@@ -2,7 +2,7 @@
 //! given so that a pickled game is rebuilt with the same ones, and turned
 //! into a [`ggpnet::Config`].
 
-use crate::errors::{raise, setting_error};
+use crate::errors::{keyword_error, raise};
 use ggpnet::{Config, EngineChoice, EvaluatorChoice};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -133,10 +133,10 @@ impl Settings {
             config = config.evaluator(evaluator_choice(evaluator)?);
         }
         if let Some(depth) = self.max_playout_depth {
-            config = config.max_playout_depth(depth).map_err(|e| setting_error(&e))?;
+            config = config.max_playout_depth(depth).map_err(|e| keyword_error("max_playout_depth", &e))?;
         }
         if let Some(threads) = self.ground_threads {
-            config = config.ground_threads(threads).map_err(|e| setting_error(&e))?;
+            config = config.ground_threads(threads).map_err(|e| keyword_error("ground_threads", &e))?;
         }
         if let Some(time) = self.max_ground_time {
             config = config.max_ground_time(Some(seconds("max_ground_time", time)?));
