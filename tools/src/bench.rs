@@ -9,7 +9,7 @@
 use super::{load_game, Failure};
 use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig};
 use ggpnet::propnet::evaluator::{EvaluatorConfig, EvaluatorKind};
-use serde_json::{json, Value};
+use ggpnet_tools::report::{self, Anchors, BenchGame, BenchMeasured, BenchPerft, BenchResult};
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -136,23 +136,23 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
         thread_counts,
     };
     let (rows, all_match) = runs.measure_games(&corpus, &names, &baselines)?;
-    let report = json!({
-        "cpu": cpu,
-        "lane_vector_bits": ggpnet::propnet::evaluator::VectorWidth::detect().bits(),
-        "cores": std::thread::available_parallelism().map_or(1, |n| n.get()),
-        "threads": threads,
-        "seconds": args.seconds,
-        "repeats": args.repeats,
-        "unit": "state transitions (joint moves applied) per second",
-        "peers": {
-            "file": format!("anchors/{}", baselines.peer_file.file),
-            "measured_on": baselines.peer_file.machine,
-            "cross_machine": !baselines.same_cpu,
+    let bench = report::Bench {
+        cpu,
+        lane_vector_bits: ggpnet::propnet::evaluator::VectorWidth::detect().bits(),
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        threads,
+        seconds: args.seconds,
+        repeats: args.repeats,
+        unit: "state transitions (joint moves applied) per second".to_owned(),
+        peers: report::Peers {
+            file: format!("anchors/{}", baselines.peer_file.file),
+            measured_on: baselines.peer_file.machine.to_owned(),
+            cross_machine: !baselines.same_cpu,
         },
-        "machine_factor": baselines.machine_factor,
-        "games": rows,
-    });
-    write_report(args, &report, threads)?;
+        machine_factor: baselines.machine_factor,
+        games: rows,
+    };
+    write_report(args, &bench, threads)?;
     Ok(all_match)
 }
 
@@ -194,14 +194,14 @@ struct Runs<'a> {
 }
 
 impl Runs<'_> {
-    /// One JSON row per game of `names` (its measurements, or why it did not
+    /// One row per game of `names` (its measurements, or why it did not
     /// load), and whether every perft count equals its trace's.
     fn measure_games(
         &self,
         corpus: &Path,
         names: &[String],
         baselines: &Baselines,
-    ) -> Result<(Vec<Value>, bool), Failure> {
+    ) -> Result<(Vec<BenchGame>, bool), Failure> {
         let repeats = self.args.repeats as usize;
         let mut progress = Progress::new(
             names.len(),
@@ -221,25 +221,31 @@ impl Runs<'_> {
                 &baselines.published,
                 baselines.machine_factor,
             );
-            let mut row = json!({"game": stem, "anchors": anchors});
-            match load_game(Some(&path)) {
-                Err(e) => row["error"] = json!(e.message()),
+            let result = match load_game(Some(&path)) {
+                Err(e) => BenchResult::NotLoaded {
+                    error: e.message().to_owned(),
+                },
                 Ok(loaded) => {
-                    row["init_seconds"] = json!(loaded.report.phases.iter().map(|(_, s)| s).sum::<f64>());
-                    row["components"] = json!(loaded.report.components.values().sum::<usize>());
                     let (mc, mc_runs) = self.mc_rates(&loaded.game, &stem, &mut progress)?;
-                    row["mc"] = mc;
-                    row["mc_runs"] = mc_runs;
                     progress.show(&stem, "perft");
-                    if !self.args.skip_perft {
-                        let perft_row = perft_against_trace(corpus, &stem, &loaded.game, self.args.native);
-                        all_match &= perft_row["counts_match"].as_bool().unwrap_or(true);
-                        row["perft"] = perft_row;
-                    }
+                    let perft = (!self.args.skip_perft)
+                        .then(|| perft_against_trace(corpus, &stem, &loaded.game, self.args.native));
+                    all_match &= perft.as_ref().is_none_or(|p| p.counts_match);
+                    BenchResult::Measured(BenchMeasured {
+                        init_seconds: report::load_seconds(&loaded.report),
+                        components: report::component_count(&loaded.report),
+                        mc,
+                        mc_runs,
+                        perft,
+                    })
                 }
-            }
+            };
             progress.done_game();
-            rows.push(row);
+            rows.push(BenchGame {
+                game: stem,
+                anchors,
+                result,
+            });
         }
         progress.finish();
         Ok((rows, all_match))
@@ -253,10 +259,10 @@ impl Runs<'_> {
         game: &std::sync::Arc<ggpnet::propnet::Game>,
         stem: &str,
         progress: &mut Progress,
-    ) -> Result<(Value, Value), Failure> {
+    ) -> Result<(Rates<f64>, Rates<Vec<f64>>), Failure> {
         let repeats = self.args.repeats as usize;
-        let mut mc = serde_json::Map::new();
-        let mut mc_runs = serde_json::Map::new();
+        let mut mc = BTreeMap::new();
+        let mut mc_runs = BTreeMap::new();
         for &kind in &self.evaluators {
             let mut runs: Vec<Vec<f64>> = vec![Vec::new(); self.thread_counts.len()];
             for repeat in 0..repeats {
@@ -270,44 +276,38 @@ impl Runs<'_> {
                         .map_err(|e| Failure::input(format!("error: {e}")))?
                         .evaluator(EvaluatorConfig::from(kind).native(self.args.native))
                         .seed(1);
-                    let report = monte_carlo(game, &config).map_err(|e| Failure::input(e.to_string()))?;
+                    let report = monte_carlo(game, &config).map_err(|e| Failure::of(&e))?;
                     samples.push(report.transitions_per_sec());
                 }
             }
-            let key = |t: usize| t.to_string();
-            let rates = self
-                .thread_counts
-                .iter()
-                .zip(&runs)
-                .map(|(&t, r)| (key(t), json!(median(r))));
-            mc.insert(kind.name().to_owned(), Value::Object(rates.collect()));
-            let all = self
-                .thread_counts
-                .iter()
-                .zip(&runs)
-                .map(|(&t, r)| (key(t), json!(r)));
-            mc_runs.insert(kind.name().to_owned(), Value::Object(all.collect()));
+            let medians = self.thread_counts.iter().zip(&runs).map(|(&t, r)| (t, median(r)));
+            mc.insert(kind.name().to_owned(), medians.collect());
+            let all = self.thread_counts.iter().copied().zip(runs);
+            mc_runs.insert(kind.name().to_owned(), all.collect());
         }
-        Ok((Value::Object(mc), Value::Object(mc_runs)))
+        Ok((mc, mc_runs))
     }
 }
 
-/// Writes `report` as bench.json and bench.md into the output directory, and
+/// Evaluator → thread count → a figure of its runs.
+type Rates<T> = BTreeMap<String, BTreeMap<usize, T>>;
+
+/// Writes `bench` as bench.json and bench.md into the output directory, and
 /// prints it as the arguments ask (JSON or markdown).
-fn write_report(args: &BenchArgs, report: &Value, threads: usize) -> Result<(), Failure> {
-    let markdown = markdown(report, threads);
+fn write_report(args: &BenchArgs, bench: &report::Bench, threads: usize) -> Result<(), Failure> {
+    let markdown = markdown(bench, threads);
     std::fs::create_dir_all(&args.out_dir)
-        .map_err(|e| Failure::input(format!("cannot create {}: {e}", args.out_dir.display())))?;
+        .map_err(|e| Failure::of(&e).at(&format!("cannot create {}", args.out_dir.display())))?;
     for (file, text) in [
-        ("bench.json", format!("{report:#}\n")),
+        ("bench.json", format!("{}\n", report::to_json_pretty(bench))),
         ("bench.md", markdown.clone()),
     ] {
         let path = args.out_dir.join(file);
         std::fs::write(&path, text)
-            .map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))?;
+            .map_err(|e| Failure::of(&e).at(&format!("cannot write {}", path.display())))?;
     }
     if args.json {
-        println!("{report}");
+        println!("{}", report::to_json(bench));
     } else {
         print!("{markdown}");
     }
@@ -346,11 +346,11 @@ fn perft_against_trace(
     game: &str,
     loaded: &std::sync::Arc<ggpnet::propnet::Game>,
     native: bool,
-) -> Value {
+) -> BenchPerft {
     let trace = super::read_input(&corpus.join("traces").join(format!("{game}.jsonl"))).unwrap_or_default();
     let expected: BTreeMap<usize, u64> = trace
         .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .find_map(|v| v.get("perft").cloned())
         .and_then(|p| {
             p.as_object().map(|o| {
@@ -377,15 +377,15 @@ fn perft_against_trace(
         .iter()
         .max_by(|a, b| rate(&a.1).total_cmp(&rate(&b.1)))
         .expect("two runs");
-    json!({
-        "depth": depth,
-        "evaluator": kind.name(),
-        "nodes": fastest.nodes,
-        "nodes_per_sec": rate(fastest),
-        "counts": fastest.counts.iter().map(|&c| c as f64 as u64).collect::<Vec<_>>(),
-        "trace_depths": expected.len(),
-        "counts_match": matches,
-    })
+    BenchPerft {
+        depth,
+        evaluator: kind.name().to_owned(),
+        nodes: fastest.nodes,
+        nodes_per_sec: rate(fastest),
+        counts: fastest.counts.iter().map(|&c| report::path_count(c)).collect(),
+        trace_depths: expected.len(),
+        counts_match: matches,
+    }
 }
 
 /// Every markdown table row of a file: first cell → column header → number.
@@ -445,7 +445,7 @@ fn anchors(
     peers: &BTreeMap<String, BTreeMap<String, f64>>,
     published: &BTreeMap<String, BTreeMap<String, f64>>,
     machine_factor: f64,
-) -> Value {
+) -> Anchors {
     let peer = |column: &str| peers.get(game).and_then(|r| r.get(column)).copied();
     let rbg = ANCHOR_GAMES
         .iter()
@@ -453,20 +453,21 @@ fn anchors(
         .and_then(|(_, paper)| published.get(*paper))
         .and_then(|r| r.get("RBG compiler"))
         .copied();
-    json!({
-        "sironi": peer("Sironi"),
-        "ggplib": peer("ggplib"),
-        "rbg_compiler": rbg,
-        "rbg_compiler_here": rbg.map(|r| r * machine_factor),
-    })
+    Anchors {
+        sironi: peer("Sironi"),
+        ggplib: peer("ggplib"),
+        rbg_compiler: rbg,
+        rbg_compiler_here: rbg.map(|r| r * machine_factor),
+    }
 }
 
 fn cpu_model() -> String {
     super::proc_field("/proc/cpuinfo", "model name").unwrap_or_else(|| "unknown".to_owned())
 }
 
-fn number(v: &Value) -> String {
-    v.as_f64().map_or("–".to_owned(), |x| {
+/// A rate with thousands separators, or a dash when there is none (or it is not finite).
+fn number(v: Option<f64>) -> String {
+    v.filter(|x| x.is_finite()).map_or("–".to_owned(), |x| {
         let digits = format!("{:.0}", x);
         let mut out = String::new();
         for (i, c) in digits.chars().enumerate() {
@@ -479,95 +480,112 @@ fn number(v: &Value) -> String {
     })
 }
 
-fn ratio(a: &Value, b: &Value) -> String {
-    match (a.as_f64(), b.as_f64()) {
+/// `a / b` as `1.23x`, or a dash when either is missing (or not finite) or `b` is not positive.
+fn ratio(a: Option<f64>, b: Option<f64>) -> String {
+    match (a.filter(|x| x.is_finite()), b.filter(|x| x.is_finite())) {
         (Some(a), Some(b)) if b > 0.0 => format!("{:.2}x", a / b),
         _ => "–".to_owned(),
     }
 }
 
+/// The median rate of evaluator `kind` on `threads` threads.
+fn rate(m: &BenchMeasured, kind: &str, threads: usize) -> Option<f64> {
+    m.mc.get(kind)
+        .and_then(|r| r.get(&threads))
+        .copied()
+        .filter(|x| x.is_finite())
+}
+
+/// The games of `bench` that loaded, with their figures.
+fn measured(bench: &report::Bench) -> impl Iterator<Item = (&str, &BenchMeasured)> {
+    bench.games.iter().filter_map(|g| match &g.result {
+        BenchResult::Measured(m) => Some((g.game.as_str(), m)),
+        BenchResult::NotLoaded { .. } => None,
+    })
+}
+
 /// The report as markdown: one-thread rates with the anchors and ratios, thread scaling, perft.
-fn markdown(report: &Value, threads: usize) -> String {
-    let games = report["games"].as_array().cloned().unwrap_or_default();
-    let cpu = report["cpu"].as_str().unwrap_or("?");
-    let peers = &report["peers"];
-    let (file, machine) = (
-        peers["file"].as_str().unwrap_or("?"),
-        peers["measured_on"].as_str().unwrap_or("?"),
-    );
-    let factor = report["machine_factor"].as_f64().unwrap_or(MACHINE_FACTOR);
+fn markdown(bench: &report::Bench, threads: usize) -> String {
+    let peers = &bench.peers;
+    let factor = bench.machine_factor;
     let mut out = format!(
-        "CPU: {cpu} (lanes in {}-bit registers); {} s per evaluator and thread count, in {} runs alternating between thread counts, median run reported.\n\n",
-        report["lane_vector_bits"],
-        report["seconds"],
-        report["repeats"]
+        "CPU: {} (lanes in {}-bit registers); {:?} s per evaluator and thread count, in {} runs alternating between thread counts, median run reported.\n\n",
+        bench.cpu, bench.lane_vector_bits, bench.seconds, bench.repeats
     );
-    if peers["cross_machine"] == true {
+    if peers.cross_machine {
         out.push_str(&format!(
-            "Peers (Sironi, ggplib): {file}, measured on another CPU ({machine}), not on this one: \
-             every ratio to a peer crosses machines, not a side-by-side measurement.\n"
+            "Peers (Sironi, ggplib): {}, measured on another CPU ({}), not on this one: \
+             every ratio to a peer crosses machines, not a side-by-side measurement.\n",
+            peers.file, peers.measured_on
         ));
     } else {
         out.push_str(&format!(
-            "Peers (Sironi, ggplib): {file}, measured on this CPU ({machine}).\n"
+            "Peers (Sironi, ggplib): {}, measured on this CPU ({}).\n",
+            peers.file, peers.measured_on
         ));
     }
     out.push_str(&format!(
         "RBG compiler: anchors/published.md (an Intel Core i7-4790) x {factor:.2}, how much faster the peers' CPU runs \
          Sironi's propnet than the paper's: an estimate across machines.\n\n"
     ));
+    one_thread_table(&mut out, bench);
+    if threads > 1 {
+        scaling_table(&mut out, bench, threads);
+    }
+    perft_table(&mut out, bench);
+    out
+}
+
+/// The table of one-thread rates beside the anchors, with the ratios.
+fn one_thread_table(out: &mut String, bench: &report::Bench) {
+    let factor = bench.machine_factor;
     out.push_str("Flat Monte-Carlo, state transitions/s, one thread\n\n");
     out.push_str(&format!(
         "| game | sweep | differential | lanes | Sironi | ggplib | RBG x{factor:.2} | best scalar / ggplib | best scalar / Sironi | lanes / ggplib | lanes / RBG x{factor:.2} |\n"
     ));
     out.push_str("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
-    for g in &games {
-        let name = g["game"].as_str().unwrap_or("?");
-        if let Some(e) = g["error"].as_str() {
-            out.push_str(&format!(
-                "| {name} | not loaded: {} |\n",
-                e.lines().next().unwrap_or(e)
-            ));
-            continue;
-        }
-        let one = |k: &str| g["mc"][k]["1"].clone();
-        let best_scalar = match (one("sweep").as_f64(), one("differential").as_f64()) {
-            (Some(a), Some(b)) => json!(a.max(b)),
-            (a, b) => json!(a.or(b)),
+    for g in &bench.games {
+        let name = &g.game;
+        let m = match &g.result {
+            BenchResult::NotLoaded { error } => {
+                let first = error.lines().next().unwrap_or(error);
+                out.push_str(&format!("| {name} | not loaded: {first} |\n"));
+                continue;
+            }
+            BenchResult::Measured(m) => m,
         };
-        let a = &g["anchors"];
+        let one = |k: &str| rate(m, k, 1);
+        let best_scalar = match (one("sweep"), one("differential")) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        let a = &g.anchors;
         out.push_str(&format!(
             "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-            number(&one("sweep")),
-            number(&one("differential")),
-            number(&one("lanes")),
-            number(&a["sironi"]),
-            number(&a["ggplib"]),
-            number(&a["rbg_compiler_here"]),
-            ratio(&best_scalar, &a["ggplib"]),
-            ratio(&best_scalar, &a["sironi"]),
-            ratio(&one("lanes"), &a["ggplib"]),
-            ratio(&one("lanes"), &a["rbg_compiler_here"]),
+            number(one("sweep")),
+            number(one("differential")),
+            number(one("lanes")),
+            number(a.sironi),
+            number(a.ggplib),
+            number(a.rbg_compiler_here),
+            ratio(best_scalar, a.ggplib),
+            ratio(best_scalar, a.sironi),
+            ratio(one("lanes"), a.ggplib),
+            ratio(one("lanes"), a.rbg_compiler_here),
         ));
     }
-    if threads > 1 {
-        scaling_table(&mut out, &games, threads);
-    }
-    perft_table(&mut out, &games);
-    out
 }
 
-fn scaling_table(out: &mut String, games: &[Value], threads: usize) {
+/// The table of rates on `threads` threads over rates on one.
+fn scaling_table(out: &mut String, bench: &report::Bench, threads: usize) {
     out.push_str(&format!(
         "\nThread scaling: transitions/s on {threads} threads / on one thread\n\n"
     ));
     out.push_str("| game | sweep | differential | lanes |\n| --- | ---: | ---: | ---: |\n");
-    let key = threads.to_string();
-    for g in games.iter().filter(|g| g["error"].is_null()) {
-        let scale = |k: &str| ratio(&g["mc"][k][key.as_str()], &g["mc"][k]["1"]);
+    for (game, m) in measured(bench) {
+        let scale = |k: &str| ratio(rate(m, k, threads), rate(m, k, 1));
         out.push_str(&format!(
-            "| {} | {} | {} | {} |\n",
-            g["game"].as_str().unwrap_or("?"),
+            "| {game} | {} | {} | {} |\n",
             scale("sweep"),
             scale("differential"),
             scale("lanes")
@@ -575,25 +593,25 @@ fn scaling_table(out: &mut String, games: &[Value], threads: usize) {
     }
 }
 
-fn perft_table(out: &mut String, games: &[Value]) {
-    if games.iter().all(|g| g["perft"].is_null()) {
+/// The table of perft rates, and whether the counts equal the trace's.
+fn perft_table(out: &mut String, bench: &report::Bench) {
+    if measured(bench).all(|(_, m)| m.perft.is_none()) {
         return;
     }
     out.push_str("\nPerft to the reference trace's depth, faster scalar evaluator, one thread\n\n");
     out.push_str("| game | depth | evaluator | nodes/s | counts equal the trace's |\n| --- | ---: | --- | ---: | --- |\n");
-    for g in games.iter().filter(|g| g["error"].is_null()) {
-        let p = &g["perft"];
-        let matches = match (p["trace_depths"].as_u64(), p["counts_match"].as_bool()) {
-            (Some(0), _) => "no trace".to_owned(),
-            (Some(n), Some(true)) => format!("yes ({n} depths)"),
+    for (game, m) in measured(bench) {
+        let Some(p) = &m.perft else { continue };
+        let matches = match (p.trace_depths, p.counts_match) {
+            (0, _) => "no trace".to_owned(),
+            (n, true) => format!("yes ({n} depths)"),
             _ => "NO".to_owned(),
         };
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {matches} |\n",
-            g["game"].as_str().unwrap_or("?"),
-            p["depth"],
-            p["evaluator"].as_str().unwrap_or("?"),
-            number(&p["nodes_per_sec"]),
+            "| {game} | {} | {} | {} | {matches} |\n",
+            p.depth,
+            p.evaluator,
+            number(Some(p.nodes_per_sec)),
         ));
     }
 }

@@ -3,8 +3,9 @@
 //! down), with a per-game time limit; a JSON summary and a markdown table. The
 //! child-process runner (time and memory limits) and the job pool serve `ggpnet stats --dir` too.
 
+use super::failure::Kind;
 use super::{CorpusArgs, Failure};
-use serde_json::{json, Value};
+use ggpnet_tools::report::{self, CorpusGame, CorpusOutcome, CorpusStatus, CorpusSummary};
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -137,7 +138,13 @@ fn run_game(
     gdl2: bool,
     timeout: Duration,
     max_rss_bytes: Option<u64>,
-) -> Value {
+) -> CorpusGame {
+    let name = game.name.clone();
+    let ended = |outcome, status, seconds| CorpusGame {
+        outcome,
+        status,
+        seconds,
+    };
     let mut command = super::child_command(exe);
     if check == "diff" {
         command.args(["diff", "--json"]).arg(&game.game);
@@ -146,47 +153,106 @@ fn run_game(
         }
     } else {
         let Some(trace) = &game.trace else {
-            return json!({"game": game.name, "status": "no trace"});
+            return ended(CorpusOutcome::Skipped { game: name }, CorpusStatus::NoTrace, None);
         };
         command.args(["replay", "--json"]).arg(&game.game).arg(trace);
     }
     let run = match run_child(command, timeout, max_rss_bytes) {
         Ok(run) => run,
-        Err(e) => return json!({"game": game.name, "status": "error", "error": e.to_string()}),
+        Err(e) => {
+            let outcome = CorpusOutcome::Stopped {
+                game: name,
+                error: e.to_string(),
+            };
+            return ended(outcome, CorpusStatus::Error, None);
+        }
     };
-    let seconds = run.seconds;
+    let seconds = Some(run.seconds);
+    let stopped = |error: String, status| {
+        ended(
+            CorpusOutcome::Stopped {
+                game: name.clone(),
+                error,
+            },
+            status,
+            seconds,
+        )
+    };
     if run.stopped == Some(Limit::Memory) {
-        return json!({"game": game.name, "status": "memory", "seconds": seconds,
-                      "error": format!("resident memory above {} MiB", max_rss_bytes.unwrap_or(0) >> 20)});
+        let error = format!("resident memory above {} MiB", max_rss_bytes.unwrap_or(0) >> 20);
+        return stopped(error, CorpusStatus::Memory);
     }
     let Some(status) = run.status else {
-        return json!({"game": game.name, "status": "timeout", "seconds": seconds,
-                      "error": format!("no result within {} s", timeout.as_secs())});
+        return stopped(
+            format!("no result within {} s", timeout.as_secs()),
+            CorpusStatus::Timeout,
+        );
     };
-    if let Ok(mut value) = serde_json::from_str::<Value>(run.stdout.trim()) {
-        value["status"] = json!(match &value["agree"] {
-            Value::Bool(true) => "agree",
-            // `diff` of a game only the interpreter runs: nothing to compare.
-            Value::Null if value["skipped"].is_string() => "no propnet",
-            _ => "differ",
-        });
-        value["seconds"] = json!(seconds);
-        return value;
+    if let Some((outcome, status)) = checked(check, &run.stdout) {
+        return ended(outcome, status, seconds);
     }
     let message = run.stderr.trim().lines().next().unwrap_or("").to_owned();
-    json!({"game": game.name, "status": failure_status(status.code(), &message), "seconds": seconds,
-           "exit": status.code(), "error": message})
+    let outcome = CorpusOutcome::Failed {
+        game: name,
+        exit: status.code(),
+        error: message.clone(),
+    };
+    ended(outcome, failure_status(status.code(), &message), seconds)
 }
 
-/// The status of a child that printed no report, from its exit code (see `failure.rs`) and first line of error.
-fn failure_status(code: Option<i32>, message: &str) -> &'static str {
-    match code {
-        Some(1) if message.starts_with("reference interpreter") => "reference error",
-        Some(1) => "compile error",
-        Some(2) if message.contains("parse error") => "parse error",
-        Some(2) => "input error",
-        Some(3) => "too large",
-        _ => "crash",
+/// The report a child running `check` printed on `stdout`, and the status it
+/// gives; `None` when it printed none.
+fn checked(check: &str, stdout: &str) -> Option<(CorpusOutcome, CorpusStatus)> {
+    let agreed = |agree: bool| match agree {
+        true => CorpusStatus::Agree,
+        false => CorpusStatus::Differ,
+    };
+    if check == "diff" {
+        let diff: report::Diff = serde_json::from_str(stdout.trim()).ok()?;
+        let status = match &diff {
+            report::Diff::Compared(d) => agreed(d.agree),
+            // `diff` of a game only the interpreter runs: nothing to compare.
+            report::Diff::Skipped(_) => CorpusStatus::NoPropnet,
+        };
+        Some((CorpusOutcome::Diff(diff), status))
+    } else {
+        let replay: report::Replay = serde_json::from_str(stdout.trim()).ok()?;
+        let status = agreed(replay.agree);
+        Some((CorpusOutcome::Replay(replay), status))
+    }
+}
+
+/// The status of a child that printed no report, from the kind of failure its
+/// exit code says (see `failure.rs`) and its first line of error.
+fn failure_status(code: Option<i32>, message: &str) -> CorpusStatus {
+    match code.and_then(Kind::of_exit_code) {
+        Some(Kind::Invalid) if message.starts_with("reference interpreter") => CorpusStatus::ReferenceError,
+        Some(Kind::Invalid) => CorpusStatus::CompileError,
+        Some(Kind::Input) if message.contains("parse error") => CorpusStatus::ParseError,
+        Some(Kind::Input) => CorpusStatus::InputError,
+        Some(Kind::Limit) => CorpusStatus::TooLarge,
+        None => CorpusStatus::Crash,
+    }
+}
+
+/// The counts of `results` by status.
+fn summary(results: &[CorpusGame]) -> CorpusSummary {
+    let count = |status: CorpusStatus| results.iter().filter(|r| r.status == status).count();
+    let not_checked = |r: &&CorpusGame| matches!(r.status, CorpusStatus::NoTrace | CorpusStatus::NoPropnet);
+    CorpusSummary {
+        games: results.len(),
+        with_trace: results.len() - results.iter().filter(not_checked).count(),
+        agree: count(CorpusStatus::Agree),
+        differ: count(CorpusStatus::Differ),
+        timeout: count(CorpusStatus::Timeout),
+        memory: count(CorpusStatus::Memory),
+        parse_error: count(CorpusStatus::ParseError),
+        input_error: count(CorpusStatus::InputError),
+        compile_error: count(CorpusStatus::CompileError),
+        too_large: count(CorpusStatus::TooLarge),
+        reference_error: count(CorpusStatus::ReferenceError),
+        crash: count(CorpusStatus::Crash),
+        no_propnet: count(CorpusStatus::NoPropnet),
     }
 }
 
@@ -214,8 +280,7 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
     if games.is_empty() {
         return Err(Failure::input(format!("no games under {}", dir.display())));
     }
-    let exe =
-        std::env::current_exe().map_err(|e| Failure::input(format!("cannot find this program: {e}")))?;
+    let exe = std::env::current_exe().map_err(|e| Failure::of(&e).at("cannot find this program"))?;
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -226,50 +291,37 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
         games.len(),
         jobs,
         |i| run_game(&exe, &games[i], &args.check, args.gdl2, timeout, max_rss_bytes),
-        |i, value| {
+        |i, result| {
             if !args.json {
-                eprintln!(
-                    "{:<40} {}",
-                    games[i].name,
-                    value["status"].as_str().unwrap_or("?")
-                );
+                eprintln!("{:<40} {}", games[i].name, result.status.name());
             }
         },
     );
-    let count = |status: &str| results.iter().filter(|r| r["status"] == json!(status)).count();
-    let not_checked = |r: &Value| r["status"] == json!("no trace") || r["status"] == json!("no propnet");
-    let with_trace = results.iter().filter(|r| !not_checked(r)).count();
-    let summary = json!({
-        "games": results.len(),
-        "with_trace": with_trace,
-        "agree": count("agree"),
-        "differ": count("differ"),
-        "timeout": count("timeout"),
-        "memory": count("memory"),
-        "parse_error": count("parse error"),
-        "input_error": count("input error"),
-        "compile_error": count("compile error"),
-        "too_large": count("too large"),
-        "reference_error": count("reference error"),
-        "crash": count("crash"),
-        "no_propnet": count("no propnet"),
+    let summary = summary(&results);
+    let all_agree = results.iter().all(|r| {
+        matches!(
+            r.status,
+            CorpusStatus::Agree | CorpusStatus::NoTrace | CorpusStatus::NoPropnet
+        )
     });
-    let all_agree = results
-        .iter()
-        .all(|r| r["status"] == json!("agree") || not_checked(r));
     if let Some(path) = &args.markdown {
         std::fs::write(path, markdown(&results, &summary, args))
-            .map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))?;
+            .map_err(|e| Failure::of(&e).at(&format!("cannot write {}", path.display())))?;
     }
     if args.json {
-        println!("{}", json!({"summary": summary, "games": results}));
+        let corpus = report::Corpus {
+            summary,
+            games: results,
+        };
+        println!("{}", report::to_json(&corpus));
     } else {
-        println!("{summary}");
+        println!("{}", report::to_json(&summary));
     }
     Ok(all_agree)
 }
 
-fn markdown(results: &[Value], summary: &Value, args: &CorpusArgs) -> String {
+/// The results as a markdown page: how they were made, the totals, a row per game.
+fn markdown(results: &[CorpusGame], summary: &CorpusSummary, args: &CorpusArgs) -> String {
     let (check, timeout) = (&args.check, args.timeout);
     let (memory_flag, memory_limit) = match super::max_mem_mib() {
         Some(mib) => (
@@ -291,43 +343,75 @@ fn markdown(results: &[Value], summary: &Value, args: &CorpusArgs) -> String {
     out.push_str(&format!(
         "Totals: {} games, {} with a trace; {} agree, {} differ, {} timed out, {} over the memory limit, \
          {} too large, {} parse errors, {} other input errors, {} compile errors, {} crashes.\n\n",
-        summary["games"],
-        summary["with_trace"],
-        summary["agree"],
-        summary["differ"],
-        summary["timeout"],
-        summary["memory"],
-        summary["too_large"],
-        summary["parse_error"],
-        summary["input_error"],
-        summary["compile_error"],
-        summary["crash"]
+        summary.games,
+        summary.with_trace,
+        summary.agree,
+        summary.differ,
+        summary.timeout,
+        summary.memory,
+        summary.too_large,
+        summary.parse_error,
+        summary.input_error,
+        summary.compile_error,
+        summary.crash
     ));
     out.push_str(
         "| game | parsed | compiled | compile s | components | trace |\n|---|---|---|---:|---:|---|\n",
     );
     for r in results {
-        let status = r["status"].as_str().unwrap_or("?");
-        let parsed = if status == "parse error" { "no" } else { "yes" };
-        let compiled = match status {
-            "agree" | "differ" => "yes",
-            "timeout" | "memory" | "too large" => "?",
-            _ => "no",
-        };
-        let compile = r["compile_seconds"]
-            .as_f64()
-            .map_or("–".into(), |s| format!("{s:.3}"));
-        let components = r["components"].as_u64().map_or("–".into(), |c| c.to_string());
-        let detail = match status {
-            "agree" => format!("agree ({} playouts, {} steps)", r["playouts"], r["steps"]),
-            "differ" => format!("differ: {}", r["first_difference"].as_str().unwrap_or("")),
-            _ => format!("{status}: {}", r["error"].as_str().unwrap_or("")),
-        };
-        let detail: String = detail.replace('|', "\\|").chars().take(200).collect();
-        out.push_str(&format!(
-            "| {} | {parsed} | {compiled} | {compile} | {components} | {detail} |\n",
-            r["game"].as_str().unwrap_or("?")
-        ));
+        out.push_str(&markdown_row(r));
     }
     out
+}
+
+/// The markdown table's row of one game.
+fn markdown_row(r: &CorpusGame) -> String {
+    let status = r.status.name();
+    let parsed = if r.status == CorpusStatus::ParseError {
+        "no"
+    } else {
+        "yes"
+    };
+    let compiled = match r.status {
+        CorpusStatus::Agree | CorpusStatus::Differ => "yes",
+        CorpusStatus::Timeout | CorpusStatus::Memory | CorpusStatus::TooLarge => "?",
+        _ => "no",
+    };
+    // Load seconds, components, playouts and steps, first difference, error.
+    let (seconds, components, counts, difference, error) = match &r.outcome {
+        CorpusOutcome::Replay(x) => (
+            x.compile_seconds,
+            x.components,
+            Some((x.playouts, x.steps)),
+            x.first_difference.as_deref(),
+            None,
+        ),
+        CorpusOutcome::Diff(report::Diff::Compared(x)) => (
+            Some(x.compile_seconds),
+            Some(x.components),
+            Some((x.playouts, x.steps)),
+            x.first_difference.as_deref(),
+            None,
+        ),
+        CorpusOutcome::Failed { error, .. } | CorpusOutcome::Stopped { error, .. } => {
+            (None, None, None, None, Some(error.as_str()))
+        }
+        CorpusOutcome::Diff(report::Diff::Skipped(_)) | CorpusOutcome::Skipped { .. } => {
+            (None, None, None, None, None)
+        }
+    };
+    let compile = seconds.map_or("–".into(), |s| format!("{s:.3}"));
+    let components = components.map_or("–".into(), |c| c.to_string());
+    let detail = match (r.status, counts) {
+        (CorpusStatus::Agree, Some((playouts, steps))) => {
+            format!("agree ({playouts} playouts, {steps} steps)")
+        }
+        (CorpusStatus::Differ, _) => format!("differ: {}", difference.unwrap_or("")),
+        _ => format!("{status}: {}", error.unwrap_or("")),
+    };
+    let detail: String = detail.replace('|', "\\|").chars().take(200).collect();
+    format!(
+        "| {} | {parsed} | {compiled} | {compile} | {components} | {detail} |\n",
+        r.outcome.game()
+    )
 }

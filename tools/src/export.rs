@@ -90,7 +90,7 @@ pub fn run(args: &ExportArgs) -> Result<(), Failure> {
     }
     let loaded = load_game_with(path, &config)?;
     let (circuit, layering) = (&loaded.circuit, &loaded.layering);
-    let failure = |e: ggpnet::propnet::export::ExportError| Failure::input(e.to_string());
+    let failure = |e: ggpnet::propnet::export::ExportError| Failure::of(&e);
     let bytes = match args.format {
         Format::Dot => {
             let (member, marked) = if args.cone.is_empty() {
@@ -129,9 +129,9 @@ pub fn run(args: &ExportArgs) -> Result<(), Failure> {
     };
     match &args.output {
         Some(file) => std::fs::write(file, &bytes)
-            .map_err(|e| Failure::input(format!("error: cannot write {}: {e}", file.display()))),
+            .map_err(|e| Failure::of(&e).at(&format!("error: cannot write {}", file.display()))),
         None => std::io::stdout()
             .write_all(&bytes)
-            .map_err(|e| Failure::input(format!("error: cannot write to standard output: {e}"))),
+            .map_err(|e| Failure::of(&e).at("error: cannot write to standard output")),
     }
 }

@@ -38,14 +38,16 @@ fn open(path: &Path) -> std::io::Result<File> {
 /// The text of the regular file `path`, refused when it is something else, is
 /// longer than `max_bytes`, or is not UTF-8; each error names the file and the reason.
 pub(crate) fn read_text(path: &Path, max_bytes: u64) -> Result<String, Failure> {
-    let fail = |reason: String| Failure::input(format!("error: cannot read {}: {reason}", path.display()));
-    let metadata = std::fs::metadata(path).map_err(|e| fail(e.to_string()))?;
+    let place = format!("error: cannot read {}", path.display());
+    let fail = |reason: String| Failure::input(reason).at(&place);
+    let io = |e: std::io::Error| Failure::of(&e).at(&place);
+    let metadata = std::fs::metadata(path).map_err(io)?;
     if let Some(reason) = not_regular(&metadata) {
         return Err(fail(reason.to_owned()));
     }
-    let file = open(path).map_err(|e| fail(e.to_string()))?;
+    let file = open(path).map_err(io)?;
     // The file opened may not be the one checked: check it again.
-    let metadata = file.metadata().map_err(|e| fail(e.to_string()))?;
+    let metadata = file.metadata().map_err(io)?;
     if let Some(reason) = not_regular(&metadata) {
         return Err(fail(reason.to_owned()));
     }
@@ -62,7 +64,7 @@ pub(crate) fn read_text(path: &Path, max_bytes: u64) -> Result<String, Failure> 
     // One byte past the limit tells a file that grew while being read.
     file.take(max_bytes.saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(|e| fail(e.to_string()))?;
+        .map_err(io)?;
     if bytes.len() as u64 > max_bytes {
         return Err(too_long());
     }

@@ -10,7 +10,9 @@
 //! - [`fuzz`] holds the bodies of the fuzz targets, run by libFuzzer (`fuzz/`)
 //!   and briefly by `tools/tests/fuzz.rs`;
 //! - [`sbg_oracle`] checks a Simplified Boardgames translation against its
-//!   direct move generator.
+//!   direct move generator;
+//! - [`report`] holds the types of what the command line prints: its JSON
+//!   (and CSV) contract.
 //!
 //! The `ggpnet` binary (`src/main.rs`) is the command line built on them.
 
@@ -20,4 +22,5 @@ pub mod corpus;
 pub mod differential;
 pub mod fuzz;
 pub mod replay;
+pub mod report;
 pub mod sbg_oracle;

@@ -12,7 +12,7 @@ use ggpnet::propnet::driver::{perft, Budget, McReport, PerftReport, DEFAULT_MAX_
 use ggpnet::propnet::evaluator::{Choice, EvaluatorConfig, EvaluatorKind};
 use ggpnet::propnet::opt::Pass;
 use ggpnet::propnet::{load, LoadConfig, Loaded};
-use serde_json::{json, Value};
+use ggpnet_tools::report;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -401,8 +401,8 @@ fn read_game(path: Option<&Path>) -> Result<String, Failure> {
 /// go to standard error, each naming the file, line and column.
 fn read_sbg(path: &Path) -> Result<String, Failure> {
     let text = read_input(path)?;
-    let parsed =
-        ggpnet::sbg::parse(&text).map_err(|e| Failure::input(format!("error: {}:{e}", path.display())))?;
+    let parsed = ggpnet::sbg::parse(&text)
+        .map_err(|e| Failure::worded(&e, format!("error: {}:{e}", path.display())))?;
     for warning in &parsed.warnings {
         eprintln!("{}:{warning}", path.display());
     }
@@ -429,12 +429,12 @@ fn load_game_from(path: Option<&Path>, source: &str, config: &LoadConfig) -> Res
 /// [`load_game_from`], with a failure that does not name the file.
 fn load_source(path: Option<&Path>, source: &str, config: &LoadConfig) -> Result<Loaded, Failure> {
     if is_circuit_file(path) {
-        return ggpnet::propnet::export::json::load(source).map_err(|e| Failure::input(e.to_string()));
+        return ggpnet::propnet::export::json::load(source).map_err(|e| Failure::of(&e));
     }
     if rtgdl::is_rtgdl(path, source) {
         return Err(rtgdl::unsupported());
     }
-    with_spinner(config, |config| load(source, config)).map_err(|e| Failure::load(&e))
+    with_spinner(config, |config| load(source, config)).map_err(|e| Failure::of(&e))
 }
 
 /// Runs `load` with `config`, showing the loading phase under way and the time
@@ -504,15 +504,7 @@ fn load_any_source(
     with_spinner(config.get_load(), |load| {
         ggpnet::Game::load(source, &config.clone().load(load.clone()))
     })
-    .map_err(|e| match e {
-        ggpnet::LoadError::Propnet(e) => Failure::load(&e),
-        e => Failure::invalid(e.to_string()),
-    })
-}
-
-/// The engine a game runs on, and why the interpreter if it does, as JSON fields.
-fn engine_fields(game: &ggpnet::Game) -> (Value, Value) {
-    (json!(game.engine().name()), json!(game.fallback_reason()))
+    .map_err(|e| Failure::of(&e))
 }
 
 /// Loads a game as the command line says (`--with`, `--without`, `--ground-threads`).
@@ -546,9 +538,10 @@ fn peak_rss_bytes() -> u64 {
     proc_bytes("/proc/self/status", "VmHWM")
 }
 
-fn emit(json_mode: bool, value: &Value, text: impl FnOnce() -> String) {
+/// Prints `value` as one line of JSON if `json_mode`, else the text `text` makes.
+fn emit(json_mode: bool, value: &impl serde::Serialize, text: impl FnOnce() -> String) {
     if json_mode {
-        println!("{value}");
+        println!("{}", report::to_json(value));
     } else {
         print!("{}", text());
     }
@@ -578,9 +571,16 @@ fn check(args: &GameArgs) -> Result<bool, Failure> {
             Some(why) => format!("; engine: interpreter, as the propnet could not be built: {why}"),
             None => format!("; engine: {}", game.engine()),
         });
-    let (engine, fallback_reason) = engine.as_ref().map_or((Value::Null, Value::Null), engine_fields);
-    let value = json!({"game": name, "valid": failure.is_none(), "error": error, "warnings": warnings,
-                       "engine": engine, "fallback_reason": fallback_reason});
+    let used = engine.as_ref().map(report::EngineUsed::of);
+    let value = report::Check {
+        game: name.clone(),
+        valid: failure.is_none(),
+        error: error.map(str::to_owned),
+        warnings: warnings.clone(),
+        language: None,
+        engine: used.as_ref().map(|u| u.engine.clone()),
+        fallback_reason: used.and_then(|u| u.fallback_reason),
+    };
     emit(args.json, &value, || {
         let mut out = String::new();
         for w in &warnings {
@@ -621,31 +621,11 @@ fn stats(args: &StatsArgs) -> Result<bool, Failure> {
         return interpreter_stats(args, &game, start.elapsed().as_secs_f64());
     };
     let r = &loaded.report;
-    let total: f64 = r.phases.iter().map(|(_, s)| s).sum();
+    let total = report::load_seconds(r);
     let breakdown = ggpnet::propnet::inspect::breakdown(&loaded.circuit, &loaded.layering);
-    let value = json!({
-        "game": game_name(args.game.as_deref()),
-        "engine": "propnet",
-        "phases": r.phases.iter().map(|(n, s)| (n.to_string(), json!(s))).collect::<serde_json::Map<_, _>>(),
-        "total_seconds": total,
-        "peak_rss_bytes": peak_rss_bytes(),
-        "ground_atoms": r.ground_atoms,
-        "ground_rules": r.ground_rules,
-        "components_raw": r.components_raw,
-        "components": r.components,
-        "layers": r.layers,
-        "sccs": r.sccs,
-        "roles": loaded.game.roles(),
-        "bases": loaded.game.facts().len(),
-        "inputs": loaded.game.moves().len(),
-        "warnings": r.warnings,
-        "relations": breakdown.relations.iter().map(|(n, c)| json!({"relation": n, "nodes": c})).collect::<Vec<_>>(),
-        "fan_in": breakdown.fan_in,
-        "fan_out": breakdown.fan_out,
-        "layer_widths": breakdown.layer_widths,
-    });
+    let value = circuit_stats(game_name(path), loaded, total, &breakdown);
     emit(args.json, &value, || {
-        let mut out = format!("game: {}\n", value["game"].as_str().unwrap_or_default());
+        let mut out = format!("game: {}\n", value.game());
         for (name, seconds) in &r.phases {
             out.push_str(&format!("  {name:<9} {:>9.3} ms\n", seconds * 1e3));
         }
@@ -681,21 +661,61 @@ fn stats(args: &StatsArgs) -> Result<bool, Failure> {
     Ok(true)
 }
 
+/// The report of `ggpnet stats` on the propnet `loaded` of the game `game`,
+/// loaded in `total` seconds, its size broken down by `breakdown`.
+fn circuit_stats(
+    game: String,
+    loaded: &Loaded,
+    total: f64,
+    breakdown: &ggpnet::propnet::inspect::Breakdown,
+) -> report::Stats {
+    let r = &loaded.report;
+    let kinds =
+        |m: &std::collections::BTreeMap<&str, usize>| m.iter().map(|(k, n)| (k.to_string(), *n)).collect();
+    let buckets = |h: &[ggpnet::propnet::inspect::Bucket]| h.iter().map(report::Bucket::from).collect();
+    let relations = breakdown
+        .relations
+        .iter()
+        .map(|(relation, nodes)| report::RelationSize {
+            relation: relation.clone(),
+            nodes: *nodes,
+        });
+    report::Stats::Circuit(report::CircuitStats {
+        game,
+        engine: ggpnet::Engine::Propnet.name().to_owned(),
+        phases: r.phases.iter().map(|(n, s)| (n.to_string(), *s)).collect(),
+        total_seconds: total,
+        peak_rss_bytes: peak_rss_bytes(),
+        ground_atoms: r.ground_atoms,
+        ground_rules: r.ground_rules,
+        components_raw: kinds(&r.components_raw),
+        components: kinds(&r.components),
+        layers: r.layers,
+        sccs: r.sccs,
+        roles: loaded.game.roles().to_vec(),
+        bases: loaded.game.facts().len(),
+        inputs: loaded.game.moves().len(),
+        warnings: r.warnings.clone(),
+        relations: relations.collect(),
+        fan_in: buckets(&breakdown.fan_in),
+        fan_out: buckets(&breakdown.fan_out),
+        layer_widths: breakdown.layer_widths.clone(),
+    })
+}
+
 /// `ggpnet stats` of a game the interpreter runs: no circuit to measure.
 fn interpreter_stats(args: &GameArgs, game: &ggpnet::Game, seconds: f64) -> Result<bool, Failure> {
-    let (engine, fallback_reason) = engine_fields(game);
-    let value = json!({
-        "game": game_name(args.game.as_deref()),
-        "engine": engine,
-        "fallback_reason": fallback_reason,
-        "total_seconds": seconds,
-        "peak_rss_bytes": peak_rss_bytes(),
-        "roles": game.roles(),
+    let value = report::Stats::Interpreter(report::InterpreterStats {
+        game: game_name(args.game.as_deref()),
+        engine: report::EngineUsed::of(game),
+        total_seconds: seconds,
+        peak_rss_bytes: peak_rss_bytes(),
+        roles: game.roles().to_vec(),
     });
     emit(args.json, &value, || {
         format!(
             "game: {}\nengine: interpreter{}\nload time: {:.3} ms\npeak memory: {:.1} MiB\n",
-            value["game"].as_str().unwrap_or_default(),
+            value.game(),
             game.fallback_reason()
                 .map_or(String::new(), |why| format!(" (no propnet: {why})")),
             seconds * 1e3,
@@ -757,57 +777,36 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
     let game = load_any_from(path, &source, &config)?;
     let (threads, budget) = mc_threads_and_budget(args);
     let how = ggpnet::Playouts::new(budget).threads(threads).seed(args.seed);
-    let report = game
+    let run = game
         .playouts(&game.initial_state(), &how)
-        .map_err(|e| Failure::input(e.to_string()))?;
-    let report = McReport {
-        evaluator: report.evaluator.unwrap_or(EvaluatorKind::Differential),
-        threads: report.threads,
-        seconds: report.seconds,
-        totals: report.totals,
+        .map_err(|e| Failure::of(&e))?;
+    let run = McReport {
+        evaluator: run.evaluator.unwrap_or(EvaluatorKind::Differential),
+        threads: run.threads,
+        seconds: run.seconds,
+        totals: run.totals,
     };
     let evaluator = match game.engine() {
-        ggpnet::Engine::Propnet => report.evaluator.name(),
+        ggpnet::Engine::Propnet => run.evaluator.name(),
         ggpnet::Engine::Interpreter => "interpreter",
     };
-    let (engine, fallback_reason) = engine_fields(&game);
-    let value = json!({
-        "game": game_name(args.game.game.as_deref()),
-        "engine": engine,
-        "fallback_reason": fallback_reason,
-        "evaluator": evaluator,
-        "threads": report.threads,
-        "seconds": report.seconds,
-        "transitions": report.totals.transitions,
-        "states": report.totals.states,
-        "playouts": report.totals.playouts,
-        "abandoned": report.totals.abandoned,
-        "at_depth_limit": report.totals.at_depth_limit,
-        "max_depth": args.max_depth,
-        "transitions_per_sec": report.transitions_per_sec(),
-        "states_per_sec": report.states_per_sec(),
-        "playouts_per_sec": report.playouts_per_sec(),
-        "avg_depth": report.avg_depth(),
-        "avg_goals": per_role(game.roles(), report.avg_goals()),
-        "missing_goals": per_role(game.roles(), report.totals.missing_goals.iter()),
-        "seed": args.seed,
-    });
+    let totals = &run.totals;
+    let value = mc_report(args, &game, evaluator, &run);
     emit(args.game.json, &value, || {
         let mut out = format!(
             "game: {}\nevaluator: {}, threads: {}, seconds: {:.2}\ntransitions: {} ({:.0} transitions/s)\nstates visited: {} ({:.0} states/s)\nplayouts: {} ({:.0} playouts/s)\naverage depth: {:.2}\n",
-            value["game"].as_str().unwrap_or_default(),
+            value.game,
             evaluator,
-            report.threads,
-            report.seconds,
-            report.totals.transitions,
-            report.transitions_per_sec(),
-            report.totals.states,
-            report.states_per_sec(),
-            report.totals.playouts,
-            report.playouts_per_sec(),
-            report.avg_depth()
+            run.threads,
+            run.seconds,
+            run.totals.transitions,
+            run.transitions_per_sec(),
+            run.totals.states,
+            run.states_per_sec(),
+            run.totals.playouts,
+            run.playouts_per_sec(),
+            run.avg_depth()
         );
-        let totals = &report.totals;
         if totals.abandoned > 0 {
             out.push_str(&format!(
                 "abandoned playouts: {} ({} at the depth limit of {} moves, the others where a role had no legal move)\n",
@@ -817,29 +816,45 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
         average_goal_lines(
             &mut out,
             game.roles(),
-            &report.avg_goals(),
-            &report.totals.missing_goals,
+            &run.avg_goals(),
+            &run.totals.missing_goals,
         );
         out
     });
     Ok(())
 }
 
-/// A JSON object from role names to their values.
-fn per_role<T: serde::Serialize>(roles: &[String], values: impl IntoIterator<Item = T>) -> Value {
-    Value::Object(
-        roles
-            .iter()
-            .cloned()
-            .zip(values.into_iter().map(|v| json!(v)))
-            .collect(),
-    )
+/// The report of `ggpnet mc` (`args`) on `game`: the playouts `run` with `evaluator`.
+fn mc_report(args: &McArgs, game: &ggpnet::Game, evaluator: &str, run: &McReport) -> report::Mc {
+    let totals = &run.totals;
+    report::Mc {
+        game: game_name(args.game.game.as_deref()),
+        engine: report::EngineUsed::of(game),
+        evaluator: evaluator.to_owned(),
+        run: report::PlayoutRun {
+            threads: run.threads,
+            seconds: run.seconds,
+            playouts: totals.playouts,
+            playouts_per_sec: run.playouts_per_sec(),
+            avg_goals: report::per_role(game.roles(), &run.avg_goals()),
+            missing_goals: report::per_role(game.roles(), &totals.missing_goals),
+            seed: args.seed,
+        },
+        transitions: totals.transitions,
+        states: totals.states,
+        abandoned: totals.abandoned,
+        at_depth_limit: totals.at_depth_limit,
+        max_depth: args.max_depth,
+        transitions_per_sec: run.transitions_per_sec(),
+        states_per_sec: run.states_per_sec(),
+        avg_depth: run.avg_depth(),
+    }
 }
 
 fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
     let game = load_any(args.game.game.as_deref(), &game_config())?;
     let config = EvaluatorConfig::new(args.evaluator).native(args.native);
-    let (evaluator, report) = match game.propnet() {
+    let (evaluator, counted) = match game.propnet() {
         Some(loaded) => {
             let scalar = [EvaluatorKind::Sweep, EvaluatorKind::Differential];
             let evaluator = choose::evaluator(&loaded.game, config, &scalar);
@@ -848,31 +863,26 @@ fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
         }
         None => ("interpreter", interpreter_perft(&game, args.depth)?),
     };
-    let nodes_per_sec = report.nodes as f64 / report.seconds.max(1e-9);
-    let counts: serde_json::Map<String, Value> = report
-        .counts
-        .iter()
-        .enumerate()
-        .map(|(d, &n)| ((d + 1).to_string(), json!(n as f64 as u64)))
-        .collect();
-    let value = json!({
-        "game": game_name(args.game.game.as_deref()),
-        "depth": args.depth,
-        "engine": game.engine().name(),
-        "evaluator": evaluator,
-        "counts": counts,
-        "nodes": report.nodes,
-        "seconds": report.seconds,
-        "nodes_per_sec": nodes_per_sec,
-    });
+    let nodes_per_sec = counted.nodes as f64 / counted.seconds.max(1e-9);
+    let counts = counted.counts.iter().enumerate();
+    let value = report::Perft {
+        game: game_name(args.game.game.as_deref()),
+        depth: args.depth,
+        engine: game.engine().name().to_owned(),
+        evaluator: evaluator.to_owned(),
+        counts: counts.map(|(d, &n)| (d + 1, report::path_count(n))).collect(),
+        nodes: counted.nodes,
+        seconds: counted.seconds,
+        nodes_per_sec,
+    };
     emit(args.game.json, &value, || {
         let mut out = String::new();
-        for (d, n) in report.counts.iter().enumerate() {
+        for (d, n) in counted.counts.iter().enumerate() {
             out.push_str(&format!("perft({}) = {n}\n", d + 1));
         }
         out.push_str(&format!(
             "{} states expanded in {:.3} s ({nodes_per_sec:.0} nodes/s)\n",
-            report.nodes, report.seconds
+            counted.nodes, counted.seconds
         ));
         out
     });
@@ -886,7 +896,7 @@ fn interpreter_perft(game: &ggpnet::Game, depth: usize) -> Result<PerftReport, F
     let start = std::time::Instant::now();
     let counts = game
         .perft(depth, EvaluatorKind::Differential)
-        .map_err(|e| Failure::input(e.to_string()))?;
+        .map_err(|e| Failure::of(&e))?;
     let expanded: u128 = 1 + counts[..depth - 1].iter().sum::<u128>();
     Ok(PerftReport {
         nodes: u64::try_from(expanded).unwrap_or(u64::MAX),
@@ -909,71 +919,82 @@ fn replay(args: &ReplayArgs) -> Result<bool, Failure> {
         (Some(_), Choice::Auto) => EvaluatorKind::ALL.to_vec(),
         (Some(_), Choice::Fixed(kind)) => vec![kind],
     };
-    let mut results = serde_json::Map::new();
+    let mut evaluators = std::collections::BTreeMap::new();
     let mut first_difference = None;
-    let mut report = ggpnet_tools::replay::ReplayReport::default();
+    let mut totals = ggpnet_tools::replay::ReplayReport::default();
     for kind in kinds {
-        let name = if game.propnet().is_some() {
-            kind.name()
-        } else {
-            "interpreter"
+        let name = match game.propnet() {
+            Some(_) => kind.name(),
+            None => "interpreter",
         };
-        let (agree, difference, detail) = match game.propnet() {
-            Some(loaded) if !kind.is_scalar() => {
-                let r = ggpnet_tools::differential::lanes_against_scalar(
-                    &loaded.game,
-                    args.seed,
-                    LANES_CHECK_STEPS,
-                );
-                let detail = json!({"lanes": r.playouts, "steps": r.steps});
-                (r.first_difference.is_none(), r.first_difference, detail)
-            }
-            _ => {
-                let r = ggpnet_tools::replay::replay(&game, &trace, kind);
-                let detail =
-                    json!({"playouts": r.playouts, "steps": r.steps, "perft_depths": r.perft_depths});
-                report = r.clone();
-                (r.agree(), r.first_difference, detail)
-            }
-        };
-        let mut detail = detail;
-        detail["agree"] = json!(agree);
-        results.insert(name.to_owned(), detail);
+        let (check, difference) = check_evaluator(&game, &trace, kind, args.seed, &mut totals);
+        evaluators.insert(name.to_owned(), check);
         if first_difference.is_none() {
             first_difference = difference.map(|d| format!("[{name}] {d}"));
         }
     }
-    let agree = first_difference.is_none();
-    let (engine, fallback_reason) = engine_fields(&game);
     let loaded = game.propnet();
-    let value = json!({
-        "game": game_name(Some(&args.game)),
-        "engine": engine,
-        "fallback_reason": fallback_reason,
-        "compile_seconds": loaded.map(|l| l.report.phases.iter().map(|(_, s)| s).sum::<f64>()),
-        "components": loaded.map(|l| l.report.components.values().sum::<usize>()),
-        "playouts": report.playouts,
-        "steps": report.steps,
-        "perft_depths": report.perft_depths,
-        "evaluators": results,
-        "agree": agree,
-        "first_difference": first_difference,
-    });
+    let value = report::Replay {
+        game: game_name(Some(&args.game)),
+        engine: report::EngineUsed::of(&game),
+        compile_seconds: loaded.map(|l| report::load_seconds(&l.report)),
+        components: loaded.map(|l| report::component_count(&l.report)),
+        playouts: totals.playouts,
+        steps: totals.steps,
+        perft_depths: totals.perft_depths,
+        evaluators,
+        agree: first_difference.is_none(),
+        first_difference,
+    };
     emit(args.json, &value, || {
         let mut out = format!(
             "{} playouts, {} steps, {} perft depths compared with each of: {}\n",
-            report.playouts,
-            report.steps,
-            report.perft_depths,
-            results.keys().cloned().collect::<Vec<_>>().join(", ")
+            value.playouts,
+            value.steps,
+            value.perft_depths,
+            value.evaluators.keys().cloned().collect::<Vec<_>>().join(", ")
         );
-        match &first_difference {
+        match &value.first_difference {
             None => out.push_str("agree\n"),
             Some(d) => out.push_str(&format!("first difference: {d}\n")),
         }
         out
     });
-    Ok(agree)
+    Ok(value.agree)
+}
+
+/// Checks the evaluator `kind` of `game`: the lanes against the scalar driver
+/// (seeded by `seed`), any other against `trace` (its counts then become
+/// `totals`); returns its part of the report and its first difference, if any.
+fn check_evaluator(
+    game: &ggpnet::Game,
+    trace: &ggpnet_tools::replay::Trace,
+    kind: EvaluatorKind,
+    seed: u64,
+    totals: &mut ggpnet_tools::replay::ReplayReport,
+) -> (report::EvaluatorCheck, Option<String>) {
+    match game.propnet() {
+        Some(loaded) if !kind.is_scalar() => {
+            let r = ggpnet_tools::differential::lanes_against_scalar(&loaded.game, seed, LANES_CHECK_STEPS);
+            let check = report::EvaluatorCheck::Lanes {
+                lanes: r.playouts,
+                steps: r.steps,
+                agree: r.first_difference.is_none(),
+            };
+            (check, r.first_difference)
+        }
+        _ => {
+            let r = ggpnet_tools::replay::replay(game, trace, kind);
+            let check = report::EvaluatorCheck::Trace {
+                playouts: r.playouts,
+                steps: r.steps,
+                perft_depths: r.perft_depths,
+                agree: r.agree(),
+            };
+            *totals = r.clone();
+            (check, r.first_difference)
+        }
+    }
 }
 
 fn diff(args: &DiffArgs) -> Result<bool, Failure> {
@@ -991,33 +1012,37 @@ fn diff(args: &DiffArgs) -> Result<bool, Failure> {
             "no propnet to compare: {}",
             game.fallback_reason().unwrap_or("--engine interpreter")
         );
-        let value =
-            json!({"game": game_name(path), "engine": "interpreter", "agree": null, "skipped": reason});
+        let value = report::Diff::Skipped(report::DiffSkipped {
+            game: game_name(path),
+            engine: ggpnet::Engine::Interpreter.name().to_owned(),
+            agree: (),
+            skipped: reason.clone(),
+        });
         emit(args.game.json, &value, || format!("{reason}\n"));
         return Ok(true);
     };
-    let description = ggpnet::kif::parse(&source).map_err(|e| Failure::input(e.to_string()))?;
+    let description = ggpnet::kif::parse(&source).map_err(|e| Failure::of(&e))?;
     let reference = ggpnet_reference::Reference::new(&description)
-        .map_err(|e| Failure::invalid(format!("reference interpreter: {e}")))?;
-    let report =
+        .map_err(|e| Failure::of(&e).at("reference interpreter"))?;
+    let compared =
         ggpnet_tools::differential::differential(loaded, &reference, args.playouts, args.steps, args.seed);
-    let value = json!({
-        "game": game_name(path),
-        "compile_seconds": loaded.report.phases.iter().map(|(_, s)| s).sum::<f64>(),
-        "components": loaded.report.components.values().sum::<usize>(),
-        "playouts": report.playouts,
-        "steps": report.steps,
-        "agree": report.first_difference.is_none(),
-        "first_difference": report.first_difference,
+    let value = report::Diff::Compared(report::DiffCompared {
+        game: game_name(path),
+        compile_seconds: report::load_seconds(&loaded.report),
+        components: report::component_count(&loaded.report),
+        playouts: compared.playouts,
+        steps: compared.steps,
+        agree: compared.first_difference.is_none(),
+        first_difference: compared.first_difference.clone(),
     });
-    emit(args.game.json, &value, || match &report.first_difference {
+    emit(args.game.json, &value, || match &compared.first_difference {
         None => format!(
             "{} playouts, {} states compared: agree\n",
-            report.playouts, report.steps
+            compared.playouts, compared.steps
         ),
         Some(d) => format!("first difference: {d}\n"),
     });
-    Ok(report.first_difference.is_none())
+    Ok(compared.first_difference.is_none())
 }
 
 /// Parses the command line `args` as clap's derive would, except that a value

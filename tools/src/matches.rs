@@ -6,7 +6,7 @@
 use super::{Failure, MatchArgs};
 use ggpnet::manager::{run_match, run_rt_match, Link, MatchRecord, MatchSetup, RtEventKind, RtMatchSetup};
 use ggpnet::player::PlayerConfig;
-use serde_json::json;
+use ggpnet_tools::report;
 use std::time::Duration;
 
 /// One `--player ROLE=SPEC` option.
@@ -110,7 +110,7 @@ pub(crate) fn run(args: &MatchArgs) -> Result<bool, Failure> {
             max_steps: args.max_steps,
             gdl2_form: args.gdl2_form.unwrap_or_default(),
         };
-        let record = run_match(&setup).map_err(|e| Failure::invalid(e.to_string()))?;
+        let record = run_match(&setup).map_err(|e| Failure::of(&e))?;
         for role in 0..roles.len() {
             tally(&mut tallies[seat(role)], &record, role);
         }
@@ -122,7 +122,7 @@ pub(crate) fn run(args: &MatchArgs) -> Result<bool, Failure> {
         );
         records.push(record);
     }
-    report(args, &roles, &specs, &tallies, &records)
+    sum_up(args, &roles, &specs, &tallies, &records)
 }
 
 /// The `--player` of each role, in role order (`None` for a role that may
@@ -158,32 +158,36 @@ fn player_specs(
 }
 
 /// Prints the results per player and writes the records and results to `--json`.
-fn report(
+fn sum_up(
     args: &MatchArgs,
     roles: &[String],
     specs: &[Option<String>],
     tallies: &[Tally],
-    records: &impl serde::Serialize,
+    records: &[impl serde::Serialize],
 ) -> Result<bool, Failure> {
     let results: Vec<_> = specs
         .iter()
         .zip(tallies)
         .enumerate()
-        .map(|(role, (spec, t))| {
-            json!({
-                "player": spec.clone().unwrap_or_else(|| "manager (random)".to_owned()),
-                "first_role": roles[role],
-                "matches": t.matches, "wins": t.wins, "draws": t.draws,
-                "average_goal": t.goal_sum as f64 / t.matches.max(1) as f64,
-                "errors": t.errors, "max_reply_seconds": t.max_reply,
-            })
+        .map(|(role, (spec, t))| report::PlayerResult {
+            player: spec.clone().unwrap_or_else(|| "manager (random)".to_owned()),
+            first_role: roles[role].clone(),
+            matches: t.matches,
+            wins: t.wins,
+            draws: t.draws,
+            average_goal: t.goal_sum as f64 / t.matches.max(1) as f64,
+            errors: t.errors,
+            max_reply_seconds: t.max_reply,
         })
         .collect();
     print!("{}", table(&results));
     if let Some(file) = &args.json {
-        let value = json!({"matches": records, "results": results});
-        std::fs::write(file, format!("{value}\n"))
-            .map_err(|e| Failure::input(format!("cannot write {}: {e}", file.display())))?;
+        let value = report::MatchFile {
+            matches: records,
+            results: &results,
+        };
+        std::fs::write(file, format!("{}\n", report::to_json(&value)))
+            .map_err(|e| Failure::of(&e).at(&format!("cannot write {}", file.display())))?;
     }
     Ok(true)
 }
@@ -238,7 +242,7 @@ fn run_rt(args: &MatchArgs, source: &str) -> Result<bool, Failure> {
             max_game_time: args.max_game_time,
             max_open: args.max_open,
         };
-        let record = run_rt_match(&setup).map_err(|e| Failure::invalid(e.to_string()))?;
+        let record = run_rt_match(&setup).map_err(|e| Failure::of(&e))?;
         for role in 0..roles.len() {
             let errors = record
                 .events
@@ -265,7 +269,7 @@ fn run_rt(args: &MatchArgs, source: &str) -> Result<bool, Failure> {
         );
         records.push(record);
     }
-    report(args, &roles, &specs, &tallies, &records)
+    sum_up(args, &roles, &specs, &tallies, &records)
 }
 
 /// Adds the match of `record` to the tally of the player of `role`: its
@@ -299,7 +303,7 @@ fn outcome(t: &mut Tally, goals: &[i64], roles: &[String], role: usize) {
 }
 
 /// The results as a text table.
-fn table(results: &[serde_json::Value]) -> String {
+fn table(results: &[report::PlayerResult]) -> String {
     let mut out = format!(
         "{:<24} {:<12} {:>7} {:>5} {:>5} {:>8} {:>6} {:>9}\n",
         "player", "first role", "matches", "wins", "draws", "avg goal", "errors", "max reply"
@@ -307,14 +311,7 @@ fn table(results: &[serde_json::Value]) -> String {
     for r in results {
         out.push_str(&format!(
             "{:<24} {:<12} {:>7} {:>5} {:>5} {:>8.1} {:>6} {:>8.2}s\n",
-            r["player"].as_str().unwrap_or("?"),
-            r["first_role"].as_str().unwrap_or("?"),
-            r["matches"].as_u64().unwrap_or(0),
-            r["wins"].as_u64().unwrap_or(0),
-            r["draws"].as_u64().unwrap_or(0),
-            r["average_goal"].as_f64().unwrap_or(0.0),
-            r["errors"].as_u64().unwrap_or(0),
-            r["max_reply_seconds"].as_f64().unwrap_or(0.0)
+            r.player, r.first_role, r.matches, r.wins, r.draws, r.average_goal, r.errors, r.max_reply_seconds
         ));
     }
     out

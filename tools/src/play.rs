@@ -16,7 +16,7 @@
 
 use super::{Failure, PlayArgs};
 use ggpnet::player::{Player, PlayerConfig, Reply};
-use serde_json::json;
+use ggpnet_tools::report;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -211,9 +211,14 @@ impl Log {
         let ms = took.as_secs_f64() * 1e3;
         eprintln!("{peer} {ms:.0} ms: {} -> {}", reply.note, reply.text);
         if let Some(file) = &self.json {
-            let record = json!({"peer": peer, "ms": ms, "note": reply.note, "reply": reply.text});
+            let record = report::RequestLog {
+                peer,
+                ms,
+                note: &reply.note,
+                reply: &reply.text,
+            };
             if let Ok(mut file) = file.lock() {
-                let _ = writeln!(file, "{record}");
+                let _ = writeln!(file, "{}", report::to_json(&record));
             }
         }
     }
@@ -222,11 +227,11 @@ impl Log {
 /// Runs `ggpnet play`.
 pub(crate) fn run(args: &PlayArgs) -> Result<bool, Failure> {
     let listener = TcpListener::bind((args.bind.as_str(), args.port))
-        .map_err(|e| Failure::input(format!("cannot listen on {}:{}: {e}", args.bind, args.port)))?;
+        .map_err(|e| Failure::of(&e).at(&format!("cannot listen on {}:{}", args.bind, args.port)))?;
     let json = match &args.json_log {
         Some(path) => {
             Some(Mutex::new(std::fs::File::create(path).map_err(|e| {
-                Failure::input(format!("cannot write {}: {e}", path.display()))
+                Failure::of(&e).at(&format!("cannot write {}", path.display()))
             })?))
         }
         None => None,

@@ -5,9 +5,9 @@
 //! other subcommands refuse them with a clear message.
 
 use crate::failure::Failure;
-use crate::{emit, game_name, peak_rss_bytes, per_role, GameArgs, McArgs};
+use crate::{emit, game_name, peak_rss_bytes, GameArgs, McArgs};
 use ggpnet::realtime::{RtEngine, RtGame, TimeModel, DEFAULT_TIME_MODEL};
-use serde_json::json;
+use ggpnet_tools::report::{self, Language};
 use std::path::Path;
 
 /// Whether `source` (the text of the game at `path`) is an rtGDL description.
@@ -26,7 +26,7 @@ pub fn unsupported() -> Failure {
 /// Loads the rtGDL game `source` (exit 2 when it does not parse, 1 when invalid).
 pub(crate) fn load(path: Option<&Path>, source: &str) -> Result<RtGame, Failure> {
     let name = path.map_or_else(String::new, |p| p.display().to_string());
-    ggpnet::kif::parse(source).map_err(|e| Failure::input(e.to_string()).at(&name))?;
+    ggpnet::kif::parse(source).map_err(|e| Failure::of(&e).at(&name))?;
     let engine = match crate::engine_given() {
         None => RtEngine::Auto,
         Some(ggpnet::EngineChoice::Auto) => RtEngine::Auto,
@@ -34,11 +34,19 @@ pub(crate) fn load(path: Option<&Path>, source: &str) -> Result<RtGame, Failure>
         Some(ggpnet::EngineChoice::Interpreter) => RtEngine::Interpreter,
     };
     let game = RtGame::load_limited(source, engine, crate::load_config().get_ground())
-        .map_err(|e| Failure::invalid(e.to_string()).at(&name))?;
+        .map_err(|e| Failure::of(&e).at(&name))?;
     if let Some(why) = game.fallback_reason() {
         eprintln!("note: {name} runs on the interpreter, as the propnet does not compile it: {why}");
     }
     Ok(game)
+}
+
+/// The engine `game` runs on, for a report.
+fn engine_used(game: &RtGame) -> report::EngineUsed {
+    report::EngineUsed {
+        engine: game.engine().name().to_owned(),
+        fallback_reason: game.fallback_reason().map(str::to_owned),
+    }
 }
 
 /// The engine's name and, on the interpreter, why the propnet does not run the game.
@@ -63,9 +71,16 @@ pub fn check(args: &GameArgs, source: &str) -> Result<bool, Failure> {
         let rtgdl = ggpnet::realtime::syntax::warnings(&description);
         warnings.extend(rtgdl.iter().map(|w| w.to_string()));
     }
-    let value = json!({"game": name, "valid": failure.is_none(), "error": error, "warnings": warnings,
-                       "language": "rtgdl", "engine": game.as_ref().map(|g| g.engine().name()),
-                       "fallback_reason": game.as_ref().and_then(|g| g.fallback_reason())});
+    let used = game.as_ref().map(engine_used);
+    let value = report::Check {
+        game: name.clone(),
+        valid: failure.is_none(),
+        error: error.map(str::to_owned),
+        warnings: warnings.clone(),
+        language: Some(Language::Rtgdl),
+        engine: used.as_ref().map(|u| u.engine.clone()),
+        fallback_reason: used.and_then(|u| u.fallback_reason),
+    };
     emit(args.json, &value, || {
         let shown: String = warnings.iter().map(|w| format!("{w}\n")).collect();
         let verdict = match (error, &game) {
@@ -88,30 +103,26 @@ pub fn stats(args: &GameArgs, source: &str) -> Result<bool, Failure> {
     let game = load(args.game.as_deref(), source)?;
     let seconds = start.elapsed().as_secs_f64();
     let initial = game.initial_state();
-    let expiry = game
-        .next_expiry(&initial)
-        .map_err(|e| Failure::invalid(e.to_string()))?;
-    let facts = game
-        .pairs(&initial)
-        .map_err(|e| Failure::invalid(e.to_string()))?
-        .len();
+    let expiry = game.next_expiry(&initial).map_err(|e| Failure::of(&e))?;
+    let facts = game.pairs(&initial).map_err(|e| Failure::of(&e))?.len();
     let components = game.propnet().map(|l| l.report.components.clone());
-    let value = json!({
-        "game": game_name(args.game.as_deref()),
-        "language": "rtgdl",
-        "engine": game.engine().name(),
-        "fallback_reason": game.fallback_reason(),
-        "components": components,
-        "total_seconds": seconds,
-        "peak_rss_bytes": peak_rss_bytes(),
-        "roles": game.roles(),
-        "initial_facts": facts,
-        "initial_next_expiry": expiry.map(|t| t.to_string()),
+    let value = report::Stats::Rtgdl(report::RtStats {
+        game: game_name(args.game.as_deref()),
+        language: Language::Rtgdl,
+        engine: engine_used(&game),
+        components: components
+            .as_ref()
+            .map(|c| c.iter().map(|(k, n)| (k.to_string(), *n)).collect()),
+        total_seconds: seconds,
+        peak_rss_bytes: peak_rss_bytes(),
+        roles: game.roles().to_vec(),
+        initial_facts: facts,
+        initial_next_expiry: expiry.map(|t| t.to_string()),
     });
     emit(args.json, &value, || {
         format!(
             "game: {}\nlanguage: rtGDL (real-time GDL)\nengine: {}\n{}roles: {}\ninitial state: {} facts, first expiry {}\nload time: {:.3} ms\npeak memory: {:.1} MiB\n",
-            value["game"].as_str().unwrap_or_default(),
+            value.game(),
             engine_text(&game),
             components.as_ref().map_or(String::new(), |c| {
                 let parts: Vec<String> = c.iter().map(|(k, n)| format!("{k} {n}")).collect();
@@ -135,7 +146,7 @@ pub fn mc(args: &McArgs, source: &str) -> Result<(), Failure> {
         None => DEFAULT_TIME_MODEL.parse::<TimeModel>().map_err(Failure::input)?,
     };
     let (threads, budget) = crate::mc_threads_and_budget(args);
-    let report = game
+    let run = game
         .playouts(
             &game.initial_state(),
             model,
@@ -144,46 +155,47 @@ pub fn mc(args: &McArgs, source: &str) -> Result<(), Failure> {
             threads,
             args.seed,
         )
-        .map_err(|e| Failure::invalid(e.to_string()))?;
-    let t = &report.totals;
+        .map_err(|e| Failure::of(&e))?;
+    let t = &run.totals;
     let per_playout = |x: f64| x / (t.playouts.max(1) as f64);
-    let value = json!({
-        "game": game_name(args.game.game.as_deref()),
-        "language": "rtgdl",
-        "engine": game.engine().name(),
-        "fallback_reason": game.fallback_reason(),
-        "time_model": model.to_string(),
-        "threads": report.threads,
-        "seconds": report.seconds,
-        "playouts": t.playouts,
-        "terminal": t.terminal,
-        "at_event_limit": t.at_event_limit,
-        "stalled": t.stalled,
-        "max_events": args.max_depth,
-        "events": t.events,
-        "moves": t.moves,
-        "ignored_moves": t.ignored_moves,
-        "events_per_sec": report.events_per_sec(),
-        "playouts_per_sec": report.playouts_per_sec(),
-        "avg_events": per_playout(t.events as f64),
-        "avg_game_time": per_playout(t.game_time),
-        "avg_goals": per_role(game.roles(), report.avg_goals()),
-        "missing_goals": per_role(game.roles(), t.missing_goals.iter()),
-        "seed": args.seed,
-    });
+    let value = report::RtMc {
+        game: game_name(args.game.game.as_deref()),
+        language: Language::Rtgdl,
+        engine: engine_used(&game),
+        time_model: model.to_string(),
+        run: report::PlayoutRun {
+            threads: run.threads,
+            seconds: run.seconds,
+            playouts: t.playouts,
+            playouts_per_sec: run.playouts_per_sec(),
+            avg_goals: report::per_role(game.roles(), &run.avg_goals()),
+            missing_goals: report::per_role(game.roles(), &t.missing_goals),
+            seed: args.seed,
+        },
+        terminal: t.terminal,
+        at_event_limit: t.at_event_limit,
+        stalled: t.stalled,
+        max_events: args.max_depth,
+        events: t.events,
+        moves: t.moves,
+        ignored_moves: t.ignored_moves,
+        events_per_sec: run.events_per_sec(),
+        avg_events: per_playout(t.events as f64),
+        avg_game_time: per_playout(t.game_time),
+    };
     emit(args.game.json, &value, || {
         let mut out = format!(
             "game: {} (rtGDL)\nengine: {}, time model: {model}, threads: {}, seconds: {:.2}\nevents: {} ({:.0} events/s), moves: {}, ignored moves: {}\nplayouts: {} ({:.0} playouts/s): {} terminal, {} at the event limit of {}, {} where nothing could happen any more\naverage events: {:.2}, average game time: {:.3} units\n",
-            value["game"].as_str().unwrap_or_default(),
+            value.game,
             game.engine(),
-            report.threads,
-            report.seconds,
+            run.threads,
+            run.seconds,
             t.events,
-            report.events_per_sec(),
+            run.events_per_sec(),
             t.moves,
             t.ignored_moves,
             t.playouts,
-            report.playouts_per_sec(),
+            run.playouts_per_sec(),
             t.terminal,
             t.at_event_limit,
             args.max_depth,
@@ -191,7 +203,7 @@ pub fn mc(args: &McArgs, source: &str) -> Result<(), Failure> {
             per_playout(t.events as f64),
             per_playout(t.game_time),
         );
-        crate::average_goal_lines(&mut out, game.roles(), &report.avg_goals(), &t.missing_goals);
+        crate::average_goal_lines(&mut out, game.roles(), &run.avg_goals(), &t.missing_goals);
         out
     });
     Ok(())

@@ -106,6 +106,22 @@ fn parse_errors_are_two() {
     expect_of_every_loading_command(&game, 2, "parse error at 1:");
 }
 
+/// KIF that does not parse is bad input whichever engine is asked for: the
+/// interpreter's refusal does not make it an invalid game.
+#[test]
+fn parse_errors_are_two_on_every_engine() {
+    let game = write("unbalanced-any-engine.kif", "(role r) (init p");
+    for engine in ["auto", "interpreter"] {
+        for command in ["check", "stats", "mc", "perft", "diff"] {
+            expect(
+                &["--engine", engine, command, path(&game)],
+                2,
+                "parse error at 1:",
+            );
+        }
+    }
+}
+
 #[test]
 fn limits_are_three() {
     let deepening = write(
