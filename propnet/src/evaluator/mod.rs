@@ -459,20 +459,7 @@ mod tests {
     fn picks() -> Circuit {
         let mut names = Names::default();
         let roles = vec![names.term(&["a"]), names.term(&["b"])];
-        let mut c = Circuit {
-            nodes: Vec::new(),
-            roles,
-            bases: Vec::new(),
-            inputs: Vec::new(),
-            goals: Vec::new(),
-            terminal: NodeId::new(0),
-            percepts: Vec::new(),
-            labels: Default::default(),
-            vocabulary: Arc::new(Vocabulary {
-                symbols: SymbolTable::default(),
-                terms: TermStore::new(),
-            }),
-        };
+        let mut c = Circuit::empty(roles);
         let owners = ["a", "b", "blocked"];
         let mut facts: Vec<TermId> = (0..9)
             .map(|b| names.term(&["owner", ["0", "1", "2"][b % 3], owners[b / 3]]))

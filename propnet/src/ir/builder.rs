@@ -35,7 +35,7 @@ pub fn build(program: GroundProgram) -> Result<Circuit, BuildError> {
         ..
     } = program;
     let role_index: FxHashMap<TermId, usize> = roles.iter().enumerate().map(|(i, &r)| (r, i)).collect();
-    let mut circuit = empty_circuit(roles);
+    let mut circuit = Circuit::empty(roles);
     let (node_of, does_atoms) = add_sentences(&mut circuit, &terms, &atoms, &role_index);
     let never = circuit.add(NodeKind::Constant(false), Vec::new());
     let always = circuit.add(NodeKind::Constant(true), Vec::new());
@@ -72,24 +72,6 @@ pub fn build(program: GroundProgram) -> Result<Circuit, BuildError> {
         message: format!("the built circuit is inconsistent: {}: {}", e.place, e.reason),
     })?;
     Ok(circuit)
-}
-
-/// A circuit of `roles` with no nodes yet.
-fn empty_circuit(roles: Vec<TermId>) -> Circuit {
-    Circuit {
-        nodes: Vec::new(),
-        roles,
-        bases: Vec::new(),
-        inputs: Vec::new(),
-        goals: Vec::new(),
-        terminal: NodeId::new(0),
-        percepts: Vec::new(),
-        labels: FxHashMap::default(),
-        vocabulary: Arc::new(Vocabulary {
-            symbols: SymbolTable::default(),
-            terms: Default::default(),
-        }),
-    }
 }
 
 /// Adds a node for each of the `atoms`: bases first, then inputs (the moves of
@@ -241,5 +223,3 @@ fn mark_initial(circuit: &mut Circuit, initial_state: Vec<TermId>) {
         }
     }
 }
-
-use ggpnet_kif::SymbolTable;

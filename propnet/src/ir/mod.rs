@@ -28,7 +28,7 @@ pub use components::components;
 pub use node::{Node, NodeId, NodeKind};
 pub use verify::{VerifyError, MAX_FANIN, MAX_NODES};
 
-use ggpnet_grounder::TermId;
+use ggpnet_grounder::{TermId, TermStore};
 use ggpnet_kif::SymbolTable;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -118,6 +118,24 @@ pub struct Circuit {
 }
 
 impl Circuit {
+    /// A circuit of `roles` with no nodes yet, and an empty vocabulary.
+    pub(crate) fn empty(roles: Vec<TermId>) -> Circuit {
+        Circuit {
+            nodes: Vec::new(),
+            roles,
+            bases: Vec::new(),
+            inputs: Vec::new(),
+            goals: Vec::new(),
+            terminal: NodeId::new(0),
+            percepts: Vec::new(),
+            labels: FxHashMap::default(),
+            vocabulary: Arc::new(Vocabulary {
+                symbols: SymbolTable::default(),
+                terms: TermStore::new(),
+            }),
+        }
+    }
+
     /// Every output: each base's next value, each move's legality, each goal,
     /// terminal and each percept (a node once per time it is one).
     pub fn roots(&self) -> Vec<NodeId> {

@@ -364,25 +364,11 @@ fn exclusive_groups(
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use crate::ir::{Base, Circuit, NodeId, NodeKind, Vocabulary};
-    use std::sync::Arc;
+    use crate::ir::{Base, Circuit, NodeId, NodeKind};
 
     /// A circuit with one base and the two constants: `[base, true, false]`.
     pub fn tiny() -> (Circuit, [NodeId; 3]) {
-        let mut c = Circuit {
-            nodes: Vec::new(),
-            roles: Vec::new(),
-            bases: Vec::new(),
-            inputs: Vec::new(),
-            goals: Vec::new(),
-            terminal: NodeId::new(0),
-            percepts: Vec::new(),
-            labels: Default::default(),
-            vocabulary: Arc::new(Vocabulary {
-                symbols: Default::default(),
-                terms: Default::default(),
-            }),
-        };
+        let mut c = Circuit::empty(Vec::new());
         let b = c.add(NodeKind::Base(0), vec![]);
         let t = c.add(NodeKind::Constant(true), vec![]);
         let f = c.add(NodeKind::Constant(false), vec![]);
