@@ -133,10 +133,14 @@ impl Settings {
             config = config.evaluator(evaluator_choice(evaluator)?);
         }
         if let Some(depth) = self.max_playout_depth {
-            config = config.max_playout_depth(depth).map_err(|e| keyword_error("max_playout_depth", &e))?;
+            config = config
+                .max_playout_depth(depth)
+                .map_err(|e| keyword_error("max_playout_depth", &e))?;
         }
         if let Some(threads) = self.ground_threads {
-            config = config.ground_threads(threads).map_err(|e| keyword_error("ground_threads", &e))?;
+            config = config
+                .ground_threads(threads)
+                .map_err(|e| keyword_error("ground_threads", &e))?;
         }
         if let Some(time) = self.max_ground_time {
             config = config.max_ground_time(Some(seconds("max_ground_time", time)?));
