@@ -71,6 +71,14 @@ impl EngineUsed {
             fallback_reason: game.fallback_reason().map(str::to_owned),
         }
     }
+
+    /// The engine the real-time GDL game `game` runs on.
+    pub fn of_realtime(game: &ggpnet::realtime::RtGame) -> EngineUsed {
+        EngineUsed {
+            engine: game.engine().name().to_owned(),
+            fallback_reason: game.fallback_reason().map(str::to_owned),
+        }
+    }
 }
 
 /// The language field of the reports on a real-time GDL game.

@@ -41,14 +41,6 @@ pub(crate) fn load(path: Option<&Path>, source: &str) -> Result<RtGame, Failure>
     Ok(game)
 }
 
-/// The engine `game` runs on, for a report.
-fn engine_used(game: &RtGame) -> report::EngineUsed {
-    report::EngineUsed {
-        engine: game.engine().name().to_owned(),
-        fallback_reason: game.fallback_reason().map(str::to_owned),
-    }
-}
-
 /// The engine's name and, on the interpreter, why the propnet does not run the game.
 fn engine_text(game: &RtGame) -> String {
     match game.fallback_reason() {
@@ -71,7 +63,7 @@ pub fn check(args: &GameArgs, source: &str) -> Result<bool, Failure> {
         let rtgdl = ggpnet::realtime::syntax::warnings(&description);
         warnings.extend(rtgdl.iter().map(|w| w.to_string()));
     }
-    let used = game.as_ref().map(engine_used);
+    let used = game.as_ref().map(report::EngineUsed::of_realtime);
     let value = report::Check {
         game: name.clone(),
         valid: failure.is_none(),
@@ -109,7 +101,7 @@ pub fn stats(args: &GameArgs, source: &str) -> Result<bool, Failure> {
     let value = report::Stats::Rtgdl(report::RtStats {
         game: game_name(args.game.as_deref()),
         language: Language::Rtgdl,
-        engine: engine_used(&game),
+        engine: report::EngineUsed::of_realtime(&game),
         components: components
             .as_ref()
             .map(|c| c.iter().map(|(k, n)| (k.to_string(), *n)).collect()),
@@ -161,7 +153,7 @@ pub fn mc(args: &McArgs, source: &str) -> Result<(), Failure> {
     let value = report::RtMc {
         game: game_name(args.game.game.as_deref()),
         language: Language::Rtgdl,
-        engine: engine_used(&game),
+        engine: report::EngineUsed::of_realtime(&game),
         time_model: model.to_string(),
         run: report::PlayoutRun {
             threads: run.threads,
