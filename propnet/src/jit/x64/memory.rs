@@ -58,13 +58,6 @@ impl ExecutableMemory {
     /// # Safety
     /// A function of the System V convention taking two pointers must start at
     /// `offset`, and what it does with them must be sound.
-    // Inlined at every call site, so that each place that enters native code
-    // has an indirect call of its own, whose target the branch predictor
-    // learns: one shared call instruction, entering the state part, the move
-    // part and the cones in turn, mispredicted nearly every time (cachegrind's
-    // branch simulation on connect four: indirect mispredictions 275k -> 146k
-    // per 3000 playouts; flat Monte-Carlo on the sweep ~10% faster).
-    #[inline(always)]
     pub(super) unsafe fn call(&self, offset: usize, values: *mut u8, words: *mut u64) {
         debug_assert!(offset < self.len);
         // SAFETY: `offset` is the start of a code segment, within the mapping
