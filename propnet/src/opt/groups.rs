@@ -12,11 +12,15 @@
 //! reachable state. The circuit is encoded as equations (Tseitin), which within a
 //! recursive component admits more fixpoints than the circuit computes; that only
 //! gives the solver more transitions to refute with, so what survives is still sound.
+//!
+//! The solver is batsat (MiniSat's algorithm): incremental under assumptions,
+//! one dependency, and interruptible, so the time budget also bounds a single
+//! hard query.
 
 use crate::ir::{Circuit, NodeKind};
+use batsat::{lbool, BasicCallbacks, BasicSolver, Lit, SolverInterface, SolverOpts};
 use rustc_hash::FxHashMap;
 use std::time::{Duration, Instant};
-use varisat::{ExtendFormula, Lit, Solver};
 
 /// Circuits larger than this are not analysed (the encoding grows with the circuit).
 const MAX_NODES: usize = 400_000;
@@ -29,8 +33,8 @@ pub fn exactly_one_groups(circuit: &Circuit, budget: Duration) -> Vec<Vec<usize>
     if candidates.is_empty() || circuit.nodes.len() > MAX_NODES {
         return Vec::new();
     }
-    let start = Instant::now();
-    let mut prover = Prover::new(circuit);
+    let deadline = Instant::now() + budget;
+    let mut prover = Prover::new(circuit, deadline);
     let (base_nodes, _) = circuit.interface_nodes();
     let current: Vec<Lit> = base_nodes.iter().map(|n| prover.node[n.index()]).collect();
     let next: Vec<Lit> = circuit
@@ -54,7 +58,7 @@ pub fn exactly_one_groups(circuit: &Circuit, budget: Duration) -> Vec<Vec<usize>
             if !alive[g] {
                 continue;
             }
-            if start.elapsed() > budget {
+            if Instant::now() > deadline {
                 return Vec::new();
             }
             let mut assumptions: Vec<Lit> = (0..candidates.len())
@@ -70,19 +74,14 @@ pub fn exactly_one_groups(circuit: &Circuit, budget: Duration) -> Vec<Vec<usize>
             for violation in violations {
                 assumptions.truncate(base);
                 assumptions.extend(violation);
-                prover.solver.assume(&assumptions);
-                match prover.solver.solve() {
-                    Ok(false) => continue,
-                    Ok(true) => {}
-                    Err(_) => return Vec::new(),
+                match prover.solver.solve_limited(&assumptions) {
+                    r if r == lbool::FALSE => continue,
+                    r if r == lbool::TRUE => {}
+                    _ => return Vec::new(), // interrupted at the deadline
                 }
                 // A counterexample transition refutes every candidate it breaks.
-                let model = prover.model();
                 for h in 0..candidates.len() {
-                    let true_next = candidates[h]
-                        .iter()
-                        .filter(|&&b| model[next[b].var().index()] == next[b].is_positive())
-                        .count();
+                    let true_next = candidates[h].iter().filter(|&&b| prover.holds(next[b])).count();
                     if alive[h] && true_next != 1 {
                         alive[h] = false;
                         refuted = true;
@@ -133,18 +132,20 @@ fn candidates(circuit: &Circuit) -> Vec<Vec<usize>> {
 }
 
 /// The circuit and the move rules as clauses, with helpers for group constraints.
-struct Prover<'a> {
-    solver: Solver<'a>,
+struct Prover {
+    solver: BasicSolver,
     /// The literal of each node.
     node: Vec<Lit>,
 }
 
-impl Prover<'_> {
+impl Prover {
     /// Encodes every gate as an equation and the joint move as exactly one legal
-    /// input per role.
-    fn new(circuit: &Circuit) -> Self {
-        let mut solver = Solver::new();
-        let node: Vec<Lit> = circuit.nodes.iter().map(|_| solver.new_lit()).collect();
+    /// input per role; the solver gives up at `deadline`.
+    fn new(circuit: &Circuit, deadline: Instant) -> Self {
+        let mut callbacks = BasicCallbacks::new();
+        callbacks.set_stop(move || Instant::now() > deadline);
+        let mut solver = BasicSolver::new(SolverOpts::default(), callbacks);
+        let node: Vec<Lit> = circuit.nodes.iter().map(|_| new_lit(&mut solver)).collect();
         let mut clause = Vec::new();
         let mut role_inputs: Vec<Vec<Lit>> = vec![Vec::new(); circuit.roles.len()];
         for (n, gate) in circuit.nodes.iter().enumerate() {
@@ -156,30 +157,30 @@ impl Prover<'_> {
                     clause.clear();
                     clause.push(out);
                     for i in ins {
-                        solver.add_clause(&[!out, i]);
+                        add(&mut solver, &[!out, i]);
                         clause.push(!i);
                     }
-                    solver.add_clause(&clause);
+                    add(&mut solver, &clause);
                 }
                 NodeKind::Or => {
                     // every operand → out; out → some operand
                     clause.clear();
                     clause.push(!out);
                     for i in ins {
-                        solver.add_clause(&[out, !i]);
+                        add(&mut solver, &[out, !i]);
                         clause.push(i);
                     }
-                    solver.add_clause(&clause);
+                    add(&mut solver, &clause);
                 }
                 NodeKind::Not => {
                     let i = node[gate.fanin[0].index()];
-                    solver.add_clause(&[out, i]);
-                    solver.add_clause(&[!out, !i]);
+                    add(&mut solver, &[out, i]);
+                    add(&mut solver, &[!out, !i]);
                 }
-                NodeKind::Constant(v) => solver.add_clause(&[if v { out } else { !out }]),
+                NodeKind::Constant(v) => add(&mut solver, &[if v { out } else { !out }]),
                 NodeKind::Input(m) => {
                     let input = &circuit.inputs[m as usize];
-                    solver.add_clause(&[!out, node[input.legal.index()]]);
+                    add(&mut solver, &[!out, node[input.legal.index()]]);
                     role_inputs[input.role].push(out);
                 }
                 NodeKind::Base(_) => {}
@@ -187,7 +188,7 @@ impl Prover<'_> {
         }
         let mut prover = Prover { solver, node };
         for inputs in role_inputs {
-            prover.solver.add_clause(&inputs);
+            add(&mut prover.solver, &inputs);
             prover.at_most_one(&inputs, None);
         }
         prover
@@ -198,13 +199,13 @@ impl Prover<'_> {
     fn at_most_one(&mut self, lits: &[Lit], guard: Option<Lit>) {
         let mut earlier: Option<Lit> = None; // "one of the literals so far holds"
         for &x in lits {
-            let so_far = self.solver.new_lit();
+            let so_far = new_lit(&mut self.solver);
             let guarded =
                 |clause: &[Lit]| -> Vec<Lit> { clause.iter().copied().chain(guard.map(|g| !g)).collect() };
-            self.solver.add_clause(&guarded(&[!x, so_far]));
+            add(&mut self.solver, &guarded(&[!x, so_far]));
             if let Some(e) = earlier {
-                self.solver.add_clause(&guarded(&[!e, so_far]));
-                self.solver.add_clause(&guarded(&[!e, !x]));
+                add(&mut self.solver, &guarded(&[!e, so_far]));
+                add(&mut self.solver, &guarded(&[!e, !x]));
             }
             earlier = Some(so_far);
         }
@@ -212,10 +213,10 @@ impl Prover<'_> {
 
     /// A new literal that, when assumed, makes exactly one of `members` hold.
     fn exactly_one_when(&mut self, members: &[Lit]) -> Lit {
-        let active = self.solver.new_lit();
+        let active = new_lit(&mut self.solver);
         let mut clause = vec![!active];
         clause.extend(members);
-        self.solver.add_clause(&clause);
+        add(&mut self.solver, &clause);
         self.at_most_one(members, Some(active));
         active
     }
@@ -225,17 +226,17 @@ impl Prover<'_> {
         let mut one_so_far: Option<Lit> = None;
         let mut two_so_far: Option<Lit> = None;
         for &member in members {
-            let one = self.solver.new_lit();
-            let two = self.solver.new_lit();
+            let one = new_lit(&mut self.solver);
+            let two = new_lit(&mut self.solver);
             // one → one_before ∨ member; two → two_before ∨ (one_before ∧ member)
             let or_before = |l: Option<Lit>, rest: &[Lit]| -> Vec<Lit> {
                 l.into_iter().chain(rest.iter().copied()).collect()
             };
-            self.solver.add_clause(&or_before(one_so_far, &[!one, member]));
-            self.solver.add_clause(&or_before(two_so_far, &[!two, member]));
+            add(&mut self.solver, &or_before(one_so_far, &[!one, member]));
+            add(&mut self.solver, &or_before(two_so_far, &[!two, member]));
             match one_so_far {
-                Some(o) => self.solver.add_clause(&or_before(two_so_far, &[!two, o])),
-                None => self.solver.add_clause(&[!two]),
+                Some(o) => add(&mut self.solver, &or_before(two_so_far, &[!two, o])),
+                None => add(&mut self.solver, &[!two]),
             }
             one_so_far = Some(one);
             two_so_far = Some(two);
@@ -243,15 +244,21 @@ impl Prover<'_> {
         two_so_far.expect("groups have at least two members")
     }
 
-    /// The value of every variable in the last model.
-    fn model(&self) -> Vec<bool> {
-        let lits = self.solver.model().unwrap_or_default();
-        let mut values = vec![false; lits.iter().map(|l| l.var().index() + 1).max().unwrap_or(0)];
-        for l in lits {
-            values[l.var().index()] = l.is_positive();
-        }
-        values
+    /// Whether `lit` holds in the last model.
+    fn holds(&self, lit: Lit) -> bool {
+        let value = self.solver.get_model()[lit.var().idx() as usize];
+        (value == lbool::TRUE) == lit.sign()
     }
+}
+
+/// A literal of a fresh variable.
+fn new_lit(solver: &mut BasicSolver) -> Lit {
+    Lit::new(solver.new_var_default(), true)
+}
+
+/// Adds `clause` to the solver.
+fn add(solver: &mut BasicSolver, clause: &[Lit]) {
+    solver.add_clause_reuse(&mut clause.to_vec());
 }
 
 #[cfg(test)]
