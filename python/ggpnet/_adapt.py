@@ -49,6 +49,9 @@ SIMULTANEOUS = -2
 """The node's player where every player moves at once (``PlayerId.SIMULTANEOUS``)."""
 TERMINAL = -4
 """The node's player at a terminal state (``PlayerId.TERMINAL``)."""
+TRUNCATED = -5
+"""The node's player past ``max_length`` joint moves, for a spec that
+truncates (the environments) rather than raising."""
 
 Trail = Optional[Tuple["Trail", Tuple[Tuple[int, ...], Optional[Tuple[Tuple[str, ...], ...]]]]]
 """The joint moves so far, newest first: ``(earlier, (actions per role, percepts per role))``."""
@@ -134,7 +137,15 @@ class Spec:
     interpreter runs (dense actions need the propnet).
     """
 
-    def __init__(self, game: Game, dynamics: str = "auto", *, name: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        game: Game,
+        dynamics: str = "auto",
+        *,
+        name: Optional[str] = None,
+        truncate: bool = False,
+        max_length: Optional[int] = None,
+    ) -> None:
         if dynamics not in ("auto", "sequential", "simultaneous"):
             raise AdapterError(
                 f"dynamics must be 'auto', 'sequential' or 'simultaneous', not {dynamics!r}", "setting"
@@ -156,8 +167,12 @@ class Spec:
         self.base_index: Dict[str, int] = {fact: i for i, fact in enumerate(self.bases)}
         self.imperfect_information: bool = game.is_gdl2
         """GDL-II: players see their own moves and percepts, not the state."""
-        self.max_length: int = game.max_playout_depth
+        self.max_length: int = game.max_playout_depth if max_length is None else max_length
         """The most joint moves a game may take (the game's ``max_playout_depth``)."""
+        if self.max_length < 1:
+            raise AdapterError("max_length must be at least 1", "setting")
+        self.truncate = truncate
+        """Whether a game longer than ``max_length`` ends truncated (else it raises)."""
         self.num_actions: int = max(len(self.actions[r]) for r in self.players)
         self.passes: List[Set[int]] = [set() for _ in self.players]
         seen_two, self.survey_states = self._survey()
@@ -179,7 +194,7 @@ class Spec:
         # unpickling in a process that registered it); another as its game.
         if self.name is not None and REGISTRY.get(self.name) is self:
             return (_restore_spec, (self.name, None, self.dynamics))
-        return (_restore_spec, (self.name, self.game, self.dynamics))
+        return (_restore_spec, (self.name, self.game, self.dynamics, self.truncate, self.max_length))
 
     def _survey(self) -> Tuple[Optional[str], int]:
         """Random games on a VectorEnv: a state where two players choose (its
@@ -223,6 +238,9 @@ class Spec:
             node.player, node.legal = TERMINAL, None
             return node
         if depth >= self.max_length:
+            if self.truncate:
+                node.player, node.legal = TRUNCATED, None
+                return node
             raise AdapterError(
                 f"the game passed {self.max_length} joint moves (max_playout_depth) without ending: "
                 "load it with a larger max_playout_depth",
@@ -301,6 +319,15 @@ class Spec:
             percepts = tuple(tuple(p) for p in self.game.percepts(node.state, moves))
         return self.node(after, node.depth + 1, None, (node.trail, (tuple(joint), percepts)))
 
+    def settle(self, node: Node, rng: np.random.Generator) -> Node:
+        """`node`, or past its chance nodes: ``random`` draws uniformly from
+        `rng` (the environments' chance)."""
+        while node.player == CHANCE:
+            assert node.legal is not None and self.random_role is not None
+            legal = node.legal[self.random_role]
+            node = self.draw(node, legal[int(rng.integers(len(legal)))])
+        return node
+
     def goals(self, node: Node) -> List[float]:
         """Each player's goal at terminal node `node` (``AdapterError`` when
         a player has none, or one outside 0..100)."""
@@ -356,7 +383,9 @@ class Spec:
         return "\n".join(lines)
 
 
-def _restore_spec(name: Optional[str], game: Optional[Game], dynamics: str) -> Spec:
+def _restore_spec(
+    name: Optional[str], game: Optional[Game], dynamics: str, truncate: bool = False, max_length: Optional[int] = None
+) -> Spec:
     """The registered spec `name` (unpickling in the process that registered
     it), else a new one of `game`."""
     known = REGISTRY.get(name) if name is not None else None
@@ -364,10 +393,10 @@ def _restore_spec(name: Optional[str], game: Optional[Game], dynamics: str) -> S
         return known
     if game is None:
         raise AdapterError(f"no game is registered as {name!r} in this process", "setting")
-    return Spec(game, dynamics, name=name)
+    return Spec(game, dynamics, name=name, truncate=truncate, max_length=max_length)
 
 
 REGISTRY: Dict[str, Spec] = {}
 """The specs registered with OpenSpiel, by short name."""
 
-__all__ = ["Spec", "Node", "CHANCE", "SIMULTANEOUS", "TERMINAL", "SURVEY_LANES", "SURVEY_STEPS"]
+__all__ = ["Spec", "Node", "CHANCE", "SIMULTANEOUS", "TERMINAL", "TRUNCATED", "SURVEY_LANES", "SURVEY_STEPS"]
