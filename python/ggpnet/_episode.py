@@ -93,7 +93,7 @@ class Episode:
         observation = spec.observation(self.node, np.zeros(len(spec.bases), dtype=np.int8))
         mask = np.zeros(spec.num_actions, dtype=np.int8)
         if mask_all or self.chooses(player):
-            mask[list(self.legal(player))] = 1
+            spec.mask(self.node, player, mask)
         return {"observation": observation, "action_mask": mask}
 
     def action(self, player: int, action: Any) -> int:

@@ -54,6 +54,14 @@ def test_the_game_types_follow_the_rules(corpus):
     assert ttt.num_players() == 2 and ttt.num_distinct_actions() == 10
     assert ttt.observation_tensor_size() == len(ggpnet.openspiel.spec("gdl_ticTacToe").bases)
     assert (ttt.min_utility(), ttt.max_utility()) == (0.0, 100.0)
+    assert ttt.max_game_length() == ggpnet.openspiel.spec("gdl_ticTacToe").game.max_playout_depth == 10000
+    short = ggpnet.openspiel.load(corpus / "games" / "ticTacToe.kif", "ttt_short", max_playout_depth=5)
+    assert short.max_game_length() == 5
+    state = short.new_initial_state()
+    with pytest.raises(ggpnet.AdapterError) as too_long:
+        while not state.is_terminal():
+            state.apply_action(state.legal_actions()[0])
+    assert too_long.value.kind == "too_long"
     assert loaded(corpus, "games", "3pConnectFour.kif").num_players() == 3
     assert loaded(corpus, "games", "connectFourSimultaneous.kif").get_type().dynamics == sim
     meier = loaded(corpus, "games-gdl2", "meier.gdl")
