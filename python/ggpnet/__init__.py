@@ -31,6 +31,7 @@ from ._ggpnet import (
     __version__,
 )
 from .errors import (
+    AdapterError,
     EngineError,
     Error,
     ForeignMoveError,
@@ -65,6 +66,7 @@ __all__ = [
     "Stream",
     "VectorEnv",
     "errors",
+    "AdapterError",
     "EngineError",
     "Error",
     "ForeignMoveError",

@@ -147,6 +147,10 @@ class Game:
     @property
     def settings(self) -> Dict[str, Any]: ...
     @property
+    def max_playout_depth(self) -> int:
+        """The most joint moves a playout plays (the `max_playout_depth`
+        setting, or its default): VectorEnv's default `max_steps`."""
+    @property
     def evaluator(self) -> Optional[str]:
         """The evaluator playouts use (calibrated on first use when "auto")."""
     def calibrate(self) -> Optional[Tuple[str, float]]: ...

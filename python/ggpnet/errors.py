@@ -142,6 +142,28 @@ class TooManyJointMovesError(Error):
     count: Optional[int] = None
 
 
+class AdapterError(Error, RuntimeError):
+    """A game that an adapter (:mod:`ggpnet.openspiel`,
+    :mod:`ggpnet.pettingzoo`, :mod:`ggpnet.gymnasium`) cannot present as it
+    declared it, or a request it cannot serve.
+
+    ``kind`` names the problem: ``not_sequential`` (two roles with a real
+    choice in a game registered as sequential), ``no_legal_move`` (a role
+    without a legal move in a state that is not terminal), ``too_long`` (more
+    joint moves than the declared ``max_game_length``), ``no_goal`` (a
+    terminal state without a goal for a role), ``goal_range`` (a goal outside
+    the declared utility range), ``name_taken`` (a short name registered for
+    another game), ``roles`` (a game with the wrong number of roles for the
+    adapter), ``setting`` (an argument the adapter refuses).
+    """
+
+    kind: Optional[str] = None
+
+    def __init__(self, message: str = "", kind: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
 class PlayoutsError(Error, RuntimeError):
     """Playouts that could not run."""
 
@@ -169,4 +191,5 @@ __all__ = [
     "TooManyJointMovesError",
     "PlayoutsError",
     "InterpreterError",
+    "AdapterError",
 ]

@@ -229,6 +229,14 @@ impl Game {
         self.settings.to_dict(py)
     }
 
+    /// The most joint moves a playout plays before it is abandoned (the
+    /// `max_playout_depth` setting, or its default); `VectorEnv`'s default
+    /// `max_steps` and the OpenSpiel adapter's `max_game_length`.
+    #[getter]
+    fn max_playout_depth(&self) -> u64 {
+        self.game.config().get_max_playout_depth()
+    }
+
     /// The evaluator playouts use on the propnet (`None` on the interpreter);
     /// the first ask calibrates when the evaluator is `"auto"` (see `calibrate`).
     #[getter]

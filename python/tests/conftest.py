@@ -3,8 +3,11 @@
 The corpus is found at `$GGPNET_CORPUS`, else at `../shared` beside the
 repository. When it is absent, the tests that need it are skipped with a
 printed notice, unless `GGPNET_REQUIRE_CORPUS=1`, which makes them fail.
+The adapters' tests need open_spiel, pettingzoo or gymnasium: without one,
+they are skipped with a notice, unless `GGPNET_REQUIRE_EXTRAS=1`.
 """
 
+import importlib
 import os
 from pathlib import Path
 
@@ -31,6 +34,19 @@ def corpus():
         print("notice: " + message + "; skipping")
         pytest.skip(message)
     return path
+
+
+def require_module(name, package):
+    """Module `name` (from the PyPI package `package`); skips the test module
+    with a notice without it, or fails under `GGPNET_REQUIRE_EXTRAS=1`."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        message = f"{name} is not installed (pip install {package})"
+        if os.environ.get("GGPNET_REQUIRE_EXTRAS") == "1":
+            pytest.fail(message + " and GGPNET_REQUIRE_EXTRAS=1", pytrace=False)
+        print("notice: " + message + "; skipping")
+        pytest.skip(message, allow_module_level=True)
 
 
 def pytest_report_header(config):

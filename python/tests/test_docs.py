@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, require_module
 
 DOC = REPO / "docs" / "PYTHON.md"
 PAGES = [DOC, REPO / "README.md"]
@@ -19,10 +19,18 @@ def test_the_page_has_code():
     assert sum(page == DOC for page, _ in BLOCKS) >= 4
 
 
+# Blocks of the adapters need their optional libraries (skipped with a
+# notice without them, failed under GGPNET_REQUIRE_EXTRAS=1).
+EXTRAS = {"pyspiel": "open_spiel", "pettingzoo": "pettingzoo", "gymnasium": "gymnasium"}
+
+
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
 def test_block_runs(index, monkeypatch):
     monkeypatch.chdir(REPO)
     page, block = BLOCKS[index]
+    for module, package in EXTRAS.items():
+        if re.search(rf"\b{module}\b", block):
+            require_module(module, package)
     code = compile(block, f"{page.name}:block{index + 1}", "exec")
     exec(code, {"__name__": f"docs_block_{index + 1}"})
 
