@@ -32,6 +32,7 @@
 //! model misjudges both ways, the two plans also race on random playouts
 //! (the driver's chooser, `driver/choose.rs`) and the faster is kept.
 
+use super::bits::copy_words;
 use super::move_cones::MoveCones;
 use super::sweep::{in_place, Program};
 use super::{check_state, Evaluator, EvaluatorId, EvaluatorKind, ScalarEvaluator};
@@ -1504,7 +1505,7 @@ impl ScalarEvaluator for Differential {
 
     fn next_state(&self, cache: &DifferentialCache, out: &mut [u64]) {
         self.id.check(cache.owner);
-        out.copy_from_slice(&cache.values.next);
+        copy_words(out, &cache.values.next);
     }
 }
 

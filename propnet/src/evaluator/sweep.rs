@@ -20,6 +20,7 @@
 //! and leaves the gates read only on the way to goals until goals are asked
 //! for (flat Monte-Carlo asks in terminal states only).
 
+use super::bits::copy_words;
 use super::conditions::{self, Condition};
 use super::cones::Cones;
 use super::decoded::DecodedMoves;
@@ -1018,15 +1019,7 @@ impl ScalarEvaluator for Sweep {
 
     fn next_state(&self, cache: &SweepCache, out: &mut [u64]) {
         self.id.check(cache.owner);
-        assert_eq!(
-            out.len(),
-            cache.next.len(),
-            "a next state of the wrong number of words"
-        );
-        // Word by word, in line: a call to `memcpy` costs more for a few words.
-        for (o, &n) in out.iter_mut().zip(&cache.next) {
-            *o = n;
-        }
+        copy_words(out, &cache.next);
     }
 }
 
