@@ -25,42 +25,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-/// Which engine runs a game.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Engine {
-    /// The compiled propositional network.
-    Propnet,
-    /// The reference interpreter, evaluating the rules on each state.
-    Interpreter,
-}
-
-impl Engine {
-    /// Its name in reports (`propnet`, `interpreter`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Engine::Propnet => "propnet",
-            Engine::Interpreter => "interpreter",
-        }
-    }
-}
-
-impl fmt::Display for Engine {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// Which engine [`Game::load`] may use.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
-pub enum EngineChoice {
-    /// The propnet, or the interpreter when grounding passes one of its limits.
-    #[default]
-    Auto,
-    /// The propnet only: a game too large to ground is an error.
-    Propnet,
-    /// The interpreter only (for games known to be too large, and for tests).
-    Interpreter,
-}
+pub use ggpnet_rtgdl::{Engine, EngineChoice};
 
 /// Which propnet evaluator runs playouts: one named, or `Auto`, the fastest on
 /// the game, measured by a short calibration (about 0.2 s per evaluator) when

@@ -8,8 +8,7 @@
 use crate::errors;
 use crate::settings::Settings;
 use crate::source;
-use ggpnet::realtime::{RtEngine, RtGame as Rt, Time, TimeModel, TimedState, DEFAULT_TIME_MODEL};
-use ggpnet::EngineChoice;
+use ggpnet::realtime::{RtGame as Rt, Time, TimeModel, TimedState, DEFAULT_TIME_MODEL};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -63,11 +62,7 @@ impl RtGame {
     /// Loads `rules` with `settings`, with the GIL released.
     fn load_rules(py: Python<'_>, rules: String, settings: Settings) -> PyResult<RtGame> {
         let config = settings.config()?;
-        let engine = match config.get_engine() {
-            EngineChoice::Auto => RtEngine::Auto,
-            EngineChoice::Propnet => RtEngine::Propnet,
-            EngineChoice::Interpreter => RtEngine::Interpreter,
-        };
+        let engine = config.get_engine();
         let ground = config.get_load().get_ground();
         let game = py
             .detach(|| Rt::load_limited(&rules, engine, ground))

@@ -29,7 +29,7 @@ pub enum RtError {
     /// The interpreter refuses the embedding of the description (the source).
     Interpreter(ReferenceError),
     /// A rule outside the fragment of rtGDL the propnet compiles (the
-    /// source); [`RtEngine::Auto`](crate::RtEngine::Auto) runs such a game
+    /// source); [`EngineChoice::Auto`](crate::EngineChoice::Auto) runs such a game
     /// on the interpreter.
     OutsideFragment(RtgdlError),
     /// The propnet's pipeline refuses the circuit form of the game (past a

@@ -8,10 +8,10 @@
 //! optional move per role, every move legal, and an event at Δt (a move, or
 //! t_u itself).
 //!
-//! Two engines run a game: the propnet ([`RtEngine::Propnet`], the compiled
+//! Two engines run a game: the propnet ([`EngineChoice::Propnet`], the compiled
 //! circuit form with the simulator beside it, see `net.rs`) and the
-//! interpreter ([`RtEngine::Interpreter`], the oracle [`RtReference`], for
-//! every valid game). [`RtEngine::Auto`] (the default) takes the propnet, or
+//! interpreter ([`EngineChoice::Interpreter`], the oracle [`RtReference`], for
+//! every valid game). [`EngineChoice::Auto`] (the default) takes the propnet, or
 //! the interpreter when the game is outside the compiled fragment, with the
 //! rule and reason ([`RtGame::fallback_reason`]).
 
@@ -56,39 +56,45 @@ pub(crate) enum Choice {
     Text(String),
 }
 
-/// Which engine runs an rtGDL game.
+/// Which engine may run a game, GDL or real-time (the facade's
+/// `ggpnet::EngineChoice` is this type).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
-pub enum RtEngine {
-    /// The propnet, or the interpreter when the game is outside the fragment
-    /// the propnet compiles (the reason is kept, [`RtGame::fallback_reason`]).
+pub enum EngineChoice {
+    /// The propnet, or the interpreter when the propnet cannot run the game: a
+    /// GDL game whose grounding passes one of its limits, an rtGDL game outside
+    /// the fragment the propnet compiles (the reason is kept, see
+    /// [`RtGame::fallback_reason`]).
     #[default]
     Auto,
-    /// The propnet only: a game outside its fragment is an error.
+    /// The propnet only: a game it cannot run is an error.
     Propnet,
-    /// The interpreter (the oracle).
+    /// The interpreter only (the oracle; for games known to be too large, and
+    /// for tests).
     Interpreter,
 }
 
-/// The engine that runs an rtGDL game: the one [`RtEngine`] chose.
+/// The engine that runs a game, GDL or real-time: the one an [`EngineChoice`]
+/// chose (the facade's `ggpnet::Engine` is this type).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum RtEngineKind {
-    /// The compiled circuit form, with the simulator beside it.
+pub enum Engine {
+    /// The compiled propositional network (for rtGDL, with the simulator beside it).
     Propnet,
-    /// The interpreter, evaluating the embedding of the rules on each state.
+    /// The reference interpreter, evaluating the rules (for rtGDL, their
+    /// embedding) on each state.
     Interpreter,
 }
 
-impl RtEngineKind {
+impl Engine {
     /// Its name in reports (`propnet`, `interpreter`).
     pub fn name(self) -> &'static str {
         match self {
-            RtEngineKind::Propnet => "propnet",
-            RtEngineKind::Interpreter => "interpreter",
+            Engine::Propnet => "propnet",
+            Engine::Interpreter => "interpreter",
         }
     }
 }
 
-impl fmt::Display for RtEngineKind {
+impl fmt::Display for Engine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
@@ -131,9 +137,9 @@ pub fn is_rtgdl(text: &str) -> bool {
 }
 
 impl RtGame {
-    /// [`RtGame::load_with`] on [`RtEngine::Auto`].
+    /// [`RtGame::load_with`] on [`EngineChoice::Auto`].
     pub fn load(text: &str) -> Result<RtGame, RtError> {
-        RtGame::load_with(text, RtEngine::Auto)
+        RtGame::load_with(text, EngineChoice::Auto)
     }
 
     /// Parses and checks an rtGDL description: the rtGDL checks
@@ -141,15 +147,15 @@ impl RtGame {
     /// GDL (keyword restrictions with `expired` read like `true`, safety,
     /// stratification, recursion restriction); each error names the rule's
     /// line:col. Then compiles it on `engine`.
-    pub fn load_with(text: &str, engine: RtEngine) -> Result<RtGame, RtError> {
+    pub fn load_with(text: &str, engine: EngineChoice) -> Result<RtGame, RtError> {
         RtGame::load_limited(text, engine, &ggpnet_grounder::Config::default())
     }
 
     /// [`RtGame::load_with`] with these grounding limits for the propnet
-    /// (past one, [`RtEngine::Auto`] falls back to the interpreter).
+    /// (past one, [`EngineChoice::Auto`] falls back to the interpreter).
     pub fn load_limited(
         text: &str,
-        engine: RtEngine,
+        engine: EngineChoice,
         ground: &ggpnet_grounder::Config,
     ) -> Result<RtGame, RtError> {
         let description = ggpnet_kif::parse(text).map_err(RtError::Parse)?;
@@ -171,12 +177,12 @@ impl RtGame {
         ggpnet_grounder::check_playable(&embedded.description).map_err(in_rtgdl)?;
         let interpreter = || RtReference::new(&description).map(Backend::Interpreter);
         let (backend, fallback) = match engine {
-            RtEngine::Interpreter => (interpreter()?, None),
-            RtEngine::Propnet => (
+            EngineChoice::Interpreter => (interpreter()?, None),
+            EngineChoice::Propnet => (
                 Backend::Propnet(Box::new(Net::compile(&description, ground)?)),
                 None,
             ),
-            RtEngine::Auto => match Net::compile(&description, ground) {
+            EngineChoice::Auto => match Net::compile(&description, ground) {
                 Ok(net) => (Backend::Propnet(Box::new(net)), None),
                 Err(why) => (interpreter()?, Some(why.message())),
             },
@@ -206,17 +212,17 @@ impl RtGame {
     }
 
     /// The engine that runs the game.
-    pub fn engine(&self) -> RtEngineKind {
+    pub fn engine(&self) -> Engine {
         match &*self.backend {
-            Backend::Interpreter(_) => RtEngineKind::Interpreter,
-            Backend::Propnet(_) => RtEngineKind::Propnet,
+            Backend::Interpreter(_) => Engine::Interpreter,
+            Backend::Propnet(_) => Engine::Propnet,
         }
     }
 
     /// Why the interpreter runs the game although the propnet was tried: the
     /// [`RtError::message`] of the propnet's refusal, such as the rule outside
     /// the compiled fragment and why (`None` otherwise). Loading on
-    /// [`RtEngine::Propnet`] gives the refusal itself.
+    /// [`EngineChoice::Propnet`] gives the refusal itself.
     pub fn fallback_reason(&self) -> Option<&str> {
         self.fallback.as_deref()
     }

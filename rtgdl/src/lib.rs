@@ -21,7 +21,7 @@
 //!    for every valid game, on the reference interpreter of the embedding.
 //! 6. `net`: the propnet engine, the compiled circuit form with a simulator
 //!    keeping lifetimes and time arguments beside its base bits.
-//! 7. `game`: [`RtGame`], either engine behind one interface ([`RtEngine`]
+//! 7. `game`: [`RtGame`], either engine behind one interface ([`EngineChoice`]
 //!    chooses), with timed states and the validated event-driven update.
 //! 8. `playout`: random timed playouts, the execution model of the spec's
 //!    section 4 with a [`TimeModel`] for the players' delays.
@@ -66,7 +66,7 @@ pub mod syntax;
 mod time;
 
 pub use error::RtError;
-pub use game::{is_rtgdl, RtEngine, RtEngineKind, RtGame, TimedState};
+pub use game::{is_rtgdl, Engine, EngineChoice, RtGame, TimedState};
 pub use interpreter::{RtReference, RtState};
 pub use playout::{TimeModel, TimedEnd, TimedEvent, TimedPlayout, TimedReport, TimedTotals};
 pub use playout::{DEFAULT_TIME_MODEL, MAX_MODEL_UNITS};

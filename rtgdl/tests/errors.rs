@@ -3,7 +3,7 @@
 //! source.
 
 use ggpnet_propnet::driver::{Budget, SettingError, MAX_THREADS};
-use ggpnet_rtgdl::{RtEngine, RtError, RtGame, Time, TimeModel};
+use ggpnet_rtgdl::{EngineChoice, RtError, RtGame, Time, TimeModel};
 use std::error::Error;
 
 /// One role catches a cat visible for 1.0; then the game ends.
@@ -19,25 +19,25 @@ fn t(text: &str) -> Time {
 }
 
 /// The refusal of loading `text` on `engine`.
-fn refused(text: &str, engine: RtEngine) -> RtError {
+fn refused(text: &str, engine: EngineChoice) -> RtError {
     RtGame::load_with(text, engine).unwrap_err()
 }
 
 #[test]
 fn refused_descriptions_say_which_check_refused_them() {
-    let e = refused("(role r", RtEngine::Auto);
+    let e = refused("(role r", EngineChoice::Auto);
     assert!(matches!(e, RtError::Parse(_)), "{e:?}");
     assert!(e.to_string().starts_with("error: parse error at "), "{e}");
     assert!(e.source().is_some());
     let e = refused(
         "(role r) (init a) (<= terminal (true a)) (goal r 0)",
-        RtEngine::Auto,
+        EngineChoice::Auto,
     );
     assert!(matches!(e, RtError::Invalid(_)), "{e:?}");
     assert!(e.to_string().contains("not an rtGDL description"), "{e}");
     let e = refused(
         "(role r) (init 1 a) (<= (init 1 b) (expired a)) (<= terminal (true ?t a)) (goal r 0)",
-        RtEngine::Auto,
+        EngineChoice::Auto,
     );
     assert!(matches!(e, RtError::Gdl(_)), "{e:?}");
     assert!(
@@ -47,7 +47,7 @@ fn refused_descriptions_say_which_check_refused_them() {
     let outside = "(role r) (legal r go) (goal r 0) (<= terminal (true ?t x))
 (init 1 a)
 (<= (next 1 b) (true 1 a))";
-    let e = refused(outside, RtEngine::Propnet);
+    let e = refused(outside, EngineChoice::Propnet);
     assert!(matches!(e, RtError::OutsideFragment(_)), "{e:?}");
     assert!(e.to_string().starts_with("error at 3:1: "), "{e}");
     assert!(e.source().is_some());
@@ -93,7 +93,7 @@ fn refused_updates_say_what_is_wrong_with_them() {
 
 #[test]
 fn refused_settings_name_the_setting() {
-    let game = RtGame::load_with(CAT, RtEngine::Interpreter).unwrap();
+    let game = RtGame::load_with(CAT, EngineChoice::Interpreter).unwrap();
     let s0 = game.initial_state();
     let run = |budget, threads| game.playouts(&s0, TimeModel::Immediate, 10, budget, threads, 1);
     let e = run(Budget::Playouts(1), MAX_THREADS + 1).unwrap_err();

@@ -25,8 +25,8 @@
 //! best average goal is sent, if it is still legal then (else `NIL`).
 
 use super::{PlayerConfig, Reply, Search};
-use crate::realtime::{RtEngine, RtGame, Time, TimeModel, TimedState, MAX_UNITS, TICKS_PER_UNIT};
-use crate::{Budget, EngineChoice, Stream, MAX_THREADS};
+use crate::realtime::{RtGame, Time, TimeModel, TimedState, MAX_UNITS, TICKS_PER_UNIT};
+use crate::{Budget, Stream, MAX_THREADS};
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -123,11 +123,7 @@ impl RtMatches {
         if self.has(&id) {
             return Reply::new("ready", format!("match {id} already started"));
         }
-        let engine = match config.game.get_engine() {
-            EngineChoice::Auto => RtEngine::Auto,
-            EngineChoice::Propnet => RtEngine::Propnet,
-            EngineChoice::Interpreter => RtEngine::Interpreter,
-        };
+        let engine = config.game.get_engine();
         let ground = config
             .game
             .get_load()

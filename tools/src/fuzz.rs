@@ -10,7 +10,7 @@
 use crate::differential::evaluators_agree;
 use crate::replay::Trace;
 use ggpnet::propnet::{export, load, LoadConfig, Loaded};
-use ggpnet::realtime::{RtEngine, RtGame, Time, TimeModel};
+use ggpnet::realtime::{EngineChoice, RtGame, Time, TimeModel};
 
 /// Ground rules and atoms a fuzzed game may have: small, so that every input runs in milliseconds.
 const FUZZ_MAX_GROUND: usize = 20_000;
@@ -71,7 +71,7 @@ pub fn realtime(data: &[u8]) {
         return;
     };
     let ground = small_limits().get_ground().clone();
-    let Ok(game) = RtGame::load_limited(text, RtEngine::Propnet, &ground) else {
+    let Ok(game) = RtGame::load_limited(text, EngineChoice::Propnet, &ground) else {
         return;
     };
     for model in [

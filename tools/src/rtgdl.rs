@@ -6,7 +6,7 @@
 
 use crate::failure::Failure;
 use crate::{emit, game_name, peak_rss_bytes, GameArgs, McArgs};
-use ggpnet::realtime::{RtEngine, RtGame, TimeModel, DEFAULT_TIME_MODEL};
+use ggpnet::realtime::{EngineChoice, RtGame, TimeModel, DEFAULT_TIME_MODEL};
 use ggpnet_tools::report::{self, Language};
 use std::path::Path;
 
@@ -27,12 +27,7 @@ pub fn unsupported() -> Failure {
 pub(crate) fn load(path: Option<&Path>, source: &str) -> Result<RtGame, Failure> {
     let name = path.map_or_else(String::new, |p| p.display().to_string());
     ggpnet::kif::parse(source).map_err(|e| Failure::of(&e).at(&name))?;
-    let engine = match crate::engine_given() {
-        None => RtEngine::Auto,
-        Some(ggpnet::EngineChoice::Auto) => RtEngine::Auto,
-        Some(ggpnet::EngineChoice::Propnet) => RtEngine::Propnet,
-        Some(ggpnet::EngineChoice::Interpreter) => RtEngine::Interpreter,
-    };
+    let engine = crate::engine_given().unwrap_or(EngineChoice::Auto);
     let game = RtGame::load_limited(source, engine, crate::load_config().get_ground())
         .map_err(|e| Failure::of(&e).at(&name))?;
     if let Some(why) = game.fallback_reason() {

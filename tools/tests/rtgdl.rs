@@ -2,8 +2,8 @@
 //! timed playouts checked event by event, the refused constructs (reason and
 //! line:col) and the API's validation.
 
+use ggpnet::realtime::{Engine, EngineChoice, RtGame, TimeModel, TimedEnd, TimedState};
 use ggpnet::realtime::{Lifetime, Time};
-use ggpnet::realtime::{RtEngine, RtEngineKind, RtGame, TimeModel, TimedEnd, TimedState};
 use ggpnet::Stream;
 
 /// Every example game.
@@ -28,7 +28,7 @@ fn game(name: &str) -> RtGame {
 /// The game on the interpreter and on the propnet.
 fn engines(name: &str) -> [RtGame; 2] {
     let on = |engine| RtGame::load_with(&source(name), engine).unwrap_or_else(|e| panic!("{name}: {e}"));
-    [on(RtEngine::Interpreter), on(RtEngine::Propnet)]
+    [on(EngineChoice::Interpreter), on(EngineChoice::Propnet)]
 }
 
 /// A game outside the fragment the propnet compiles: it compares a lifetime (3:1).
@@ -524,8 +524,8 @@ const RELAY: &str = "(role a) (role b) (other a b) (other b a)
 
 #[test]
 fn time_arguments_agree_with_the_interpreter_on_timed_playouts() {
-    let [oracle, propnet] =
-        [RtEngine::Interpreter, RtEngine::Propnet].map(|engine| RtGame::load_with(RELAY, engine).unwrap());
+    let [oracle, propnet] = [EngineChoice::Interpreter, EngineChoice::Propnet]
+        .map(|engine| RtGame::load_with(RELAY, engine).unwrap());
     // By hand: a passes at 0.25; the stash and the memo take the baton's
     // 1.75, b gets the stash's constant 1.5. Then b passes at 0.5: a gets the
     // stash's held 1.75, the stash and a new memo take b's 1.
@@ -602,16 +602,16 @@ fn agree_on_timed_playouts(name: &str, oracle: &RtGame, propnet: &RtGame) {
 #[test]
 fn games_outside_the_fragment_fall_back_to_the_interpreter() {
     for name in GAMES {
-        assert_eq!(game(name).engine(), RtEngineKind::Propnet, "{name}");
+        assert_eq!(game(name).engine(), Engine::Propnet, "{name}");
     }
     let outside = RtGame::load(OUTSIDE).unwrap();
-    assert_eq!(outside.engine(), RtEngineKind::Interpreter);
+    assert_eq!(outside.engine(), Engine::Interpreter);
     let why = outside.fallback_reason().unwrap();
     assert!(
         why.starts_with("error at 3:1: a finite lifetime constant in 'true' compares lifetimes"),
         "{why}"
     );
-    let refused = RtGame::load_with(OUTSIDE, RtEngine::Propnet).unwrap_err();
+    let refused = RtGame::load_with(OUTSIDE, EngineChoice::Propnet).unwrap_err();
     assert_eq!(refused.message(), why);
     let head = "(role r) (legal r go) (goal r 0) (<= terminal (true ?t x))\n";
     for (rules, place, reason) in [
@@ -667,14 +667,14 @@ fn games_outside_the_fragment_fall_back_to_the_interpreter() {
         ),
     ] {
         let text = format!("{head}{rules}");
-        let e = RtGame::load_with(&text, RtEngine::Propnet)
+        let e = RtGame::load_with(&text, EngineChoice::Propnet)
             .unwrap_err()
             .to_string();
         assert!(
             e.starts_with(&format!("error at {place}: ")) && e.contains(reason),
             "{rules}: {e}"
         );
-        assert_eq!(RtGame::load(&text).unwrap().engine(), RtEngineKind::Interpreter);
+        assert_eq!(RtGame::load(&text).unwrap().engine(), Engine::Interpreter);
     }
 }
 
@@ -684,8 +684,8 @@ fn two_lifetimes_for_one_slot_are_an_error_on_the_propnet_only() {
         (<= (legal r go) (true infinity x))
         (<= (next ?t b) (does r go) (true ?t a))
         (<= terminal (true ?t b)) (goal r 0)";
-    let oracle = RtGame::load_with(text, RtEngine::Interpreter).unwrap();
-    let propnet = RtGame::load_with(text, RtEngine::Propnet).unwrap();
+    let oracle = RtGame::load_with(text, EngineChoice::Interpreter).unwrap();
+    let propnet = RtGame::load_with(text, EngineChoice::Propnet).unwrap();
     let go = [Some("go".to_owned())];
     let after = oracle.update(&oracle.initial_state(), t("0.5"), &go).unwrap();
     assert_eq!(shown(&oracle, &after), ["0.5 b", "1.5 b", "infinity b"]);
@@ -714,8 +714,8 @@ fn two_time_arguments_for_one_key_are_an_error_on_the_propnet_only() {
         (<= (next infinity (keep ?t)) (true infinity (keep ?t)))
         (<= (next ?t d) (does r go) (true infinity (keep ?t)))
         (<= terminal (true ?t d)) (goal r 0)";
-    let [oracle, propnet] =
-        [RtEngine::Interpreter, RtEngine::Propnet].map(|engine| RtGame::load_with(text, engine).unwrap());
+    let [oracle, propnet] = [EngineChoice::Interpreter, EngineChoice::Propnet]
+        .map(|engine| RtGame::load_with(text, engine).unwrap());
     let go = [Some("go".to_owned())];
     let first = [&oracle, &propnet].map(|g| g.update(&g.initial_state(), t("0.5"), &go).unwrap());
     for (game, state) in [&oracle, &propnet].into_iter().zip(&first) {

@@ -10,7 +10,7 @@
 mod support;
 
 use ggpnet::manager::{run_rt_match, Link, RtEventKind, RtMatchRecord, RtMatchSetup};
-use ggpnet::realtime::{RtEngine, RtGame, Time};
+use ggpnet::realtime::{EngineChoice, RtGame, Time};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -38,7 +38,7 @@ fn run_matches(game: &str, args: &[&str]) -> Value {
 /// and checks the final state and goals against the record.
 fn check_replay(game: &str, record: &Value) {
     let text = std::fs::read_to_string(game_path(game)).unwrap_or_else(|_| game.to_owned());
-    let oracle = RtGame::load_with(&text, RtEngine::Interpreter).expect("loads");
+    let oracle = RtGame::load_with(&text, EngineChoice::Interpreter).expect("loads");
     let roles: Vec<&str> = record["roles"]
         .as_array()
         .expect("roles")
