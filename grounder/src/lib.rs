@@ -21,6 +21,7 @@
 //! assert_eq!(program.kif(program.initial_state[0]), "off");
 //! ```
 
+#![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
 mod check;

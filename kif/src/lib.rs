@@ -4,6 +4,7 @@
 //! GDL keywords are matched case-insensitively and printed in lower case; every
 //! other symbol keeps its case. Numbers are ordinary symbols (`10` differs from `010`).
 
+#![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
 mod ast;

@@ -41,6 +41,8 @@
 //! profile's measuring walk is not the driver's loop: it runs below the
 //! evaluators it measures for and evaluates every slot of the net.
 
+#![warn(missing_docs)]
+
 pub mod driver;
 pub mod evaluator;
 pub mod export;

@@ -37,6 +37,7 @@
 //! assert_eq!(moves, ["(do a b)", "(do b a)"]);
 //! ```
 
+#![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
 mod database;
