@@ -196,17 +196,50 @@ def test_connect_four_counts_equal_openspiels_to_depth_8(corpus):
     print("connect_four:", counts)
 
 
-def test_mcts_beats_random_at_connect_four(corpus):
-    game = loaded(corpus, "games", "connectFour_7x6.kif")
+# OpenSpiel's other hand-written games that ggpnet's corpus has, each to the
+# depth a test of a few seconds affords (states merged by their string at each
+# depth): the counts agree with ggpnet's own perft of the same files.
+OTHER_GAMES = [
+    ("breakthrough.kif", "breakthrough", 3),
+    ("reversi.kif", "othello", 5),
+    ("hex.kif", "hex(board_size=9)", 2),
+    ("chess_200.kif", "chess", 3),
+    ("englishDraughts.kif", "checkers", 4),
+]
+
+
+@pytest.mark.parametrize("file,theirs,depth", OTHER_GAMES)
+def test_counts_equal_openspiels_other_games(corpus, file, theirs, depth):
+    ours = loaded(corpus, "games", file)
+    counts = sequences(pyspiel.load_game(theirs), depth)
+    assert len(counts) == depth and counts[0] > 1
+    assert sequences(ours, depth) == counts
+    print(f"{theirs}: {counts}")
+
+
+def mcts_wins(game, games, simulations):
+    """Games OpenSpiel's MCTS bot (random rollouts, `simulations` a move) wins
+    against its uniform random bot, seats alternating, seeded by game number."""
     wins = 0
-    for number in range(20):
+    for number in range(games):
         rollouts = pyspiel.RandomRolloutEvaluator(1, number)
         # uct_c scaled to the returns, goals of 0 to 100.
-        mcts = pyspiel.MCTSBot(game, rollouts, 2.0 * 100, 200, 100, True, number, False)
+        mcts = pyspiel.MCTSBot(game, rollouts, 2.0 * 100, simulations, 100, True, number, False)
         seat = number % 2
         random_bot = pyspiel.make_uniform_random_bot(1 - seat, 1000 + number)
         bots = [mcts, random_bot] if seat == 0 else [random_bot, mcts]
         returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, number)
         wins += returns[seat] > returns[1 - seat]
+    return wins
+
+
+def test_mcts_beats_random_at_connect_four(corpus):
+    wins = mcts_wins(loaded(corpus, "games", "connectFour_7x6.kif"), 20, 200)
     print(f"MCTS (200 simulations a move) won {wins} of 20 connect four games against random")
     assert wins >= 18
+
+
+def test_mcts_beats_random_at_breakthrough(corpus):
+    wins = mcts_wins(loaded(corpus, "games", "breakthrough.kif"), 4, 100)
+    print(f"MCTS (100 simulations a move) won {wins} of 4 breakthrough games against random")
+    assert wins >= 3
