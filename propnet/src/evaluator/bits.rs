@@ -6,7 +6,8 @@
 //! but run it in microcode, slower than that loop; this project's machines
 //! have been Zen 3 and Zen 5, and Intel Xeons.)
 //!
-//! And copying the few words of a state in line (see [`copy_words`]).
+//! And copying the few words of a state, or the moves of a joint move, in
+//! line (see [`copy_short`]).
 
 use crate::random::Stream;
 
@@ -34,21 +35,22 @@ unsafe fn draw_x86(words: &[u64], rng: &mut Stream) -> Option<usize> {
     draw_with(words, rng, |word, k| select_in_word_pdep(word, k))
 }
 
-/// States longer than this many words are copied by `memcpy`.
-const INLINE_WORDS: usize = 16;
+/// Slices longer than this many items are copied by `memcpy`.
+const INLINE_ITEMS: usize = 16;
 
-/// Copies `from` into `to` (of the same length), in line for short states.
+/// Copies `from` into `to` (of the same length), in line when short: the
+/// words of a state, the moves of a joint move.
 ///
 /// A plain copy loop becomes a call to `memcpy`, whose dispatch costs more
 /// than the two or three words of a typical state (3% of a connect four
 /// playout on the sweep, where the loop turned into a call when unrelated code
-/// changed around it). Pairs of words copied with the odd last word checked
-/// apart are not a pattern the compiler replaces by a call; long states, where
+/// changed around it). Pairs of items copied with the odd last one checked
+/// apart are not a pattern the compiler replaces by a call; long slices, where
 /// the call pays, are copied by `memcpy`.
 #[inline]
-pub(crate) fn copy_words(to: &mut [u64], from: &[u64]) {
-    assert_eq!(to.len(), from.len(), "a copy between states of one game");
-    if to.len() > INLINE_WORDS {
+pub(crate) fn copy_short<T: Copy>(to: &mut [T], from: &[T]) {
+    assert_eq!(to.len(), from.len(), "a copy between slices of one length");
+    if to.len() > INLINE_ITEMS {
         to.copy_from_slice(from);
         return;
     }

@@ -32,7 +32,7 @@
 //! model misjudges both ways, the two plans also race on random playouts
 //! (the driver's chooser, `driver/choose.rs`) and the faster is kept.
 
-use super::bits::copy_words;
+use super::bits::copy_short;
 use super::move_cones::MoveCones;
 use super::sweep::{in_place, Program};
 use super::{check_state, Evaluator, EvaluatorId, EvaluatorKind, ScalarEvaluator};
@@ -1451,9 +1451,11 @@ impl ScalarEvaluator for Differential {
                 values_scratch,
                 &mut values.next,
             );
-            values.moves.clear();
             if by_cones {
-                values.moves.extend_from_slice(moves);
+                values.moves.resize(moves.len(), 0);
+                copy_short(&mut values.moves, moves);
+            } else {
+                values.moves.clear();
             }
             return;
         }
@@ -1469,8 +1471,8 @@ impl ScalarEvaluator for Differential {
             }
         }
         propagation.propagate();
-        loaded.clear();
-        loaded.extend_from_slice(moves);
+        loaded.resize(moves.len(), 0);
+        copy_short(&mut loaded, moves);
         cache.values.moves = loaded;
     }
 
@@ -1505,7 +1507,7 @@ impl ScalarEvaluator for Differential {
 
     fn next_state(&self, cache: &DifferentialCache, out: &mut [u64]) {
         self.id.check(cache.owner);
-        copy_words(out, &cache.values.next);
+        copy_short(out, &cache.values.next);
     }
 }
 

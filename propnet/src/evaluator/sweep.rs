@@ -20,7 +20,7 @@
 //! and leaves the gates read only on the way to goals until goals are asked
 //! for (flat Monte-Carlo asks in terminal states only).
 
-use super::bits::copy_words;
+use super::bits::copy_short;
 use super::conditions::{self, Condition};
 use super::cones::Cones;
 use super::decoded::DecodedMoves;
@@ -989,8 +989,8 @@ impl ScalarEvaluator for Sweep {
             }
         }
         cache.marked = marking;
-        cache.moves.clear();
-        cache.moves.extend_from_slice(moves);
+        cache.moves.resize(moves.len(), 0);
+        copy_short(&mut cache.moves, moves);
         match by_cones {
             Some(cones) => {
                 cones.run(values, moves, &mut cache.next);
@@ -1019,7 +1019,7 @@ impl ScalarEvaluator for Sweep {
 
     fn next_state(&self, cache: &SweepCache, out: &mut [u64]) {
         self.id.check(cache.owner);
-        copy_words(out, &cache.next);
+        copy_short(out, &cache.next);
     }
 }
 
