@@ -8,6 +8,7 @@ game in a task, a broken one giving ``Failed``. Skipped with a notice without
 Ray (``pip install ray``), failed under ``GGPNET_REQUIRE_EXTRAS=1``."""
 
 import os
+import signal
 
 import pytest
 
@@ -17,8 +18,24 @@ from conftest import REPO, require_module
 ray = require_module("ray", "ray")
 import ggpnet.ray as gray  # noqa: E402
 
-# Seconds any gathering of results may wait (a bound, not a measurement).
+# Seconds starting the cluster, or any gathering of results, may take (a
+# bound against a hang, not a measurement).
 TIMEOUT = 300
+
+
+def bounded(seconds, what, call):
+    """`call()`, or TimeoutError once it has run `seconds`."""
+
+    def expire(signum, frame):
+        raise TimeoutError(f"{what} took more than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        return call()
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -30,7 +47,7 @@ def cluster(tmp_path_factory):
     before = os.getcwd()
     os.chdir(tmp_path_factory.mktemp("ray"))
     try:
-        start()
+        bounded(TIMEOUT, "starting a local Ray cluster", start)
     finally:
         os.chdir(before)
     try:
@@ -86,6 +103,11 @@ def test_playouts_on_the_cluster_equal_the_same_tasks_here(game, start):
     assert spread.runs == 4 and spread.playouts + spread.abandoned >= 600
     assert spread.avg_goals == here.avg_goals
     assert sum(spread.avg_goals) == pytest.approx(100.0)
+    # PlayoutTotals adds reports too.
+    added = gray.PlayoutTotals(roles=game.roles)
+    for i in range(4):
+        added.add(game.playouts(state, playouts=150, threads=1, seed=7 + i))
+    assert added.counts() == here.counts()
     # Other seeds, other playouts.
     other = gray.playouts(game, state, tasks=4, playouts=150, seed=8, local=True)
     assert other.counts() != here.counts()

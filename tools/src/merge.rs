@@ -89,26 +89,28 @@ pub fn run(args: &MergeArgs) -> Result<bool, Failure> {
             Ok(ShardFile { name, text })
         })
         .collect::<Result<Vec<_>, Failure>>()?;
-    let first = files.first().map(|f| f.text.lines().next().unwrap_or(""));
-    let header: Option<ShardHeader> = first.and_then(|line| serde_json::from_str(line).ok());
+    let first = files
+        .first()
+        .ok_or_else(|| Failure::input("error: no shard files given"))?;
+    let header = shard::read_header(first).map_err(|e| Failure::input(format!("error: {e}")))?;
     let refuse = |given: bool, option: &str, command: &str| match given {
         true => Err(Failure::input(format!(
             "error: merge {option} does not apply to shards of `{command}`"
         ))),
         false => Ok(()),
     };
-    match header.map(|h| h.run) {
-        Some(ShardRun::Corpus(run)) => {
+    match header.run {
+        ShardRun::Corpus(run) => {
             refuse(args.csv.is_some(), "--csv", "corpus")?;
             let merged = merged(&files, |g: &CorpusGame| g.outcome.game())?;
             super::corpus_run::print_report(merged.games, &run, args.json, args.markdown.as_deref())
         }
-        Some(ShardRun::StatsDir(run)) => {
+        ShardRun::StatsDir(run) => {
             refuse(args.markdown.is_some(), "--markdown", "stats --dir")?;
             let merged = merged(&files, |g: &StatsDirGame| super::stats_dir::game_name(g))?;
             super::stats_dir::print_report(merged.games, &run, args.json, args.csv.as_deref())
         }
-        Some(ShardRun::Bench(run)) => {
+        ShardRun::Bench(run) => {
             refuse(args.csv.is_some(), "--csv", "bench")?;
             refuse(args.markdown.is_some(), "--markdown", "bench")?;
             let merged = merged(&files, |g: &BenchGame| &g.game)?;
@@ -119,8 +121,6 @@ pub fn run(args: &MergeArgs) -> Result<bool, Failure> {
             super::bench::print_report(args.json, &bench);
             Ok(super::bench::all_perft_counts_match(&bench.games))
         }
-        // Not a header: the merge says why, naming the file.
-        None => merged(&files, |g: &CorpusGame| g.outcome.game()).map(|_| true),
     }
 }
 

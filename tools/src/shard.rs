@@ -167,8 +167,8 @@ pub fn merge<T: serde::de::DeserializeOwned>(
     Ok(Merged { header, games })
 }
 
-/// The header on the first line of `file`.
-fn read_header(file: &ShardFile) -> Result<ShardHeader, String> {
+/// The header on the first line of `file`; the error names the file.
+pub fn read_header(file: &ShardFile) -> Result<ShardHeader, String> {
     let line = file.text.lines().next().unwrap_or("");
     serde_json::from_str(line).map_err(|e| {
         format!(
