@@ -139,7 +139,20 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
         thread_counts,
     };
     let (rows, all_match) = runs.measure_games(&corpus, &mine, &baselines)?;
-    let run = BenchRun {
+    let run = bench_run(args, cpu, threads, &baselines);
+    let stems: Vec<String> = names.iter().map(|n| game_stem(&corpus, n)).collect();
+    let names: Vec<&str> = stems.iter().map(String::as_str).collect();
+    args.sharding
+        .write(report::ShardRun::Bench(run.clone()), &names, &rows)?;
+    let bench = report::Bench { run, games: rows };
+    write_report(args, &bench)?;
+    Ok(all_match)
+}
+
+/// The report's fields other than the games: this machine, the settings
+/// `args` (the parallel runs on `threads` threads), the baselines.
+fn bench_run(args: &BenchArgs, cpu: String, threads: usize, baselines: &Baselines) -> BenchRun {
+    BenchRun {
         cpu,
         lane_vector_bits: ggpnet::propnet::evaluator::VectorWidth::detect().bits(),
         cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -153,14 +166,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
             cross_machine: !baselines.same_cpu,
         },
         machine_factor: baselines.machine_factor,
-    };
-    let stems: Vec<String> = names.iter().map(|n| game_stem(&corpus, n)).collect();
-    let names: Vec<&str> = stems.iter().map(String::as_str).collect();
-    args.sharding
-        .write(report::ShardRun::Bench(run.clone()), &names, &rows)?;
-    let bench = report::Bench { run, games: rows };
-    write_report(args, &bench)?;
-    Ok(all_match)
+    }
 }
 
 /// Whether every perft count of `games` equals its trace's.
