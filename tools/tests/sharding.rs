@@ -5,7 +5,8 @@
 //! refuses, with exit code 2 and the file and line named, a missing shard,
 //! a shard given twice, a game twice, a malformed line, a game in the wrong
 //! shard and shards of different runs. The games are small ones written here
-//! (and the built-in connect four), so no corpus is needed.
+//! (and the built-in connect four), so no corpus is needed; with the shared
+//! corpus, its tic-tac-toe games' replays are sharded and merged too.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -238,6 +239,36 @@ fn corpus_shards_merge_to_the_unsharded_report() {
         .filter(|l| l.starts_with("| ") && !l.starts_with("| game"))
         .count();
     assert_eq!(rows, 5, "{markdown}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Replays of the shared corpus's tic-tac-toe games (reports with every
+/// evaluator's check), when the corpus is there.
+#[test]
+fn corpus_replay_shards_merge_to_the_unsharded_report() {
+    let Some(corpus) = ggpnet_tools::corpus::for_test("skipping the sharded replay of the corpus") else {
+        return;
+    };
+    let dir = scratch("replay");
+    let corpus = corpus.display().to_string();
+    let command = [
+        "corpus",
+        &corpus,
+        "--only",
+        "ticTacToe",
+        "--json",
+        "--timeout",
+        "300",
+    ];
+    let report = merged_equals_unsharded(&dir, &command);
+    let games = report["games"].as_array().expect("games");
+    assert!(games.len() >= 3, "{}", report["summary"]);
+    assert!(
+        games
+            .iter()
+            .all(|g| g["status"] == "agree" && g["evaluators"].is_object()),
+        "{report}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
