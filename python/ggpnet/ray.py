@@ -8,8 +8,10 @@
 
 Games and states pickle (a game as its rules and settings: a worker compiles
 it again when it unpickles it, once per task), so Ray tasks take them as they
-are; this module only splits the work, runs the tasks and adds up what they
-return:
+are. This module splits the work, runs the tasks and adds up what they
+return; it sends a game's rules and settings once (Ray's object store) and a
+state as its facts, and a worker compiles the game once for all the tasks it
+runs:
 
 - :func:`playouts`: ``tasks`` runs of ``game.playouts`` with the seeds
   ``seed``, ``seed + 1``, ...; their totals added up (:class:`PlayoutTotals`).
@@ -31,8 +33,9 @@ first (or let Ray start a local cluster).
 """
 
 import os
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import Game, PlayoutReport, State
 
@@ -136,9 +139,49 @@ def _fixed_evaluator(game: Game) -> Game:
     return Game.load(game.rules, **settings)
 
 
-def _playout_task(game_and_state, playouts, threads, seed):
-    """One run of playouts: its totals."""
-    game, state = game_and_state
+# The games this process has compiled for tasks, by rules and settings, the
+# last used last: a worker compiles the game of a run's tasks once, not once
+# per task (Ray gives a worker process one task after another).
+_GAMES: "OrderedDict[Tuple[str, Tuple[Tuple[str, Any], ...]], Game]" = OrderedDict()
+_GAMES_KEPT = 4
+
+
+def _key(rules: str, settings: Dict[str, Any]):
+    return (rules, tuple(sorted(settings.items())))
+
+
+def _remember(game: Game) -> Tuple[str, Dict[str, Any]]:
+    """What a task is sent of `game` (its rules and settings), `game` kept
+    for the tasks run here."""
+    shipped = (game.rules, dict(game.settings))
+    _GAMES[_key(*shipped)] = game
+    _GAMES.move_to_end(_key(*shipped))
+    return shipped
+
+
+def _game(shipped: Tuple[str, Dict[str, Any]]) -> Game:
+    """The game of `shipped` (rules and settings): the one this process has,
+    or loaded now."""
+    key = _key(*shipped)
+    game = _GAMES.pop(key, None)
+    if game is None:
+        rules, settings = shipped
+        game = Game.load(rules, **settings)
+    _GAMES[key] = game
+    while len(_GAMES) > _GAMES_KEPT:
+        _GAMES.popitem(last=False)
+    return game
+
+
+def _ship(value, local):
+    """`value` as tasks take it: itself here, else in Ray's object store (sent once)."""
+    return value if local else _ray().put(value)
+
+
+def _playout_task(shipped, facts, playouts, threads, seed):
+    """One run of playouts from the state of `facts`: its totals."""
+    game = _game(shipped)
+    state = game.state_from_kif(facts)
     return totals(game.playouts(state, playouts=playouts, threads=threads, seed=seed))
 
 
@@ -161,17 +204,17 @@ def playouts(
         raise ValueError(f"tasks must be at least 1, not {tasks}")
     game = _fixed_evaluator(game)
     start = game.initial_state() if state is None else state
-    shared = (game, start) if local else _ray().put((game, start))
-    calls = [(shared, playouts, threads, seed + i) for i in range(tasks)]
+    shipped = _ship(_remember(game), local)
+    calls = [(shipped, start.facts(), playouts, threads, seed + i) for i in range(tasks)]
     totals = PlayoutTotals(roles=list(game.roles))
     for report in _run(_playout_task, calls, local, num_cpus=threads, timeout=timeout):
         totals.add(report)
     return totals
 
 
-def _perft_task(game_and_state, depth, evaluator):
-    game, state = game_and_state
-    return game.perft(depth, evaluator, state=state)
+def _perft_task(shipped, facts, depth, evaluator):
+    game = _game(shipped)
+    return game.perft(depth, evaluator, state=game.state_from_kif(facts))
 
 
 def perft(
@@ -194,8 +237,8 @@ def perft(
     counts = [len(successors)] + [0] * (depth - 1)
     if depth == 1:
         return counts
-    shared = [(game, after) if local else _ray().put((game, after)) for after in successors]
-    calls = [(pair, depth - 1, evaluator) for pair in shared]
+    shipped = _ship(_remember(game), local)
+    calls = [(shipped, after.facts(), depth - 1, evaluator) for after in successors]
     for below in _run(_perft_task, calls, local, timeout=timeout):
         for d, n in enumerate(below, start=1):
             counts[d] += n

@@ -149,3 +149,12 @@ def test_map_games_loads_each_game_in_a_task():
     failed = spread[2]
     assert isinstance(failed, gray.Failed) and failed.kind == "ParseError"
     assert "1:" in failed.message
+
+
+def test_a_process_compiles_a_runs_game_once(game):
+    # The tasks of a run find their game compiled (here, the caller's own).
+    shipped = gray._remember(game)
+    assert gray._game(shipped) is game
+    other = ggpnet.Game.load(ggpnet.DEFAULT_GAME, evaluator="differential")
+    assert gray._game(gray._remember(other)) is other
+    assert gray._game(shipped) is game
