@@ -5,7 +5,7 @@
 
 use crate::game::{Backend, Engine, Game};
 use crate::machine::{interpreter_playout, Error, PlayoutEnd, State, StateRepr};
-use crate::propnet::driver::{monte_carlo_from, perft, McConfig, PlayoutTotals, MAX_PERFT_DEPTH};
+use crate::propnet::driver::{monte_carlo_from, perft_from, McConfig, PlayoutTotals, MAX_PERFT_DEPTH};
 use crate::propnet::evaluator::{EvaluatorConfig, EvaluatorKind};
 use crate::propnet::random::Stream;
 use ggpnet_grounder::SettingError;
@@ -132,21 +132,45 @@ impl Game {
     /// `1..=depth` (at most [`MAX_PERFT_DEPTH`]). The propnet counts with the
     /// scalar evaluator `kind`.
     pub fn perft(&self, depth: usize, kind: EvaluatorKind) -> Result<Vec<u128>, Error> {
+        self.perft_from(&self.initial_state(), depth, kind)
+    }
+
+    /// [`Game::perft`] from `from` instead of the initial state: split over
+    /// the first joint moves, the counts from their states add up to the
+    /// counts one deeper from the initial state.
+    ///
+    /// ```
+    /// use ggpnet::{Config, Game};
+    /// use ggpnet::propnet::evaluator::EvaluatorKind::Differential;
+    /// let game = Game::load(ggpnet::DEFAULT_GAME, &Config::default())?;
+    /// let start = game.initial_state();
+    /// let mut sums = vec![0; 2];
+    /// for (_, after) in game.machine().successors(&start)? {
+    ///     let counts = game.perft_from(&after, 2, Differential)?;
+    ///     sums.iter_mut().zip(counts).for_each(|(sum, n)| *sum += n);
+    /// }
+    /// assert_eq!(sums, game.perft(3, Differential)?[1..]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn perft_from(&self, from: &State, depth: usize, kind: EvaluatorKind) -> Result<Vec<u128>, Error> {
         if !(1..=MAX_PERFT_DEPTH).contains(&depth) {
             let max = MAX_PERFT_DEPTH;
             return Err(Error::InvalidSetting(SettingError::PerftDepth { depth, max }));
         }
-        match self.backend() {
-            Backend::Propnet(loaded) => Ok(perft(&loaded.game, depth, kind).counts),
-            Backend::Interpreter(..) => self.interpreter_perft(depth),
+        match (self.backend(), self.repr(from)?) {
+            (Backend::Propnet(loaded), StateRepr::Bits(state)) => {
+                Ok(perft_from(&loaded.game, state, depth, kind).counts)
+            }
+            (Backend::Interpreter(..), _) => self.interpreter_perft(from, depth),
+            _ => unreachable!("a game's states are of its engine"),
         }
     }
 
-    /// Perft on the interpreter: depth first, on an explicit stack.
-    fn interpreter_perft(&self, depth: usize) -> Result<Vec<u128>, Error> {
+    /// Perft on the interpreter from `from`: depth first, on an explicit stack.
+    fn interpreter_perft(&self, from: &State, depth: usize) -> Result<Vec<u128>, Error> {
         let mut machine = self.machine();
         let mut counts = vec![0u128; depth];
-        let mut stack = vec![(self.initial_state(), 0)];
+        let mut stack = vec![(from.clone(), 0)];
         while let Some((state, d)) = stack.pop() {
             if machine.is_terminal(&state)? {
                 continue;

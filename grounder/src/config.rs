@@ -193,6 +193,23 @@ pub enum SettingError {
     },
     /// A count that must be at least 1 given 0; names the setting.
     Zero(&'static str),
+    /// A whole number outside `min` to `max`; names the setting.
+    ///
+    /// ```
+    /// use ggpnet_grounder::SettingError;
+    /// let error = SettingError::OutOfRange { setting: "shard index", value: 4, min: 1, max: 3 };
+    /// assert_eq!(error.to_string(), "shard index must be 1 to 3, not 4");
+    /// ```
+    OutOfRange {
+        /// The setting, as a phrase.
+        setting: &'static str,
+        /// The value given.
+        value: u64,
+        /// The smallest allowed.
+        min: u64,
+        /// The largest allowed.
+        max: u64,
+    },
 }
 
 impl SettingError {
@@ -210,6 +227,7 @@ impl SettingError {
             SettingError::MaxDepth(_) => "max depth",
             SettingError::PerftDepth { .. } => "perft depth",
             SettingError::Zero(name) => name,
+            SettingError::OutOfRange { setting, .. } => setting,
         }
     }
 
@@ -228,6 +246,9 @@ impl SettingError {
             SettingError::MaxDepth(d) => format!("must be at least 1, not {d}"),
             SettingError::PerftDepth { depth, max } => format!("must be 1 to {max}, not {depth}"),
             SettingError::Zero(_) => "must be at least 1, not 0".to_owned(),
+            SettingError::OutOfRange { value, min, max, .. } => {
+                format!("must be {min} to {max}, not {value}")
+            }
         }
     }
 }

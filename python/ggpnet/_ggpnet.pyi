@@ -96,6 +96,11 @@ class PlayoutReport:
     depth_sum: int
     avg_goals: List[Optional[float]]
     """Per role, its mean goal over the finished playouts that gave it one."""
+    goal_sums: List[float]
+    """Per role, the sum of its goals over the finished playouts that gave it
+    one (whole numbers: the reports of several runs add up exactly)."""
+    missing_goals: List[int]
+    """Per role, the finished playouts that gave it no goal."""
     @property
     def transitions_per_sec(self) -> float: ...
     @property
@@ -180,7 +185,11 @@ class Game:
     def move_to_kif(self, move: Move) -> str: ...
     def state_to_kif(self, state: State) -> List[str]: ...
     def state_from_kif(self, facts: Iterable[str]) -> State: ...
-    def perft(self, depth: int, evaluator: str = "differential") -> List[int]: ...
+    def perft(
+        self, depth: int, evaluator: str = "differential", state: Optional[State] = None
+    ) -> List[int]:
+        """Joint-move paths of each length 1 to `depth` from `state` (the
+        initial state when None); terminal states are not expanded."""
     def playouts(
         self,
         state: Optional[State] = None,

@@ -420,10 +420,16 @@ impl Game {
     }
 
     /// Perft: `counts[d - 1]` is the number of joint-move paths of length `d`
-    /// from the initial state, for `d` up to `depth`, counted with the scalar
-    /// `evaluator` on the propnet (the GIL released).
-    #[pyo3(signature = (depth, evaluator = "differential"))]
-    fn perft(&self, py: Python<'_>, depth: usize, evaluator: &str) -> PyResult<Vec<u128>> {
+    /// from `state` (the initial state when `None`), for `d` up to `depth`,
+    /// counted with the scalar `evaluator` on the propnet (the GIL released).
+    #[pyo3(signature = (depth, evaluator = "differential", state = None))]
+    fn perft(
+        &self,
+        py: Python<'_>,
+        depth: usize,
+        evaluator: &str,
+        state: Option<&State>,
+    ) -> PyResult<Vec<u128>> {
         let kind = match evaluator_choice(evaluator)? {
             EvaluatorChoice::Fixed(kind) if kind.is_scalar() => kind,
             _ => {
@@ -434,7 +440,9 @@ impl Game {
                 ))
             }
         };
-        py.detach(|| self.game.perft(depth, kind)).map_err(py_err)
+        let from = state.map_or_else(|| self.game.initial_state(), |s| s.state.clone());
+        py.detach(|| self.game.perft_from(&from, depth, kind))
+            .map_err(py_err)
     }
 
     /// Random playouts from `state` (the initial state when `None`) until

@@ -57,6 +57,11 @@ pub struct PlayoutReport {
     depth_sum: u64,
     /// Per role, its mean goal over the finished playouts that gave it one.
     avg_goals: Vec<Option<f64>>,
+    /// Per role, the sum of its goals over the finished playouts that gave it
+    /// one (whole numbers: reports of several runs add up exactly).
+    goal_sums: Vec<f64>,
+    /// Per role, the finished playouts that gave it no goal.
+    missing_goals: Vec<u64>,
 }
 
 impl From<Report> for PlayoutReport {
@@ -75,6 +80,8 @@ impl From<Report> for PlayoutReport {
             at_depth_limit: t.at_depth_limit,
             depth_sum: t.depth_sum,
             avg_goals: report.avg_goals(),
+            goal_sums: t.goal_sums.clone(),
+            missing_goals: t.missing_goals.clone(),
         }
     }
 }

@@ -21,7 +21,7 @@ def test_the_page_has_code():
 
 # Blocks of the adapters need their optional libraries (skipped with a
 # notice without them, failed under GGPNET_REQUIRE_EXTRAS=1).
-EXTRAS = {"pyspiel": "open_spiel", "pettingzoo": "pettingzoo", "gymnasium": "gymnasium"}
+EXTRAS = {"pyspiel": "open_spiel", "pettingzoo": "pettingzoo", "gymnasium": "gymnasium", "ray": "ray"}
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)))

@@ -191,6 +191,19 @@ def test_perft_from_successors_matches_the_rust_count(game):
     assert counts == game.perft(3, evaluator="sweep")
 
 
+def test_perft_from_a_state_sums_over_the_first_moves(game):
+    start = game.initial_state()
+    sums = [0, 0]
+    for _, after in game.successors(start):
+        for d, n in enumerate(game.perft(2, state=after)):
+            sums[d] += n
+    assert sums == game.perft(3)[1:]
+    assert game.perft(3, state=start) == game.perft(3)
+    other = ggpnet.Game.load(ggpnet.DEFAULT_GAME)
+    with pytest.raises(ggpnet.ForeignStateError):
+        other.perft(1, state=start)
+
+
 def test_a_playout_ends_and_playouts_add_up(game):
     ended = game.playout(game.initial_state(), rng=1)
     assert ended.terminal and game.is_terminal(ended.state)
@@ -199,6 +212,8 @@ def test_a_playout_ends_and_playouts_add_up(game):
     assert report.playouts + report.abandoned >= 300
     assert report.threads == 2 and report.transitions > 0
     assert sum(report.avg_goals) == pytest.approx(100.0)
+    given = [report.playouts - missing for missing in report.missing_goals]
+    assert [s / n for s, n in zip(report.goal_sums, given)] == report.avg_goals
     with pytest.raises(TypeError):
         game.playouts()
     with pytest.raises(ggpnet.SettingError):

@@ -9,7 +9,7 @@
 use super::{load_game, Failure};
 use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig};
 use ggpnet::propnet::evaluator::{EvaluatorConfig, EvaluatorKind};
-use ggpnet_tools::report::{self, Anchors, BenchGame, BenchMeasured, BenchPerft, BenchResult};
+use ggpnet_tools::report::{self, Anchors, BenchGame, BenchMeasured, BenchPerft, BenchResult, BenchRun};
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -104,6 +104,8 @@ pub struct BenchArgs {
     /// Print the JSON report instead of the markdown table.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    sharding: super::merge::ShardArgs,
 }
 
 /// Runs the benchmark; `Ok(false)` if some perft count differs from its trace.
@@ -118,6 +120,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
     } else {
         args.games.clone()
     };
+    let mine = args.sharding.shard().select(&names);
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -135,8 +138,21 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
         evaluators,
         thread_counts,
     };
-    let (rows, all_match) = runs.measure_games(&corpus, &names, &baselines)?;
-    let bench = report::Bench {
+    let (rows, all_match) = runs.measure_games(&corpus, &mine, &baselines)?;
+    let run = bench_run(args, cpu, threads, &baselines);
+    let stems: Vec<String> = names.iter().map(|n| game_stem(&corpus, n)).collect();
+    let names: Vec<&str> = stems.iter().map(String::as_str).collect();
+    args.sharding
+        .write(report::ShardRun::Bench(run.clone()), &names, &rows)?;
+    let bench = report::Bench { run, games: rows };
+    write_report(args, &bench)?;
+    Ok(all_match)
+}
+
+/// The report's fields other than the games: this machine, the settings
+/// `args` (the parallel runs on `threads` threads), the baselines.
+fn bench_run(args: &BenchArgs, cpu: String, threads: usize, baselines: &Baselines) -> BenchRun {
+    BenchRun {
         cpu,
         lane_vector_bits: ggpnet::propnet::evaluator::VectorWidth::detect().bits(),
         cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -150,10 +166,15 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
             cross_machine: !baselines.same_cpu,
         },
         machine_factor: baselines.machine_factor,
-        games: rows,
-    };
-    write_report(args, &bench, threads)?;
-    Ok(all_match)
+    }
+}
+
+/// Whether every perft count of `games` equals its trace's.
+pub(crate) fn all_perft_counts_match(games: &[BenchGame]) -> bool {
+    games.iter().all(|g| match &g.result {
+        BenchResult::Measured(m) => m.perft.as_ref().is_none_or(|p| p.counts_match),
+        BenchResult::NotLoaded { .. } => true,
+    })
 }
 
 /// The figures ours are compared with: the peer file chosen for this CPU and
@@ -211,9 +232,7 @@ impl Runs<'_> {
         let mut all_match = true;
         for name in names {
             let path = game_path(corpus, name);
-            let stem = path
-                .file_stem()
-                .map_or(name.clone(), |s| s.to_string_lossy().into_owned());
+            let stem = game_stem(corpus, name);
             progress.show(&stem, "load");
             let anchors = anchors(
                 &stem,
@@ -294,8 +313,8 @@ type Rates<T> = BTreeMap<String, BTreeMap<usize, T>>;
 
 /// Writes `bench` as bench.json and bench.md into the output directory, and
 /// prints it as the arguments ask (JSON or markdown).
-fn write_report(args: &BenchArgs, bench: &report::Bench, threads: usize) -> Result<(), Failure> {
-    let markdown = markdown(bench, threads);
+fn write_report(args: &BenchArgs, bench: &report::Bench) -> Result<(), Failure> {
+    let markdown = markdown(bench);
     std::fs::create_dir_all(&args.out_dir)
         .map_err(|e| Failure::of(&e).at(&format!("cannot create {}", args.out_dir.display())))?;
     for (file, text) in [
@@ -306,12 +325,17 @@ fn write_report(args: &BenchArgs, bench: &report::Bench, threads: usize) -> Resu
         std::fs::write(&path, text)
             .map_err(|e| Failure::of(&e).at(&format!("cannot write {}", path.display())))?;
     }
-    if args.json {
+    print_report(args.json, bench);
+    Ok(())
+}
+
+/// Prints `bench` as JSON if `json`, else as the markdown table.
+pub(crate) fn print_report(json: bool, bench: &report::Bench) {
+    if json {
         println!("{}", report::to_json(bench));
     } else {
-        print!("{markdown}");
+        print!("{}", markdown(bench));
     }
-    Ok(())
 }
 
 /// The median of `samples` (the mean of the middle two for an even count).
@@ -327,6 +351,13 @@ fn median(samples: &[f64]) -> f64 {
     } else {
         (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
     }
+}
+
+/// The name of the game `name` (a file or a corpus name) in the report: its file name without extension.
+fn game_stem(corpus: &Path, name: &str) -> String {
+    game_path(corpus, name)
+        .file_stem()
+        .map_or(name.to_owned(), |s| s.to_string_lossy().into_owned())
 }
 
 fn game_path(corpus: &Path, name: &str) -> PathBuf {
@@ -505,12 +536,13 @@ fn measured(bench: &report::Bench) -> impl Iterator<Item = (&str, &BenchMeasured
 }
 
 /// The report as markdown: one-thread rates with the anchors and ratios, thread scaling, perft.
-fn markdown(bench: &report::Bench, threads: usize) -> String {
-    let peers = &bench.peers;
-    let factor = bench.machine_factor;
+fn markdown(bench: &report::Bench) -> String {
+    let threads = bench.run.threads;
+    let peers = &bench.run.peers;
+    let factor = bench.run.machine_factor;
     let mut out = format!(
         "CPU: {} (lanes in {}-bit registers); {:?} s per evaluator and thread count, in {} runs alternating between thread counts, median run reported.\n\n",
-        bench.cpu, bench.lane_vector_bits, bench.seconds, bench.repeats
+        bench.run.cpu, bench.run.lane_vector_bits, bench.run.seconds, bench.run.repeats
     );
     if peers.cross_machine {
         out.push_str(&format!(
@@ -538,7 +570,7 @@ fn markdown(bench: &report::Bench, threads: usize) -> String {
 
 /// The table of one-thread rates beside the anchors, with the ratios.
 fn one_thread_table(out: &mut String, bench: &report::Bench) {
-    let factor = bench.machine_factor;
+    let factor = bench.run.machine_factor;
     out.push_str("Flat Monte-Carlo, state transitions/s, one thread\n\n");
     out.push_str(&format!(
         "| game | sweep | differential | lanes | Sironi | ggplib | RBG x{factor:.2} | best scalar / ggplib | best scalar / Sironi | lanes / ggplib | lanes / RBG x{factor:.2} |\n"

@@ -5,7 +5,9 @@
 
 use super::failure::Kind;
 use super::{CorpusArgs, Failure};
-use ggpnet_tools::report::{self, CorpusGame, CorpusOutcome, CorpusStatus, CorpusSummary};
+use ggpnet_tools::report::{
+    self, CorpusGame, CorpusOutcome, CorpusRun, CorpusStatus, CorpusSummary, ShardRun,
+};
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -280,6 +282,8 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
     if games.is_empty() {
         return Err(Failure::input(format!("no games under {}", dir.display())));
     }
+    let names: Vec<&str> = games.iter().map(|g| g.name.as_str()).collect();
+    let games = args.sharding.shard().select(&games);
     let exe = std::env::current_exe().map_err(|e| Failure::of(&e).at("cannot find this program"))?;
     let jobs = args
         .jobs
@@ -297,6 +301,26 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
             }
         },
     );
+    let run = CorpusRun {
+        check: args.check.clone(),
+        gdl2: args.gdl2,
+        timeout_seconds: args.timeout,
+        max_mem_mib: super::max_mem_mib(),
+    };
+    args.sharding
+        .write(ShardRun::Corpus(run.clone()), &names, &results)?;
+    print_report(results, &run, args.json, args.markdown.as_deref())
+}
+
+/// Prints the report of `results` of the run `run` (JSON if `json`, else the
+/// summary), writes the markdown table to `markdown` if given, and returns
+/// whether every game agreed (or had nothing to check).
+pub(crate) fn print_report(
+    results: Vec<CorpusGame>,
+    run: &CorpusRun,
+    json: bool,
+    markdown_file: Option<&Path>,
+) -> Result<bool, Failure> {
     let summary = summary(&results);
     let all_agree = results.iter().all(|r| {
         matches!(
@@ -304,11 +328,11 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
             CorpusStatus::Agree | CorpusStatus::NoTrace | CorpusStatus::NoPropnet
         )
     });
-    if let Some(path) = &args.markdown {
-        std::fs::write(path, markdown(&results, &summary, args))
+    if let Some(path) = markdown_file {
+        std::fs::write(path, markdown(&results, &summary, run))
             .map_err(|e| Failure::of(&e).at(&format!("cannot write {}", path.display())))?;
     }
-    if args.json {
+    if json {
         let corpus = report::Corpus {
             summary,
             games: results,
@@ -321,9 +345,9 @@ pub(super) fn run(args: &CorpusArgs) -> Result<bool, Failure> {
 }
 
 /// The results as a markdown page: how they were made, the totals, a row per game.
-fn markdown(results: &[CorpusGame], summary: &CorpusSummary, args: &CorpusArgs) -> String {
-    let (check, timeout) = (&args.check, args.timeout);
-    let (memory_flag, memory_limit) = match super::max_mem_mib() {
+fn markdown(results: &[CorpusGame], summary: &CorpusSummary, run: &CorpusRun) -> String {
+    let (check, timeout) = (&run.check, run.timeout_seconds);
+    let (memory_flag, memory_limit) = match run.max_mem_mib {
         Some(mib) => (
             format!(" --max-mem {mib}"),
             format!(" and a memory limit of {mib} MiB"),

@@ -3,8 +3,8 @@
 //! | code | meaning |
 //! | --- | --- |
 //! | 0 | success (and agreement) |
-//! | 1 | an invalid game, or a disagreement (replay, diff, corpus, bench perft) |
-//! | 2 | bad input: a usage error, an option out of range, an unreadable or malformed file (KIF that does not parse, a trace or circuit that cannot be read) |
+//! | 1 | an invalid game, or a disagreement (replay, diff, corpus, bench perft; merge as the run it merges) |
+//! | 2 | bad input: a usage error, an option out of range, an unreadable or malformed file (KIF that does not parse, a trace or circuit that cannot be read, shard files that do not make one complete run) |
 //! | 3 | a limit reached: the game is too large to ground within the configured limits |
 //!
 //! A failure's code is the code of its [`Kind`] ([`Kind::code`] is the one

@@ -11,6 +11,8 @@
 //!   and briefly by `tools/tests/fuzz.rs`;
 //! - [`sbg_oracle`] checks a Simplified Boardgames translation against its
 //!   direct move generator;
+//! - [`shard`] splits the runs of `corpus`, `stats --dir` and `bench` into
+//!   shards (`--shard I/N`) and merges their JSON lines (`ggpnet merge`);
 //! - [`report`] holds the types of what the command line prints: its JSON
 //!   (and CSV) contract.
 //!
@@ -24,3 +26,4 @@ pub mod fuzz;
 pub mod replay;
 pub mod report;
 pub mod sbg_oracle;
+pub mod shard;

@@ -23,6 +23,7 @@ mod failure;
 
 mod input;
 mod matches;
+mod merge;
 mod options;
 mod play;
 mod rtgdl;
@@ -151,6 +152,9 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Replay every game of a corpus, each in its own process with a time limit.
     Corpus(CorpusArgs),
+    /// Put the --jsonl files of a sharded corpus, stats --dir or bench run
+    /// together: print the report of the whole run.
+    Merge(merge::MergeArgs),
     /// Write the circuit as Graphviz DOT, JSON or AIGER.
     Export(export::ExportArgs),
     /// Play matches for a game manager over HTTP (the GGP match protocol; rtGDL too).
@@ -285,6 +289,8 @@ struct CorpusArgs {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    sharding: merge::ShardArgs,
 }
 
 #[derive(Args)]
@@ -303,6 +309,8 @@ struct StatsArgs {
     /// With --dir: games measured at once (default 1, so figures do not disturb each other).
     #[arg(long, value_parser = options::threads)]
     jobs: Option<usize>,
+    #[command(flatten)]
+    sharding: merge::ShardArgs,
 }
 
 #[derive(Args)]
@@ -608,6 +616,11 @@ fn parse_warnings(source: &str) -> Vec<String> {
 fn stats(args: &StatsArgs) -> Result<bool, Failure> {
     if let Some(dir) = &args.dir {
         return stats_dir::run(dir, args);
+    }
+    if args.sharding.given() {
+        return Err(Failure::input(
+            "error: --shard and --jsonl apply to stats --dir only",
+        ));
     }
     let args = &args.game;
     let start = std::time::Instant::now();
@@ -1127,6 +1140,7 @@ fn main() -> ExitCode {
         Command::Diff(a) => diff(a),
         Command::Corpus(a) => corpus_run::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Merge(a) => merge::run(a),
         Command::Export(a) => export::run(a).map(|_| true),
         Command::Play(a) => play::run(a),
         Command::Match(a) => matches::run(a),

@@ -121,6 +121,11 @@ pub fn gdl2_form(s: &str) -> Result<ggpnet::manager::Gdl2Form, String> {
     }
 }
 
+/// Parses `--shard I/N`: 1 <= I <= N <= [`ggpnet_tools::shard::MAX_SHARDS`].
+pub fn shard(text: &str) -> Result<ggpnet_tools::shard::Shard, String> {
+    text.parse()
+}
+
 /// Parses a time model of `--time-model` (see [`ggpnet::realtime::TimeModel`]).
 pub fn time_model(text: &str) -> Result<ggpnet::realtime::TimeModel, String> {
     text.parse()

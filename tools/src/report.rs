@@ -20,8 +20,11 @@
 //! | `bench --json` | [`Bench`] (also written to `bench.json` in `--out-dir`) |
 //! | `match --json FILE` | [`MatchFile`] |
 //! | `play --json-log FILE` | a [`RequestLog`] per line |
+//! | `corpus`, `stats --dir`, `bench` with `--jsonl FILE` | a [`ShardHeader`], then an entry of the report's `games` per line ([`CorpusGame`], [`StatsDirGame`], [`BenchGame`]) |
+//! | `merge FILES...` | the report of the command the files are shards of, as above |
 
-use serde::{Deserialize, Serialize, Serializer};
+use crate::shard::Shard;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 
 /// Role name → a value of that role: a JSON object, roles in name order.
@@ -596,8 +599,52 @@ impl Serialize for CorpusStatus {
     }
 }
 
+impl<'de> Deserialize<'de> for CorpusStatus {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<CorpusStatus, D::Error> {
+        use CorpusStatus::*;
+        let all = [
+            Agree,
+            Differ,
+            Timeout,
+            Memory,
+            ParseError,
+            InputError,
+            CompileError,
+            TooLarge,
+            ReferenceError,
+            Crash,
+            NoTrace,
+            NoPropnet,
+            Error,
+        ];
+        named(deserializer, &all, |s| s.name())
+    }
+}
+
+/// The value of `all` whose `name` a string read by `deserializer` is.
+fn named<'de, D: Deserializer<'de>, T: Copy>(
+    deserializer: D,
+    all: &[T],
+    name: impl Fn(T) -> &'static str,
+) -> Result<T, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    all.iter().copied().find(|&v| name(v) == text).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|&v| name(v)).collect();
+        serde::de::Error::custom(format!(
+            "unknown status '{text}' (expected one of: {})",
+            names.join(", ")
+        ))
+    })
+}
+
+/// An optional value whose key must be present (`null` for none), so that
+/// it tells apart the cases of an untagged enum.
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(deserializer: D) -> Result<Option<T>, D::Error> {
+    Option::deserialize(deserializer)
+}
+
 /// One game of a [`Corpus`] run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CorpusGame {
     /// What the run gave (flattened).
     #[serde(flatten)]
@@ -610,7 +657,7 @@ pub struct CorpusGame {
 }
 
 /// What the run of one [`Corpus`] game gave (flattened: the keys tell the cases apart).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum CorpusOutcome {
     /// The [`Replay`] report of `ggpnet replay --json` (`--check replay`).
@@ -621,7 +668,9 @@ pub enum CorpusOutcome {
     Failed {
         /// The game's name.
         game: String,
-        /// Its exit code; `null` when killed by a signal.
+        /// Its exit code; `null` when killed by a signal (always present:
+        /// the key tells this case from `Stopped`).
+        #[serde(deserialize_with = "present")]
         exit: Option<i32>,
         /// The first line of its standard error.
         error: String,
@@ -694,7 +743,7 @@ pub struct StatsDirSummary {
 }
 
 /// One game of a [`StatsDir`] run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StatsDirGame {
     /// What the measure gave (flattened).
     #[serde(flatten)]
@@ -707,7 +756,7 @@ pub struct StatsDirGame {
 }
 
 /// What measuring one game of a [`StatsDir`] run gave (flattened).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum StatsDirOutcome {
     /// The game's [`Stats`].
@@ -753,6 +802,13 @@ impl StatsDirStatus {
 impl Serialize for StatsDirStatus {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for StatsDirStatus {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<StatsDirStatus, D::Error> {
+        use StatsDirStatus::*;
+        named(deserializer, &[Ok, Timeout, Memory, Error], |s| s.name())
     }
 }
 
@@ -812,6 +868,16 @@ impl Serialize for Decimal {
 /// evaluator and perft on the anchor games, beside the peers' figures.
 #[derive(Clone, Debug, Serialize)]
 pub struct Bench {
+    /// Where and how the games were measured (flattened).
+    #[serde(flatten)]
+    pub run: BenchRun,
+    /// One entry per game, in the order given.
+    pub games: Vec<BenchGame>,
+}
+
+/// The part of a [`Bench`] that is not about one game: the machine and the settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BenchRun {
     /// The CPU's model name (`/proc/cpuinfo`), or `unknown`.
     pub cpu: String,
     /// Width of the registers the lanes use, in bits (128, 256 or 512).
@@ -831,12 +897,10 @@ pub struct Bench {
     /// How much faster the peers' CPU runs Sironi's propnet than the paper's
     /// i7-4790: the median ratio of the peer file's figure to the published one.
     pub machine_factor: f64,
-    /// One entry per game, in the order given.
-    pub games: Vec<BenchGame>,
 }
 
 /// The peer figures a [`Bench`] compares with.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Peers {
     /// `anchors/peers.md` or `anchors/peers-xeon.md`: the one measured on this
     /// CPU (by `/proc/cpuinfo`'s model name and family), else the first.
@@ -847,7 +911,8 @@ pub struct Peers {
     pub cross_machine: bool,
 }
 
-/// One game of a [`Bench`].
+/// One game of a [`Bench`] (read back by way of a JSON value: the rates'
+/// keys are thread counts, which serde's flattening cannot read from text).
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchGame {
     /// The game's name.
@@ -872,8 +937,33 @@ pub enum BenchResult {
     },
 }
 
+impl<'de> Deserialize<'de> for BenchGame {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<BenchGame, D::Error> {
+        use serde::de::Error;
+        let value = serde_json::Value::deserialize(deserializer)?;
+        let field = |key: &'static str| match value.get(key) {
+            Some(v) => Ok(v.clone()),
+            None => Err(D::Error::missing_field(key)),
+        };
+        fn read<T: serde::de::DeserializeOwned, E: Error>(v: serde_json::Value) -> Result<T, E> {
+            serde_json::from_value(v).map_err(E::custom)
+        }
+        let result = match value.get("error") {
+            Some(_) => BenchResult::NotLoaded {
+                error: read(field("error")?)?,
+            },
+            None => BenchResult::Measured(read(value.clone())?),
+        };
+        Ok(BenchGame {
+            game: read(field("game")?)?,
+            anchors: read(field("anchors")?)?,
+            result,
+        })
+    }
+}
+
 /// The figures of one game that loaded.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BenchMeasured {
     /// Seconds loading took.
     pub init_seconds: f64,
@@ -891,7 +981,7 @@ pub struct BenchMeasured {
 
 /// Perft in a [`Bench`]: to the depth of the game's reference trace (3 without
 /// one), the faster scalar evaluator's figures.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BenchPerft {
     /// The depth counted to.
     pub depth: usize,
@@ -911,7 +1001,7 @@ pub struct BenchPerft {
 
 /// The anchors' flat Monte-Carlo figures for a game, in state transitions per
 /// second; `null` where there is none.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Anchors {
     /// Sironi's propnet, from the peer file.
     pub sironi: Option<f64>,
@@ -921,6 +1011,54 @@ pub struct Anchors {
     pub rbg_compiler: Option<f64>,
     /// The same times `machine_factor`: an estimate for the peers' CPU.
     pub rbg_compiler_here: Option<f64>,
+}
+
+/// The first line of a shard's file (`--jsonl FILE` of `corpus`, `stats
+/// --dir` and `bench`); every further line is one entry of the report's
+/// `games`, of the games of this shard (see [`crate::shard`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShardHeader {
+    /// The shard: `I/N`.
+    pub shard: Shard,
+    /// Every game of the whole run (all shards), in the run's order.
+    pub games: Vec<String>,
+    /// The command, and the settings its report depends on.
+    pub run: ShardRun,
+}
+
+/// The command a [`ShardHeader`] is of: an object with one key, the command.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShardRun {
+    /// `ggpnet corpus`.
+    Corpus(CorpusRun),
+    /// `ggpnet stats --dir`.
+    StatsDir(StatsDirRun),
+    /// `ggpnet bench`: the report's fields other than `games` (a shard run
+    /// on another CPU is another run: merge refuses it).
+    Bench(BenchRun),
+}
+
+/// The settings of a sharded `ggpnet corpus`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CorpusRun {
+    /// `replay` or `diff` (`--check`).
+    pub check: String,
+    /// Whether it ran the GDL-II corpus (`--gdl2`).
+    pub gdl2: bool,
+    /// Seconds allowed per game (`--timeout`).
+    pub timeout_seconds: u64,
+    /// The resident memory allowed per game, in MiB (`--max-mem`); `null` when none.
+    pub max_mem_mib: Option<u64>,
+}
+
+/// The settings of a sharded `ggpnet stats --dir`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StatsDirRun {
+    /// Seconds allowed per game (`--timeout`).
+    pub timeout_seconds: u64,
+    /// The resident memory allowed per game, in MiB.
+    pub max_mem_mib: u64,
 }
 
 /// The file of `ggpnet match --json FILE`.
@@ -1102,6 +1240,69 @@ mod tests {
         });
         assert!(matches!(reads_back(&skipped), Diff::Skipped(_)));
         assert!(to_json(&skipped).contains(r#""agree":null"#));
+    }
+
+    /// The entries of sharded runs' JSON lines read back as themselves:
+    /// a process ended without a report (exit `null`) is not one stopped at a limit.
+    #[test]
+    fn sharded_entries_read_back_as_themselves() {
+        let game = |outcome, status| CorpusGame {
+            outcome,
+            status,
+            seconds: Some(0.5),
+        };
+        let failed = game(
+            CorpusOutcome::Failed {
+                game: "f".to_owned(),
+                exit: None,
+                error: "killed".to_owned(),
+            },
+            CorpusStatus::Crash,
+        );
+        assert!(matches!(
+            reads_back(&failed).outcome,
+            CorpusOutcome::Failed { exit: None, .. }
+        ));
+        let stopped = CorpusOutcome::Stopped {
+            game: "s".to_owned(),
+            error: "no result within 1 s".to_owned(),
+        };
+        let read = reads_back(&game(stopped, CorpusStatus::Timeout));
+        assert!(matches!(read.outcome, CorpusOutcome::Stopped { .. }));
+        assert_eq!(read.status, CorpusStatus::Timeout);
+        let skipped = game(
+            CorpusOutcome::Skipped { game: "k".to_owned() },
+            CorpusStatus::NoTrace,
+        );
+        assert!(matches!(
+            reads_back(&skipped).outcome,
+            CorpusOutcome::Skipped { .. }
+        ));
+        let measured = BenchGame {
+            game: "b".to_owned(),
+            anchors: Anchors::default(),
+            result: BenchResult::Measured(BenchMeasured {
+                init_seconds: 0.25,
+                components: 9,
+                mc: [("sweep".to_owned(), [(1, 1e6), (2, 2e6)].into())].into(),
+                mc_runs: [("sweep".to_owned(), [(1, vec![1e6])].into())].into(),
+                perft: None,
+            }),
+        };
+        assert!(matches!(reads_back(&measured).result, BenchResult::Measured(_)));
+        let not_loaded = BenchGame {
+            game: "n".to_owned(),
+            anchors: Anchors::default(),
+            result: BenchResult::NotLoaded {
+                error: "e".to_owned(),
+            },
+        };
+        assert!(matches!(
+            reads_back(&not_loaded).result,
+            BenchResult::NotLoaded { .. }
+        ));
+        let unknown = serde_json::from_str::<CorpusStatus>(r#""fine""#).unwrap_err();
+        assert!(unknown.to_string().contains("unknown status 'fine'"), "{unknown}");
     }
 
     /// A flattened outcome puts its keys beside the status; a missing

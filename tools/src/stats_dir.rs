@@ -6,8 +6,8 @@
 use super::corpus_run::{run_all, run_child, Limit};
 use super::{Failure, StatsArgs};
 use ggpnet_tools::report::{
-    self, Decimal, Stats, StatsDir, StatsDirGame, StatsDirOutcome, StatsDirRow, StatsDirStatus,
-    StatsDirSummary,
+    self, Decimal, ShardRun, Stats, StatsDir, StatsDirGame, StatsDirOutcome, StatsDirRow, StatsDirRun,
+    StatsDirStatus, StatsDirSummary,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
@@ -26,11 +26,15 @@ fn games(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
     Ok(games)
 }
 
+/// The name of the game at `path`: its file name without extension.
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+}
+
 /// Measures one game in a child process.
 fn measure(exe: &Path, game: &Path, timeout: Duration, max_rss: u64) -> StatsDirGame {
-    let name = game
-        .file_stem()
-        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let name = stem(game);
     let mut command = super::child_command(exe);
     command.args(["stats", "--json"]).arg(game);
     let run = match run_child(command, timeout, Some(max_rss)) {
@@ -110,6 +114,11 @@ fn summary(results: &[StatsDirGame], timeout: u64, max_mem: u64) -> StatsDirSumm
         worst_peak_rss_bytes: worst_memory.map(|m| m.0),
         worst_memory_game: worst_memory.map(|m| m.1.to_owned()),
     }
+}
+
+/// The name of the game of `r`.
+pub(crate) fn game_name(r: &StatsDirGame) -> &str {
+    parts(r).0
 }
 
 /// The game's name, its figures (if measured), why it has none (if not) and its peak memory in bytes.
@@ -210,6 +219,8 @@ pub(super) fn run(dir: &Path, args: &StatsArgs) -> Result<bool, Failure> {
     if games.is_empty() {
         return Err(Failure::input(format!("no .kif games in {}", dir.display())));
     }
+    let names: Vec<String> = games.iter().map(|g| stem(g)).collect();
+    let games = args.sharding.shard().select(&games);
     let exe = std::env::current_exe().map_err(|e| Failure::of(&e).at("cannot find this program"))?;
     let timeout = Duration::from_secs(args.timeout);
     let max_mem = super::max_mem_mib().unwrap_or(DEFAULT_MAX_MEM_MIB);
@@ -229,14 +240,33 @@ pub(super) fn run(dir: &Path, args: &StatsArgs) -> Result<bool, Failure> {
         },
     );
     bar.finish_and_clear();
-    let summary = summary(&results, args.timeout, max_mem);
-    if let Some(path) = &args.csv {
+    let run = StatsDirRun {
+        timeout_seconds: args.timeout,
+        max_mem_mib: max_mem,
+    };
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    args.sharding
+        .write(ShardRun::StatsDir(run.clone()), &names, &results)?;
+    print_report(results, &run, args.game.json, args.csv.as_deref())
+}
+
+/// Prints the report of `results` of the run `run` (JSON if `json`, else the
+/// text table), writes the CSV table to `csv_file` if given, and returns
+/// whether every game compiled within the limits.
+pub(crate) fn print_report(
+    results: Vec<StatsDirGame>,
+    run: &StatsDirRun,
+    json: bool,
+    csv_file: Option<&Path>,
+) -> Result<bool, Failure> {
+    let summary = summary(&results, run.timeout_seconds, run.max_mem_mib);
+    if let Some(path) = csv_file {
         let place = format!("cannot write {}", path.display());
         let file = std::fs::File::create(path).map_err(|e| Failure::of(&e).at(&place))?;
         write_csv(&results, file).map_err(|e| Failure::of(&e).at(&place))?;
     }
     let compiled_all = summary.compiled == summary.games;
-    if args.game.json {
+    if json {
         let all = StatsDir {
             summary,
             games: results,

@@ -17,7 +17,7 @@ mod perft;
 
 pub use config::{Budget, McConfig, SettingError, DEFAULT_MAX_DEPTH, MAX_SECONDS, MAX_THREADS};
 pub use lanes::LanePlayouts;
-pub use perft::{perft, PerftReport, MAX_PERFT_DEPTH};
+pub use perft::{perft, perft_from, PerftReport, MAX_PERFT_DEPTH};
 
 use crate::evaluator::{bits, EvaluatorKind, Lanes, Scalar, ScalarEvaluator, LANES};
 use crate::game::{Game, Move, State};

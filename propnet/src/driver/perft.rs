@@ -27,6 +27,18 @@ pub struct PerftReport {
 /// says (`Auto`: the chooser's pick of sweep and differential; an evaluator
 /// converts into a config that names it).
 pub fn perft(game: &Arc<Game>, depth: usize, config: impl Into<EvaluatorConfig>) -> PerftReport {
+    perft_from(game, game.initial(), depth, config)
+}
+
+/// [`perft`] from `from`, a state of `game`, instead of the initial state:
+/// the counts of a state reached by a first joint move add up, over the
+/// first joint moves, to the counts one deeper from where they were made.
+pub fn perft_from(
+    game: &Arc<Game>,
+    from: &State,
+    depth: usize,
+    config: impl Into<EvaluatorConfig>,
+) -> PerftReport {
     let config = config.into();
     let scalar_kinds = [EvaluatorKind::Sweep, EvaluatorKind::Differential];
     let kind = match config.get_choice() {
@@ -46,9 +58,8 @@ pub fn perft(game: &Arc<Game>, depth: usize, config: impl Into<EvaluatorConfig>)
         // Depth first from an explicit stack, not recursion (a game may last
         // longer than a thread's stack holds levels): per level, the children
         // still to expand, the next last.
-        let initial = game.initial().clone();
         let mut levels: Vec<Vec<State>> = Vec::new();
-        levels.extend(expand(&mut machine, &initial, 0, depth, &mut report));
+        levels.extend(expand(&mut machine, from, 0, depth, &mut report));
         while let Some(children) = levels.last_mut() {
             let Some(child) = children.pop() else {
                 levels.pop();
