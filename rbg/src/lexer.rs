@@ -11,7 +11,7 @@ const PUNCT: [&str; 32] = [
 ];
 
 /// The largest input accepted, in bytes.
-pub(crate) const MAX_TEXT: usize = 16 << 20;
+pub(crate) const MAX_TEXT: usize = 4 << 20;
 
 /// One token.
 #[derive(Clone, Debug, PartialEq, Eq)]

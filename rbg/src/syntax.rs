@@ -148,6 +148,7 @@ struct Cursor<'a> {
     names: HashMap<String, Name>,
     pieces: usize,
     actions: usize,
+    operators: usize,
 }
 
 impl<'a> Cursor<'a> {
@@ -163,6 +164,7 @@ impl<'a> Cursor<'a> {
             names: HashMap::new(),
             pieces: 0,
             actions: 0,
+            operators: 0,
         }
     }
 
@@ -464,10 +466,12 @@ impl Cursor<'_> {
         } else {
             self.action(depth)?
         };
-        loop {
+        for _ in 0..MAX_NESTING {
             if self.peek_is("*") {
                 self.at += 1;
-                re = Re::Star(Box::new(re));
+                if !matches!(re, Re::Star(_)) {
+                    re = Re::Star(Box::new(re));
+                }
             } else if self.peek_is("^") {
                 let pos = self.expect("^")?;
                 let n = self.nat(MAX_ACTIONS as i64)?;
@@ -485,6 +489,8 @@ impl Cursor<'_> {
                 return Ok(re);
             }
         }
+        let reason = format!("more than {MAX_NESTING} '*' and '^' after one element");
+        Err(RbgError::new(ErrorKind::NestingTooDeep, self.pos(), reason))
     }
 
     fn name(&mut self) -> Result<(Name, String, Pos), RbgError> {
@@ -520,7 +526,7 @@ impl Cursor<'_> {
                 act(Action::Pattern(positive, Box::new(inner)))
             }
             Tok::Punct("{$") => {
-                let left = self.sum(depth)?;
+                let left = self.expr(depth)?;
                 let t = self.next("expected a comparison operator")?;
                 let op = match t.tok.text() {
                     "<" => Cmp::Lt,
@@ -531,7 +537,7 @@ impl Cursor<'_> {
                     ">=" => Cmp::Ge,
                     _ => return Err(self.unexpected(t, "expected a comparison operator")),
                 };
-                let right = self.sum(depth)?;
+                let right = self.expr(depth)?;
                 self.expect("}")?;
                 act(Action::Compare(left, op, right))
             }
@@ -595,7 +601,7 @@ impl Cursor<'_> {
                 _ => return Err(RbgError::new(ErrorKind::Undeclared, pos, format!("{var} is not a variable"))),
             };
             self.expect("=")?;
-            seq.push(Re::Act(Action::Assign(v, self.sum(depth)?), pos));
+            seq.push(Re::Act(Action::Assign(v, self.expr(depth)?), pos));
             if self.peek_is("]") {
                 self.at += 1;
                 break;
@@ -606,12 +612,29 @@ impl Cursor<'_> {
         Ok(if seq.len() == 1 { seq.pop().unwrap_or(Re::Concat(Vec::new())) } else { Re::Concat(seq) })
     }
 
+    /// Counts one more arithmetic operator; expressions have at most [`MAX_NESTING`].
+    fn operator(&mut self) -> Result<(), RbgError> {
+        self.operators += 1;
+        if self.operators > MAX_NESTING {
+            let reason = format!("an expression with more than {MAX_NESTING} operators");
+            return Err(RbgError::new(ErrorKind::NestingTooDeep, self.pos(), reason));
+        }
+        self.at += 1;
+        Ok(())
+    }
+
+    /// A whole arithmetic expression.
+    fn expr(&mut self, depth: usize) -> Result<Expr, RbgError> {
+        self.operators = 0;
+        self.sum(depth)
+    }
+
     fn sum(&mut self, depth: usize) -> Result<Expr, RbgError> {
         let depth = self.deeper(depth)?;
         let mut e = self.product(depth)?;
         while self.peek_is("+") || self.peek_is("-") {
             let op = if self.peek_is("+") { '+' } else { '-' };
-            self.at += 1;
+            self.operator()?;
             e = Expr::Bin(op, Box::new(e), Box::new(self.product(depth)?));
         }
         Ok(e)
@@ -621,7 +644,7 @@ impl Cursor<'_> {
         let mut e = self.factor(depth)?;
         while self.peek_is("*") || self.peek_is("/") {
             let op = if self.peek_is("*") { '*' } else { '/' };
-            self.at += 1;
+            self.operator()?;
             e = Expr::Bin(op, Box::new(e), Box::new(self.factor(depth)?));
         }
         Ok(e)
