@@ -13,9 +13,20 @@ fn main() {
     for _ in 0..n {
         let p = game.random_playout(&s, &mut rng);
         states += p.moves;
-        len += p.moves as f64; len2 += (p.moves as f64).powi(2);
-        for (a, b) in sc.iter_mut().zip(&p.scores) { *a += *b as f64; }
+        len += p.moves as f64;
+        len2 += (p.moves as f64).powi(2);
+        for (a, b) in sc.iter_mut().zip(&p.scores) {
+            *a += *b as f64;
+        }
     }
     let m = len / n as f64;
-    println!("{} mean_length {:.3} sd {:.3} scores {:?} time {:.2}s states/s {:.0}", args[1], m, (len2 / n as f64 - m * m).sqrt(), sc.iter().map(|x| x / n as f64).collect::<Vec<_>>(), t.elapsed().as_secs_f64(), states as f64 / t.elapsed().as_secs_f64());
+    println!(
+        "{} mean_length {:.3} sd {:.3} scores {:?} time {:.2}s states/s {:.0}",
+        args[1],
+        m,
+        (len2 / n as f64 - m * m).sqrt(),
+        sc.iter().map(|x| x / n as f64).collect::<Vec<_>>(),
+        t.elapsed().as_secs_f64(),
+        states as f64 / t.elapsed().as_secs_f64()
+    );
 }

@@ -144,7 +144,11 @@ impl Builder {
             Action::Compare(l, op, r) => Act::Compare(expr(self, l), *op, expr(self, r)),
             Action::Switch(p) => {
                 if depth > 0 {
-                    return Err(RbgError::new(ErrorKind::IllFormed, pos, "a switch inside a pattern"));
+                    return Err(RbgError::new(
+                        ErrorKind::IllFormed,
+                        pos,
+                        "a switch inside a pattern",
+                    ));
                 }
                 Act::Switch(p.map_or(0, |p| p + 1))
             }

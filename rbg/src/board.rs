@@ -93,10 +93,16 @@ fn build(
 
 pub(crate) fn check_size(cells: usize, dirs: usize, pos: Pos) -> Result<(), RbgError> {
     if cells > MAX_CELLS {
-        return Err(too_large(pos, format!("{cells} vertices, more than the limit {MAX_CELLS}")));
+        return Err(too_large(
+            pos,
+            format!("{cells} vertices, more than the limit {MAX_CELLS}"),
+        ));
     }
     if dirs > MAX_DIRECTIONS || cells * dirs > MAX_EDGE_TABLE {
-        return Err(too_large(pos, format!("{dirs} directions on {cells} vertices exceed the limits")));
+        return Err(too_large(
+            pos,
+            format!("{dirs} directions on {cells} vertices exceed the limits"),
+        ));
     }
     Ok(())
 }
@@ -121,7 +127,10 @@ pub(crate) fn rectangle(dirs: &[String], lines: &[Vec<Option<u16>>], pos: Pos) -
 /// the back one, `front` goes to the next layer.
 pub(crate) fn cuboid(dirs: &[String], layers: &Grid, pos: Pos) -> Result<Board, RbgError> {
     let (rows, cols) = (layers[0].len(), layers[0].first().map_or(0, Vec::len));
-    if layers.iter().any(|l| l.len() != rows || l.iter().any(|line| line.len() != cols)) {
+    if layers
+        .iter()
+        .any(|l| l.len() != rows || l.iter().any(|line| line.len() != cols))
+    {
         return Err(too_large(pos, "the layers of a cuboid differ in shape".into()));
     }
     build(dirs, layers, pos, |z, r, c, d| {
@@ -149,7 +158,10 @@ pub(crate) fn hexagon(dirs: &[String], lines: &[Vec<Option<u16>>], pos: Pos) -> 
             shrinking = true;
             continue;
         }
-        return Err(too_large(pos, "the lines of a hexagon must grow by one, then shrink by one".into()));
+        return Err(too_large(
+            pos,
+            "the lines of a hexagon must grow by one, then shrink by one".into(),
+        ));
     }
     let grid = vec![lines.to_vec()];
     build(dirs, &grid, pos, |_, r, c, d| {
@@ -186,10 +198,19 @@ mod tests {
         let b = hexagon(&dirs(&["nw", "ne", "e", "se", "sw", "w"]), &lines, Pos::default()).unwrap();
         // Vertices in order: v00 v10 / v01 v11 v21 / v02 v12 = 0 1 / 2 3 4 / 5 6.
         let n = |cell: usize, d: usize| b.next[cell * 6 + d];
-        assert_eq!([n(0, 2), n(0, 3), n(0, 4), n(0, 0), n(0, 1)], [1, 3, 2, NONE, NONE]);
-        assert_eq!([n(3, 0), n(3, 1), n(3, 2), n(3, 3), n(3, 4), n(3, 5)], [0, 1, 4, 6, 5, 2]);
+        assert_eq!(
+            [n(0, 2), n(0, 3), n(0, 4), n(0, 0), n(0, 1)],
+            [1, 3, 2, NONE, NONE]
+        );
+        assert_eq!(
+            [n(3, 0), n(3, 1), n(3, 2), n(3, 3), n(3, 4), n(3, 5)],
+            [0, 1, 4, 6, 5, 2]
+        );
         assert_eq!([n(5, 1), n(5, 0), n(5, 2)], [3, 2, 6]);
-        assert_eq!([n(4, 0), n(4, 4), n(4, 5), n(4, 1), n(4, 3)], [1, 6, 3, NONE, NONE]);
+        assert_eq!(
+            [n(4, 0), n(4, 4), n(4, 5), n(4, 1), n(4, 3)],
+            [1, 6, 3, NONE, NONE]
+        );
     }
 
     #[test]
@@ -198,10 +219,15 @@ mod tests {
         let lines = vec![vec![e, e, e], vec![e, None, e], vec![e, e, e]];
         let b = rectangle(&dirs(&["u", "d", "l", "r"]), &lines, Pos::default()).unwrap();
         assert_eq!(b.cells(), 8);
-        assert_eq!(b.next[1 * 4 + 1], NONE); // below the top middle is the hole
+        assert_eq!(b.next[4 + 1], NONE); // below the top middle is the hole
         assert_eq!(b.next[3 * 4 + 3], NONE); // right of the middle left is the hole
         assert_eq!(b.next[3 * 4], 0);
-        assert!(hexagon(&dirs(&["a", "b", "c", "d", "e", "f"]), &[vec![e], vec![e]], Pos::default()).is_err());
+        assert!(hexagon(
+            &dirs(&["a", "b", "c", "d", "e", "f"]),
+            &[vec![e], vec![e]],
+            Pos::default()
+        )
+        .is_err());
     }
 
     #[test]
@@ -210,7 +236,10 @@ mod tests {
         let layers = vec![vec![vec![e, e]], vec![vec![w, w]]];
         let b = cuboid(&dirs(&["u", "d", "l", "r", "f", "b"]), &layers, Pos::default()).unwrap();
         assert_eq!(b.cells(), 4);
-        assert_eq!((b.next[0 * 6 + 4], b.next[2 * 6 + 5], b.next[2 * 6 + 4]), (2, 0, NONE));
+        assert_eq!(
+            (b.next[4], b.next[2 * 6 + 5], b.next[2 * 6 + 4]),
+            (2, 0, NONE)
+        );
         assert_eq!(b.initial, [0, 0, 1, 1]);
     }
 }

@@ -43,8 +43,8 @@ pub enum ErrorKind {
 /// ```
 /// let err = ggpnet_rbg::Game::parse("#players = a(1)\n#pieces = e\n#variables =\n#board = rectangle(u,d,l,r,[e])\n#rules = ->a x").unwrap_err();
 /// assert_eq!(err.kind(), ggpnet_rbg::ErrorKind::Undeclared);
-/// assert_eq!((err.line(), err.column()), (5, 13));
-/// assert!(err.to_string().starts_with("5:13: "));
+/// assert_eq!((err.line(), err.column()), (5, 14));
+/// assert!(err.to_string().starts_with("5:14: "));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RbgError {

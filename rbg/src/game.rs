@@ -110,7 +110,8 @@ impl Game {
     /// Reads and checks an RBG description and compiles its rules.
     ///
     /// ```
-    /// let err = ggpnet_rbg::Game::parse("#players = a #pieces = e").unwrap_err();
+    /// let text = "#players = a #pieces = e #variables = #board = rectangle(u, d, l, r, [e]) #rules = ->a";
+    /// let err = ggpnet_rbg::Game::parse(text).unwrap_err();
     /// assert_eq!(err.kind(), ggpnet_rbg::ErrorKind::MissingBound);
     /// ```
     pub fn parse(text: &str) -> Result<Game, RbgError> {
@@ -256,7 +257,13 @@ impl Game {
     }
 
     fn with_scratch<T>(&self, f: impl FnOnce(&mut Scratch) -> T) -> T {
-        let mut scratch = self.scratch.lock().map(|mut pool| pool.pop()).ok().flatten().unwrap_or_default();
+        let mut scratch = self
+            .scratch
+            .lock()
+            .map(|mut pool| pool.pop())
+            .ok()
+            .flatten()
+            .unwrap_or_default();
         let out = f(&mut scratch);
         if let Ok(mut pool) = self.scratch.lock() {
             pool.push(scratch);
@@ -369,10 +376,11 @@ impl Game {
     /// assert!(game.is_terminal(&game.initial_state()));
     /// ```
     pub fn is_terminal(&self, state: &State) -> bool {
-        state.over || self.with_scratch(|s| {
-            self.search(state, s, Mode::First);
-            s.ends.is_empty()
-        })
+        state.over
+            || self.with_scratch(|s| {
+                self.search(state, s, Mode::First);
+                s.ends.is_empty()
+            })
     }
 
     /// Every player's score: the value of the variable named after the player.
@@ -448,5 +456,176 @@ impl Game {
             moves,
             scores: self.scores(&state),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+
+    /// A description with players a and b, pieces e and x, variable v(5), a 3x1 board.
+    fn game(rules: &str) -> Game {
+        let text = format!(
+            "#players = a(100), b(100) #pieces = e, x #variables = v(5)
+             #board = rectangle(up, down, left, right, [e, e, e]) #rules = {rules}"
+        );
+        Game::parse(&text).unwrap_or_else(|e| panic!("{rules}: {e}"))
+    }
+
+    fn perfts(g: &Game, depth: usize) -> Vec<u64> {
+        let s = g.initial_state();
+        (1..=depth).map(|d| g.perft(&s, d)).collect()
+    }
+
+    const TIC_TAC_TOE: &str = "#players = x(100), o(100) #pieces = e, X, O #variables =
+        #board = rectangle(up, down, left, right, [e, e, e] [e, e, e] [e, e, e])
+        #any = (up* + down*)(left* + right*)
+        #win(p) = any ({p} right {p} right {p} + {p} down {p} down {p}
+                       + {p} down right {p} down right {p} + {p} down left {p} down left {p})
+        #turn(me; opp; mine) = ->me any {e} [mine] ->>
+            ({! win(mine)} + {? win(mine)} [$ me = 100, opp = 0] ->> {})
+        #rules = [$ x = 50, o = 50] (turn(x; o; X) turn(o; x; O))*";
+
+    #[test]
+    fn tic_tac_toe_has_the_known_perft() {
+        let g = Game::parse(TIC_TAC_TOE).unwrap();
+        let known = [9, 72, 504, 3024, 15120, 54720, 148176, 200448, 127872, 0];
+        assert_eq!(perfts(&g, 10), known);
+        assert_eq!(g.scores(&g.initial_state()), [50, 50]);
+    }
+
+    #[test]
+    fn moves_are_occurrence_and_cell_sequences() {
+        // Two occurrences with the same effect: two moves.
+        assert_eq!(perfts(&game("->a ([x] + [x]) ->>"), 1), [2]);
+        // Two paths to the same occurrence at the same cell: one move.
+        assert_eq!(perfts(&game("->a (right right left + right) [x] ->>"), 1), [1]);
+        // Shifts and tests are not part of a move; an empty on is never valid.
+        assert_eq!(perfts(&game("->a (right + right {e}) ->>"), 1), [1]);
+        assert_eq!(perfts(&game("->a {} ->>"), 1), [0]);
+    }
+
+    #[test]
+    fn the_cell_and_the_rules_position_carry_over() {
+        assert_eq!(perfts(&game("(->a right [x])*"), 3), [1, 1, 0]);
+        let g = game("(->a right [x] ->b left ->a)*");
+        assert_eq!(perfts(&g, 4), [1, 1, 1, 1]);
+        let mut s = g.initial_state();
+        let mut moves = Vec::new();
+        g.legal_moves(&s, &mut moves);
+        g.apply(&mut s, &moves[0]);
+        assert_eq!((g.current_player(&s), g.piece_at(&s, 1)), (Some(1), 1));
+    }
+
+    #[test]
+    fn keeper_moves_are_applied_and_can_end_the_game() {
+        let g = game("->a (right + right right) ->> [x] [$ a = 100] ->b ->> {}");
+        assert_eq!(perfts(&g, 3), [2, 2, 0]);
+        let mut s = g.initial_state();
+        let mut moves = Vec::new();
+        g.legal_moves(&s, &mut moves);
+        let far = moves.iter().find(|m| m.steps()[0].1 == 2).unwrap();
+        g.apply(&mut s, far);
+        assert_eq!((g.piece_at(&s, 2), g.scores(&s)), (1, vec![100, 0]));
+        assert_eq!(g.current_player(&s), Some(1));
+        g.legal_moves(&s, &mut moves);
+        g.apply(&mut s, &moves[0]);
+        assert!(g.is_terminal(&s));
+        assert_eq!(g.current_player(&s), None);
+        // A player without moves ends the game too; no implicit pass.
+        let g = game("->a {x} ->b");
+        assert!(g.is_terminal(&g.initial_state()));
+        assert_eq!(g.current_player(&g.initial_state()), Some(0));
+    }
+
+    #[test]
+    fn assignments_and_comparisons() {
+        // Out of bounds and division by zero are invalid.
+        assert_eq!(
+            perfts(
+                &game("->a ([$ v = 5] + [$ v = 6] + [$ v = 1 / 0] + [$ v = 0 - 1]) ->>"),
+                1
+            ),
+            [1]
+        );
+        // Precedence, left associativity, piece counts.
+        let g = game("[$ v = 1 + 2 * 3 - 8 / 4 - 1] ->a");
+        assert_eq!(g.variable(&g.initial_state(), 2), 4);
+        let g = game("[$ v = (1 + 2) * x + e] ->a");
+        assert_eq!(g.variable(&g.initial_state(), 2), 3);
+        for (cmp, holds) in [
+            ("<", false),
+            ("<=", true),
+            ("==", true),
+            ("!=", false),
+            (">", false),
+            (">=", true),
+        ] {
+            let g = game(&format!("->a {{$ e {cmp} 3}} ->>"));
+            assert_eq!(g.perft(&g.initial_state(), 1), u64::from(holds), "{cmp}");
+        }
+    }
+
+    #[test]
+    fn patterns_search_with_modifiers_and_undo_them() {
+        // The pattern applies [x] twice and counts; nothing stays applied.
+        let g = game("->a {? [x] right [x] {$ x == 2}} {$ x == 0} ->>");
+        assert_eq!(perfts(&g, 1), [1]);
+        let g = game("->a {! (right)* {x}} ->>");
+        assert_eq!(perfts(&g, 1), [1]);
+        let g = game("->a {? right right right} ->>");
+        assert_eq!(perfts(&g, 1), [0]);
+        // Nested patterns.
+        let g = game("->a {? right {! left {x}}} ->>");
+        assert_eq!(perfts(&g, 1), [1]);
+    }
+
+    #[test]
+    fn boards_explicit_hexagon_cuboid() {
+        let text = "#players = a(1) #pieces = e, x #variables =
+            #board = v1 [e] {next: v2} v2 [x] {next: v1, self: v2}
+            #rules = ->a next {x} self self [e] ->a";
+        let g = Game::parse(text).unwrap();
+        assert_eq!((g.cells(), g.cell_name(1)), (2, "v2"));
+        assert_eq!(perfts(&g, 2), [1, 0]);
+        let text = "#players = a(1) #pieces = e #variables =
+            #board = hexagon(nw, ne, e1, se, sw, w, [e, e] [e, e, e] [e, e])
+            #rules = ->a (nw + ne + e1 + se + sw + w)* [e] ->a";
+        assert_eq!(
+            Game::parse(text)
+                .unwrap()
+                .perft(&Game::parse(text).unwrap().initial_state(), 1),
+            7
+        );
+        let text = "#players = a(1) #pieces = e #variables =
+            #board = cuboid(u, d, l, r, f, b, [[e, e] [e, e]] [[e, e] [e, e]])
+            #rules = ->a (d + r + f)* [e] ->a";
+        assert_eq!(
+            Game::parse(text)
+                .unwrap()
+                .perft(&Game::parse(text).unwrap().initial_state(), 1),
+            8
+        );
+    }
+
+    #[test]
+    fn parse_errors() {
+        let bad = |rules: &str| {
+            let text = format!(
+                "#players = a(1) #pieces = e #variables = #board = rectangle(u, d, l, r, [e]) #rules = {rules}"
+            );
+            Game::parse(&text).unwrap_err().kind()
+        };
+        assert_eq!(bad("->a ("), ErrorKind::Syntax);
+        assert_eq!(bad("->a {$ 1 = 1}"), ErrorKind::Syntax);
+        assert_eq!(bad("->a [$ e = 1]"), ErrorKind::Undeclared);
+        assert_eq!(bad("->a {? [e]* }"), ErrorKind::IllFormed);
+        assert_eq!(bad("->a [e, e, d]"), ErrorKind::Undeclared);
+        let text = "#players = a(1) #pieces = e #variables = #board = rectangle(u, d, l, r, [e] [e, e]) #rules = ->a";
+        assert_eq!(Game::parse(text).unwrap_err().kind(), ErrorKind::Board);
+        let text = "#players = a(1) #pieces = e #variables = #board = v [e] {u: w} #rules = ->a";
+        assert_eq!(Game::parse(text).unwrap_err().kind(), ErrorKind::Board);
+        assert_eq!(Game::parse("x #players").unwrap_err().kind(), ErrorKind::Syntax);
     }
 }

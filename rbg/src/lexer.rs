@@ -49,8 +49,15 @@ pub(crate) struct Token {
 /// Reads `text` into tokens.
 pub(crate) fn tokens(text: &str) -> Result<Vec<Token>, RbgError> {
     if text.len() > MAX_TEXT {
-        let reason = format!("the text has {} bytes, more than the limit {MAX_TEXT}", text.len());
-        return Err(RbgError::new(ErrorKind::RulesTooLarge, Pos { line: 1, column: 1 }, reason));
+        let reason = format!(
+            "the text has {} bytes, more than the limit {MAX_TEXT}",
+            text.len()
+        );
+        return Err(RbgError::new(
+            ErrorKind::RulesTooLarge,
+            Pos { line: 1, column: 1 },
+            reason,
+        ));
     }
     let mut lexer = Lexer {
         chars: text.chars().collect(),
@@ -139,7 +146,11 @@ impl Lexer {
                 .iter()
                 .find(|p| p.chars().count() <= rest.len() && p.chars().zip(rest).all(|(a, b)| a == *b));
             let Some(p) = found else {
-                return Err(RbgError::new(ErrorKind::BadToken, pos, format!("unexpected character '{c}'")));
+                return Err(RbgError::new(
+                    ErrorKind::BadToken,
+                    pos,
+                    format!("unexpected character '{c}'"),
+                ));
             };
             for _ in 0..p.len() {
                 self.bump();
@@ -169,12 +180,19 @@ mod tests {
     use super::*;
 
     fn texts(s: &str) -> Vec<String> {
-        tokens(s).unwrap().iter().map(|t| t.tok.text().to_string()).collect()
+        tokens(s)
+            .unwrap()
+            .iter()
+            .map(|t| t.tok.text().to_string())
+            .collect()
     }
 
     #[test]
     fn greedy_tokens_and_comments() {
-        assert_eq!(texts("->>x ->y {?a} [$ v=1]"), ["->>", "x", "->", "y", "{?", "a", "}", "[$", "v", "=", "1", "]"]);
+        assert_eq!(
+            texts("->>x ->y {?a} [$ v=1]"),
+            ["->>", "x", "->", "y", "{?", "a", "}", "[$", "v", "=", "1", "]"]
+        );
         assert_eq!(texts("-> /**/ > // c\n a1 12b"), ["->", ">", "a1", "12", "b"]);
         assert_eq!(texts("{$ a<=b != c}"), ["{$", "a", "<=", "b", "!=", "c", "}"]);
     }

@@ -30,10 +30,21 @@
 //! - scores are the values of the variables named after the players.
 //!
 //! ```
-//! let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ticTacToe.rbg")).unwrap();
-//! let game = ggpnet_rbg::Game::parse(&text).unwrap();
+//! let text = "
+//!     #players = x(100), o(100)
+//!     #pieces = e, X, O
+//!     #variables =
+//!     #board = rectangle(up, down, left, right, [e, e, e] [e, e, e] [e, e, e])
+//!     #any = (up* + down*)(left* + right*)
+//!     #win(p) = any ({p} right {p} right {p} + {p} down {p} down {p}
+//!                    + {p} down right {p} down right {p} + {p} down left {p} down left {p})
+//!     #turn(me; opp; mine) = ->me any {e} [mine] ->>
+//!         ({! win(mine)} + {? win(mine)} [$ me = 100, opp = 0] ->> {})
+//!     #rules = [$ x = 50, o = 50] (turn(x; o; X) turn(o; x; O))*";
+//! let game = ggpnet_rbg::Game::parse(text).unwrap();
 //! let start = game.initial_state();
 //! assert_eq!(game.perft(&start, 2), 72);
+//! assert_eq!(game.perft(&start, 5), 15120);
 //! ```
 
 #![warn(missing_docs)]

@@ -38,21 +38,44 @@ pub(crate) fn expand_sections(tokens: Vec<Token>) -> Result<[Section; 5], RbgErr
     let mut raw: [Option<(Vec<Token>, Pos, usize)>; 5] = Default::default();
     let mut rest = &tokens[..];
     if let Some(first) = rest.first().filter(|t| !t.tok.is("#")) {
-        return Err(syntax(first.pos, "expected '#' starting a section or a macro", &first.tok));
+        return Err(syntax(
+            first.pos,
+            "expected '#' starting a section or a macro",
+            &first.tok,
+        ));
     }
     while let Some(hash) = rest.first() {
-        let end = rest[1..].iter().position(|t| t.tok.is("#")).map_or(rest.len(), |k| k + 1);
+        let end = rest[1..]
+            .iter()
+            .position(|t| t.tok.is("#"))
+            .map_or(rest.len(), |k| k + 1);
         let (def, after) = rest.split_at(end);
         rest = after;
-        let Some(Token { tok: Tok::Ident(name), pos }) = def.get(1) else {
-            return Err(RbgError::new(ErrorKind::Syntax, hash.pos, "expected a name after '#'"));
+        let Some(Token {
+            tok: Tok::Ident(name),
+            pos,
+        }) = def.get(1)
+        else {
+            return Err(RbgError::new(
+                ErrorKind::Syntax,
+                hash.pos,
+                "expected a name after '#'",
+            ));
         };
         if let Some(k) = SECTIONS.iter().position(|s| **s == **name) {
             if def.get(2).is_none_or(|t| !t.tok.is("=")) {
-                return Err(RbgError::new(ErrorKind::Syntax, *pos, format!("expected '=' after #{name}")));
+                return Err(RbgError::new(
+                    ErrorKind::Syntax,
+                    *pos,
+                    format!("expected '=' after #{name}"),
+                ));
             }
             if raw[k].is_some() {
-                return Err(RbgError::new(ErrorKind::Section, *pos, format!("section #{name} given twice")));
+                return Err(RbgError::new(
+                    ErrorKind::Section,
+                    *pos,
+                    format!("section #{name} given twice"),
+                ));
             }
             raw[k] = Some((def[3..].to_vec(), hash.pos, macros.len()));
         } else {
@@ -70,7 +93,11 @@ pub(crate) fn expand_sections(tokens: Vec<Token>) -> Result<[Section; 5], RbgErr
     for (k, slot) in raw.into_iter().enumerate() {
         let Some((body, pos, scope)) = slot else {
             let reason = format!("section #{} is missing", SECTIONS[k]);
-            return Err(RbgError::new(ErrorKind::Section, Pos { line: 1, column: 1 }, reason));
+            return Err(RbgError::new(
+                ErrorKind::Section,
+                Pos { line: 1, column: 1 },
+                reason,
+            ));
         };
         out[k] = Section {
             tokens: expander.expand(&body, scope, 0)?,
@@ -81,7 +108,11 @@ pub(crate) fn expand_sections(tokens: Vec<Token>) -> Result<[Section; 5], RbgErr
 }
 
 fn syntax(pos: Pos, expected: &str, found: &Tok) -> RbgError {
-    RbgError::new(ErrorKind::Syntax, pos, format!("{expected}, found '{}'", found.text()))
+    RbgError::new(
+        ErrorKind::Syntax,
+        pos,
+        format!("{expected}, found '{}'", found.text()),
+    )
 }
 
 /// Reads one macro definition after its name: optional parameters, `=`, body.
@@ -93,20 +124,39 @@ fn definition(name: Rc<str>, pos: Pos, def: &[Token]) -> Result<Macro, RbgError>
         at = 1;
         loop {
             match def.get(at) {
-                Some(Token { tok: Tok::Ident(p), pos }) => {
+                Some(Token {
+                    tok: Tok::Ident(p),
+                    pos,
+                }) => {
                     if list.contains(p) {
-                        return Err(RbgError::new(ErrorKind::Duplicate, *pos, format!("parameter {p} twice")));
+                        return Err(RbgError::new(
+                            ErrorKind::Duplicate,
+                            *pos,
+                            format!("parameter {p} twice"),
+                        ));
                     }
                     list.push(p.clone());
                 }
                 Some(t) => return Err(syntax(t.pos, "expected a parameter name", &t.tok)),
-                None => return Err(RbgError::new(ErrorKind::Syntax, pos, "unfinished macro parameters")),
+                None => {
+                    return Err(RbgError::new(
+                        ErrorKind::Syntax,
+                        pos,
+                        "unfinished macro parameters",
+                    ))
+                }
             }
             match def.get(at + 1) {
                 Some(t) if t.tok.is(";") => at += 2,
                 Some(t) if t.tok.is(")") => break,
                 Some(t) => return Err(syntax(t.pos, "expected ';' or ')'", &t.tok)),
-                None => return Err(RbgError::new(ErrorKind::Syntax, pos, "unfinished macro parameters")),
+                None => {
+                    return Err(RbgError::new(
+                        ErrorKind::Syntax,
+                        pos,
+                        "unfinished macro parameters",
+                    ))
+                }
             }
         }
         at += 2;
@@ -114,8 +164,20 @@ fn definition(name: Rc<str>, pos: Pos, def: &[Token]) -> Result<Macro, RbgError>
     }
     match def.get(at) {
         Some(t) if t.tok.is("=") => {}
-        Some(t) => return Err(syntax(t.pos, &format!("expected '=' in the definition of {name}"), &t.tok)),
-        None => return Err(RbgError::new(ErrorKind::Syntax, pos, format!("expected '=' after #{name}"))),
+        Some(t) => {
+            return Err(syntax(
+                t.pos,
+                &format!("expected '=' in the definition of {name}"),
+                &t.tok,
+            ))
+        }
+        None => {
+            return Err(RbgError::new(
+                ErrorKind::Syntax,
+                pos,
+                format!("expected '=' after #{name}"),
+            ))
+        }
     }
     Ok(Macro {
         name,
@@ -208,7 +270,10 @@ fn check_recursion(macros: &[Macro], index: &HashMap<Rc<str>, Vec<usize>>) -> Re
                         stack.push((to, 0));
                     }
                     1 => {
-                        let reason = format!("macro {} refers to {} recursively", macros[m].name, macros[to].name);
+                        let reason = format!(
+                            "macro {} refers to {} recursively",
+                            macros[m].name, macros[to].name
+                        );
                         return Err(RbgError::new(ErrorKind::MacroRecursion, pos, reason));
                     }
                     _ => {}
@@ -256,10 +321,12 @@ impl Expander<'_> {
                 out.extend(self.expand(&body, m, depth + 1)?);
             } else if !cands.is_empty() && toks.get(k).is_some_and(|t| t.tok.is("(")) {
                 let (args, end) = split_args(&toks[k + 1..], t.pos)?;
-                let m = cands
-                    .iter()
-                    .copied()
-                    .find(|&m| self.macros[m].params.as_ref().is_some_and(|p| p.len() == args.len()));
+                let m = cands.iter().copied().find(|&m| {
+                    self.macros[m]
+                        .params
+                        .as_ref()
+                        .is_some_and(|p| p.len() == args.len())
+                });
                 let Some(m) = m else {
                     let reason = format!("macro {name} has no definition with {} arguments", args.len());
                     return Err(RbgError::new(ErrorKind::MacroUse, t.pos, reason));
@@ -269,7 +336,11 @@ impl Expander<'_> {
                 for arg in args {
                     values.push(self.expand(arg, scope, depth + 1)?);
                 }
-                let body = substitute(self.macros[m].params.as_deref().unwrap_or(&[]), &self.macros[m].body, &values);
+                let body = substitute(
+                    self.macros[m].params.as_deref().unwrap_or(&[]),
+                    &self.macros[m].body,
+                    &values,
+                );
                 out.extend(self.expand(&body, m, depth + 1)?);
             } else {
                 out.push(t.clone());
@@ -290,7 +361,11 @@ impl Expander<'_> {
 /// `;` at depth 0, and the index of the closing `)`.
 fn split_args(toks: &[Token], pos: Pos) -> Result<(Vec<&[Token]>, usize), RbgError> {
     let Some((_, end)) = count_args(toks) else {
-        return Err(RbgError::new(ErrorKind::Syntax, pos, "macro call without its closing ')'"));
+        return Err(RbgError::new(
+            ErrorKind::Syntax,
+            pos,
+            "macro call without its closing ')'",
+        ));
     };
     let mut args = Vec::new();
     let (mut depth, mut start) = (0usize, 0);
@@ -334,7 +409,11 @@ fn paste(toks: &[Token]) -> Result<Vec<Token>, RbgError> {
         let t = &toks[k];
         if t.tok.is("~") {
             let (Some(left), Some(right)) = (out.pop(), toks.get(k + 1)) else {
-                return Err(RbgError::new(ErrorKind::MacroUse, t.pos, "'~' needs a token on each side"));
+                return Err(RbgError::new(
+                    ErrorKind::MacroUse,
+                    t.pos,
+                    "'~' needs a token on each side",
+                ));
             };
             let text = format!("{}{}", left.tok.text(), right.tok.text());
             let Some(tok) = single_word(&text) else {
@@ -359,29 +438,50 @@ mod tests {
     fn rules_of(text: &str) -> Result<String, RbgError> {
         let full = format!("#board = x #players = x #pieces = x #variables = {text}");
         let s = expand_sections(tokens(&full)?)?;
-        Ok(s[4].tokens.iter().map(|t| t.tok.text()).collect::<Vec<_>>().join(" "))
+        Ok(s[4]
+            .tokens
+            .iter()
+            .map(|t| t.tok.text())
+            .collect::<Vec<_>>()
+            .join(" "))
     }
 
     #[test]
     fn the_papers_examples() {
-        let t = "#m0 = m1 #m1 = x #m2 = m1 #m3(a; b) = a + b #m4 = m3(x; y) #m5 = m3(;) #m6 = m3 #m7 = m1(x) \
+        let t =
+            "#m0 = m1 #m1 = x #m2 = m1 #m3(a; b) = a + b #m4 = m3(x; y) #m5 = m3(;) #m6 = m3 #m7 = m1(x) \
                  #rules = m0 | m2 | m4 | m5 | m6 | m7";
         // '|' is not a token: use ','.
         let t = t.replace('|', ",");
         assert_eq!(rules_of(&t).unwrap(), "m1 , x , x + y , + , m3 , x ( x )");
         let t = "#n1 = x~y #n3(a; b) = a~b #rules = n1 n3(x; y) n3(1; 2) n3(x~y; z)";
         assert_eq!(rules_of(t).unwrap(), "xy xy 12 xyz");
-        assert_eq!(rules_of("#p(a) = a #p(a; b) = b a #rules = p(1) p(1; 2)").unwrap(), "1 2 1");
+        assert_eq!(
+            rules_of("#p(a) = a #p(a; b) = b a #rules = p(1) p(1; 2)").unwrap(),
+            "1 2 1"
+        );
     }
 
     #[test]
     fn bad_macros() {
-        assert_eq!(rules_of("#m3(a; b) = a~b #rules = m3(8; y)").unwrap_err().kind(), ErrorKind::MacroUse);
-        assert_eq!(rules_of("#m = x m #rules = m").unwrap_err().kind(), ErrorKind::MacroRecursion);
+        assert_eq!(
+            rules_of("#m3(a; b) = a~b #rules = m3(8; y)").unwrap_err().kind(),
+            ErrorKind::MacroUse
+        );
+        assert_eq!(
+            rules_of("#m = x m #rules = m").unwrap_err().kind(),
+            ErrorKind::MacroRecursion
+        );
         let e = rules_of("#a(x) = b(x) #b(y) = a(y) #rules = a(1)").unwrap_err();
         assert_eq!(e.kind(), ErrorKind::MacroRecursion);
-        assert_eq!(rules_of("#m(a) = a #m = b #rules = m").unwrap_err().kind(), ErrorKind::Duplicate);
-        assert_eq!(rules_of("#m(a) = a #rules = m(1;2)").unwrap_err().kind(), ErrorKind::MacroUse);
+        assert_eq!(
+            rules_of("#m(a) = a #m = b #rules = m").unwrap_err().kind(),
+            ErrorKind::Duplicate
+        );
+        assert_eq!(
+            rules_of("#m(a) = a #rules = m(1;2)").unwrap_err().kind(),
+            ErrorKind::MacroUse
+        );
         let mut big = String::from("#a0 = x x x x");
         for k in 1..20 {
             big += &format!(" #a{k} = a{0} a{0} a{0} a{0}", k - 1);

@@ -184,7 +184,10 @@ impl Search<'_> {
                 if !(0..=self.bounds[v as usize]).contains(&value) {
                     return None;
                 }
-                Some(Undo::Var(v, std::mem::replace(&mut self.semi.vars[v as usize], value)))
+                Some(Undo::Var(
+                    v,
+                    std::mem::replace(&mut self.semi.vars[v as usize], value),
+                ))
             }
             _ => None,
         }
@@ -259,7 +262,8 @@ impl Search<'_> {
                     Act::Shift(_) => true,
                     Act::On(m) => self.a.masks[m as usize][self.semi.board[c as usize] as usize],
                     Act::Compare(l, op, r) => {
-                        self.semi.compare(&self.a.exprs[l as usize], op, &self.a.exprs[r as usize])
+                        self.semi
+                            .compare(&self.a.exprs[l as usize], op, &self.a.exprs[r as usize])
                     }
                     Act::Pattern(r, positive) => self.pattern(r, c, level + 1) == positive,
                     Act::Off(_) | Act::Assign(..) | Act::Switch(_) => {

@@ -101,14 +101,22 @@ pub(crate) fn parse(text: &str) -> Result<Description, RbgError> {
         d.bounds.push(bound);
     }
     if d.players.is_empty() {
-        return Err(RbgError::new(ErrorKind::Syntax, players.pos, "#players declares no player"));
+        return Err(RbgError::new(
+            ErrorKind::Syntax,
+            players.pos,
+            "#players declares no player",
+        ));
     }
     for (name, _, pos) in Cursor::new(&pieces).bounded_list(true)? {
         declare(&mut names, &name, Name::Piece(d.pieces.len() as u16), pos)?;
         d.pieces.push(name);
     }
     if d.pieces.is_empty() {
-        return Err(RbgError::new(ErrorKind::Syntax, pieces.pos, "#pieces declares no piece"));
+        return Err(RbgError::new(
+            ErrorKind::Syntax,
+            pieces.pos,
+            "#pieces declares no piece",
+        ));
     }
     for (name, bound, pos) in Cursor::new(&variables).bounded_list(false)? {
         declare(&mut names, &name, Name::Var(d.variables.len() as u16), pos)?;
@@ -116,7 +124,11 @@ pub(crate) fn parse(text: &str) -> Result<Description, RbgError> {
         d.bounds.push(bound);
     }
     if d.pieces.len() > MAX_NAMES || d.variables.len() > MAX_NAMES {
-        return Err(RbgError::new(ErrorKind::RulesTooLarge, pieces.pos, "too many pieces or variables"));
+        return Err(RbgError::new(
+            ErrorKind::RulesTooLarge,
+            pieces.pos,
+            "too many pieces or variables",
+        ));
     }
     d.board = Cursor::new(&board).board(&names)?;
     for (k, dir) in d.board.dirs.iter().enumerate() {
@@ -134,7 +146,8 @@ pub(crate) fn parse(text: &str) -> Result<Description, RbgError> {
 
 fn declare(names: &mut HashMap<String, Name>, name: &str, what: Name, pos: Pos) -> Result<(), RbgError> {
     if names.insert(name.to_string(), what).is_some() {
-        let reason = format!("{name} is declared twice (players, pieces, variables and directions are disjoint)");
+        let reason =
+            format!("{name} is declared twice (players, pieces, variables and directions are disjoint)");
         return Err(RbgError::new(ErrorKind::Duplicate, pos, reason));
     }
     Ok(())
@@ -181,12 +194,20 @@ impl<'a> Cursor<'a> {
     }
 
     fn unexpected(&self, t: &Token, expected: &str) -> RbgError {
-        RbgError::new(ErrorKind::Syntax, t.pos, format!("{expected}, found '{}'", t.tok.text()))
+        RbgError::new(
+            ErrorKind::Syntax,
+            t.pos,
+            format!("{expected}, found '{}'", t.tok.text()),
+        )
     }
 
     fn next(&mut self, expected: &str) -> Result<&'a Token, RbgError> {
         let t = self.peek().ok_or_else(|| {
-            RbgError::new(ErrorKind::Syntax, self.end, format!("{expected}, found the end of the section"))
+            RbgError::new(
+                ErrorKind::Syntax,
+                self.end,
+                format!("{expected}, found the end of the section"),
+            )
         })?;
         self.at += 1;
         Ok(t)
@@ -215,7 +236,11 @@ impl<'a> Cursor<'a> {
         };
         match s.parse::<i64>() {
             Ok(v) if v <= max => Ok(v),
-            _ => Err(RbgError::new(ErrorKind::NumberTooLarge, t.pos, format!("{s} is larger than {max}"))),
+            _ => Err(RbgError::new(
+                ErrorKind::NumberTooLarge,
+                t.pos,
+                format!("{s} is larger than {max}"),
+            )),
         }
     }
 
@@ -246,7 +271,11 @@ impl<'a> Cursor<'a> {
         let (name, pos) = self.ident("a piece name")?;
         match names.get(&name) {
             Some(Name::Piece(p)) => Ok(*p),
-            _ => Err(RbgError::new(ErrorKind::Undeclared, pos, format!("{name} is not a declared piece"))),
+            _ => Err(RbgError::new(
+                ErrorKind::Undeclared,
+                pos,
+                format!("{name} is not a declared piece"),
+            )),
         }
     }
 
@@ -266,7 +295,11 @@ impl<'a> Cursor<'a> {
             }
             self.expect(",")?;
             if out.len() > board::MAX_CELLS {
-                return Err(RbgError::new(ErrorKind::Board, self.pos(), "a board line is too long"));
+                return Err(RbgError::new(
+                    ErrorKind::Board,
+                    self.pos(),
+                    "a board line is too long",
+                ));
             }
         }
     }
@@ -278,7 +311,11 @@ impl<'a> Cursor<'a> {
             out.push(self.line(names)?);
             total += out.last().map_or(0, Vec::len);
             if total > board::MAX_CELLS {
-                return Err(RbgError::new(ErrorKind::Board, self.pos(), "the board has too many vertices"));
+                return Err(RbgError::new(
+                    ErrorKind::Board,
+                    self.pos(),
+                    "the board has too many vertices",
+                ));
             }
         }
         Ok(out)
@@ -289,7 +326,11 @@ impl<'a> Cursor<'a> {
         for _ in 0..n {
             let (label, pos) = self.ident("a direction name")?;
             if out.contains(&label) {
-                return Err(RbgError::new(ErrorKind::Duplicate, pos, format!("direction {label} twice")));
+                return Err(RbgError::new(
+                    ErrorKind::Duplicate,
+                    pos,
+                    format!("direction {label} twice"),
+                ));
             }
             out.push(label);
             self.expect(",")?;
@@ -320,12 +361,25 @@ impl<'a> Cursor<'a> {
                     self.at += 1;
                     layers.push(self.lines(names)?);
                     self.expect("]")?;
-                    if layers.iter().map(|l| l.iter().map(Vec::len).sum::<usize>()).sum::<usize>() > board::MAX_CELLS {
-                        return Err(RbgError::new(ErrorKind::Board, pos, "the board has too many vertices"));
+                    if layers
+                        .iter()
+                        .map(|l| l.iter().map(Vec::len).sum::<usize>())
+                        .sum::<usize>()
+                        > board::MAX_CELLS
+                    {
+                        return Err(RbgError::new(
+                            ErrorKind::Board,
+                            pos,
+                            "the board has too many vertices",
+                        ));
                     }
                 }
                 if layers.is_empty() {
-                    return Err(RbgError::new(ErrorKind::Board, self.pos(), "a cuboid needs layers"));
+                    return Err(RbgError::new(
+                        ErrorKind::Board,
+                        self.pos(),
+                        "a cuboid needs layers",
+                    ));
                 }
                 board::cuboid(&dirs, &layers, pos)?
             }
@@ -351,7 +405,11 @@ impl<'a> Cursor<'a> {
             let (name, pos) = self.ident("a vertex name")?;
             let me = board.names.len() as u32;
             if ids.insert(name.clone(), me).is_some() {
-                return Err(RbgError::new(ErrorKind::Duplicate, pos, format!("vertex {name} twice")));
+                return Err(RbgError::new(
+                    ErrorKind::Duplicate,
+                    pos,
+                    format!("vertex {name} twice"),
+                ));
             }
             board.check_room(pos)?;
             board.names.push(name);
@@ -367,7 +425,11 @@ impl<'a> Cursor<'a> {
                 let n = dir_ids.len();
                 let d = *dir_ids.entry(label.clone()).or_insert(n);
                 if mine.contains(&d) {
-                    return Err(RbgError::new(ErrorKind::Duplicate, pos, format!("two {label} edges from a vertex")));
+                    return Err(RbgError::new(
+                        ErrorKind::Duplicate,
+                        pos,
+                        format!("two {label} edges from a vertex"),
+                    ));
                 }
                 mine.push(d);
                 edges.push((me, d, to, to_pos));
@@ -383,7 +445,11 @@ impl<'a> Cursor<'a> {
         }
         board::check_size(board.cells(), board.dirs.len(), self.end)?;
         if board.cells() == 0 {
-            return Err(RbgError::new(ErrorKind::Board, self.end, "the board has no vertex"));
+            return Err(RbgError::new(
+                ErrorKind::Board,
+                self.end,
+                "the board has no vertex",
+            ));
         }
         board.next = vec![board::NONE; board.cells() * board.dirs.len()];
         for (from, d, to, pos) in edges {
@@ -399,7 +465,11 @@ impl<'a> Cursor<'a> {
 impl Board {
     fn check_room(&self, pos: Pos) -> Result<(), RbgError> {
         if self.cells() >= board::MAX_CELLS {
-            return Err(RbgError::new(ErrorKind::Board, pos, "the board has too many vertices"));
+            return Err(RbgError::new(
+                ErrorKind::Board,
+                pos,
+                "the board has too many vertices",
+            ));
         }
         Ok(())
     }
@@ -447,7 +517,11 @@ impl Cursor<'_> {
             let reason = "expected an action or '('";
             return Err(match self.peek() {
                 Some(t) => self.unexpected(t, reason),
-                None => RbgError::new(ErrorKind::Syntax, self.end, format!("{reason}, found the end of the section")),
+                None => RbgError::new(
+                    ErrorKind::Syntax,
+                    self.end,
+                    format!("{reason}, found the end of the section"),
+                ),
             });
         }
         Ok(if items.len() == 1 {
@@ -476,7 +550,11 @@ impl Cursor<'_> {
                 let pos = self.expect("^")?;
                 let n = self.nat(MAX_ACTIONS as i64)?;
                 if n == 0 {
-                    return Err(RbgError::new(ErrorKind::Syntax, pos, "'^' needs a positive number"));
+                    return Err(RbgError::new(
+                        ErrorKind::Syntax,
+                        pos,
+                        "'^' needs a positive number",
+                    ));
                 }
                 let size = count_actions(&re);
                 self.actions += size * (n as usize - 1);
@@ -497,7 +575,11 @@ impl Cursor<'_> {
         let (name, pos) = self.ident("a name")?;
         match self.names.get(&name) {
             Some(n) => Ok((*n, name, pos)),
-            None => Err(RbgError::new(ErrorKind::Undeclared, pos, format!("{name} is not declared"))),
+            None => Err(RbgError::new(
+                ErrorKind::Undeclared,
+                pos,
+                format!("{name} is not declared"),
+            )),
         }
     }
 
@@ -515,7 +597,11 @@ impl Cursor<'_> {
                 self.at -= 1;
                 match self.name()? {
                     (Name::Dir(d), _, _) => act(Action::Shift(d)),
-                    (_, name, pos) => Err(RbgError::new(ErrorKind::Undeclared, pos, format!("{name} is not a direction"))),
+                    (_, name, pos) => Err(RbgError::new(
+                        ErrorKind::Undeclared,
+                        pos,
+                        format!("{name} is not a direction"),
+                    )),
                 }
             }
             Tok::Punct("{") => self.on(pos),
@@ -546,7 +632,11 @@ impl Cursor<'_> {
             Tok::Punct("->>") => act(Action::Switch(None)),
             Tok::Punct("->") => match self.name()? {
                 (Name::Player(p), _, _) => act(Action::Switch(Some(p))),
-                (_, name, pos) => Err(RbgError::new(ErrorKind::Undeclared, pos, format!("{name} is not a player"))),
+                (_, name, pos) => Err(RbgError::new(
+                    ErrorKind::Undeclared,
+                    pos,
+                    format!("{name} is not a player"),
+                )),
             },
             _ => Err(self.unexpected(t, "expected an action")),
         }
@@ -558,7 +648,13 @@ impl Cursor<'_> {
             let (name, p) = self.ident("a piece name")?;
             match self.names.get(&name) {
                 Some(Name::Piece(k)) => set[*k as usize] = true,
-                _ => return Err(RbgError::new(ErrorKind::Undeclared, p, format!("{name} is not a declared piece"))),
+                _ => {
+                    return Err(RbgError::new(
+                        ErrorKind::Undeclared,
+                        p,
+                        format!("{name} is not a declared piece"),
+                    ))
+                }
             }
             if !self.peek_is("}") {
                 self.expect(",")?;
@@ -588,7 +684,11 @@ impl Cursor<'_> {
         };
         self.names = names;
         result?;
-        Ok(if alts.len() == 1 { alts.pop().unwrap_or(Re::Sum(Vec::new())) } else { Re::Sum(alts) })
+        Ok(if alts.len() == 1 {
+            alts.pop().unwrap_or(Re::Sum(Vec::new()))
+        } else {
+            Re::Sum(alts)
+        })
     }
 
     /// `[$ v = e]`, or `[$ v = e, w = f, ...]` meaning their concatenation.
@@ -598,7 +698,13 @@ impl Cursor<'_> {
             let (name, var, pos) = self.name()?;
             let v = match name {
                 Name::Var(v) | Name::Player(v) => v,
-                _ => return Err(RbgError::new(ErrorKind::Undeclared, pos, format!("{var} is not a variable"))),
+                _ => {
+                    return Err(RbgError::new(
+                        ErrorKind::Undeclared,
+                        pos,
+                        format!("{var} is not a variable"),
+                    ))
+                }
             };
             self.expect("=")?;
             seq.push(Re::Act(Action::Assign(v, self.expr(depth)?), pos));
@@ -609,7 +715,11 @@ impl Cursor<'_> {
             self.expect(",")?;
             self.actions += 1;
         }
-        Ok(if seq.len() == 1 { seq.pop().unwrap_or(Re::Concat(Vec::new())) } else { Re::Concat(seq) })
+        Ok(if seq.len() == 1 {
+            seq.pop().unwrap_or(Re::Concat(Vec::new()))
+        } else {
+            Re::Concat(seq)
+        })
     }
 
     /// Counts one more arithmetic operator; expressions have at most [`MAX_NESTING`].

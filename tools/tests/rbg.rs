@@ -24,7 +24,10 @@ fn corpus() -> Option<(PathBuf, PathBuf)> {
             "GGPNET_REQUIRE_CORPUS=1 but no games-rbg/ and traces-rbg/ in the corpus {}",
             corpus.display()
         );
-        println!("notice: no games-rbg/ and traces-rbg/ in {}; skipping the RBG corpus games", corpus.display());
+        println!(
+            "notice: no games-rbg/ and traces-rbg/ in {}; skipping the RBG corpus games",
+            corpus.display()
+        );
         return None;
     }
     Some((games, traces))
@@ -45,7 +48,12 @@ fn games(games: &Path, traces: &Path) -> Vec<(String, Game, Value)> {
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .count();
     assert!(!names.is_empty(), "no .rbg file in {}", games.display());
-    assert_eq!(traced, names.len(), "one trace per game file in {}", traces.display());
+    assert_eq!(
+        traced,
+        names.len(),
+        "one trace per game file in {}",
+        traces.display()
+    );
     names
         .into_iter()
         .map(|name| {
@@ -55,7 +63,12 @@ fn games(games: &Path, traces: &Path) -> Vec<(String, Game, Value)> {
                 .unwrap_or_else(|e| panic!("{name}.json: {e}"));
             let trace: Value = serde_json::from_str(&trace).unwrap_or_else(|e| panic!("{name}.json: {e}"));
             assert_eq!(trace["game"], format!("{name}.rbg"));
-            let players: Vec<&str> = trace["players"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+            let players: Vec<&str> = trace["players"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_str().unwrap())
+                .collect();
             assert_eq!(game.players(), players, "{name}: the players");
             (name, game, trace)
         })
@@ -139,11 +152,19 @@ fn corpus_flat_monte_carlo_agrees_with_rbg2cpp() {
             }
         }
         let length = mean_sd(&lengths);
-        let theirs = (trace["mean_length"].as_f64().unwrap(), trace["sd_length"].as_f64().unwrap());
+        let theirs = (
+            trace["mean_length"].as_f64().unwrap(),
+            trace["sd_length"].as_f64().unwrap(),
+        );
         if !agree(length, n, theirs, n_theirs) {
-            failures.push(format!("{name}: mean length {length:?} over {n}, rbg2cpp {theirs:?}"));
+            failures.push(format!(
+                "{name}: mean length {length:?} over {n}, rbg2cpp {theirs:?}"
+            ));
         }
-        let mut line = format!("{name}: {n} playouts, length {:.2} (rbg2cpp {:.2})", length.0, theirs.0);
+        let mut line = format!(
+            "{name}: {n} playouts, length {:.2} (rbg2cpp {:.2})",
+            length.0, theirs.0
+        );
         for (player, list) in game.players().iter().zip(&scores) {
             let ours = mean_sd(list);
             let theirs = (
@@ -151,7 +172,9 @@ fn corpus_flat_monte_carlo_agrees_with_rbg2cpp() {
                 trace["sd_scores"][player].as_f64().unwrap(),
             );
             if !agree(ours, n, theirs, n_theirs) {
-                failures.push(format!("{name}: {player}'s mean score {ours:?} over {n}, rbg2cpp {theirs:?}"));
+                failures.push(format!(
+                    "{name}: {player}'s mean score {ours:?} over {n}, rbg2cpp {theirs:?}"
+                ));
             }
             line += &format!(", {player} {:.2} ({:.2})", ours.0, theirs.0);
         }
@@ -170,7 +193,11 @@ fn with_rules(rules: &str) -> String {
 /// The error of parsing `text`: its kind and place.
 fn error_of(text: &str) -> (ErrorKind, u32, u32) {
     let err = Game::parse(text).expect_err("an error");
-    assert!(err.to_string().starts_with(&format!("{}:{}: ", err.line(), err.column())), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with(&format!("{}:{}: ", err.line(), err.column())),
+        "{err}"
+    );
     (err.kind(), err.line(), err.column())
 }
 
@@ -197,36 +224,75 @@ fn hostile_inputs_are_specific_errors() {
     for k in 1..30 {
         text += &format!("#m{k} = m{0} m{0} m{0}\n", k - 1);
     }
-    assert_eq!(error_of(&with_rules("m29").replace("#rules", &format!("{text}#rules"))).0, ErrorKind::MacroTooLarge);
+    assert_eq!(
+        error_of(&with_rules("m29").replace("#rules", &format!("{text}#rules"))).0,
+        ErrorKind::MacroTooLarge
+    );
     let mut text = String::from("#n0 = ->a\n");
     for k in 1..300 {
         text += &format!("#n{k} = n{}\n", k - 1);
     }
-    assert_eq!(error_of(&with_rules("n299").replace("#rules", &format!("{text}#rules"))).0, ErrorKind::MacroTooLarge);
+    assert_eq!(
+        error_of(&with_rules("n299").replace("#rules", &format!("{text}#rules"))).0,
+        ErrorKind::MacroTooLarge
+    );
     // A huge board, and huge repetitions.
     let line = format!("[{}e]", "e, ".repeat(299));
     let board = format!("rectangle(up, down, left, right, {})", vec![line; 300].join(" "));
     let text = with_rules("->a").replace("rectangle(up, down, left, right, [e, e, e])", &board);
     assert_eq!(error_of(&text).0, ErrorKind::Board);
-    assert_eq!(error_of(&with_rules("->a (left ^ 1000) ^ 1000")).0, ErrorKind::RulesTooLarge);
-    assert_eq!(error_of(&with_rules("->a left ^ 99999999999999999999")).0, ErrorKind::NumberTooLarge);
+    assert_eq!(
+        error_of(&with_rules("->a (left ^ 1000) ^ 1000")).0,
+        ErrorKind::RulesTooLarge
+    );
+    assert_eq!(
+        error_of(&with_rules("->a left ^ 99999999999999999999")).0,
+        ErrorKind::NumberTooLarge
+    );
     // Unbounded variables.
-    assert_eq!(error_of(&with_rules("->a").replace("v(5)", "v")), (ErrorKind::MissingBound, 3, 14));
-    assert_eq!(error_of(&with_rules("->a").replace("b(100)", "b")), (ErrorKind::MissingBound, 1, 20));
+    assert_eq!(
+        error_of(&with_rules("->a").replace("v(5)", "v")),
+        (ErrorKind::MissingBound, 3, 14)
+    );
+    assert_eq!(
+        error_of(&with_rules("->a").replace("b(100)", "b")),
+        (ErrorKind::MissingBound, 1, 20)
+    );
     let text = with_rules("->a").replace("v(5)", "v(99999999999)");
     assert_eq!(error_of(&text), (ErrorKind::NumberTooLarge, 3, 16));
     // Undeclared names.
     assert_eq!(error_of(&with_rules("->a north")), (ErrorKind::Undeclared, 5, 14));
     assert_eq!(error_of(&with_rules("->c")), (ErrorKind::Undeclared, 5, 12));
     assert_eq!(error_of(&with_rules("->a {y}")), (ErrorKind::Undeclared, 5, 15));
-    assert_eq!(error_of(&with_rules("->a [$ w = 1]")), (ErrorKind::Undeclared, 5, 17));
-    assert_eq!(error_of(&with_rules("->a {$ v < q}")), (ErrorKind::Undeclared, 5, 21));
-    assert_eq!(error_of(&with_rules("->a").replace("[e, e, e]", "[e, z, e]")).0, ErrorKind::Undeclared);
+    assert_eq!(
+        error_of(&with_rules("->a [$ w = 1]")),
+        (ErrorKind::Undeclared, 5, 17)
+    );
+    assert_eq!(
+        error_of(&with_rules("->a {$ v < q}")),
+        (ErrorKind::Undeclared, 5, 21)
+    );
+    assert_eq!(
+        error_of(&with_rules("->a").replace("[e, e, e]", "[e, z, e]")).0,
+        ErrorKind::Undeclared
+    );
     // Names in two sets, sections missing or twice.
-    assert_eq!(error_of(&with_rules("->a").replace("e, x", "e, a")).0, ErrorKind::Duplicate);
-    assert_eq!(error_of(&with_rules("->a").replace("v(5)", "left(5)")).0, ErrorKind::Duplicate);
-    assert_eq!(error_of(&with_rules("->a").replace("#pieces = e, x\n", "")).0, ErrorKind::Section);
-    assert_eq!(error_of(&(with_rules("->a") + "#rules = ->b")).0, ErrorKind::Section);
+    assert_eq!(
+        error_of(&with_rules("->a").replace("e, x", "e, a")).0,
+        ErrorKind::Duplicate
+    );
+    assert_eq!(
+        error_of(&with_rules("->a").replace("v(5)", "left(5)")).0,
+        ErrorKind::Duplicate
+    );
+    assert_eq!(
+        error_of(&with_rules("->a").replace("#pieces = e, x\n", "")).0,
+        ErrorKind::Section
+    );
+    assert_eq!(
+        error_of(&(with_rules("->a") + "#rules = ->b")).0,
+        ErrorKind::Section
+    );
     // Bad tokens and syntax.
     assert_eq!(error_of(&with_rules("->a @")), (ErrorKind::BadToken, 5, 14));
     assert_eq!(error_of(&with_rules("->a /* open")), (ErrorKind::BadToken, 5, 14));
@@ -234,8 +300,14 @@ fn hostile_inputs_are_specific_errors() {
     assert_eq!(error_of(&with_rules("->a left ^ 0")).0, ErrorKind::Syntax);
     assert_eq!(error_of(&with_rules("->a ()")), (ErrorKind::Syntax, 5, 15));
     // Ill-formed rules: a switch in a pattern, a star over offs only.
-    assert_eq!(error_of(&with_rules("->a {? ->b}")), (ErrorKind::IllFormed, 5, 17));
-    assert_eq!(error_of(&with_rules("->a ([x] [e])* ->b")), (ErrorKind::IllFormed, 5, 15));
+    assert_eq!(
+        error_of(&with_rules("->a {? ->b}")),
+        (ErrorKind::IllFormed, 5, 17)
+    );
+    assert_eq!(
+        error_of(&with_rules("->a ([x] [e])* ->b")),
+        (ErrorKind::IllFormed, 5, 15)
+    );
 }
 
 #[test]
@@ -248,8 +320,14 @@ fn improper_rules_still_end() {
     let moves = game.perft(&game.initial_state(), 1);
     assert!(moves > 0);
     // Cycles of shifts and tests, inside and outside patterns, end.
-    let game = Game::parse(&with_rules("(->a (left + right)* {? (left + right)* {x}} [x] ->b [e])*")).unwrap();
+    let game = Game::parse(&with_rules(
+        "(->a (left + right)* {? (left + right)* {x}} [x] ->b [e])*",
+    ))
+    .unwrap();
     assert_eq!(game.perft(&game.initial_state(), 1), 0);
-    let game = Game::parse(&with_rules("(->a (left + right)* {! (left + right)* {x}} [x] ->b (left + right)* [e])*")).unwrap();
+    let game = Game::parse(&with_rules(
+        "(->a (left + right)* {! (left + right)* {x}} [x] ->b (left + right)* [e])*",
+    ))
+    .unwrap();
     assert_eq!(game.perft(&game.initial_state(), 2), 9);
 }
