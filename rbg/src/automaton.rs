@@ -17,7 +17,7 @@ pub(crate) enum Act {
     /// A start state: entered by no transition.
     Start,
     Shift(u16),
-    /// Index into [`Automaton::masks`].
+    /// Offset into [`Automaton::on`] of the flags of the pieces accepted.
     On(u32),
     Off(u16),
     /// Variable and index into [`Automaton::exprs`].
@@ -40,7 +40,8 @@ pub(crate) struct Automaton {
     pub(crate) accept: Vec<bool>,
     /// Start state of every expression: 0 the rules, then the patterns'.
     pub(crate) starts: Vec<u32>,
-    pub(crate) masks: Vec<Vec<bool>>,
+    /// The pieces ons accept: one flag per piece for each on, one after the other.
+    pub(crate) on: Vec<bool>,
     pub(crate) exprs: Vec<Expr>,
     /// The deepest nesting of patterns.
     pub(crate) pattern_depth: usize,
@@ -136,8 +137,8 @@ impl Builder {
         Ok(match action {
             Action::Shift(d) => Act::Shift(*d),
             Action::On(set) => {
-                self.a.masks.push(set.clone());
-                Act::On((self.a.masks.len() - 1) as u32)
+                self.a.on.extend_from_slice(set);
+                Act::On((self.a.on.len() - set.len()) as u32)
             }
             Action::Off(p) => Act::Off(*p),
             Action::Assign(v, e) => Act::Assign(*v, expr(self, e)),

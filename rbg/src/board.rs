@@ -27,6 +27,7 @@ impl Board {
     pub(crate) fn cells(&self) -> usize {
         self.initial.len()
     }
+
 }
 
 /// A grid of optional pieces: `layers[z][row][col]`.

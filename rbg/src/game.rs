@@ -277,7 +277,8 @@ impl Game {
         if state.over {
             return;
         }
-        let mut semi = state.semi.clone();
+        let mut semi = std::mem::take(&mut s.semi);
+        semi.clone_from(&state.semi);
         Search {
             a: &self.automaton,
             board: &self.board,
@@ -286,6 +287,7 @@ impl Game {
             s,
         }
         .moves(state.rule, state.cell);
+        s.semi = semi;
     }
 
     /// Applies the steps of one move (no keeper completion).

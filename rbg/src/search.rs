@@ -14,7 +14,7 @@ use crate::syntax::{Cmp, Expr};
 pub const MAX_MOVE_MODIFIERS: usize = 1024;
 
 /// The part of a game state the actions read and change.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub(crate) struct Semi {
     pub(crate) board: Vec<u16>,
     pub(crate) counts: Vec<i64>,
@@ -85,6 +85,8 @@ pub(crate) struct Scratch {
     pub(crate) moves: Vec<(u32, u32)>,
     pub(crate) ends: Vec<usize>,
     pub(crate) count: u64,
+    /// A copy of the state's [`Semi`] the search changes in place (kept for its memory).
+    pub(crate) semi: Semi,
     mode: Option<Mode>,
     stop: bool,
 }
@@ -232,38 +234,43 @@ impl Search<'_> {
     /// transitions reached onto `edges`; with `accept`, stops and returns true
     /// as soon as an accepting state is entered.
     fn closure(&mut self, q: u32, cell: u32, level: usize, accept: bool) -> bool {
+        let stamp = self.s.stamp(level, self.a.acts.len() * self.board.cells());
+        // This level's table, out of the scratch while patterns use the deeper ones.
+        let mut visited = std::mem::take(&mut self.s.visited[level]);
+        let found = self.explore(q, cell, level, accept, stamp, &mut visited);
+        self.s.visited[level] = visited;
+        found
+    }
+
+    fn explore(&mut self, q: u32, cell: u32, level: usize, accept: bool, stamp: u32, visited: &mut [u32]) -> bool {
         let (a, board) = (self.a, self.board);
-        let cells = board.cells();
-        let dirs = board.dirs.len();
-        let stamp = self.s.stamp(level, self.a.acts.len() * cells);
-        self.s.visited[level][q as usize * cells + cell as usize] = stamp;
-        if accept && self.a.accept[q as usize] {
+        let (cells, dirs) = (board.cells(), board.dirs.len());
+        visited[q as usize * cells + cell as usize] = stamp;
+        if accept && a.accept[q as usize] {
             return true;
         }
         let base = self.s.work.len();
         self.s.work.push((q, cell));
-        while self.s.work.len() > base {
-            let Some((st, c)) = self.s.work.pop() else { break };
+        while let Some((st, c)) = self.s.work.pop() {
             for &t in a.next(st) {
-                let act = self.a.acts[t as usize];
+                let act = a.acts[t as usize];
                 let to = match act {
-                    Act::Shift(d) => self.board.next[c as usize * dirs + d as usize],
+                    Act::Shift(d) => board.next[c as usize * dirs + d as usize],
                     _ => c,
                 };
                 if to == NONE {
                     continue;
                 }
                 let slot = t as usize * cells + to as usize;
-                if self.s.visited[level][slot] == stamp {
+                if visited[slot] == stamp {
                     continue;
                 }
-                self.s.visited[level][slot] = stamp;
+                visited[slot] = stamp;
                 let pass = match act {
                     Act::Shift(_) => true,
-                    Act::On(m) => self.a.masks[m as usize][self.semi.board[c as usize] as usize],
+                    Act::On(m) => a.on[m as usize + self.semi.board[c as usize] as usize],
                     Act::Compare(l, op, r) => {
-                        self.semi
-                            .compare(&self.a.exprs[l as usize], op, &self.a.exprs[r as usize])
+                        self.semi.compare(&a.exprs[l as usize], op, &a.exprs[r as usize])
                     }
                     Act::Pattern(r, positive) => self.pattern(r, c, level + 1) == positive,
                     Act::Off(_) | Act::Assign(..) | Act::Switch(_) => {
@@ -275,11 +282,14 @@ impl Search<'_> {
                 if !pass {
                     continue;
                 }
-                if accept && self.a.accept[t as usize] {
+                if accept && a.accept[t as usize] {
                     self.s.work.truncate(base);
                     return true;
                 }
                 self.s.work.push((t, to));
+            }
+            if self.s.work.len() == base {
+                break;
             }
         }
         false
