@@ -69,8 +69,9 @@ struct Builder {
 }
 
 /// Compiles the rules.
-pub(crate) fn compile(rules: &Re) -> Result<Automaton, RbgError> {
-    check_stars(rules)?;
+/// Compiles the rules; `bounds` are the variables' bounds.
+pub(crate) fn compile(rules: &Re, bounds: &[i64]) -> Result<Automaton, RbgError> {
+    check_stars(rules, bounds)?;
     let mut b = Builder {
         a: Automaton::default(),
         follow: Vec::new(),
@@ -220,26 +221,28 @@ fn first_pos(re: &Re) -> Pos {
     }
 }
 
-/// Rejects a star over an expression with a word made of offs only (such as
-/// `[x]*`): its repetitions are always valid, so a play could apply
-/// modifiers without end (the paper's first condition of a proper description).
-fn check_stars(re: &Re) -> Result<(), RbgError> {
-    offs_words(re).map(|_| ())
+/// Rejects a star over an expression with a non-empty word of modifiers that
+/// are always valid (offs, and assignments of a constant within the bound),
+/// such as `[x]*`: its repetitions could apply modifiers without end (against
+/// the paper's first condition of a proper description).
+fn check_stars(re: &Re, bounds: &[i64]) -> Result<(), RbgError> {
+    always_words(re, bounds).map(|_| ())
 }
 
-/// Whether `re` has the empty word, and a non-empty word of offs only.
-fn offs_words(re: &Re) -> Result<(bool, bool), RbgError> {
+/// Whether `re` has the empty word, and a non-empty word of always valid modifiers.
+fn always_words(re: &Re, bounds: &[i64]) -> Result<(bool, bool), RbgError> {
     Ok(match re {
         Re::Act(Action::Off(_), _) => (false, true),
+        Re::Act(Action::Assign(v, Expr::Num(n)), _) => (false, (0..=bounds[*v as usize]).contains(n)),
         Re::Act(Action::Pattern(_, inner), _) => {
-            offs_words(inner)?;
+            always_words(inner, bounds)?;
             (false, false)
         }
         Re::Act(..) => (false, false),
         Re::Sum(items) => {
             let mut out = (false, false);
             for item in items {
-                let (e, w) = offs_words(item)?;
+                let (e, w) = always_words(item, bounds)?;
                 out = (out.0 | e, out.1 | w);
             }
             out
@@ -247,15 +250,15 @@ fn offs_words(re: &Re) -> Result<(bool, bool), RbgError> {
         Re::Concat(items) => {
             let mut out = (true, false);
             for item in items {
-                let (e, w) = offs_words(item)?;
+                let (e, w) = always_words(item, bounds)?;
                 out = (out.0 && e, (out.1 && (e || w)) || (out.0 && w));
             }
             out
         }
         Re::Star(inner) => {
-            let (_, w) = offs_words(inner)?;
+            let (_, w) = always_words(inner, bounds)?;
             if w {
-                let reason = "a star over offs only repeats modifiers without end";
+                let reason = "a star over modifiers that are always valid repeats them without end";
                 return Err(RbgError::new(ErrorKind::IllFormed, first_pos(inner), reason));
             }
             (true, false)

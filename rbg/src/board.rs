@@ -27,7 +27,6 @@ impl Board {
     pub(crate) fn cells(&self) -> usize {
         self.initial.len()
     }
-
 }
 
 /// A grid of optional pieces: `layers[z][row][col]`.
@@ -237,10 +236,7 @@ mod tests {
         let layers = vec![vec![vec![e, e]], vec![vec![w, w]]];
         let b = cuboid(&dirs(&["u", "d", "l", "r", "f", "b"]), &layers, Pos::default()).unwrap();
         assert_eq!(b.cells(), 4);
-        assert_eq!(
-            (b.next[4], b.next[2 * 6 + 5], b.next[2 * 6 + 4]),
-            (2, 0, NONE)
-        );
+        assert_eq!((b.next[4], b.next[2 * 6 + 5], b.next[2 * 6 + 4]), (2, 0, NONE));
         assert_eq!(b.initial, [0, 0, 1, 1]);
     }
 }

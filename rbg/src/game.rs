@@ -116,7 +116,7 @@ impl Game {
     /// ```
     pub fn parse(text: &str) -> Result<Game, RbgError> {
         let d = syntax::parse(text)?;
-        let automaton = automaton::compile(&d.rules)?;
+        let automaton = automaton::compile(&d.rules, &d.bounds)?;
         let size = automaton.acts.len().saturating_mul(d.board.cells());
         if size > crate::MAX_SEARCH_TABLE {
             let reason = format!(
@@ -506,6 +506,8 @@ mod tests {
         // Shifts and tests are not part of a move; an empty on is never valid.
         assert_eq!(perfts(&game("->a (right + right {e}) ->>"), 1), [1]);
         assert_eq!(perfts(&game("->a {} ->>"), 1), [0]);
+        // The same modifier again at the same cell is another step: v = 0..=5 before the switch.
+        assert_eq!(perfts(&game("->a ([$ v = v + 1])* ->>"), 1), [6]);
     }
 
     #[test]

@@ -9,8 +9,10 @@ use crate::automaton::{Act, Automaton};
 use crate::board::{Board, NONE};
 use crate::syntax::{Cmp, Expr};
 
-/// The most modifiers one move (or one pattern's match) may apply; beyond, the
-/// search does not go (a proper description never gets there).
+/// The most modifiers a search may have applied at once (those of the move so
+/// far and of the patterns being matched inside it); beyond, the search does not
+/// go (a proper description never gets there). This bounds the search's depth;
+/// its time on an improper description may still grow exponentially.
 pub const MAX_MOVE_MODIFIERS: usize = 1024;
 
 /// The part of a game state the actions read and change.
@@ -85,6 +87,8 @@ pub(crate) struct Scratch {
     pub(crate) moves: Vec<(u32, u32)>,
     pub(crate) ends: Vec<usize>,
     pub(crate) count: u64,
+    /// The modifiers applied now (the move's and the patterns').
+    applied: usize,
     /// A copy of the state's [`Semi`] the search changes in place (kept for its memory).
     pub(crate) semi: Semi,
     mode: Option<Mode>,
@@ -96,6 +100,7 @@ impl Scratch {
         self.moves.clear();
         self.ends.clear();
         self.count = 0;
+        self.applied = 0;
         self.stop = false;
         self.mode = Some(mode);
     }
@@ -137,11 +142,11 @@ pub(crate) struct Search<'a> {
 impl Search<'_> {
     /// Every move from automaton state `q` at `cell`, handled as `s.mode` says.
     pub(crate) fn moves(&mut self, q: u32, cell: u32) {
-        self.moves_from(q, cell, 0);
+        self.moves_from(q, cell);
     }
 
-    fn moves_from(&mut self, q: u32, cell: u32, applied: usize) {
-        if applied > MAX_MOVE_MODIFIERS {
+    fn moves_from(&mut self, q: u32, cell: u32) {
+        if self.s.applied >= MAX_MOVE_MODIFIERS {
             return;
         }
         let base = self.s.edges.len();
@@ -153,7 +158,9 @@ impl Search<'_> {
             if let Act::Switch(_) = self.a.acts[t as usize] {
                 self.emit();
             } else if let Some(undo) = self.modify(t, c) {
-                self.moves_from(t, c, applied + 1);
+                self.s.applied += 1;
+                self.moves_from(t, c);
+                self.s.applied -= 1;
                 self.undo(undo);
             }
             self.s.path.pop();
@@ -206,11 +213,11 @@ impl Search<'_> {
 
     /// Whether the pattern expression `r` matches from `cell` (searching at `level`).
     fn pattern(&mut self, r: u32, cell: u32, level: usize) -> bool {
-        self.pattern_from(self.a.starts[r as usize], cell, level, 0)
+        self.pattern_from(self.a.starts[r as usize], cell, level)
     }
 
-    fn pattern_from(&mut self, q: u32, cell: u32, level: usize, applied: usize) -> bool {
-        if applied > MAX_MOVE_MODIFIERS {
+    fn pattern_from(&mut self, q: u32, cell: u32, level: usize) -> bool {
+        if self.s.applied >= MAX_MOVE_MODIFIERS {
             return false;
         }
         let base = self.s.edges.len();
@@ -222,7 +229,9 @@ impl Search<'_> {
             }
             let (t, c) = self.s.edges[k];
             if let Some(undo) = self.modify(t, c) {
-                found = self.pattern_from(t, c, level, applied + 1);
+                self.s.applied += 1;
+                found = self.pattern_from(t, c, level);
+                self.s.applied -= 1;
                 self.undo(undo);
             }
         }
@@ -242,10 +251,20 @@ impl Search<'_> {
         found
     }
 
-    fn explore(&mut self, q: u32, cell: u32, level: usize, accept: bool, stamp: u32, visited: &mut [u32]) -> bool {
+    fn explore(
+        &mut self,
+        q: u32,
+        cell: u32,
+        level: usize,
+        accept: bool,
+        stamp: u32,
+        visited: &mut [u32],
+    ) -> bool {
         let (a, board) = (self.a, self.board);
         let (cells, dirs) = (board.cells(), board.dirs.len());
-        visited[q as usize * cells + cell as usize] = stamp;
+        // The start is not marked: it is a start state, which no transition
+        // enters, or a modifier, which only a modifier edge (recorded, not
+        // followed) enters: `[x]` after `[x]` at the same cell is another step.
         if accept && a.accept[q as usize] {
             return true;
         }

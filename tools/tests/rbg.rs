@@ -316,9 +316,21 @@ fn improper_rules_still_end() {
     let game = Game::parse(&with_rules("(->>)*")).unwrap();
     assert!(game.is_terminal(&game.initial_state()));
     // Modifiers repeated under a star that is not caught statically: the search stops at the limit.
-    let game = Game::parse(&with_rules("->a ([$ v = 1])* ->b")).unwrap();
+    assert_eq!(
+        error_of(&with_rules("->a ([$ v = 1])* ->b")),
+        (ErrorKind::IllFormed, 5, 18)
+    );
+    let game = Game::parse(&with_rules("->a ([$ v = 1 + 0])* ->b")).unwrap();
     let moves = game.perft(&game.initial_state(), 1);
-    assert!(moves > 0);
+    assert_eq!(moves, ggpnet_rbg::MAX_MOVE_MODIFIERS as u64);
+    // Patterns nested as deep as allowed, each applying a modifier, are matched.
+    let nested = format!(
+        "->a {}{{$ v == 1}}{} ->b",
+        "{? [$ v = 1] ".repeat(150),
+        "}".repeat(150)
+    );
+    let game = Game::parse(&with_rules(&nested)).unwrap();
+    assert_eq!(game.perft(&game.initial_state(), 1), 1);
     // Cycles of shifts and tests, inside and outside patterns, end.
     let game = Game::parse(&with_rules(
         "(->a (left + right)* {? (left + right)* {x}} [x] ->b [e])*",
