@@ -95,8 +95,8 @@ impl Move {
 /// ```
 /// let game = ggpnet_rbg::Game::parse("#players = a(1) #pieces = e #variables =
 ///     #board = rectangle(u, d, l, r, [e]) #rules = ->a [$ a = 1] ->>").unwrap();
-/// let end = game.random_playout(&game.initial_state(), &mut ggpnet_rbg::Rng::new(1));
-/// assert_eq!((end.moves, end.scores), (1, vec![1]));
+/// let end = game.random_playout(&game.initial_state(), &mut ggpnet_rbg::Rng::new(1), 100);
+/// assert_eq!((end.moves, end.scores, end.ended), (1, vec![1], true));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Playout {
@@ -104,6 +104,8 @@ pub struct Playout {
     pub moves: usize,
     /// Every player's score at the end, in [`Game::players`] order.
     pub scores: Vec<i64>,
+    /// Whether the play is over (else the playout stopped at its move limit).
+    pub ended: bool,
 }
 
 impl Game {
@@ -431,32 +433,39 @@ impl Game {
         total
     }
 
-    /// Plays uniformly random legal moves from `state` until the play is over.
+    /// Plays uniformly random legal moves from `state` until the play is over,
+    /// or `max_moves` moves have been played.
     ///
     /// ```
     /// let game = ggpnet_rbg::Game::parse("#players = w(1) #pieces = e, x #variables =
     ///     #board = rectangle(u, d, l, r, [e, e, e]) #rules = (->w (l* + r*) {e} [x])*").unwrap();
-    /// let end = game.random_playout(&game.initial_state(), &mut ggpnet_rbg::Rng::new(7));
-    /// assert_eq!(end.moves, 3);
+    /// let mut rng = ggpnet_rbg::Rng::new(7);
+    /// let end = game.random_playout(&game.initial_state(), &mut rng, 100);
+    /// assert_eq!((end.moves, end.ended), (3, true));
+    /// let end = game.random_playout(&game.initial_state(), &mut rng, 2);
+    /// assert_eq!((end.moves, end.ended), (2, false));
     /// ```
-    pub fn random_playout(&self, state: &State, rng: &mut Rng) -> Playout {
+    pub fn random_playout(&self, state: &State, rng: &mut Rng, max_moves: usize) -> Playout {
         let mut state = state.clone();
         let mut moves = 0;
-        self.with_scratch(|s| loop {
+        let ended = self.with_scratch(|s| loop {
             self.search(&state, s, Mode::Collect);
             if s.ends.is_empty() {
-                return;
+                return true;
+            }
+            if moves >= max_moves {
+                return false;
             }
             let k = rng.below(s.ends.len());
             let start = if k == 0 { 0 } else { s.ends[k - 1] };
-            let steps = s.moves[start..s.ends[k]].to_vec();
-            self.replay(&mut state, &steps);
+            self.replay(&mut state, &s.moves[start..s.ends[k]]);
             self.complete(&mut state, s);
             moves += 1;
         });
         Playout {
             moves,
             scores: self.scores(&state),
+            ended,
         }
     }
 }

@@ -145,7 +145,8 @@ fn corpus_flat_monte_carlo_agrees_with_rbg2cpp() {
         let start = game.initial_state();
         let (mut lengths, mut scores) = (Vec::new(), vec![Vec::new(); game.players().len()]);
         for _ in 0..n {
-            let end = game.random_playout(&start, &mut rng);
+            let end = game.random_playout(&start, &mut rng, usize::MAX);
+            assert!(end.ended);
             lengths.push(end.moves as f64);
             for (list, score) in scores.iter_mut().zip(&end.scores) {
                 list.push(*score as f64);
@@ -342,4 +343,59 @@ fn improper_rules_still_end() {
     ))
     .unwrap();
     assert_eq!(game.perft(&game.initial_state(), 2), 9);
+}
+
+#[test]
+fn the_command_line_runs_rbg_files() {
+    let exe = env!("CARGO_BIN_EXE_ggpnet");
+    let dir = std::env::temp_dir().join(format!("ggpnet-rbg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let game = dir.join("line.rbg");
+    std::fs::write(
+        &game,
+        with_rules("(->a (left* + right*) {e} [x] ->b (left* + right*) {e} [x])*"),
+    )
+    .unwrap();
+    let run = |args: &[&str], file: &Path| {
+        std::process::Command::new(exe)
+            .args(args)
+            .arg(file)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["perft", "--depth", "4"], &game);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("perft(2) = 6\nperft(3) = 6\nperft(4) = 0\n"),
+        "{text}"
+    );
+    // The same totals on one thread or two for a number of playouts.
+    let mc = |threads: &str| {
+        let out = run(&["mc", "--json", "--playouts", "40", "--threads", threads], &game);
+        assert!(out.status.success());
+        let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            (value["playouts"].as_u64(), value["transitions"].as_u64()),
+            (Some(40), Some(120))
+        );
+        value["avg_goals"].clone()
+    };
+    assert_eq!(mc("1"), mc("2"));
+    // A malformed file: exit 2, the file, line and column named; other subcommands refuse RBG.
+    let bad = dir.join("bad.rbg");
+    std::fs::write(&bad, with_rules("->a north")).unwrap();
+    let out = run(&["mc"], &bad);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(&format!("{}:5:14: north is not declared", bad.display())),
+        "{err}"
+    );
+    let out = run(&["check"], &game);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("Regular Boardgames"));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
