@@ -119,10 +119,16 @@ impl Game {
     pub fn parse(text: &str) -> Result<Game, RbgError> {
         let d = syntax::parse(text)?;
         let automaton = automaton::compile(&d.rules, &d.bounds)?;
-        let size = automaton.acts.len().saturating_mul(d.board.cells());
+        // One visited table of states x vertices per pattern nesting level.
+        let levels = automaton.pattern_depth + 1;
+        let size = automaton
+            .acts
+            .len()
+            .saturating_mul(d.board.cells())
+            .saturating_mul(levels);
         if size > crate::MAX_SEARCH_TABLE {
             let reason = format!(
-                "{} automaton states on {} vertices exceed the search table limit",
+                "{} automaton states on {} vertices at {levels} pattern levels exceed the search table limit",
                 automaton.acts.len(),
                 d.board.cells()
             );

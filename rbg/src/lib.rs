@@ -68,5 +68,6 @@ pub use random::Rng;
 pub use search::MAX_MOVE_MODIFIERS;
 pub use syntax::{MAX_ACTIONS, MAX_BOUND, MAX_NAMES, MAX_NESTING};
 
-/// The largest `automaton states x board vertices` search table a game may need.
-pub const MAX_SEARCH_TABLE: usize = 1 << 26;
+/// The most entries (4 bytes each) of the search's visited tables: automaton
+/// states x board vertices x (pattern nesting depth + 1).
+pub const MAX_SEARCH_TABLE: usize = 1 << 25;

@@ -246,6 +246,11 @@ fn hostile_inputs_are_specific_errors() {
         error_of(&with_rules("->a (left ^ 1000) ^ 1000")).0,
         ErrorKind::RulesTooLarge
     );
+    // A board within its limit, rules within theirs, but their search tables together too large.
+    let line = format!("[{}e]", "e, ".repeat(249));
+    let board = format!("rectangle(up, down, left, right, {})", vec![line; 240].join(" "));
+    let text = with_rules("->a left ^ 600").replace("rectangle(up, down, left, right, [e, e, e])", &board);
+    assert_eq!(error_of(&text).0, ErrorKind::RulesTooLarge);
     assert_eq!(
         error_of(&with_rules("->a left ^ 99999999999999999999")).0,
         ErrorKind::NumberTooLarge
