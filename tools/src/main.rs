@@ -26,6 +26,7 @@ mod matches;
 mod merge;
 mod options;
 mod play;
+mod rbg;
 mod rtgdl;
 mod stats_dir;
 
@@ -315,7 +316,7 @@ struct StatsArgs {
 
 #[derive(Args)]
 struct GameArgs {
-    /// The game (KIF, Simplified Boardgames .sbg, or a circuit exported as .json); the built-in connect four if omitted.
+    /// The game (KIF, Simplified Boardgames .sbg, or a circuit exported as .json; for perft and mc also Regular Boardgames .rbg); the built-in connect four if omitted.
     game: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
@@ -401,6 +402,7 @@ fn read_game(path: Option<&Path>) -> Result<String, Failure> {
     match path {
         None => Ok(ggpnet::DEFAULT_GAME.to_owned()),
         Some(p) if p.extension().is_some_and(|e| e == "sbg") => read_sbg(p),
+        Some(p) if rbg::is_rbg(Some(p)) => Err(rbg::unsupported()),
         Some(p) => read_input(p),
     }
 }
@@ -773,6 +775,9 @@ fn stats_breakdown(b: &ggpnet::propnet::inspect::Breakdown) -> String {
 
 fn mc(args: &McArgs) -> Result<(), Failure> {
     let path = args.game.game.as_deref();
+    if let Some(rbg_file) = path.filter(|p| rbg::is_rbg(Some(p))) {
+        return rbg::mc(args, rbg_file);
+    }
     let source = read_game(path)?;
     if rtgdl::is_rtgdl(path, &source) {
         return rtgdl::mc(args, &source);
@@ -865,6 +870,9 @@ fn mc_report(args: &McArgs, game: &ggpnet::Game, evaluator: &str, run: &McReport
 }
 
 fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
+    if let Some(rbg_file) = args.game.game.as_deref().filter(|p| rbg::is_rbg(Some(p))) {
+        return rbg::perft(args, rbg_file);
+    }
     let game = load_any(args.game.game.as_deref(), &game_config())?;
     let config = EvaluatorConfig::new(args.evaluator).native(args.native);
     let (evaluator, counted) = match game.propnet() {

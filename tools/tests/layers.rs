@@ -143,7 +143,7 @@ fn module_of(src: &Path, file: &Path) -> Option<String> {
 
 /// The library crates' source folders under the project root (the command
 /// line's too), each of whose module graphs must be acyclic.
-const CRATES: [&str; 8] = [
+const CRATES: [&str; 9] = [
     "src",
     "kif/src",
     "grounder/src",
@@ -151,6 +151,7 @@ const CRATES: [&str; 8] = [
     "reference/src",
     "rtgdl/src",
     "sbg/src",
+    "rbg/src",
     "tools/src",
 ];
 

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use syn::{Fields, ImplItem, Item, TraitItem, Visibility};
 
 /// The library crates: name and source directory under the project root.
-const CRATES: [(&str, &str); 7] = [
+const CRATES: [(&str, &str); 8] = [
     ("ggpnet", "src"),
     ("ggpnet_kif", "kif/src"),
     ("ggpnet_grounder", "grounder/src"),
@@ -24,6 +24,7 @@ const CRATES: [(&str, &str); 7] = [
     ("ggpnet_reference", "reference/src"),
     ("ggpnet_rtgdl", "rtgdl/src"),
     ("ggpnet_sbg", "sbg/src"),
+    ("ggpnet_rbg", "rbg/src"),
 ];
 
 #[test]

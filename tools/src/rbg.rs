@@ -1,0 +1,220 @@
+//! `ggpnet perft` and `ggpnet mc` on Regular Boardgames (`.rbg`) files, on
+//! the direct engine of `ggpnet_rbg` (there is no translation to GDL yet, so
+//! no propnet); the other subcommands refuse them with a clear message.
+
+use crate::failure::{Classify, Failure, Kind};
+use crate::{emit, game_name, McArgs, PerftArgs};
+use ggpnet_rbg::{ErrorKind, Game, Rng};
+use ggpnet_tools::report;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+/// Whether `path` names a Regular Boardgames file.
+pub fn is_rbg(path: Option<&Path>) -> bool {
+    path.is_some_and(|p| p.extension().is_some_and(|e| e == "rbg"))
+}
+
+/// The refusal of a subcommand that does not run RBG games.
+pub fn unsupported() -> Failure {
+    Failure::invalid(
+        "error: this is a Regular Boardgames (.rbg) game: only `ggpnet perft` and `ggpnet mc` run RBG games (on the direct engine)",
+    )
+}
+
+impl Classify for ggpnet_rbg::RbgError {
+    /// A description beyond a size limit is a limit; one outside the
+    /// well-formed class an invalid game; the rest malformed input.
+    fn kind(&self) -> Kind {
+        match self.kind() {
+            ErrorKind::MacroTooLarge | ErrorKind::RulesTooLarge | ErrorKind::NestingTooDeep => Kind::Limit,
+            ErrorKind::IllFormed => Kind::Invalid,
+            _ => Kind::Input,
+        }
+    }
+}
+
+/// Reads and compiles the game at `path`; the failure names the file, line and column.
+fn load(path: &Path) -> Result<Game, Failure> {
+    let text = crate::read_input(path)?;
+    Game::parse(&text).map_err(|e| Failure::worded(&e, format!("error: {}:{e}", path.display())))
+}
+
+/// `ggpnet perft GAME.rbg`: the counts at every depth up to `--depth`.
+pub(crate) fn perft(args: &PerftArgs, path: &Path) -> Result<(), Failure> {
+    let game = load(path)?;
+    let start = game.initial_state();
+    let timer = Instant::now();
+    let counts: Vec<u64> = (1..=args.depth).map(|d| game.perft(&start, d)).collect();
+    let seconds = timer.elapsed().as_secs_f64();
+    // States expanded for the deepest count (the shallower ones come along).
+    let nodes = 1 + counts[..args.depth - 1].iter().sum::<u64>();
+    let nodes_per_sec = nodes as f64 / seconds.max(1e-9);
+    let value = report::Perft {
+        game: game_name(Some(path)),
+        depth: args.depth,
+        engine: "rbg".to_owned(),
+        evaluator: "direct".to_owned(),
+        counts: counts.iter().enumerate().map(|(d, &n)| (d + 1, n)).collect(),
+        nodes,
+        seconds,
+        nodes_per_sec,
+    };
+    emit(args.game.json, &value, || {
+        let mut out = String::new();
+        for (d, n) in counts.iter().enumerate() {
+            out.push_str(&format!("perft({}) = {n}\n", d + 1));
+        }
+        out.push_str(&format!(
+            "{nodes} states expanded in {seconds:.3} s ({nodes_per_sec:.0} nodes/s, every depth counted separately)\n"
+        ));
+        out
+    });
+    Ok(())
+}
+
+/// Totals of the playouts of one thread.
+#[derive(Default)]
+struct Totals {
+    playouts: u64,
+    moves: u64,
+    finished_moves: u64,
+    abandoned: u64,
+    scores: Vec<i64>,
+}
+
+/// Runs playouts on one thread: playout `i` (numbers handed out by `next`)
+/// draws from its own generator (seed and `i`), so a fixed number of
+/// playouts gives the same totals on any number of threads.
+fn worker(game: &Game, args: &McArgs, next: &AtomicU64, deadline: Option<Instant>) -> Totals {
+    let start = game.initial_state();
+    let mut totals = Totals {
+        scores: vec![0; game.players().len()],
+        ..Totals::default()
+    };
+    let max_moves = usize::try_from(args.max_depth).unwrap_or(usize::MAX);
+    loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if args.playouts.is_some_and(|n| i >= n) || deadline.is_some_and(|d| Instant::now() >= d) {
+            return totals;
+        }
+        let mut rng = Rng::new(args.seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let end = game.random_playout(&start, &mut rng, max_moves);
+        totals.moves += end.moves as u64;
+        if end.ended {
+            totals.playouts += 1;
+            totals.finished_moves += end.moves as u64;
+            for (sum, score) in totals.scores.iter_mut().zip(&end.scores) {
+                *sum += score;
+            }
+        } else {
+            totals.abandoned += 1;
+        }
+    }
+}
+
+/// `ggpnet mc GAME.rbg`: flat Monte-Carlo from the initial state.
+pub(crate) fn mc(args: &McArgs, path: &Path) -> Result<(), Failure> {
+    if args.time_model.is_some() {
+        return Err(Failure::input(
+            "error: --time-model applies to rtGDL (real-time GDL) games only",
+        ));
+    }
+    let game = load(path)?;
+    let (threads, _) = crate::mc_threads_and_budget(args);
+    let timer = Instant::now();
+    let deadline = match args.playouts {
+        Some(_) => None,
+        None => Some(timer + std::time::Duration::from_secs_f64(args.seconds.unwrap_or(5.0))),
+    };
+    let next = AtomicU64::new(0);
+    let parts: Vec<Totals> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| scope.spawn(|| worker(&game, args, &next, deadline)))
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    });
+    let seconds = timer.elapsed().as_secs_f64().max(1e-9);
+    let mut totals = Totals {
+        scores: vec![0; game.players().len()],
+        ..Totals::default()
+    };
+    for part in parts {
+        totals.playouts += part.playouts;
+        totals.moves += part.moves;
+        totals.finished_moves += part.finished_moves;
+        totals.abandoned += part.abandoned;
+        for (sum, s) in totals.scores.iter_mut().zip(&part.scores) {
+            *sum += s;
+        }
+    }
+    let value = mc_report(args, path, &game, &totals, threads, seconds);
+    emit(args.game.json, &value, || {
+        let mut out = format!(
+            "game: {}\nengine: rbg (direct), threads: {threads}, seconds: {seconds:.2}\nmoves: {} ({:.0} moves/s)\nplayouts: {} ({:.0} playouts/s)\naverage length: {:.2} player moves\n",
+            value.game, totals.moves, value.transitions_per_sec, totals.playouts, value.run.playouts_per_sec, value.avg_depth
+        );
+        if totals.abandoned > 0 {
+            out.push_str(&format!(
+                "abandoned playouts: {} (at the depth limit of {} moves)\n",
+                totals.abandoned, args.max_depth
+            ));
+        }
+        let averages = average_scores(&totals);
+        let missing = vec![0; averages.len()];
+        crate::average_goal_lines(&mut out, game.players(), &averages, &missing);
+        out
+    });
+    Ok(())
+}
+
+/// Each player's mean score over the finished playouts (`None` when none finished).
+fn average_scores(totals: &Totals) -> Vec<Option<f64>> {
+    let n = totals.playouts as f64;
+    totals
+        .scores
+        .iter()
+        .map(|&s| (totals.playouts > 0).then(|| s as f64 / n))
+        .collect()
+}
+
+/// The report of `ggpnet mc --json` on an RBG game.
+fn mc_report(
+    args: &McArgs,
+    path: &Path,
+    game: &Game,
+    totals: &Totals,
+    threads: usize,
+    seconds: f64,
+) -> report::Mc {
+    let ended = totals.playouts + totals.abandoned;
+    report::Mc {
+        game: game_name(Some(path)),
+        engine: report::EngineUsed {
+            engine: "rbg".to_owned(),
+            fallback_reason: None,
+        },
+        evaluator: "direct".to_owned(),
+        run: report::PlayoutRun {
+            threads,
+            seconds,
+            playouts: totals.playouts,
+            playouts_per_sec: totals.playouts as f64 / seconds,
+            avg_goals: report::per_role(game.players(), &average_scores(totals)),
+            missing_goals: report::per_role(game.players(), &vec![0; game.players().len()]),
+            seed: args.seed,
+        },
+        transitions: totals.moves,
+        states: totals.moves + ended,
+        abandoned: totals.abandoned,
+        at_depth_limit: totals.abandoned,
+        max_depth: args.max_depth,
+        transitions_per_sec: totals.moves as f64 / seconds,
+        states_per_sec: (totals.moves + ended) as f64 / seconds,
+        avg_depth: if totals.playouts > 0 {
+            totals.finished_moves as f64 / totals.playouts as f64
+        } else {
+            0.0
+        },
+    }
+}
