@@ -27,3 +27,4 @@ pub mod replay;
 pub mod report;
 pub mod sbg_oracle;
 pub mod shard;
+pub mod shard_file;

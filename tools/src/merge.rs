@@ -5,7 +5,8 @@
 
 use super::Failure;
 use ggpnet_tools::report::{self, BenchGame, CorpusGame, ShardHeader, ShardRun, StatsDirGame};
-use ggpnet_tools::shard::{self, Merged, Shard, ShardFile};
+use ggpnet_tools::shard::Shard;
+use ggpnet_tools::shard_file::{self, Merged, ShardFile};
 use std::path::PathBuf;
 
 /// The options that make a run one shard of a larger one.
@@ -92,7 +93,7 @@ pub fn run(args: &MergeArgs) -> Result<bool, Failure> {
     let first = files
         .first()
         .ok_or_else(|| Failure::input("error: no shard files given"))?;
-    let header = shard::read_header(first).map_err(|e| Failure::input(format!("error: {e}")))?;
+    let header = shard_file::read_header(first).map_err(|e| Failure::input(format!("error: {e}")))?;
     let refuse = |given: bool, option: &str, command: &str| match given {
         true => Err(Failure::input(format!(
             "error: merge {option} does not apply to shards of `{command}`"
@@ -124,10 +125,10 @@ pub fn run(args: &MergeArgs) -> Result<bool, Failure> {
     }
 }
 
-/// [`shard::merge`] of `files`, its error a failure of bad input (exit 2).
+/// [`shard_file::merge`] of `files`, its error a failure of bad input (exit 2).
 fn merged<T: serde::de::DeserializeOwned>(
     files: &[ShardFile],
     name: impl Fn(&T) -> &str,
 ) -> Result<Merged<T>, Failure> {
-    shard::merge(files, name).map_err(|e| Failure::input(format!("error: {e}")))
+    shard_file::merge(files, name).map_err(|e| Failure::input(format!("error: {e}")))
 }

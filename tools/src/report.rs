@@ -1015,7 +1015,7 @@ pub struct Anchors {
 
 /// The first line of a shard's file (`--jsonl FILE` of `corpus`, `stats
 /// --dir` and `bench`); every further line is one entry of the report's
-/// `games`, of the games of this shard (see [`crate::shard`]).
+/// `games`, of the games of this shard (see [`crate::shard_file`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ShardHeader {
     /// The shard: `I/N`.
