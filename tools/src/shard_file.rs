@@ -1,5 +1,5 @@
 //! The files of a sharded run: a shard's file holds a
-//! [`ShardHeader`](crate::report::ShardHeader) on its first line (the shard,
+//! [`ShardHeader`] on its first line (the shard,
 //! every game of the whole run, the run's settings), then one line per game of
 //! its share, each an entry of the report's `games` array. [`merge`] checks
 //! that the files are the `N` shards of one run, each once, and that every game
