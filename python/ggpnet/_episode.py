@@ -1,8 +1,9 @@
-"""An episode of a GDL game for the PettingZoo and Gymnasium environments:
-the current node of :mod:`ggpnet._adapt`, chance drawn from a numpy
-generator, observations and masks as both libraries document them (a dict
-with ``observation`` and ``action_mask``, ``int8``), rewards (the goals when
-the game ends), and what to do with an illegal action."""
+"""An episode of a GDL or GDL-II game for the PettingZoo and Gymnasium
+environments: the current node of :mod:`ggpnet._adapt`, chance drawn from a
+numpy generator, observations (the base propositions, or in GDL-II the
+player's percepts) and masks as both libraries document them (a dict with
+``observation`` and ``action_mask``, ``int8``), rewards (the goals when the
+game ends), and what to do with an illegal action."""
 
 from __future__ import annotations
 
@@ -25,17 +26,22 @@ def make_spec(
     max_steps: Optional[int],
     load_options: Dict[str, Any],
 ) -> Spec:
-    """The spec of an environment's game: a GDL game (GDL-II is refused: its
-    state is hidden and its percepts have no fixed encoding), truncated past
-    `max_steps` joint moves (the game's ``max_playout_depth`` by default)."""
+    """The spec of an environment's game, truncated past `max_steps` joint
+    moves (the game's ``max_playout_depth`` by default)."""
     game = _adapt.load(source, load_options)
-    if game.is_gdl2:
-        raise AdapterError(
-            "GDL-II games (sees, random) have hidden state: the environments observe the base "
-            "propositions, so they take GDL games only (ggpnet.openspiel presents GDL-II's percepts)",
-            "imperfect_information",
-        )
     return Spec(game, dynamics, truncate=True, max_length=max_steps)
+
+
+def dict_space(size: int, num_actions: int) -> Any:
+    """The space of an observation vector of `size` and a mask of `num_actions`."""
+    from gymnasium import spaces  # both environment modules need gymnasium; this one does not
+
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(0, 1, (size,), dtype=np.int8),
+            "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
+        }
+    )
 
 
 def check_illegal_action(value: str) -> str:
@@ -45,17 +51,51 @@ def check_illegal_action(value: str) -> str:
 
 
 class Episode:
-    """The node of the current episode and its views."""
+    """The node of the current episode and its views.
+
+    A player observes the base propositions in a GDL game. In GDL-II, whose
+    state is hidden, it observes its percepts instead: a vector over every
+    percept its role can receive (``Game.possible_percepts``), 1 for those
+    received with the last joint move (all 0 before the first; ``random``'s
+    draw is part of the joint move, not a step of its own)."""
 
     def __init__(self, spec: Spec, illegal_action: str) -> None:
         self.spec = spec
         self.illegal_action = check_illegal_action(illegal_action)
         self.rng = np.random.default_rng()
         self.node: Node = spec.initial
+        self.vocabulary: Optional[List[Dict[str, int]]] = None
+        """Per player, its percepts' positions in its observation (GDL-II)."""
+        if spec.imperfect_information:
+            self.vocabulary = [
+                {text: i for i, text in enumerate(spec.game.possible_percepts(role))}
+                for role in spec.players
+            ]
+        self.seen: List[np.ndarray] = [np.zeros(n, dtype=np.int8) for n in self.observation_sizes()]
+
+    def observation_sizes(self) -> List[int]:
+        """Per player, the length of its observation vector."""
+        if self.vocabulary is None:
+            return [len(self.spec.bases)] * len(self.spec.players)
+        return [len(v) for v in self.vocabulary]
 
     def reset(self, rng: np.random.Generator) -> None:
         self.rng = rng
-        self.node = self.spec.settle(self.spec.initial, rng)
+        self._advance(self.spec.initial, self.spec.settle(self.spec.initial, rng))
+
+    def _advance(self, origin: Node, node: Node) -> None:
+        """Moves to `node`, a descendant of `origin`, and records the
+        percepts of the steps between."""
+        self.node = node
+        if self.vocabulary is None:
+            return
+        self.seen = [np.zeros(len(v), dtype=np.int8) for v in self.vocabulary]
+        trail = node.trail
+        while trail is not None and trail is not origin.trail:
+            trail, (_, percepts) = trail
+            for player, role in enumerate(self.spec.players):
+                for text in percepts[role] if percepts is not None else ():
+                    self.seen[player][self.vocabulary[player][text]] = 1
 
     @property
     def ended(self) -> bool:
@@ -86,11 +126,14 @@ class Episode:
         return node.legal is not None and node.player in (player, SIMULTANEOUS)
 
     def observe(self, player: int, mask_all: bool = False) -> Dict[str, np.ndarray]:
-        """``{"observation": bases, "action_mask": legal actions}``, new
-        arrays. The mask is the player's legal actions when it moves now (or
-        always, with `mask_all`), else all zeros."""
+        """``{"observation": bases or percepts, "action_mask": legal
+        actions}``, new arrays. The mask is the player's legal actions when
+        it moves now (or always, with `mask_all`), else all zeros."""
         spec = self.spec
-        observation = spec.observation(self.node, np.zeros(len(spec.bases), dtype=np.int8))
+        if self.vocabulary is None:
+            observation = spec.observation(self.node, np.zeros(len(spec.bases), dtype=np.int8))
+        else:
+            observation = self.seen[player].copy()
         mask = np.zeros(spec.num_actions, dtype=np.int8)
         if mask_all or self.chooses(player):
             spec.mask(self.node, player, mask)
@@ -114,7 +157,7 @@ class Episode:
         """Plays a joint move (player -> checked action; the others their
         one legal move) and the chance nodes after it."""
         chosen = {self.spec.players[p]: a for p, a in actions.items()}
-        self.node = self.spec.settle(self.spec.play(self.node, chosen), self.rng)
+        self._advance(self.node, self.spec.settle(self.spec.play(self.node, chosen), self.rng))
 
     def rewards(self) -> List[float]:
         """Per player, its goal once the game terminated, else 0."""

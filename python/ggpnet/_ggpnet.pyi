@@ -165,6 +165,9 @@ class Game:
         (EngineError on the interpreter)."""
     def actions(self, role: Role) -> List[Move]:
         """Every move of `role` that can ever be legal: VectorEnv's actions."""
+    def possible_percepts(self, role: Role) -> List[str]:
+        """Every percept `role` can receive (GDL-II), in a fixed order: the
+        environments' observation vocabulary (EngineError on the interpreter)."""
     def initial_state(self) -> State: ...
     def legal_moves(self, state: State, role: Role) -> List[Move]: ...
     def is_terminal(self, state: State) -> bool: ...

@@ -4,15 +4,16 @@
 >>> env = ggpnet.gymnasium.GdlEnv(path)    # doctest: +SKIP
 >>> env = gymnasium.make("ggpnet/Gdl-v0", source=path)   # doctest: +SKIP
 
-:class:`GdlEnv` takes a GDL game with one role that runs on the propnet
-(``AdapterError`` with ``kind="roles"`` for more roles: see
-:mod:`ggpnet.pettingzoo`; ``kind="imperfect_information"`` for GDL-II).
+:class:`GdlEnv` takes a GDL or GDL-II game with one role (besides GDL-II's
+``random``) that runs on the propnet (``AdapterError`` with ``kind="roles"``
+for more roles: see :mod:`ggpnet.pettingzoo`).
 
 - **actions**: ``Discrete(n)``, action ``a`` is ``game.actions(0)[a]``
   (:class:`ggpnet.VectorEnv`'s dense order);
 - **observations**: ``{"observation": base propositions (int8, 0 or 1, in
   the order of game.bases), "action_mask": legal actions (int8)}``, the mask
-  also in ``info["action_mask"]``; sample a legal action with
+  also in ``info["action_mask"]``; in GDL-II the role's percepts instead of
+  the base propositions, as :mod:`ggpnet.pettingzoo` describes; sample a legal action with
   ``env.action_space.sample(mask=obs["action_mask"])``;
 - **reward**: the role's goal (0 to 100) when the game terminates, 0 before;
   **truncated** after `max_steps` moves (the game's ``max_playout_depth`` by
@@ -33,7 +34,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ._adapt import Spec
-from ._episode import Episode, make_spec
+from ._episode import Episode, dict_space, make_spec
 from ._ggpnet import Game
 from .errors import AdapterError
 
@@ -68,14 +69,11 @@ class GdlEnv(gymnasium.Env):
             )
         self.game: Game = self.gdl_spec.game
         self.render_mode = render_mode
-        self.observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0, 1, (len(self.gdl_spec.bases),), dtype=np.int8),
-                "action_mask": spaces.Box(0, 1, (self.gdl_spec.num_actions,), dtype=np.int8),
-            }
+        self._episode = Episode(self.gdl_spec, illegal_action)
+        self.observation_space = dict_space(
+            self._episode.observation_sizes()[0], self.gdl_spec.num_actions
         )
         self.action_space = spaces.Discrete(self.gdl_spec.num_actions)
-        self._episode = Episode(self.gdl_spec, illegal_action)
 
     def _view(self) -> Tuple[Dict[str, np.ndarray], Dict[str, Any]]:
         observation = self._episode.observe(0)

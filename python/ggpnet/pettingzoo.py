@@ -5,16 +5,20 @@
 >>> env = ggpnet.pettingzoo.parallel_env("games/connect_four.kif")   # doctest: +SKIP
 
 :func:`env` makes an AEC environment (:class:`GdlAECEnv`), :func:`parallel_env`
-a Parallel one (:class:`GdlParallelEnv`), of any GDL game that runs on the
-propnet (GDL-II is refused, ``AdapterError`` with ``kind="imperfect_information"``:
-its state is hidden; :mod:`ggpnet.openspiel` presents its percepts).
+a Parallel one (:class:`GdlParallelEnv`), of any GDL or GDL-II game that runs
+on the propnet.
 
 - **agents**: the roles' names; **actions**: ``Discrete(n)``, agent ``r``'s
   action ``a`` is ``game.actions(r)[a]`` (:class:`ggpnet.VectorEnv`'s dense
   order), ``n`` the most any role has;
 - **observations**: ``{"observation": base propositions (int8, 0 or 1, in
   the order of game.bases), "action_mask": legal actions (int8)}``, as
-  PettingZoo documents action masking;
+  PettingZoo documents action masking; in GDL-II, whose state is hidden,
+  ``"observation"`` is the agent's percepts instead: one entry per percept
+  its role can receive (``game.possible_percepts(role)``), 1 for those
+  received with the last joint move (all 0 at the start), so the spaces
+  differ between agents; ``state()`` is the
+  whole state (the base propositions) in both;
 - **turns** (AEC): in a sequential game (the rule of :mod:`ggpnet._adapt`)
   the agent with the choice acts and the others play their one legal move;
   in a simultaneous game every agent acts in turn, and the joint move is
@@ -27,7 +31,7 @@ its state is hidden; :mod:`ggpnet.openspiel` presents its percepts).
 - **illegal actions** raise ``IllegalMoveError``, or with
   ``illegal_action="random"`` become a uniformly random legal action;
 - **seeding**: ``reset(seed=...)`` seeds the generator the role ``random``
-  would draw from (and illegal actions under ``"random"``).
+  (GDL-II's chance, not an agent) draws from (and illegal actions under ``"random"``).
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
-from ._episode import Episode, make_spec
+from ._episode import Episode, dict_space, make_spec
 from ._adapt import Spec
 from ._ggpnet import Game
 
@@ -48,22 +52,11 @@ __all__ = ["env", "parallel_env", "GdlAECEnv", "GdlParallelEnv"]
 Source = Union[str, "os.PathLike[str]", Game]
 
 
-def _spaces(spec: Spec) -> Tuple[spaces.Dict, spaces.Discrete]:
-    observation = spaces.Dict(
-        {
-            "observation": spaces.Box(0, 1, (len(spec.bases),), dtype=np.int8),
-            "action_mask": spaces.Box(0, 1, (spec.num_actions,), dtype=np.int8),
-        }
-    )
-    return observation, spaces.Discrete(spec.num_actions)
+class _GdlEnv:
+    """What the AEC and the Parallel environment share: the game, its
+    agents and spaces, the episode, rendering and the state."""
 
-
-class GdlAECEnv(AECEnv):
-    """A GDL game as a PettingZoo AEC environment (see the module)."""
-
-    metadata = {"render_modes": ["ansi"], "name": "ggpnet_gdl_v0", "is_parallelizable": True}
-
-    def __init__(
+    def _setup(
         self,
         source: Source,
         *,
@@ -73,19 +66,20 @@ class GdlAECEnv(AECEnv):
         render_mode: Optional[str] = None,
         **load_options: Any,
     ) -> None:
-        super().__init__()
         self.gdl_spec: Spec = make_spec(source, dynamics, max_steps, load_options)
         """How the game is presented (players, actions, sequential or not)."""
         self.game: Game = self.gdl_spec.game
         self.render_mode = render_mode
         self.possible_agents = [self.gdl_spec.roles[r] for r in self.gdl_spec.players]
         self._number = {agent: p for p, agent in enumerate(self.possible_agents)}
-        observation, action = _spaces(self.gdl_spec)
-        self.observation_spaces = {agent: observation for agent in self.possible_agents}
-        self.action_spaces = {agent: action for agent in self.possible_agents}
         self._episode = Episode(self.gdl_spec, illegal_action)
+        actions = self.gdl_spec.num_actions
+        self.observation_spaces = {
+            agent: dict_space(size, actions)
+            for agent, size in zip(self.possible_agents, self._episode.observation_sizes())
+        }
+        self.action_spaces = {agent: spaces.Discrete(actions) for agent in self.possible_agents}
         self._rng = np.random.default_rng()
-        self._pending: Dict[int, int] = {}
         self.agents = []
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -93,6 +87,30 @@ class GdlAECEnv(AECEnv):
 
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
+
+    def render(self) -> Optional[str]:
+        """The state's facts (``render_mode="ansi"``)."""
+        if self.render_mode == "ansi":
+            return self._episode.render()
+        return None
+
+    def state(self) -> np.ndarray:
+        """The base propositions: the whole state (in GDL-II, hidden from the agents)."""
+        return self.gdl_spec.observation(self._episode.node, np.zeros(len(self.gdl_spec.bases), dtype=np.int8))
+
+    def close(self) -> None:
+        pass
+
+
+class GdlAECEnv(_GdlEnv, AECEnv):
+    """A GDL game as a PettingZoo AEC environment (see the module)."""
+
+    metadata = {"render_modes": ["ansi"], "name": "ggpnet_gdl_v0", "is_parallelizable": True}
+
+    def __init__(self, source: Source, **options: Any) -> None:
+        super().__init__()
+        self._setup(source, **options)
+        self._pending: Dict[int, int] = {}
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
         """Starts a new game (`seed` seeds the environment's draws)."""
@@ -146,53 +164,15 @@ class GdlAECEnv(AECEnv):
         self._accumulate_rewards()
         self.agent_selection = self._next_agent()
 
-    def render(self) -> Optional[str]:
-        """The state's facts (``render_mode="ansi"``)."""
-        if self.render_mode == "ansi":
-            return self._episode.render()
-        return None
-
-    def state(self) -> np.ndarray:
-        """The base propositions (the whole state: GDL has perfect information)."""
-        return self._episode.observe(0)["observation"]
-
-    def close(self) -> None:
-        pass
 
 
-class GdlParallelEnv(ParallelEnv):
+class GdlParallelEnv(_GdlEnv, ParallelEnv):
     """A GDL game as a PettingZoo Parallel environment (see the module)."""
 
     metadata = {"render_modes": ["ansi"], "name": "ggpnet_gdl_v0"}
 
-    def __init__(
-        self,
-        source: Source,
-        *,
-        dynamics: str = "auto",
-        max_steps: Optional[int] = None,
-        illegal_action: str = "raise",
-        render_mode: Optional[str] = None,
-        **load_options: Any,
-    ) -> None:
-        self.gdl_spec: Spec = make_spec(source, dynamics, max_steps, load_options)
-        """How the game is presented (players, actions, sequential or not)."""
-        self.game: Game = self.gdl_spec.game
-        self.render_mode = render_mode
-        self.possible_agents = [self.gdl_spec.roles[r] for r in self.gdl_spec.players]
-        self._number = {agent: p for p, agent in enumerate(self.possible_agents)}
-        observation, action = _spaces(self.gdl_spec)
-        self.observation_spaces = {agent: observation for agent in self.possible_agents}
-        self.action_spaces = {agent: action for agent in self.possible_agents}
-        self._episode = Episode(self.gdl_spec, illegal_action)
-        self._rng = np.random.default_rng()
-        self.agents = []
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+    def __init__(self, source: Source, **options: Any) -> None:
+        self._setup(source, **options)
 
     def _observations(self) -> Dict[str, Dict[str, np.ndarray]]:
         return {a: self._episode.observe(self._number[a], mask_all=True) for a in self.agents}
@@ -233,18 +213,6 @@ class GdlParallelEnv(ParallelEnv):
             self.agents = []
         return result
 
-    def render(self) -> Optional[str]:
-        """The state's facts (``render_mode="ansi"``)."""
-        if self.render_mode == "ansi":
-            return self._episode.render()
-        return None
-
-    def state(self) -> np.ndarray:
-        """The base propositions (the whole state: GDL has perfect information)."""
-        return self._episode.observe(0)["observation"]
-
-    def close(self) -> None:
-        pass
 
 
 def env(source: Source, **options: Any) -> GdlAECEnv:

@@ -274,6 +274,20 @@ impl Game {
         Ok(wrap_moves(slf, moves))
     }
 
+    /// Every percept (`sees`) `role` can receive, KIF, in the circuit's
+    /// order: the vocabulary of the environments' GDL-II observations
+    /// (empty for a game without `sees`); `EngineError` on the interpreter.
+    fn possible_percepts(&self, role: RoleArg) -> PyResult<Vec<String>> {
+        let role = self.role(&role)?;
+        let compiled = crate::env::compiled(self)?;
+        Ok(compiled
+            .percepts()
+            .iter()
+            .filter(|(r, _)| *r == role)
+            .map(|(_, text)| text.clone())
+            .collect())
+    }
+
     /// The initial state.
     fn initial_state(slf: &Bound<'_, Self>) -> State {
         wrap_state(slf, slf.get().game.initial_state())

@@ -27,6 +27,30 @@ use crate::shard::Shard;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 
+/// Defines an enum of statuses, each written as a fixed string in the JSON
+/// (serde's derive, renamed) and in the tables ([`name`](CorpusStatus::name)):
+/// one list of variants and their strings.
+macro_rules! named_status {
+    ($(#[$meta:meta])* pub enum $name:ident {
+        $($(#[$doc:meta])* $variant:ident => $text:literal,)*
+    }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        pub enum $name {
+            $($(#[$doc])* #[serde(rename = $text)] $variant,)*
+        }
+
+        impl $name {
+            /// The status as the JSON and the tables give it.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)*
+                }
+            }
+        }
+    };
+}
+
 /// Role name → a value of that role: a JSON object, roles in name order.
 pub type PerRole<T> = BTreeMap<String, T>;
 
@@ -541,100 +565,36 @@ pub struct CorpusSummary {
     pub no_propnet: usize,
 }
 
-/// How a game of a [`Corpus`] run ended: a string in the JSON.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CorpusStatus {
-    /// `agree`: the check passed.
-    Agree,
-    /// `differ`: the check found a difference.
-    Differ,
-    /// `timeout`: stopped at the time limit.
-    Timeout,
-    /// `memory`: stopped past the memory limit.
-    Memory,
-    /// `parse error`: the game does not parse (exit 2).
-    ParseError,
-    /// `input error`: other bad input, such as an unreadable trace (exit 2).
-    InputError,
-    /// `compile error`: an invalid game (exit 1).
-    CompileError,
-    /// `too large`: a grounding limit reached (exit 3).
-    TooLarge,
-    /// `reference error`: the reference interpreter refused the game (exit 1, `diff`).
-    ReferenceError,
-    /// `crash`: any other end without a report.
-    Crash,
-    /// `no trace`: a game without a reference trace, not run (`replay`).
-    NoTrace,
-    /// `no propnet`: a game only the interpreter runs, nothing to compare (`diff`).
-    NoPropnet,
-    /// `error`: the child process could not be started.
-    Error,
-}
-
-impl CorpusStatus {
-    /// The status as the JSON and the tables give it.
-    pub fn name(self) -> &'static str {
-        match self {
-            CorpusStatus::Agree => "agree",
-            CorpusStatus::Differ => "differ",
-            CorpusStatus::Timeout => "timeout",
-            CorpusStatus::Memory => "memory",
-            CorpusStatus::ParseError => "parse error",
-            CorpusStatus::InputError => "input error",
-            CorpusStatus::CompileError => "compile error",
-            CorpusStatus::TooLarge => "too large",
-            CorpusStatus::ReferenceError => "reference error",
-            CorpusStatus::Crash => "crash",
-            CorpusStatus::NoTrace => "no trace",
-            CorpusStatus::NoPropnet => "no propnet",
-            CorpusStatus::Error => "error",
-        }
+named_status! {
+    /// How a game of a [`Corpus`] run ended: a string in the JSON.
+    pub enum CorpusStatus {
+        /// `agree`: the check passed.
+        Agree => "agree",
+        /// `differ`: the check found a difference.
+        Differ => "differ",
+        /// `timeout`: stopped at the time limit.
+        Timeout => "timeout",
+        /// `memory`: stopped past the memory limit.
+        Memory => "memory",
+        /// `parse error`: the game does not parse (exit 2).
+        ParseError => "parse error",
+        /// `input error`: other bad input, such as an unreadable trace (exit 2).
+        InputError => "input error",
+        /// `compile error`: an invalid game (exit 1).
+        CompileError => "compile error",
+        /// `too large`: a grounding limit reached (exit 3).
+        TooLarge => "too large",
+        /// `reference error`: the reference interpreter refused the game (exit 1, `diff`).
+        ReferenceError => "reference error",
+        /// `crash`: any other end without a report.
+        Crash => "crash",
+        /// `no trace`: a game without a reference trace, not run (`replay`).
+        NoTrace => "no trace",
+        /// `no propnet`: a game only the interpreter runs, nothing to compare (`diff`).
+        NoPropnet => "no propnet",
+        /// `error`: the child process could not be started.
+        Error => "error",
     }
-}
-
-impl Serialize for CorpusStatus {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.name())
-    }
-}
-
-impl<'de> Deserialize<'de> for CorpusStatus {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<CorpusStatus, D::Error> {
-        use CorpusStatus::*;
-        let all = [
-            Agree,
-            Differ,
-            Timeout,
-            Memory,
-            ParseError,
-            InputError,
-            CompileError,
-            TooLarge,
-            ReferenceError,
-            Crash,
-            NoTrace,
-            NoPropnet,
-            Error,
-        ];
-        named(deserializer, &all, |s| s.name())
-    }
-}
-
-/// The value of `all` whose `name` a string read by `deserializer` is.
-fn named<'de, D: Deserializer<'de>, T: Copy>(
-    deserializer: D,
-    all: &[T],
-    name: impl Fn(T) -> &'static str,
-) -> Result<T, D::Error> {
-    let text = String::deserialize(deserializer)?;
-    all.iter().copied().find(|&v| name(v) == text).ok_or_else(|| {
-        let names: Vec<&str> = all.iter().map(|&v| name(v)).collect();
-        serde::de::Error::custom(format!(
-            "unknown status '{text}' (expected one of: {})",
-            names.join(", ")
-        ))
-    })
 }
 
 /// An optional value whose key must be present (`null` for none), so that
@@ -774,41 +734,17 @@ pub enum StatsDirOutcome {
     },
 }
 
-/// How measuring one game of a [`StatsDir`] run ended: a string in the JSON.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StatsDirStatus {
-    /// `ok`: measured.
-    Ok,
-    /// `timeout`: stopped at the time limit.
-    Timeout,
-    /// `memory`: stopped past the memory limit.
-    Memory,
-    /// `error`: the game failed to load, or the process could not start.
-    Error,
-}
-
-impl StatsDirStatus {
-    /// The status as the JSON, the CSV and the tables give it.
-    pub fn name(self) -> &'static str {
-        match self {
-            StatsDirStatus::Ok => "ok",
-            StatsDirStatus::Timeout => "timeout",
-            StatsDirStatus::Memory => "memory",
-            StatsDirStatus::Error => "error",
-        }
-    }
-}
-
-impl Serialize for StatsDirStatus {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.name())
-    }
-}
-
-impl<'de> Deserialize<'de> for StatsDirStatus {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<StatsDirStatus, D::Error> {
-        use StatsDirStatus::*;
-        named(deserializer, &[Ok, Timeout, Memory, Error], |s| s.name())
+named_status! {
+    /// How measuring one game of a [`StatsDir`] run ended: a string in the JSON.
+    pub enum StatsDirStatus {
+        /// `ok`: measured.
+        Ok => "ok",
+        /// `timeout`: stopped at the time limit.
+        Timeout => "timeout",
+        /// `memory`: stopped past the memory limit.
+        Memory => "memory",
+        /// `error`: the game failed to load, or the process could not start.
+        Error => "error",
     }
 }
 
@@ -1302,7 +1238,9 @@ mod tests {
             BenchResult::NotLoaded { .. }
         ));
         let unknown = serde_json::from_str::<CorpusStatus>(r#""fine""#).unwrap_err();
-        assert!(unknown.to_string().contains("unknown status 'fine'"), "{unknown}");
+        let message = unknown.to_string();
+        assert!(message.contains("unknown variant `fine`"), "{message}");
+        assert!(message.contains("`parse error`"), "names the statuses: {message}");
     }
 
     /// A flattened outcome puts its keys beside the status; a missing
