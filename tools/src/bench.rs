@@ -1,11 +1,14 @@
 //! `ggpnet bench`: flat Monte-Carlo with every evaluator on one thread and on
 //! every core (median of a few alternating runs), and perft, on the anchor
-//! games; a JSON report and a markdown table
-//! that puts the peers' figures measured on this CPU (`anchors/peers.md` on the
-//! AMD EPYC, `anchors/peers-xeon.md` on the Xeon; on another CPU, `peers.md`,
-//! said to cross machines) and `anchors/published.md` beside ours, with the
-//! ratios. Rates are state transitions (joint moves applied) per second.
+//! games; a JSON report and a markdown table that puts the peers' figures
+//! measured on this CPU beside ours, with the ratios (see [`super::peers`]:
+//! on another CPU, those of `anchors/peers-epyc.json`, said to cross
+//! machines). Perft runs to the depth of the RBG compiler's bulk-counting
+//! perft where the peer file has one, so that the two times compare the same
+//! tree; else to the depth of the game's trace. Rates are state transitions
+//! (joint moves applied) per second.
 
+use super::peers::{peer_file, PeerFile};
 use super::{load_game, Failure};
 use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig};
 use ggpnet::propnet::evaluator::{EvaluatorConfig, EvaluatorKind};
@@ -14,61 +17,20 @@ use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-/// The games of `anchors/published.md`, with their names in `peers.md` and in `published.md`.
-pub const ANCHOR_GAMES: [(&str, &str); 11] = [
-    ("ticTacToe", "tic-tac-toe"),
-    ("connectFour_7x6", "connect four"),
-    ("breakthrough", "breakthrough"),
-    ("englishDraughts", "English checkers"),
-    ("reversi", "reversi"),
-    ("hex", "hex (9x9)"),
-    ("gomoku_15x15", "gomoku"),
-    ("chess_200", "chess"),
-    ("speedChess", "chess (without check)"),
-    ("amazons_10x10", "amazons (split)"),
-    ("amazons", "amazons"),
+/// The anchor games: those of `anchors/published.md`, by their names in the corpus.
+pub const ANCHOR_GAMES: [&str; 11] = [
+    "ticTacToe",
+    "connectFour_7x6",
+    "breakthrough",
+    "englishDraughts",
+    "reversi",
+    "hex",
+    "gomoku_15x15",
+    "chess_200",
+    "speedChess",
+    "amazons_10x10",
+    "amazons",
 ];
-
-/// How much faster the AMD EPYC of `peers.md` runs the published propnet than
-/// the paper's i7-4790 (as `peers.md` says): used when the chosen peer file has
-/// no Sironi figure to derive the factor from.
-const MACHINE_FACTOR: f64 = 1.6;
-
-/// A file of peer figures in `anchors/`, and the CPU they were measured on.
-struct PeerFile {
-    file: &'static str,
-    /// `model name` and `cpu family` of `/proc/cpuinfo` on that CPU.
-    model_name: &'static str,
-    family: u32,
-    /// The CPU as the file describes it.
-    machine: &'static str,
-}
-
-/// The peer files, in order of preference when none was measured on this CPU
-/// (the first is then used, and every ratio to a peer crosses machines).
-const PEER_FILES: [PeerFile; 2] = [
-    PeerFile {
-        file: "peers.md",
-        model_name: "AMD EPYC",
-        family: 26,
-        machine: "AMD EPYC, Zen 5, 2 vCPUs",
-    },
-    PeerFile {
-        file: "peers-xeon.md",
-        model_name: "Intel(R) Xeon(R) Processor",
-        family: 6,
-        machine: "Intel Xeon, Emerald Rapids, 2 vCPUs",
-    },
-];
-
-/// The peer file measured on the CPU of `model_name` and `family`, and whether
-/// it was; the first file when none was.
-fn peer_file(model_name: &str, family: Option<u32>) -> (&'static PeerFile, bool) {
-    PEER_FILES
-        .iter()
-        .find(|p| p.model_name == model_name && Some(p.family) == family)
-        .map_or((&PEER_FILES[0], false), |p| (p, true))
-}
 
 /// The arguments of `ggpnet bench`.
 #[derive(clap::Args)]
@@ -116,7 +78,7 @@ pub fn run(args: &BenchArgs) -> Result<bool, Failure> {
         .or_else(|| ggpnet_tools::corpus::locate(Path::new(".")))
         .ok_or_else(|| Failure::input("no corpus: pass --corpus DIR or set GGPNET_CORPUS".to_owned()))?;
     let names: Vec<String> = if args.games.is_empty() {
-        ANCHOR_GAMES.iter().map(|(g, _)| g.to_string()).collect()
+        ANCHOR_GAMES.iter().map(|g| g.to_string()).collect()
     } else {
         args.games.clone()
     };
@@ -165,7 +127,6 @@ fn bench_run(args: &BenchArgs, cpu: String, threads: usize, baselines: &Baseline
             measured_on: baselines.peer_file.machine.to_owned(),
             cross_machine: !baselines.same_cpu,
         },
-        machine_factor: baselines.machine_factor,
     }
 }
 
@@ -177,15 +138,13 @@ pub(crate) fn all_perft_counts_match(games: &[BenchGame]) -> bool {
     })
 }
 
-/// The figures ours are compared with: the peer file chosen for this CPU and
-/// the published figures, as tables, and the factor between their machines.
+/// The figures ours are compared with: the peer file chosen for this CPU,
+/// read per game.
 struct Baselines {
     peer_file: &'static PeerFile,
     /// Whether the peer file was measured on this CPU.
     same_cpu: bool,
-    peers: BTreeMap<String, BTreeMap<String, f64>>,
-    published: BTreeMap<String, BTreeMap<String, f64>>,
-    machine_factor: f64,
+    peers: BTreeMap<String, Anchors>,
 }
 
 impl Baselines {
@@ -193,15 +152,10 @@ impl Baselines {
     fn load(corpus: &Path, cpu: &str) -> Baselines {
         let family = super::proc_field("/proc/cpuinfo", "cpu family").and_then(|f| f.parse().ok());
         let (peer_file, same_cpu) = peer_file(cpu, family);
-        let peers = markdown_tables(&corpus.join("anchors").join(peer_file.file));
-        let published = markdown_tables(&corpus.join("anchors").join("published.md"));
-        let machine_factor = machine_factor(&peers, &published);
         Baselines {
             peer_file,
             same_cpu,
-            peers,
-            published,
-            machine_factor,
+            peers: super::peers::read(&corpus.join("anchors"), peer_file),
         }
     }
 }
@@ -234,12 +188,7 @@ impl Runs<'_> {
             let path = game_path(corpus, name);
             let stem = game_stem(corpus, name);
             progress.show(&stem, "load");
-            let anchors = anchors(
-                &stem,
-                &baselines.peers,
-                &baselines.published,
-                baselines.machine_factor,
-            );
+            let anchors = baselines.peers.get(&stem).cloned().unwrap_or_default();
             let result = match load_game(Some(&path)) {
                 Err(e) => BenchResult::NotLoaded {
                     error: e.message().to_owned(),
@@ -247,8 +196,10 @@ impl Runs<'_> {
                 Ok(loaded) => {
                     let (mc, mc_runs) = self.mc_rates(&loaded.game, &stem, &mut progress)?;
                     progress.show(&stem, "perft");
-                    let perft = (!self.args.skip_perft)
-                        .then(|| perft_against_trace(corpus, &stem, &loaded.game, self.args.native));
+                    let rbg_depth = anchors.rbg_perft.as_ref().map(|p| p.depth);
+                    let perft = (!self.args.skip_perft).then(|| {
+                        perft_against_trace(corpus, &stem, &loaded.game, rbg_depth, self.args.native)
+                    });
                     all_match &= perft.as_ref().is_none_or(|p| p.counts_match);
                     BenchResult::Measured(BenchMeasured {
                         init_seconds: report::load_seconds(&loaded.report),
@@ -369,13 +320,15 @@ fn game_path(corpus: &Path, name: &str) -> PathBuf {
     }
 }
 
-/// Perft to the depth of the game's reference trace (3 without one) with each
-/// scalar evaluator (in native code if `native`): the faster one's rate, and
-/// whether every count equals the trace's.
+/// Perft to `depth` (or without it, to the depth of the game's reference
+/// trace, 3 without one) with each scalar evaluator (in native code if
+/// `native`): the faster one's rate and time, and whether every count equals
+/// the trace's (at the depths both have).
 fn perft_against_trace(
     corpus: &Path,
     game: &str,
     loaded: &std::sync::Arc<ggpnet::propnet::Game>,
+    depth: Option<usize>,
     native: bool,
 ) -> BenchPerft {
     let trace = super::read_input(&corpus.join("traces").join(format!("{game}.jsonl"))).unwrap_or_default();
@@ -391,7 +344,8 @@ fn perft_against_trace(
             })
         })
         .unwrap_or_default();
-    let depth = expected.keys().max().copied().unwrap_or(3);
+    let depth = depth.unwrap_or_else(|| expected.keys().max().copied().unwrap_or(3));
+    let expected: BTreeMap<usize, u64> = expected.into_iter().filter(|&(d, _)| d <= depth).collect();
     let runs: Vec<(EvaluatorKind, ggpnet::propnet::driver::PerftReport)> =
         [EvaluatorKind::Sweep, EvaluatorKind::Differential]
             .into_iter()
@@ -413,82 +367,10 @@ fn perft_against_trace(
         evaluator: kind.name().to_owned(),
         nodes: fastest.nodes,
         nodes_per_sec: rate(fastest),
+        seconds: fastest.seconds,
         counts: fastest.counts.iter().map(|&c| report::path_count(c)).collect(),
         trace_depths: expected.len(),
         counts_match: matches,
-    }
-}
-
-/// Every markdown table row of a file: first cell → column header → number.
-fn markdown_tables(path: &Path) -> BTreeMap<String, BTreeMap<String, f64>> {
-    let text = super::read_input(path).unwrap_or_default();
-    let mut rows = BTreeMap::new();
-    let mut header: Vec<String> = Vec::new();
-    for line in text.lines().map(str::trim) {
-        if !line.starts_with('|') {
-            header.clear();
-            continue;
-        }
-        let cells: Vec<String> = line
-            .trim_matches('|')
-            .split('|')
-            .map(|c| c.trim().to_owned())
-            .collect();
-        if header.is_empty() {
-            header = cells;
-        } else if !cells[0].starts_with("---") {
-            let row: &mut BTreeMap<String, f64> = rows.entry(cells[0].clone()).or_default();
-            for (column, cell) in header.iter().zip(&cells).skip(1) {
-                if let Ok(v) = cell.replace(',', "").parse::<f64>() {
-                    row.entry(column.clone()).or_insert(v);
-                }
-            }
-        }
-    }
-    rows
-}
-
-/// How much faster the peers' CPU runs Sironi's propnet than the paper's
-/// i7-4790: the median over the anchor games of the peer file's Sironi figure
-/// over the published one ([`MACHINE_FACTOR`] without any).
-fn machine_factor(
-    peers: &BTreeMap<String, BTreeMap<String, f64>>,
-    published: &BTreeMap<String, BTreeMap<String, f64>>,
-) -> f64 {
-    let ratios: Vec<f64> = ANCHOR_GAMES
-        .iter()
-        .filter_map(|(game, paper)| {
-            let here = peers.get(*game)?.get("Sironi")?;
-            let there = published.get(*paper)?.get("GDL propnet")?;
-            (*there > 0.0).then(|| here / there)
-        })
-        .collect();
-    if ratios.is_empty() {
-        MACHINE_FACTOR
-    } else {
-        median(&ratios)
-    }
-}
-
-/// The anchors' flat Monte-Carlo figures for `game`.
-fn anchors(
-    game: &str,
-    peers: &BTreeMap<String, BTreeMap<String, f64>>,
-    published: &BTreeMap<String, BTreeMap<String, f64>>,
-    machine_factor: f64,
-) -> Anchors {
-    let peer = |column: &str| peers.get(game).and_then(|r| r.get(column)).copied();
-    let rbg = ANCHOR_GAMES
-        .iter()
-        .find(|(g, _)| *g == game)
-        .and_then(|(_, paper)| published.get(*paper))
-        .and_then(|r| r.get("RBG compiler"))
-        .copied();
-    Anchors {
-        sironi: peer("Sironi"),
-        ggplib: peer("ggplib"),
-        rbg_compiler: rbg,
-        rbg_compiler_here: rbg.map(|r| r * machine_factor),
     }
 }
 
@@ -539,27 +421,22 @@ fn measured(bench: &report::Bench) -> impl Iterator<Item = (&str, &BenchMeasured
 fn markdown(bench: &report::Bench) -> String {
     let threads = bench.run.threads;
     let peers = &bench.run.peers;
-    let factor = bench.run.machine_factor;
     let mut out = format!(
         "CPU: {} (lanes in {}-bit registers); {:?} s per evaluator and thread count, in {} runs alternating between thread counts, median run reported.\n\n",
         bench.run.cpu, bench.run.lane_vector_bits, bench.run.seconds, bench.run.repeats
     );
     if peers.cross_machine {
         out.push_str(&format!(
-            "Peers (Sironi, ggplib): {}, measured on another CPU ({}), not on this one: \
-             every ratio to a peer crosses machines, not a side-by-side measurement.\n",
+            "Peers (Sironi, ggplib, the RBG compiler where the file has it): {}, measured on another CPU ({}), \
+             not on this one: every ratio to a peer crosses machines, not a side-by-side measurement.\n\n",
             peers.file, peers.measured_on
         ));
     } else {
         out.push_str(&format!(
-            "Peers (Sironi, ggplib): {}, measured on this CPU ({}).\n",
+            "Peers (Sironi, ggplib, the RBG compiler where the file has it): {}, measured on this CPU ({}).\n\n",
             peers.file, peers.measured_on
         ));
     }
-    out.push_str(&format!(
-        "RBG compiler: anchors/published.md (an Intel Core i7-4790) x {factor:.2}, how much faster the peers' CPU runs \
-         Sironi's propnet than the paper's: an estimate across machines.\n\n"
-    ));
     one_thread_table(&mut out, bench);
     if threads > 1 {
         scaling_table(&mut out, bench, threads);
@@ -570,12 +447,12 @@ fn markdown(bench: &report::Bench) -> String {
 
 /// The table of one-thread rates beside the anchors, with the ratios.
 fn one_thread_table(out: &mut String, bench: &report::Bench) {
-    let factor = bench.run.machine_factor;
     out.push_str("Flat Monte-Carlo, state transitions/s, one thread\n\n");
-    out.push_str(&format!(
-        "| game | sweep | differential | lanes | Sironi | ggplib | RBG x{factor:.2} | best scalar / ggplib | best scalar / Sironi | lanes / ggplib | lanes / RBG x{factor:.2} |\n"
-    ));
-    out.push_str("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    out.push_str(
+        "| game | sweep | differential | lanes | Sironi | ggplib | RBG compiler | best scalar / ggplib | \
+         best scalar / Sironi | best scalar / RBG | lanes / ggplib | lanes / RBG |\n",
+    );
+    out.push_str("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for g in &bench.games {
         let name = &g.game;
         let m = match &g.result {
@@ -593,17 +470,18 @@ fn one_thread_table(out: &mut String, bench: &report::Bench) {
         };
         let a = &g.anchors;
         out.push_str(&format!(
-            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             number(one("sweep")),
             number(one("differential")),
             number(one("lanes")),
             number(a.sironi),
             number(a.ggplib),
-            number(a.rbg_compiler_here),
+            number(a.rbg_compiler),
             ratio(best_scalar, a.ggplib),
             ratio(best_scalar, a.sironi),
+            ratio(best_scalar, a.rbg_compiler),
             ratio(one("lanes"), a.ggplib),
-            ratio(one("lanes"), a.rbg_compiler_here),
+            ratio(one("lanes"), a.rbg_compiler),
         ));
     }
 }
@@ -625,25 +503,45 @@ fn scaling_table(out: &mut String, bench: &report::Bench, threads: usize) {
     }
 }
 
-/// The table of perft rates, and whether the counts equal the trace's.
+/// The table of perft rates and times beside the RBG compiler's (same depth,
+/// both counting the last ply in bulk), and whether the counts equal the trace's.
 fn perft_table(out: &mut String, bench: &report::Bench) {
     if measured(bench).all(|(_, m)| m.perft.is_none()) {
         return;
     }
-    out.push_str("\nPerft to the reference trace's depth, faster scalar evaluator, one thread\n\n");
-    out.push_str("| game | depth | evaluator | nodes/s | counts equal the trace's |\n| --- | ---: | --- | ---: | --- |\n");
-    for (game, m) in measured(bench) {
+    out.push_str(
+        "\nPerft to the depth of the RBG compiler's bulk-counting perft (else the trace's), \
+         faster scalar evaluator, one thread\n\n",
+    );
+    out.push_str(
+        "| game | depth | evaluator | nodes/s | seconds | RBG compiler seconds | RBG time / ours | counts equal the trace's |\n\
+         | --- | ---: | --- | ---: | ---: | ---: | ---: | --- |\n",
+    );
+    for g in &bench.games {
+        let BenchResult::Measured(m) = &g.result else {
+            continue;
+        };
         let Some(p) = &m.perft else { continue };
         let matches = match (p.trace_depths, p.counts_match) {
             (0, _) => "no trace".to_owned(),
             (n, true) => format!("yes ({n} depths)"),
             _ => "NO".to_owned(),
         };
+        let rbg = g
+            .anchors
+            .rbg_perft
+            .as_ref()
+            .filter(|r| r.depth == p.depth)
+            .map(|r| r.seconds);
         out.push_str(&format!(
-            "| {game} | {} | {} | {} | {matches} |\n",
+            "| {} | {} | {} | {} | {:.3} | {} | {} | {matches} |\n",
+            g.game,
             p.depth,
             p.evaluator,
             number(Some(p.nodes_per_sec)),
+            p.seconds,
+            rbg.map_or("–".to_owned(), |s| format!("{s:.3}")),
+            ratio(rbg, Some(p.seconds)),
         ));
     }
 }
@@ -692,48 +590,5 @@ impl Progress {
         if self.terminal {
             eprint!("\r\x1b[K");
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_peers_measured_on_this_cpu_are_chosen() {
-        let (file, same) = peer_file("Intel(R) Xeon(R) Processor", Some(6));
-        assert_eq!((file.file, same), ("peers-xeon.md", true));
-        let (file, same) = peer_file("AMD EPYC", Some(26));
-        assert_eq!((file.file, same), ("peers.md", true));
-        // Another generation of the same name, or another CPU: the default file, across machines.
-        for (name, family) in [("AMD EPYC", Some(25)), ("Apple M2", None), ("unknown", None)] {
-            let (file, same) = peer_file(name, family);
-            assert_eq!((file.file, same), ("peers.md", false), "{name}");
-        }
-    }
-
-    #[test]
-    fn the_machine_factor_is_the_median_sironi_ratio() {
-        let table = |rows: &[(&str, &str, f64)]| {
-            let mut t: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
-            for (row, column, v) in rows {
-                t.entry(row.to_string())
-                    .or_default()
-                    .insert(column.to_string(), *v);
-            }
-            t
-        };
-        let published = table(&[
-            ("tic-tac-toe", "GDL propnet", 100.0),
-            ("connect four", "GDL propnet", 100.0),
-            ("hex (9x9)", "GDL propnet", 100.0),
-        ]);
-        let peers = table(&[
-            ("ticTacToe", "Sironi", 120.0),
-            ("connectFour_7x6", "Sironi", 200.0),
-            ("hex", "Sironi", 150.0),
-        ]);
-        assert_eq!(machine_factor(&peers, &published), 1.5);
-        assert_eq!(machine_factor(&BTreeMap::new(), &published), MACHINE_FACTOR);
     }
 }

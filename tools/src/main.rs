@@ -25,6 +25,7 @@ mod input;
 mod matches;
 mod merge;
 mod options;
+mod peers;
 mod play;
 mod rbg;
 mod rtgdl;

@@ -830,16 +830,13 @@ pub struct BenchRun {
     pub unit: String,
     /// The peers' figures used.
     pub peers: Peers,
-    /// How much faster the peers' CPU runs Sironi's propnet than the paper's
-    /// i7-4790: the median ratio of the peer file's figure to the published one.
-    pub machine_factor: f64,
 }
 
 /// The peer figures a [`Bench`] compares with.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Peers {
-    /// `anchors/peers.md` or `anchors/peers-xeon.md`: the one measured on this
-    /// CPU (by `/proc/cpuinfo`'s model name and family), else the first.
+    /// The file of `anchors/` measured on this CPU (by `/proc/cpuinfo`'s model
+    /// name and family), else `anchors/peers-epyc.json`.
     pub file: String,
     /// The CPU it was measured on, as the file says.
     pub measured_on: String,
@@ -927,6 +924,8 @@ pub struct BenchPerft {
     pub nodes: u64,
     /// States expanded per second.
     pub nodes_per_sec: f64,
+    /// Wall seconds of the faster evaluator's run.
+    pub seconds: f64,
     /// Joint-move paths of each length from 1 (see [`path_count`]).
     pub counts: Vec<u64>,
     /// Depths the trace gives counts for (0: no trace).
@@ -935,18 +934,29 @@ pub struct BenchPerft {
     pub counts_match: bool,
 }
 
-/// The anchors' flat Monte-Carlo figures for a game, in state transitions per
-/// second; `null` where there is none.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+/// The peers' figures for a game, measured on the CPU of the peer file
+/// ([`Peers`]); `null` where there is none.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Anchors {
-    /// Sironi's propnet, from the peer file.
+    /// Sironi's propnet, flat Monte-Carlo, transitions per second.
     pub sironi: Option<f64>,
-    /// ggplib, from the peer file.
+    /// ggplib, flat Monte-Carlo, transitions per second.
     pub ggplib: Option<f64>,
-    /// The RBG compiler, as published (on an i7-4790).
+    /// The RBG compiler on the game's RBG file, flat Monte-Carlo in GDL steps
+    /// per second, where its perft counts equal the GDL game's (the same rules).
     pub rbg_compiler: Option<f64>,
-    /// The same times `machine_factor`: an estimate for the peers' CPU.
-    pub rbg_compiler_here: Option<f64>,
+    /// The RBG compiler's bulk-counting perft of the same file, where it has one.
+    pub rbg_perft: Option<RbgPerft>,
+}
+
+/// A perft run of the RBG compiler that counts the last ply without applying
+/// it, as ggpnet's perft does.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RbgPerft {
+    /// The depth counted to.
+    pub depth: usize,
+    /// Wall seconds it took.
+    pub seconds: f64,
 }
 
 /// The first line of a shard's file (`--jsonl FILE` of `corpus`, `stats

@@ -1,7 +1,8 @@
 //! `ggpnet bench` end to end on two small corpus games: a report with every
 //! evaluator on one thread and on two, the peers measured on this CPU (or
 //! said to be measured on another) beside them, perft counts checked against
-//! the traces, the vector width the lanes ran in, and the same figures in the
+//! the traces (to the RBG compiler's perft depth where the peer file has
+//! one), the vector width the lanes ran in, and the same figures in the
 //! markdown table.
 
 use serde_json::Value;
@@ -61,24 +62,42 @@ fn bench_reports_every_evaluator_anchors_and_perft() {
     let cross = report["peers"]["cross_machine"].as_bool().expect("cross_machine");
     let cpu = report["cpu"].as_str().unwrap_or("");
     let here = [
+        ("anchors/peers-epyc.json", "AMD EPYC"),
         ("anchors/peers.md", "AMD EPYC"),
         ("anchors/peers-xeon.md", "Intel(R) Xeon(R) Processor"),
     ];
     if !cross {
         assert!(here.contains(&(file, cpu)), "{file} on {cpu}");
     } else {
-        assert_eq!(file, "anchors/peers.md", "{cpu}");
+        assert_eq!(file, "anchors/peers-epyc.json", "{cpu}");
     }
     let ggplib = games[0]["anchors"]["ggplib"].as_f64().expect("ggplib's anchor");
     let peers = std::fs::read_to_string(corpus.join(file)).expect("the peers' file");
-    let row = peers
-        .lines()
-        .find(|l| l.starts_with("| ticTacToe |"))
-        .expect("ticTacToe in the peers' file");
-    assert!(
-        row.split('|').filter_map(number).any(|f| f == ggplib),
-        "{row} / {ggplib}"
-    );
+    if file.ends_with(".json") {
+        // The JSON file gives the RBG compiler too, and its bulk perft's
+        // depth is the depth ours ran to.
+        let peers: Value = serde_json::from_str(&peers).expect("JSON");
+        assert_eq!(peers["flat_mc"]["ticTacToe"]["ggplib"].as_f64(), Some(ggplib));
+        let c4 = &games[1];
+        let rbg = &peers["flat_mc"]["connectFour_7x6"]["rbg_as_gdl_steps"];
+        assert_eq!(
+            c4["anchors"]["rbg_compiler"].as_f64(),
+            rbg.as_f64(),
+            "{}",
+            c4["anchors"]
+        );
+        let depth = &c4["anchors"]["rbg_perft"]["depth"];
+        assert_eq!(&c4["perft"]["depth"], depth, "{}", c4["perft"]);
+    } else {
+        let row = peers
+            .lines()
+            .find(|l| l.starts_with("| ticTacToe |"))
+            .expect("ticTacToe in the peers' file");
+        assert!(
+            row.split('|').filter_map(number).any(|f| f == ggplib),
+            "{row} / {ggplib}"
+        );
+    }
     // The markdown table: a row per game, our figure beside the anchor's.
     let markdown = std::fs::read_to_string(out_dir.join("bench.md")).expect("bench.md");
     let _ = std::fs::remove_dir_all(&out_dir);
