@@ -550,11 +550,15 @@ fn interpret(text: &str, propnet: Option<crate::propnet::LoadError>) -> Result<A
 /// An error when some role has no legal move in a non-terminal initial state.
 fn playable_start(reference: &Reference) -> Result<(), Refusal> {
     let start = reference.initial_state();
-    if reference.is_terminal(&start) {
+    if reference.is_terminal(&start).map_err(Refusal::Rules)? {
         return Ok(());
     }
     for (index, role) in reference.roles().iter().enumerate() {
-        if reference.legal_moves(&start, index).is_empty() {
+        if reference
+            .legal_moves(&start, index)
+            .map_err(Refusal::Rules)?
+            .is_empty()
+        {
             return Err(Refusal::NoLegalMove { role: role.clone() });
         }
     }

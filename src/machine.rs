@@ -10,7 +10,7 @@ use crate::propnet::evaluator::EvaluatorKind;
 use crate::propnet::random::Stream;
 use crate::propnet::{self, StateMachine};
 use ggpnet_grounder::SettingError;
-use ggpnet_reference::{RefState, Reference};
+use ggpnet_reference::{RefState, Reference, ReferenceError};
 use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
@@ -458,7 +458,7 @@ impl Machine {
                 out.extend(p.legal.iter().map(|&m| moves(MoveRepr::Input(m))));
             }
             (MachineEngine::Interpreter(r), StateRepr::Facts(facts)) => {
-                let legal = r.legal_moves(facts, role);
+                let legal = r.legal_moves(facts, role)?;
                 out.clear();
                 out.extend(legal.into_iter().map(|m| moves(MoveRepr::Text(m.into()))));
             }
@@ -471,7 +471,7 @@ impl Machine {
     pub fn is_terminal(&mut self, state: &State) -> Result<bool, Error> {
         Ok(match (&mut self.engine, self.game.repr(state)?) {
             (MachineEngine::Propnet(p), StateRepr::Bits(bits)) => p.machine.is_terminal(bits),
-            (MachineEngine::Interpreter(r), StateRepr::Facts(facts)) => r.is_terminal(facts),
+            (MachineEngine::Interpreter(r), StateRepr::Facts(facts)) => r.is_terminal(facts)?,
             _ => unreachable!("a game's states are of its engine"),
         })
     }
@@ -480,7 +480,7 @@ impl Machine {
     pub fn goal_values(&mut self, state: &State) -> Result<Vec<Vec<i64>>, Error> {
         Ok(match (&mut self.engine, self.game.repr(state)?) {
             (MachineEngine::Propnet(p), StateRepr::Bits(bits)) => p.machine.goals(bits),
-            (MachineEngine::Interpreter(r), StateRepr::Facts(facts)) => r.goals(facts),
+            (MachineEngine::Interpreter(r), StateRepr::Facts(facts)) => r.goals(facts)?,
             _ => unreachable!("a game's states are of its engine"),
         })
     }
@@ -643,7 +643,7 @@ impl Machine {
                 p.playout(bits, rng, deadline).map(|end| (end, None))
             }
             (MachineEngine::Interpreter(r), StateRepr::Facts(facts)) => {
-                interpreter_playout(r, facts.clone(), rng, max_depth, deadline)
+                interpreter_playout(r, facts.clone(), rng, max_depth, deadline)?
                     .map(|(end, last)| (end, Some(last)))
             }
             _ => unreachable!("a game's states are of its engine"),
@@ -683,44 +683,43 @@ impl PropnetScratch {
 }
 
 /// One random playout on the interpreter from `state`, and the state it ended
-/// in; `None` when `deadline` passed first (the playout is left unfinished).
+/// in; `None` when `deadline` passed first (the playout is left unfinished);
+/// an error when a state needs more work than the interpreter's limit.
 pub(crate) fn interpreter_playout(
     reference: &Reference,
     mut state: RefState,
     rng: &mut Stream,
     max_depth: u64,
     deadline: Option<Instant>,
-) -> Option<(PlayoutEnd, RefState)> {
+) -> Result<Option<(PlayoutEnd, RefState)>, ReferenceError> {
     let roles = reference.roles().len();
     let mut depth = 0;
     let mut joint = Vec::with_capacity(roles);
     loop {
-        if reference.is_terminal(&state) {
+        if reference.is_terminal(&state)? {
             let goals = reference
-                .goals(&state)
+                .goals(&state)?
                 .into_iter()
                 .map(|v| v.last().copied())
                 .collect();
-            return Some((PlayoutEnd::Terminal { depth, goals }, state));
+            return Ok(Some((PlayoutEnd::Terminal { depth, goals }, state)));
         }
         if depth >= max_depth {
-            return Some((PlayoutEnd::Abandoned { depth }, state));
+            return Ok(Some((PlayoutEnd::Abandoned { depth }, state)));
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
-            return None;
+            return Ok(None);
         }
         joint.clear();
         for role in 0..roles {
-            let mut legal = reference.legal_moves(&state, role);
+            let mut legal = reference.legal_moves(&state, role)?;
             if legal.is_empty() {
-                return Some((PlayoutEnd::Abandoned { depth }, state));
+                return Ok(Some((PlayoutEnd::Abandoned { depth }, state)));
             }
             let at = rng.draw(legal.len());
             joint.push(legal.swap_remove(at));
         }
-        state = reference
-            .next_state(&state, &joint)
-            .expect("moves drawn from the legal ones are legal");
+        state = reference.next_state(&state, &joint)?;
         depth += 1;
     }
 }

@@ -119,7 +119,7 @@ impl Game {
                 })
             }
             (Backend::Interpreter(reference, _), StateRepr::Facts(state)) => {
-                Ok(interpreter_playouts(reference, state, &run))
+                interpreter_playouts(reference, state, &run)
             }
             _ => unreachable!("a game's states are of its engine"),
         }
@@ -188,12 +188,13 @@ impl Game {
 }
 
 /// [`Game::playouts`] on the interpreter: each thread its own stream and share
-/// of the budget, as the propnet's drivers split it.
+/// of the budget, as the propnet's drivers split it; the first error a
+/// thread meets (a state past the interpreter's work limit) ends the run.
 fn interpreter_playouts(
     reference: &Reference,
     from: &ggpnet_reference::RefState,
     how: &McConfig,
-) -> PlayoutReport {
+) -> Result<PlayoutReport, Error> {
     let start = Instant::now();
     let threads = how.get_threads() as u64;
     let max_depth = how.get_max_depth();
@@ -207,7 +208,7 @@ fn interpreter_playouts(
         let mut rng = Stream::new(how.get_seed(), t);
         let mut totals = PlayoutTotals::new(roles);
         while totals.playouts + totals.abandoned < count {
-            match interpreter_playout(&reference, from.clone(), &mut rng, max_depth, deadline) {
+            match interpreter_playout(&reference, from.clone(), &mut rng, max_depth, deadline)? {
                 None => break,
                 Some((PlayoutEnd::Terminal { depth, goals }, _)) => {
                     totals.transitions += depth;
@@ -222,7 +223,7 @@ fn interpreter_playouts(
                 }
             }
         }
-        totals
+        Ok::<_, Error>(totals)
     };
     let totals = std::thread::scope(|scope| {
         let workers: Vec<_> = (1..threads).map(|t| scope.spawn(move || run(t))).collect();
@@ -234,7 +235,8 @@ fn interpreter_playouts(
         );
         all
     });
-    PlayoutReport {
+    let totals = totals.into_iter().collect::<Result<Vec<_>, _>>()?;
+    Ok(PlayoutReport {
         engine: Engine::Interpreter,
         evaluator: None,
         threads: how.get_threads(),
@@ -242,5 +244,5 @@ fn interpreter_playouts(
         totals: totals
             .into_iter()
             .fold(PlayoutTotals::new(roles), PlayoutTotals::merge),
-    }
+    })
 }

@@ -42,6 +42,14 @@ pub enum ReferenceError {
         /// The number of derivations that was exceeded.
         limit: usize,
     },
+    /// One query (a state's legal moves, goals and terminal flag, its next
+    /// state, its percepts, or the initial state) needed more derivations
+    /// than the interpreter's per-query limit: rules whose work per state is
+    /// unbounded (a recursion that builds ever larger terms) or too large.
+    WorkLimit {
+        /// The limit, in derivations (rule instances whose body holds).
+        limit: usize,
+    },
     /// A joint move with a number of moves different from the number of roles.
     WrongJointLength {
         /// The number of roles.
@@ -87,6 +95,10 @@ impl fmt::Display for ReferenceError {
             ReferenceError::TooLarge { relation, limit } => write!(
                 f,
                 "the static relation {relation} needs more than {limit} derivations to compute"
+            ),
+            ReferenceError::WorkLimit { limit } => write!(
+                f,
+                "evaluating one state needed more than {limit} derivations (the interpreter's limit per state)"
             ),
             ReferenceError::WrongJointLength { expected, found } => write!(
                 f,

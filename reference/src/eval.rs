@@ -33,19 +33,18 @@ pub(crate) struct ComponentPlans {
 pub(crate) struct Overflow;
 
 /// Evaluates a component to its fixpoint, adding the facts found to `db`. At most
-/// `budget` derivations (rule instances whose body holds) are made; beyond it the
-/// evaluation stops with the facts found so far.
+/// `budget` derivations (rule instances whose body holds) are made, and taken
+/// from it; beyond it the evaluation stops with the facts found so far.
 pub(crate) fn evaluate(
     plans: &ComponentPlans,
     db: &mut impl Db,
     terms: &mut Terms,
-    budget: usize,
+    budget: &mut usize,
 ) -> Result<(), Overflow> {
-    let mut budget = budget;
     let fresh = || vec![Vec::new(); plans.preds.len()];
     let mut new_facts: Vec<Vec<TermId>> = fresh();
     for plan in &plans.first {
-        derive(plan, &[], plans, db, terms, &mut new_facts, &mut budget)?;
+        derive(plan, &[], plans, db, terms, &mut new_facts, budget)?;
     }
     while new_facts.iter().any(|facts| !facts.is_empty()) {
         let delta = std::mem::replace(&mut new_facts, fresh());
@@ -54,18 +53,11 @@ pub(crate) fn evaluate(
                 continue;
             };
             if !delta[slot].is_empty() {
-                derive(plan, &delta[slot], plans, db, terms, &mut new_facts, &mut budget)?;
+                derive(plan, &delta[slot], plans, db, terms, &mut new_facts, budget)?;
             }
         }
     }
     Ok(())
-}
-
-/// Evaluates a component to its fixpoint, without a budget.
-pub(crate) fn evaluate_all(plans: &ComponentPlans, db: &mut impl Db, terms: &mut Terms) {
-    // No join can make more than `usize::MAX` derivations, so this cannot overflow.
-    let unlimited = evaluate(plans, db, terms, usize::MAX);
-    debug_assert!(unlimited.is_ok());
 }
 
 fn slot_of(plans: &ComponentPlans, pred: PredId) -> Option<usize> {

@@ -20,20 +20,21 @@ impl<S: PartialEq + Clone, O> LastQuery<S, O> {
     }
 
     /// The outputs of `state`: the cached ones if it was queried last, else
-    /// `compute(state)`, which then become the cached ones.
-    pub fn get(&self, state: &S, compute: impl FnOnce(&S) -> O) -> Arc<O> {
+    /// `compute(state)`, which then become the cached ones (a failure is
+    /// returned and not cached).
+    pub fn get<E>(&self, state: &S, compute: impl FnOnce(&S) -> Result<O, E>) -> Result<Arc<O>, E> {
         if let Ok(last) = self.last.lock() {
             if let Some((cached, outputs)) = last.as_ref() {
                 if cached == state {
-                    return Arc::clone(outputs);
+                    return Ok(Arc::clone(outputs));
                 }
             }
         }
-        let outputs = Arc::new(compute(state));
+        let outputs = Arc::new(compute(state)?);
         if let Ok(mut last) = self.last.lock() {
             *last = Some((state.clone(), Arc::clone(&outputs)));
         }
-        outputs
+        Ok(outputs)
     }
 }
 

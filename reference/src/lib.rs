@@ -33,7 +33,7 @@
 //!      (<= (legal you (do ?a ?b)) (distinct ?a ?b) (p ?a) (q ?b))",
 //! ).unwrap();
 //! let reference = Reference::new(&game).unwrap();
-//! let moves = reference.legal_moves(&reference.initial_state(), 0);
+//! let moves = reference.legal_moves(&reference.initial_state(), 0).unwrap();
 //! assert_eq!(moves, ["(do a b)", "(do b a)"]);
 //! ```
 
@@ -58,5 +58,5 @@ mod terms;
 
 pub use error::ReferenceError;
 pub use last::LastQuery;
-pub use reference::{Derived, Reference};
+pub use reference::{Derived, Reference, DEFAULT_MAX_DERIVATIONS};
 pub use state::RefState;

@@ -9,14 +9,21 @@
 
 use crate::database::{Db, StateDb};
 use crate::error::ReferenceError;
-use crate::eval::{evaluate_all, ComponentPlans};
+use crate::eval::{evaluate, ComponentPlans};
 use crate::last::LastQuery;
 use crate::prepare::{prepare, Prepared};
 use crate::program::PredId;
 use crate::state::RefState;
 use crate::terms::{Node, TermId, Terms};
 use ggpnet_kif::{parse_term, term_to_string, Description, SymbolId, SymbolTable, Term};
+use std::num::NonZeroUsize;
 use std::sync::Arc;
+
+/// The most derivations (rule instances whose body holds) one query may make
+/// unless [`Reference::with_max_derivations`] says otherwise: far more than
+/// any game of the corpus needs for a state (full chess, the largest, a few
+/// hundred thousand), and a bound on the work of rules whose recursion never ends.
+pub const DEFAULT_MAX_DERIVATIONS: usize = 20_000_000;
 
 /// A GDL game ready to be played by direct evaluation of its rules.
 ///
@@ -30,18 +37,25 @@ use std::sync::Arc;
 /// ).unwrap();
 /// let reference = Reference::new(&game).unwrap();
 /// let mut state = reference.initial_state();
-/// while !reference.is_terminal(&state) {
-///     assert_eq!(reference.legal_moves(&state, 0), ["step"]);
-///     state = reference.next_state(&state, &["step".to_string()]).unwrap();
+/// while !reference.is_terminal(&state)? {
+///     assert_eq!(reference.legal_moves(&state, 0)?, ["step"]);
+///     state = reference.next_state(&state, &["step".to_string()])?;
 /// }
 /// assert_eq!(state.facts(), ["(at 2)"]);
-/// assert_eq!(reference.goals(&state), [vec![100]]);
+/// assert_eq!(reference.goals(&state)?, [vec![100]]);
+/// # Ok::<(), ggpnet_reference::ReferenceError>(())
 /// ```
+///
+/// Every query is bounded: one that needs more than
+/// [`Reference::get_max_derivations`] derivations fails with
+/// [`ReferenceError::WorkLimit`] instead of running on.
 #[derive(Debug)]
 pub struct Reference {
     /// The prepared game, shared by clones.
     game: Arc<Prepared>,
     initial: RefState,
+    /// The most derivations one query may make.
+    max_derivations: usize,
     /// The outputs of the state queried last: a state's legal moves, goals and
     /// terminal flag are computed together, once.
     last: LastQuery<RefState, StateOutputs>,
@@ -64,6 +78,7 @@ impl Clone for Reference {
         Reference {
             game: Arc::clone(&self.game),
             initial: self.initial.clone(),
+            max_derivations: self.max_derivations,
             last: LastQuery::new(),
         }
     }
@@ -73,14 +88,44 @@ impl Reference {
     /// Checks and prepares a description: rules are normalized, checked for
     /// safety and stratification, and the static relations are computed.
     pub fn new(description: &Description) -> Result<Reference, ReferenceError> {
+        let default = NonZeroUsize::new(DEFAULT_MAX_DERIVATIONS).expect("a positive default");
+        Reference::with_max_derivations(description, default)
+    }
+
+    /// [`Reference::new`] with at most `limit` derivations per query (the
+    /// initial state's included) instead of [`DEFAULT_MAX_DERIVATIONS`].
+    ///
+    /// ```
+    /// use ggpnet_reference::{Reference, ReferenceError};
+    /// use std::num::NonZeroUsize;
+    /// // Every state derives ever larger numbers: the work never ends.
+    /// let game = ggpnet_kif::parse(
+    ///     "(role r) (init (n 0)) (<= (n (s ?x)) (n ?x)) (<= (n ?x) (true (n ?x)))
+    ///      (<= (legal r go) (n ?x))",
+    /// ).unwrap();
+    /// let limit = NonZeroUsize::new(1000).unwrap();
+    /// let reference = Reference::with_max_derivations(&game, limit).unwrap();
+    /// let refused = reference.legal_moves(&reference.initial_state(), 0);
+    /// assert_eq!(refused, Err(ReferenceError::WorkLimit { limit: 1000 }));
+    /// ```
+    pub fn with_max_derivations(
+        description: &Description,
+        limit: NonZeroUsize,
+    ) -> Result<Reference, ReferenceError> {
         let game = Arc::new(prepare(description)?);
         let mut reference = Reference {
             initial: RefState::from_terms(Vec::new(), &game.symbols),
+            max_derivations: limit.get(),
             game,
             last: LastQuery::new(),
         };
-        reference.initial = reference.compute_initial_state();
+        reference.initial = reference.compute_initial_state()?;
         Ok(reference)
+    }
+
+    /// The most derivations one query may make.
+    pub fn get_max_derivations(&self) -> usize {
+        self.max_derivations
     }
 
     /// The roles, in the order of the `role` facts, as canonical strings.
@@ -95,23 +140,23 @@ impl Reference {
 
     /// The legal moves of role number `role` (in [`Reference::roles`] order) in
     /// `state`, sorted by byte order, without duplicates; empty for an unknown role.
-    pub fn legal_moves(&self, state: &RefState, role: usize) -> Vec<String> {
-        let outputs = self.outputs(state);
-        outputs.legal.get(role).map_or_else(Vec::new, |moves| {
+    pub fn legal_moves(&self, state: &RefState, role: usize) -> Result<Vec<String>, ReferenceError> {
+        let outputs = self.outputs(state)?;
+        Ok(outputs.legal.get(role).map_or_else(Vec::new, |moves| {
             moves.iter().map(|(text, _)| text.clone()).collect()
-        })
+        }))
     }
 
     /// True when `terminal` holds in `state`.
-    pub fn is_terminal(&self, state: &RefState) -> bool {
-        self.outputs(state).terminal
+    pub fn is_terminal(&self, state: &RefState) -> Result<bool, ReferenceError> {
+        Ok(self.outputs(state)?.terminal)
     }
 
     /// For each role, every goal value derivable in `state`, sorted numerically,
     /// without duplicates. Values that are not integers (possible only through a
     /// goal rule whose value is a variable) are left out.
-    pub fn goals(&self, state: &RefState) -> Vec<Vec<i64>> {
-        self.outputs(state).goals.clone()
+    pub fn goals(&self, state: &RefState) -> Result<Vec<Vec<i64>>, ReferenceError> {
+        Ok(self.outputs(state)?.goals.clone())
     }
 
     /// The state after every role plays its move of `joint` (one canonical move per
@@ -120,7 +165,7 @@ impl Reference {
     pub fn next_state(&self, state: &RefState, joint: &[String]) -> Result<RefState, ReferenceError> {
         let moves = self.joint_terms(state, joint)?;
         let mut session = Session::new(self, state.terms(), moves.iter().map(Some));
-        session.ensure(&self.game.cones.next);
+        session.ensure(&self.game.cones.next)?;
         Ok(session.state_of(self.game.outputs.next))
     }
 
@@ -133,7 +178,7 @@ impl Reference {
                 found: joint.len(),
             });
         }
-        let outputs = self.outputs(state);
+        let outputs = self.outputs(state)?;
         let mut moves = Vec::with_capacity(joint.len());
         for ((chosen, legal), role) in joint.iter().zip(&outputs.legal).zip(roles) {
             match legal.binary_search_by(|(text, _)| text.as_str().cmp(chosen)) {
@@ -155,7 +200,7 @@ impl Reference {
     pub fn percepts(&self, state: &RefState, joint: &[String]) -> Result<Vec<Vec<String>>, ReferenceError> {
         let moves = self.joint_terms(state, joint)?;
         let mut session = Session::new(self, state.terms(), moves.iter().map(Some));
-        session.ensure(&self.game.cones.sees);
+        session.ensure(&self.game.cones.sees)?;
         let mut seen = vec![Vec::new(); self.game.roles.len()];
         for (role, percept) in session.role_pairs(self.game.outputs.sees) {
             seen[role].push(term_to_string(
@@ -209,16 +254,16 @@ impl Reference {
 
     /// The legal moves, goals and terminal flag of `state`, from the cache if it
     /// was the last state queried.
-    fn outputs(&self, state: &RefState) -> Arc<StateOutputs> {
+    fn outputs(&self, state: &RefState) -> Result<Arc<StateOutputs>, ReferenceError> {
         self.last.get(state, |s| self.compute_outputs(s))
     }
 
-    fn compute_outputs(&self, state: &RefState) -> StateOutputs {
+    fn compute_outputs(&self, state: &RefState) -> Result<StateOutputs, ReferenceError> {
         let game = &self.game;
         let mut session = Session::new(self, state.terms(), std::iter::empty());
-        session.ensure(&game.cones.legal);
-        session.ensure(&game.cones.goal);
-        session.ensure(&game.cones.terminal);
+        session.ensure(&game.cones.legal)?;
+        session.ensure(&game.cones.goal)?;
+        session.ensure(&game.cones.terminal)?;
         let mut outputs = StateOutputs {
             legal: vec![Vec::new(); game.roles.len()],
             goals: vec![Vec::new(); game.roles.len()],
@@ -244,7 +289,7 @@ impl Reference {
             values.sort_unstable();
             values.dedup();
         }
-        outputs
+        Ok(outputs)
     }
 
     /// The symbols of the prepared game. Terms given to
@@ -262,24 +307,24 @@ impl Reference {
     /// state's) performs itself. The terms may use symbols past the game's
     /// (see [`Reference::symbols`]): no rule mentions them, so they are only
     /// carried along.
-    pub fn derive_next(&self, facts: &[Term], joint: &[Option<Term>]) -> Vec<Term> {
+    pub fn derive_next(&self, facts: &[Term], joint: &[Option<Term>]) -> Result<Vec<Term>, ReferenceError> {
         let game = &self.game;
         let mut session = Session::new(self, facts, joint.iter().map(Option::as_ref));
-        session.ensure(&game.cones.next);
+        session.ensure(&game.cones.next)?;
         let next = session.facts(game.outputs.next).iter();
         let next = next.filter_map(|&f| session.terms.args(f).first());
-        next.map(|&f| session.terms.to_term(f)).collect()
+        Ok(next.map(|&f| session.terms.to_term(f)).collect())
     }
 
     /// The moves of the `legal` facts, the values of the `goal` facts and
     /// whether `terminal` holds, derived from `facts` as the `true` facts,
     /// as terms (see [`Reference::derive_next`]).
-    pub fn derive_outputs(&self, facts: &[Term]) -> Derived {
+    pub fn derive_outputs(&self, facts: &[Term]) -> Result<Derived, ReferenceError> {
         let game = &self.game;
         let mut session = Session::new(self, facts, std::iter::empty());
-        session.ensure(&game.cones.legal);
-        session.ensure(&game.cones.goal);
-        session.ensure(&game.cones.terminal);
+        session.ensure(&game.cones.legal)?;
+        session.ensure(&game.cones.goal)?;
+        session.ensure(&game.cones.terminal)?;
         let mut derived = Derived {
             legal: vec![Vec::new(); game.roles.len()],
             goals: vec![Vec::new(); game.roles.len()],
@@ -291,14 +336,14 @@ impl Reference {
         for (role, value) in session.role_pairs(game.outputs.goal) {
             derived.goals[role].push(session.terms.to_term(value));
         }
-        derived
+        Ok(derived)
     }
 
-    fn compute_initial_state(&self) -> RefState {
+    fn compute_initial_state(&self) -> Result<RefState, ReferenceError> {
         let nothing = RefState::from_terms(Vec::new(), &self.game.symbols);
         let mut session = Session::new(self, nothing.terms(), std::iter::empty());
-        session.ensure(&self.game.cones.init);
-        session.state_of(self.game.outputs.init)
+        session.ensure(&self.game.cones.init)?;
+        Ok(session.state_of(self.game.outputs.init))
     }
 }
 
@@ -322,6 +367,10 @@ struct Session<'r> {
     roles: &'r [TermId],
     symbols: &'r SymbolTable,
     evaluated: Vec<bool>,
+    /// Derivations the query may still make.
+    budget: usize,
+    /// The query's limit, for the error.
+    limit: usize,
 }
 
 impl<'r> Session<'r> {
@@ -360,16 +409,20 @@ impl<'r> Session<'r> {
             roles: &game.roles,
             symbols: &game.symbols,
             evaluated: vec![false; game.plans.len()],
+            budget: reference.max_derivations,
+            limit: reference.max_derivations,
         }
     }
 
     /// Evaluates the components of `cone` not evaluated yet, in order.
-    fn ensure(&mut self, cone: &[usize]) {
+    fn ensure(&mut self, cone: &[usize]) -> Result<(), ReferenceError> {
         for &c in cone {
             if !std::mem::replace(&mut self.evaluated[c], true) {
-                evaluate_all(&self.plans[c], &mut self.db, &mut self.terms);
+                evaluate(&self.plans[c], &mut self.db, &mut self.terms, &mut self.budget)
+                    .map_err(|_| ReferenceError::WorkLimit { limit: self.limit })?;
             }
         }
+        Ok(())
     }
 
     /// The facts of `pred` (complete once its cone is evaluated).
@@ -417,7 +470,47 @@ mod tests {
     }
 
     fn moves(reference: &Reference) -> Vec<String> {
-        reference.legal_moves(&reference.initial_state(), 0)
+        reference.legal_moves(&reference.initial_state(), 0).unwrap()
+    }
+
+    /// Every query of a state past the limit fails, each time (a failure is
+    /// not cached); with room enough the same game answers as by default.
+    #[test]
+    fn queries_past_the_work_limit_fail() {
+        let rules = "(role r) (init (d 1)) (init (d 2)) (init (d 3)) (init (d 4))
+            (<= (p ?a ?b ?c) (true (d ?a)) (true (d ?b)) (true (d ?c)))
+            (<= (legal r (m ?a)) (p ?a ?b ?c)) (<= (next (d ?x)) (true (d ?x)))
+            (<= (sees r ?a) (does r (m ?a)) (p ?a ?b ?c)) (<= terminal (true x)) (goal r 0)";
+        let description = ggpnet_kif::parse(rules).unwrap();
+        let tight = Reference::with_max_derivations(&description, NonZeroUsize::new(50).unwrap()).unwrap();
+        assert_eq!(tight.get_max_derivations(), 50);
+        let start = tight.initial_state();
+        let limit = Err(ReferenceError::WorkLimit { limit: 50 });
+        for _ in 0..2 {
+            assert_eq!(tight.legal_moves(&start, 0), limit);
+            assert_eq!(
+                tight.is_terminal(&start),
+                limit.clone().map(|_: Vec<String>| false)
+            );
+            assert_eq!(
+                tight.goals(&start),
+                limit.clone().map(|_: Vec<String>| Vec::new())
+            );
+        }
+        let joint = ["(m 1)".to_string()];
+        assert_eq!(
+            tight.next_state(&start, &joint),
+            Err(ReferenceError::WorkLimit { limit: 50 })
+        );
+        let roomy = Reference::with_max_derivations(&description, NonZeroUsize::new(200).unwrap()).unwrap();
+        let default = Reference::new(&description).unwrap();
+        assert_eq!(default.get_max_derivations(), DEFAULT_MAX_DERIVATIONS);
+        assert_eq!(roomy.legal_moves(&start, 0), default.legal_moves(&start, 0));
+        assert_eq!(moves(&roomy), ["(m 1)", "(m 2)", "(m 3)", "(m 4)"]);
+        // 64 derivations of `p`, then `sees` with the move: within 200, past 64.
+        let tighter = Reference::with_max_derivations(&description, NonZeroUsize::new(64).unwrap()).unwrap();
+        assert!(tighter.percepts(&start, &joint).is_err());
+        assert_eq!(roomy.percepts(&start, &joint).unwrap(), [["1"]]);
     }
 
     fn state(reference: &Reference, facts: &[&str]) -> RefState {
@@ -550,8 +643,8 @@ mod tests {
             "(role r) (<= (goal r 0) (true lost)) (<= (goal r 100) (not (goal r 0)))
              (legal r wait)",
         );
-        assert_eq!(r.goals(&r.initial_state()), [vec![100]]);
-        assert_eq!(r.goals(&state(&r, &["lost"])), [vec![0]]);
+        assert_eq!(r.goals(&r.initial_state()).unwrap(), [vec![100]]);
+        assert_eq!(r.goals(&state(&r, &["lost"])).unwrap(), [vec![0]]);
     }
 
     #[test]
@@ -591,7 +684,7 @@ mod tests {
             "(role r) (goal r 100) (goal r 9) (goal r 50) (<= (goal r 50) (true x))
              (<= (goal nobody 1) (true x))",
         );
-        assert_eq!(r.goals(&state(&r, &["x"])), [vec![9, 50, 100]]);
+        assert_eq!(r.goals(&state(&r, &["x"])).unwrap(), [vec![9, 50, 100]]);
         let e = rejection("(role r) (goal r high)");
         assert!(e.to_string().contains("goal value high is not an integer"), "{e}");
     }
@@ -611,8 +704,8 @@ mod tests {
         );
         assert_eq!(moves(&r), ["(nested (f))", "call", "constant"]);
         let only_constant = state(&r, &["f"]);
-        assert_eq!(r.legal_moves(&only_constant, 0), ["constant"]);
-        assert!(r.legal_moves(&only_constant, 7).is_empty());
+        assert_eq!(r.legal_moves(&only_constant, 0).unwrap(), ["constant"]);
+        assert!(r.legal_moves(&only_constant, 7).unwrap().is_empty());
     }
 
     #[test]
@@ -638,7 +731,7 @@ mod tests {
         );
         let mut s = r.initial_state();
         let mut seen = Vec::new();
-        while !r.is_terminal(&s) {
+        while !r.is_terminal(&s).unwrap() {
             seen.push(s.facts());
             s = r.next_state(&s, &["tick".to_string()]).unwrap();
         }
@@ -687,9 +780,12 @@ mod tests {
              (<= (next (empty ?z)) (true (empty ?z)) (does r (move ?x ?y)) (distinct ?z ?y))",
         );
         let s = r.initial_state();
-        assert_eq!(r.legal_moves(&s, 0), ["(move 1 2)", "(move 1 3)", "(move 1 4)"]);
+        assert_eq!(
+            r.legal_moves(&s, 0).unwrap(),
+            ["(move 1 2)", "(move 1 3)", "(move 1 4)"]
+        );
         let s = r.next_state(&s, &["(move 1 3)".to_string()]).unwrap();
         assert_eq!(s.facts(), ["(empty 1)", "(empty 2)", "(empty 4)", "(piece 3)"]);
-        assert_eq!(r.legal_moves(&s, 0), ["(move 3 4)"]);
+        assert_eq!(r.legal_moves(&s, 0).unwrap(), ["(move 3 4)"]);
     }
 }

@@ -125,15 +125,23 @@ fn compare_step(reference: &Reference, state: &RefState, step: &Value, at: usize
     for (r, moves) in legal.iter().enumerate() {
         compare(
             &format!("step {at}: legal moves of role {r}"),
-            reference.legal_moves(state, r),
+            reference
+                .legal_moves(state, r)
+                .map_err(|e| format!("step {at}: {e}"))?,
             strings(moves),
         )?;
     }
     let theirs: Vec<Vec<i64>> = goals.iter().map(integers).collect();
-    compare(&format!("step {at}: goals"), reference.goals(state), theirs)?;
+    compare(
+        &format!("step {at}: goals"),
+        reference.goals(state).map_err(|e| format!("step {at}: {e}"))?,
+        theirs,
+    )?;
     compare(
         &format!("step {at}: terminal"),
-        reference.is_terminal(state),
+        reference
+            .is_terminal(state)
+            .map_err(|e| format!("step {at}: {e}"))?,
         false,
     )
 }
@@ -223,12 +231,20 @@ fn follow(reference: &Reference, trace: &Path, started: Instant) -> Result<Outco
         )?;
     } else if let Some(last) = playout.get("final") {
         compare("final state", state.facts(), strings(&last["state"]))?;
-        compare("final terminal", reference.is_terminal(&state), true)?;
+        compare(
+            "final terminal",
+            reference.is_terminal(&state).map_err(|e| e.to_string())?,
+            true,
+        )?;
         let theirs: Vec<Vec<i64>> = last["goals"]
             .as_array()
             .map(|goals| goals.iter().map(integers).collect())
             .unwrap_or_default();
-        compare("final goals", reference.goals(&state), theirs)?;
+        compare(
+            "final goals",
+            reference.goals(&state).map_err(|e| e.to_string())?,
+            theirs,
+        )?;
     }
     Ok(Outcome::Agree(replayed))
 }

@@ -297,7 +297,7 @@ impl RtGame {
     pub fn legal_moves(&self, state: &TimedState, role: usize) -> Result<Vec<String>, RtError> {
         let role = self.role(role)?;
         Ok(match self.own(state)? {
-            Repr::Facts(s) => self.reference().legal_moves(s, role),
+            Repr::Facts(s) => self.reference().legal_moves(s, role)?,
             Repr::Bits(bits, _) => self.on_machine(|m| {
                 let mut moves: Vec<String> = m
                     .legal_moves(bits, role)
@@ -313,7 +313,7 @@ impl RtGame {
     /// Whether `state` is terminal.
     pub fn is_terminal(&self, state: &TimedState) -> Result<bool, RtError> {
         Ok(match self.own(state)? {
-            Repr::Facts(s) => self.reference().is_terminal(s),
+            Repr::Facts(s) => self.reference().is_terminal(s)?,
             Repr::Bits(bits, _) => self.on_machine(|m| m.is_terminal(bits)),
         })
     }
@@ -321,7 +321,7 @@ impl RtGame {
     /// Per role, every integer goal value derivable in `state`, sorted.
     pub fn goal_values(&self, state: &TimedState) -> Result<Vec<Vec<i64>>, RtError> {
         Ok(match self.own(state)? {
-            Repr::Facts(s) => self.reference().goals(s),
+            Repr::Facts(s) => self.reference().goals(s)?,
             Repr::Bits(bits, _) => self.on_machine(|m| {
                 let mut goals = m.goals(bits);
                 for values in &mut goals {
@@ -423,12 +423,17 @@ impl RtGame {
 
     /// The legal moves of `role` in `state` as the engine holds them, into `out`
     /// (the propnet's in input order, the interpreter's sorted).
-    pub(crate) fn choices(&self, state: &TimedState, role: usize, out: &mut Vec<Choice>) {
+    pub(crate) fn choices(
+        &self,
+        state: &TimedState,
+        role: usize,
+        out: &mut Vec<Choice>,
+    ) -> Result<(), RtError> {
         out.clear();
         match &state.repr {
             Repr::Facts(s) => out.extend(
                 self.reference()
-                    .legal_moves(s, role)
+                    .legal_moves(s, role)?
                     .into_iter()
                     .map(Choice::Text),
             ),
@@ -436,6 +441,7 @@ impl RtGame {
                 out.extend(m.legal_moves(bits, role).into_iter().map(Choice::Input));
             }),
         }
+        Ok(())
     }
 
     /// The canonical text of a move.

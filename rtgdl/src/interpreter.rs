@@ -145,19 +145,19 @@ impl RtReference {
 
     /// The legal moves of role number `role` in `state`, canonical KIF, sorted,
     /// without duplicates; empty for an unknown role.
-    pub fn legal_moves(&self, state: &RtState, role: usize) -> Vec<String> {
-        self.outputs(state).legal.get(role).cloned().unwrap_or_default()
+    pub fn legal_moves(&self, state: &RtState, role: usize) -> Result<Vec<String>, RtError> {
+        Ok(self.outputs(state)?.legal.get(role).cloned().unwrap_or_default())
     }
 
     /// Whether `terminal` holds in `state`.
-    pub fn is_terminal(&self, state: &RtState) -> bool {
-        self.outputs(state).terminal
+    pub fn is_terminal(&self, state: &RtState) -> Result<bool, RtError> {
+        Ok(self.outputs(state)?.terminal)
     }
 
     /// Per role, the integer goal values derivable in `state`, sorted, without
     /// duplicates (other values are left out, as [`Reference::goals`] does).
-    pub fn goals(&self, state: &RtState) -> Vec<Vec<i64>> {
-        self.outputs(state).goals.clone()
+    pub fn goals(&self, state: &RtState) -> Result<Vec<Vec<i64>>, RtError> {
+        Ok(self.outputs(state)?.goals.clone())
     }
 
     /// The spec's u(Δt, M, S): the state after `elapsed` time since `state`
@@ -175,7 +175,7 @@ impl RtReference {
         let roles = self.roles();
         check_update(roles.len(), state.next_expiry(), elapsed, moves)?;
         let mut symbols = self.gdl.symbols().clone();
-        let outputs = self.outputs(state);
+        let outputs = self.outputs(state)?;
         let mut joint = Vec::with_capacity(moves.len());
         for ((chosen, legal), role) in moves.iter().zip(&outputs.legal).zip(&roles) {
             let Some(chosen) = chosen else {
@@ -200,7 +200,11 @@ impl RtReference {
                 None => Term::Compound(self.expired, vec![fact]),
             });
         }
-        self.state_of(&self.gdl.derive_next(&facts, &joint), &symbols)
+        let next = self
+            .gdl
+            .derive_next(&facts, &joint)
+            .map_err(RtError::Interpreter)?;
+        self.state_of(&next, &symbols)
     }
 
     /// `fact`, a canonical fact of a state of this game, as a term over `symbols`.
@@ -241,11 +245,11 @@ impl RtReference {
 
     /// The legal moves, goals and terminal flag of `state`, from the cache if
     /// it was the state queried last.
-    fn outputs(&self, state: &RtState) -> Arc<Outputs> {
+    fn outputs(&self, state: &RtState) -> Result<Arc<Outputs>, RtError> {
         self.last.get(state, |s| self.compute_outputs(s))
     }
 
-    fn compute_outputs(&self, state: &RtState) -> Outputs {
+    fn compute_outputs(&self, state: &RtState) -> Result<Outputs, RtError> {
         let mut symbols = self.gdl.symbols().clone();
         let facts: Vec<Term> = state
             .pairs
@@ -255,7 +259,7 @@ impl RtReference {
                 self.pair(*l, fact, &mut symbols)
             })
             .collect();
-        let derived = self.gdl.derive_outputs(&facts);
+        let derived = self.gdl.derive_outputs(&facts).map_err(RtError::Interpreter)?;
         let legal = derived
             .legal
             .iter()
@@ -282,11 +286,11 @@ impl RtReference {
                 values
             })
             .collect();
-        Outputs {
+        Ok(Outputs {
             legal,
             goals,
             terminal: derived.terminal,
-        }
+        })
     }
 }
 
@@ -354,11 +358,11 @@ mod tests {
         let s0 = game.initial_state();
         assert_eq!(shown(&s0), ["1 (appear cat)", "infinity (score 0)"]);
         assert_eq!(s0.next_expiry(), Some(t("1")));
-        assert_eq!(game.legal_moves(&s0, 0), ["(catch cat)"]);
+        assert_eq!(game.legal_moves(&s0, 0).unwrap(), ["(catch cat)"]);
         // At 1.0 the cat disappears for 3.0.
         let s1 = game.update(&s0, t("1.0"), &[None]).unwrap();
         assert_eq!(shown(&s1), ["3 (disappear cat)", "infinity (score 0)"]);
-        assert!(game.legal_moves(&s1, 0).is_empty());
+        assert!(game.legal_moves(&s1, 0).unwrap().is_empty());
         // 0.37 later the lifetime is lowered, not reset: only an event can happen then,
         // and the hunter has no move; the expiry at 3.0 brings it back for 1.0.
         assert!(game.update(&s1, t("0.37"), &[None]).is_err());
@@ -369,9 +373,9 @@ mod tests {
             .update(&s2, t("0.63"), &[Some("(catch  cat)".into())])
             .unwrap();
         assert_eq!(shown(&s3), ["infinity (score 0)", "infinity caught"]);
-        assert!(game.is_terminal(&s3));
-        assert_eq!(game.goals(&s3), [vec![100]]);
-        assert_eq!(game.goals(&s2), [vec![0]]);
+        assert!(game.is_terminal(&s3).unwrap());
+        assert_eq!(game.goals(&s3).unwrap(), [vec![100]]);
+        assert_eq!(game.goals(&s2).unwrap(), [vec![0]]);
     }
 
     #[test]

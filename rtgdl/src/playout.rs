@@ -201,7 +201,7 @@ impl RtGame {
             if played.events >= max_events {
                 break TimedEnd::EventLimit;
             }
-            self.draw_moves(&state, since, model, rng, &mut pending, &mut legal);
+            self.draw_moves(&state, since, model, rng, &mut pending, &mut legal)?;
             let expiry = self.next_expiry(&state)?;
             let first_move = pending.iter().flatten().map(|(at, _)| *at).min();
             let at = match (first_move, expiry) {
@@ -209,7 +209,7 @@ impl RtGame {
                 (Some(m), Some(e)) => m.min(e),
                 (Some(t), None) | (None, Some(t)) => t,
             };
-            let moves = self.due_moves(&state, at, &mut pending, &mut legal, &mut played.ignored_moves);
+            let moves = self.due_moves(&state, at, &mut pending, &mut legal, &mut played.ignored_moves)?;
             let moved = moves.iter().flatten().count() as u64;
             if moved == 0 && expiry != Some(at) {
                 // Every move due was illegal: no update, the timer runs on.
@@ -248,10 +248,10 @@ impl RtGame {
         rng: &mut Stream,
         pending: &mut [Option<(Time, Choice)>],
         legal: &mut Vec<Choice>,
-    ) {
+    ) -> Result<(), RtError> {
         for (role, slot) in pending.iter_mut().enumerate() {
             if slot.is_none() {
-                self.choices(state, role, legal);
+                self.choices(state, role, legal)?;
                 if !legal.is_empty() {
                     let chosen = legal[rng.draw(legal.len())].clone();
                     let at = since.checked_add(model.delay(rng)).expect("bounded delays");
@@ -259,6 +259,7 @@ impl RtGame {
                 }
             }
         }
+        Ok(())
     }
 
     /// Takes the pending moves due `at`: per role, its move if still legal in
@@ -271,12 +272,12 @@ impl RtGame {
         pending: &mut [Option<(Time, Choice)>],
         legal: &mut Vec<Choice>,
         ignored: &mut u64,
-    ) -> Vec<Option<Choice>> {
+    ) -> Result<Vec<Option<Choice>>, RtError> {
         let mut moves = vec![None; pending.len()];
         for (role, slot) in pending.iter_mut().enumerate() {
             if slot.as_ref().is_some_and(|(due, _)| *due == at) {
                 let (_, chosen) = slot.take().expect("due");
-                self.choices(state, role, legal);
+                self.choices(state, role, legal)?;
                 if legal.contains(&chosen) {
                     moves[role] = Some(chosen);
                 } else {
@@ -284,7 +285,7 @@ impl RtGame {
                 }
             }
         }
-        moves
+        Ok(moves)
     }
 
     /// Random timed playouts from `from` until `budget` is spent, on

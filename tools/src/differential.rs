@@ -95,11 +95,19 @@ impl SideBySide<'_> {
             return Err(format!("state: propnet {ours:?}, reference {theirs:?}"));
         }
         let terminal = self.machine.is_terminal(state);
-        if terminal != self.reference.is_terminal(ref_state) {
+        if terminal
+            != self
+                .reference
+                .is_terminal(ref_state)
+                .map_err(|e| format!("reference: {e}"))?
+        {
             return Err(format!("terminal: propnet {terminal}"));
         }
         let goals = self.machine.goals(state);
-        let ref_goals = self.reference.goals(ref_state);
+        let ref_goals = self
+            .reference
+            .goals(ref_state)
+            .map_err(|e| format!("reference: {e}"))?;
         if goals != ref_goals {
             return Err(format!("goals: propnet {goals:?}, reference {ref_goals:?}"));
         }
@@ -127,7 +135,10 @@ impl SideBySide<'_> {
                 .map(|&m| self.machine.move_to_kif(m).to_owned())
                 .collect();
             ours.sort_unstable();
-            let theirs = self.reference.legal_moves(ref_state, role);
+            let theirs = self
+                .reference
+                .legal_moves(ref_state, role)
+                .map_err(|e| format!("reference: {e}"))?;
             if ours != theirs {
                 return Err(format!(
                     "legal moves of {name}: propnet {ours:?}, reference {theirs:?}"

@@ -125,11 +125,13 @@ impl Classify for ggpnet::propnet::export::ExportError {
 }
 
 impl Classify for ggpnet_reference::ReferenceError {
-    /// A static relation too big to compute is a limit; every other refusal
-    /// finds the game invalid (or the request, which this program makes, refused).
+    /// A static relation too big to compute, or a state that needs more work
+    /// than the limit per state, is a limit; every other refusal finds the game
+    /// invalid (or the request, which this program makes, refused).
     fn kind(&self) -> Kind {
         match self {
-            ggpnet_reference::ReferenceError::TooLarge { .. } => Kind::Limit,
+            ggpnet_reference::ReferenceError::TooLarge { .. }
+            | ggpnet_reference::ReferenceError::WorkLimit { .. } => Kind::Limit,
             _ => Kind::Invalid,
         }
     }

@@ -233,6 +233,38 @@ fn grounding_that_would_not_end_stops_at_a_limit() {
 }
 
 #[test]
+fn the_interpreter_stops_a_state_that_needs_too_much_work() {
+    // Valid GDL (finite per state), but a relation of 30^6 facts in every
+    // state: the interpreter stops at its limit per state instead of running
+    // for minutes.
+    let inits: String = (1..=30).map(|i| format!("(init (d {i})) ")).collect();
+    let huge = format!(
+        "(role r) {inits}
+         (<= (p ?a ?b ?c ?d ?e ?f) (true (d ?a)) (true (d ?b)) (true (d ?c)) (true (d ?d)) (true (d ?e)) (true (d ?f)))
+         (<= (legal r (m ?a ?f)) (p ?a ?b ?c ?d ?e ?f)) (<= (next (d ?x)) (true (d ?x)))
+         (<= terminal (true x)) (goal r 0)"
+    );
+    let file = TempFile::new("huge-state.kif", huge.as_bytes());
+    for command in [&["mc", "--seconds", "1"][..], &["perft", "--depth", "1"]] {
+        let mut args = vec![command[0], file.path(), "--engine", "interpreter"];
+        args.extend(&command[1..]);
+        let run = ggpnet(&args);
+        assert_eq!(run.code, Some(3), "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.ends_with(
+                "error: evaluating one state needed more than 20000000 derivations (the interpreter's limit per state)\n"
+            ),
+            "{args:?}: {}",
+            run.stderr
+        );
+        println!(
+            "{} stopped at the interpreter's limit in {:.2} s",
+            command[0], run.seconds
+        );
+    }
+}
+
+#[test]
 fn limits_are_validated_when_parsed() {
     for option in [
         "--max-ground-rules",
