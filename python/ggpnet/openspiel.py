@@ -33,8 +33,12 @@ PettingZoo and Gymnasium adapters):
   its own moves and percepts, one line per joint move, its observation
   string the last line; a GDL game's information state string is the joint
   moves so far and its observation string the state's facts;
-- **observation tensor** (GDL only, not GDL-II, whose state is hidden): the
-  base propositions, 1.0 where one holds, in the order of ``game.bases``;
+- **observation tensor**: in GDL the base propositions, 1.0 where one
+  holds, in the order of ``game.bases``; in GDL-II, whose state is hidden,
+  what the observation string says as numbers: the player's action in the
+  last joint move (one-hot over ``num_distinct_actions``), then its
+  percepts after it (1.0 for each of ``game.possible_percepts(role)`` it
+  received, padded to the most any player can receive); all 0 at the start;
 - **returns**: the players' goals (0 to 100) at the end, 0 before
   (``TERMINAL`` reward model, ``GENERAL_SUM`` utility); ``max_game_length``
   is the game's ``max_playout_depth`` (a longer game raises
@@ -195,7 +199,7 @@ def _game_type(pyspiel: Any, spec: Spec, long_name: str) -> Any:
         provides_information_state_string=True,
         provides_information_state_tensor=False,
         provides_observation_string=True,
-        provides_observation_tensor=not spec.imperfect_information,
+        provides_observation_tensor=True,
         parameter_specification={},
     )
 
@@ -299,13 +303,34 @@ def _classes() -> tuple:
             self._recall = iig_obs_type.perfect_recall
             self._private = iig_obs_type.private_info != pyspiel.PrivateInfoType.NONE
             self._public = iig_obs_type.public_info
-            has_tensor = not self._recall and not spec.imperfect_information and self._public
-            self.tensor = np.zeros(len(spec.bases), np.float32) if has_tensor else None
+            self._percepts: Optional[List[dict]] = None
+            if spec.imperfect_information:
+                has_tensor = not self._recall and self._private
+                self._percepts = [
+                    {text: i for i, text in enumerate(spec.game.possible_percepts(role))} for role in spec.players
+                ]
+                size = spec.num_actions + max(len(v) for v in self._percepts)
+            else:
+                has_tensor = not self._recall and self._public
+                size = len(spec.bases)
+            self.tensor = np.zeros(size, np.float32) if has_tensor else None
             self.dict = {"observation": self.tensor} if has_tensor else {}
 
         def set_from(self, state: Any, player: int) -> None:
-            if self.tensor is not None:
+            if self.tensor is None:
+                return
+            if self._percepts is None:
                 self._spec.observation(state._node, self.tensor)
+                return
+            self.tensor.fill(0.0)
+            trail = state._node.trail
+            if trail is not None:
+                joint, percepts = trail[1]
+                role = self._spec.players[player]
+                self.tensor[joint[role]] = 1.0
+                offset = self._spec.num_actions
+                for text in percepts[role] if percepts is not None else ():
+                    self.tensor[offset + self._percepts[player][text]] = 1.0
 
         def string_from(self, state: Any, player: int) -> str:
             spec, node = self._spec, state._node

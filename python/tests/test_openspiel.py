@@ -3,6 +3,7 @@ OpenSpiel's own tests and algorithms, and against its hand-written games."""
 
 import pickle
 
+import numpy as np
 import pytest
 
 import ggpnet
@@ -67,7 +68,7 @@ def test_the_game_types_follow_the_rules(corpus):
     meier = loaded(corpus, "games-gdl2", "meier.gdl")
     kind = meier.get_type()
     assert kind.chance_mode == chance.EXPLICIT_STOCHASTIC and kind.information == info.IMPERFECT_INFORMATION
-    assert not kind.provides_observation_tensor and kind.provides_information_state_string
+    assert kind.provides_observation_tensor and kind.provides_information_state_string
     # Forced: a simultaneous game cannot be registered as sequential.
     with pytest.raises(ggpnet.AdapterError) as error:
         ggpnet.openspiel.register(corpus / "games" / "gt_prisoner.kif", "gt_seq", dynamics="sequential")
@@ -132,6 +133,30 @@ def test_gdl2_information_states_are_own_moves_and_percepts(corpus):
     assert all(line.startswith("does ") for line in lines)
     assert state.observation_string(0) == lines[-1]
     assert state.returns()[0] in (0.0, 100.0)
+
+
+def test_gdl2_observation_tensors_say_what_the_observation_string_says(corpus):
+    game = loaded(corpus, "games-gdl2", "montyhall.gdl")
+    spec = ggpnet.openspiel.spec(game.get_type().short_name)
+    role = spec.players[0]
+    vocabulary = spec.game.possible_percepts(role)
+    assert game.observation_tensor_size() == spec.num_actions + len(vocabulary)
+    state = game.new_initial_state()
+    assert not np.any(state.observation_tensor(0))
+    seen = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[-1][0])
+            continue
+        action = state.legal_actions()[-1]
+        state.apply_action(action)
+        tensor = np.array(state.observation_tensor(0))
+        assert list(np.flatnonzero(tensor[:spec.num_actions])) == [action]
+        percepts = sorted(vocabulary[i] for i in np.flatnonzero(tensor[spec.num_actions:]))
+        said = f"does {spec.texts[role][action]} sees {' '.join(percepts)}".rstrip()
+        assert state.observation_string(0) == said
+        seen += len(percepts)
+    assert seen > 0, "montyhall's host opens a door: the candidate sees it"
 
 
 def sequences(game, depth, key=str):
