@@ -230,18 +230,13 @@ mod tests {
             return;
         };
         let anchors = read(&corpus.join("anchors"), peer_file("AMD EPYC", Some(25)).0);
-        let same_rules = [
-            "ticTacToe",
-            "connectFour_7x6",
-            "breakthrough",
-            "englishDraughts",
-            "reversi",
-            "hex",
-            "gomoku_15x15",
-            "chess_200",
-            "amazons",
-        ];
-        for game in same_rules {
+        // Other rules (speedChess against chess with king capture), or
+        // another move granularity (the split amazons): no RBG figure.
+        let other_rules = ["speedChess", "amazons_10x10"];
+        for game in crate::bench::ANCHOR_GAMES
+            .into_iter()
+            .filter(|g| !other_rules.contains(g))
+        {
             let a = &anchors[game];
             assert!(a.rbg_compiler.is_some_and(|r| r > 0.0), "{game}: {a:?}");
             assert!(
@@ -251,9 +246,7 @@ mod tests {
                 "{game}"
             );
         }
-        // Other rules (speedChess against chess with king capture), or
-        // another move granularity (the split amazons): no RBG figure.
-        for game in ["speedChess", "amazons_10x10"] {
+        for game in other_rules {
             assert_eq!(anchors[game].rbg_compiler, None, "{game}");
             assert!(anchors[game].ggplib.is_some(), "{game}");
         }
