@@ -43,11 +43,11 @@ pub enum ReferenceError {
         limit: usize,
     },
     /// One query (a state's legal moves, goals and terminal flag, its next
-    /// state, its percepts, or the initial state) needed more derivations
+    /// state, its percepts, or the initial state) needed more join steps
     /// than the interpreter's per-query limit: rules whose work per state is
-    /// unbounded (a recursion that builds ever larger terms) or too large.
+    /// too large (large relations multiplied, bindings tried that never match).
     WorkLimit {
-        /// The limit, in derivations (rule instances whose body holds).
+        /// The limit, in join steps (candidate facts tried).
         limit: usize,
     },
     /// A joint move with a number of moves different from the number of roles.
@@ -98,7 +98,7 @@ impl fmt::Display for ReferenceError {
             ),
             ReferenceError::WorkLimit { limit } => write!(
                 f,
-                "evaluating one state needed more than {limit} derivations (the interpreter's limit per state)"
+                "evaluating one state took more than {limit} join steps (candidate facts tried; the interpreter's limit per state)"
             ),
             ReferenceError::WrongJointLength { expected, found } => write!(
                 f,

@@ -28,18 +28,44 @@ pub(crate) struct ComponentPlans {
     pub(crate) deltas: Vec<Plan>,
 }
 
-/// A component needed more derivations than its budget allowed.
+/// A component needed more work than its budget allowed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Overflow;
 
-/// Evaluates a component to its fixpoint, adding the facts found to `db`. At most
-/// `budget` derivations (rule instances whose body holds) are made, and taken
-/// from it; beyond it the evaluation stops with the facts found so far.
+/// What an evaluation may still do: derivations (rule instances whose body
+/// holds) and join steps (candidate facts tried, whether they match or not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Budget {
+    derivations: usize,
+    steps: usize,
+}
+
+impl Budget {
+    /// At most `n` derivations, any number of join steps.
+    pub(crate) fn derivations(n: usize) -> Budget {
+        Budget {
+            derivations: n,
+            steps: usize::MAX,
+        }
+    }
+
+    /// At most `n` join steps (and so at most that many derivations).
+    pub(crate) fn steps(n: usize) -> Budget {
+        Budget {
+            derivations: usize::MAX,
+            steps: n,
+        }
+    }
+}
+
+/// Evaluates a component to its fixpoint, adding the facts found to `db`. The
+/// work done is taken from `budget`; past it the evaluation stops with the
+/// facts found so far.
 pub(crate) fn evaluate(
     plans: &ComponentPlans,
     db: &mut impl Db,
     terms: &mut Terms,
-    budget: &mut usize,
+    budget: &mut Budget,
 ) -> Result<(), Overflow> {
     let fresh = || vec![Vec::new(); plans.preds.len()];
     let mut new_facts: Vec<Vec<TermId>> = fresh();
@@ -73,7 +99,7 @@ fn derive(
     db: &mut impl Db,
     terms: &mut Terms,
     new_facts: &mut [Vec<TermId>],
-    budget: &mut usize,
+    budget: &mut Budget,
 ) -> Result<(), Overflow> {
     if let Pat::Ground(head) = plan.head {
         if db.relation(plan.head_pred).contains(head) {
@@ -87,16 +113,18 @@ fn derive(
         delta,
         bindings: Bindings::new(plan.vars),
         found: 0,
+        steps: 0,
         budget: *budget,
         head_values: Vec::new(),
         done: false,
     };
     join.run(0);
-    let (found, head_values) = (join.found, join.head_values);
-    if found > *budget {
+    let (found, steps, head_values) = (join.found, join.steps, join.head_values);
+    if found > budget.derivations || steps > budget.steps {
         return Err(Overflow);
     }
-    *budget -= found;
+    budget.derivations -= found;
+    budget.steps -= steps;
     if found == 0 {
         return Ok(());
     }
@@ -137,8 +165,10 @@ struct Join<'a, 't, D: Db> {
     bindings: Bindings,
     /// Number of derivations.
     found: usize,
-    /// Derivations allowed; the search stops after one more.
-    budget: usize,
+    /// Number of candidate facts tried.
+    steps: usize,
+    /// The work allowed; the search stops after one more derivation or step.
+    budget: Budget,
     /// The values of the head variables, `plan.head_vars.len()` per derivation.
     head_values: Vec<TermId>,
     /// Set once a ground head is derived: one derivation is enough.
@@ -196,6 +226,11 @@ impl<D: Db> Join<'_, '_, D> {
             if self.done {
                 return;
             }
+            self.steps += 1;
+            if self.steps > self.budget.steps {
+                self.done = true;
+                return;
+            }
             let mark = self.bindings.mark();
             if matches(pattern, fact, self.terms, &mut self.bindings) {
                 self.run(at + 1);
@@ -225,6 +260,6 @@ impl<D: Db> Join<'_, '_, D> {
             }
         }
         self.found += 1;
-        self.done = self.plan.head_vars.is_empty() || self.found > self.budget;
+        self.done = self.plan.head_vars.is_empty() || self.found > self.budget.derivations;
     }
 }

@@ -58,5 +58,5 @@ mod terms;
 
 pub use error::ReferenceError;
 pub use last::LastQuery;
-pub use reference::{Derived, Reference, DEFAULT_MAX_DERIVATIONS};
+pub use reference::{Derived, Reference, DEFAULT_MAX_JOIN_STEPS};
 pub use state::RefState;

@@ -16,7 +16,7 @@
 use crate::database::{Database, Db};
 use crate::demand::transform;
 use crate::error::ReferenceError;
-use crate::eval::{evaluate, ComponentPlans};
+use crate::eval::{evaluate, Budget, ComponentPlans};
 use crate::normalize::normalize;
 use crate::plan::Plan;
 use crate::program::{CLit, PredId, Preds, Program, Rules, Unstratified};
@@ -202,7 +202,7 @@ fn evaluate_static(
         let sizes = Sizes::new(program, &frozen, outputs, roles);
         let mut plans = plan_component(program, c, &|p, s| sizes.estimate(p, s));
         attach_indexes(&mut plans, &mut frozen, terms);
-        if evaluate(&plans, &mut frozen, terms, &mut STATIC_LIMIT.clone()).is_err() {
+        if evaluate(&plans, &mut frozen, terms, &mut Budget::derivations(STATIC_LIMIT)).is_err() {
             let (name, arity) = program.preds.key(plans.preds[0]);
             return Err(ReferenceError::TooLarge {
                 relation: format!("{}/{arity}", symbols.name(name)),
@@ -309,7 +309,7 @@ fn too_big_to_compute(program: &Program, outputs: &Outputs, roles: usize, terms:
             let sizes = Sizes::new(program, &trial, outputs, roles);
             let mut plans = plan_component(program, c, &|p, s| sizes.estimate(p, s));
             attach_indexes(&mut plans, &mut trial, terms);
-            evaluate(&plans, &mut trial, terms, &mut TRIAL_BUDGET.clone()).is_ok()
+            evaluate(&plans, &mut trial, terms, &mut Budget::derivations(TRIAL_BUDGET)).is_ok()
         };
         if !fits {
             for &p in &component.preds {

@@ -9,7 +9,7 @@
 
 use crate::database::{Db, StateDb};
 use crate::error::ReferenceError;
-use crate::eval::{evaluate, ComponentPlans};
+use crate::eval::{evaluate, Budget, ComponentPlans};
 use crate::last::LastQuery;
 use crate::prepare::{prepare, Prepared};
 use crate::program::PredId;
@@ -19,11 +19,12 @@ use ggpnet_kif::{parse_term, term_to_string, Description, SymbolId, SymbolTable,
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 
-/// The most derivations (rule instances whose body holds) one query may make
-/// unless [`Reference::with_max_derivations`] says otherwise: far more than
-/// any game of the corpus needs for a state (full chess, the largest, a few
-/// hundred thousand), and a bound on the work of rules whose recursion never ends.
-pub const DEFAULT_MAX_DERIVATIONS: usize = 20_000_000;
+/// The most join steps (candidate facts tried, whether they match or not) one
+/// query may take unless [`Reference::with_max_join_steps`] says otherwise:
+/// far more than any game of the corpus needs for a state (the seven it runs
+/// on the interpreter take milliseconds a state), and a bound on the work of
+/// rules that multiply large relations or try bindings that never match.
+pub const DEFAULT_MAX_JOIN_STEPS: usize = 20_000_000;
 
 /// A GDL game ready to be played by direct evaluation of its rules.
 ///
@@ -47,15 +48,15 @@ pub const DEFAULT_MAX_DERIVATIONS: usize = 20_000_000;
 /// ```
 ///
 /// Every query is bounded: one that needs more than
-/// [`Reference::get_max_derivations`] derivations fails with
+/// [`Reference::get_max_join_steps`] join steps fails with
 /// [`ReferenceError::WorkLimit`] instead of running on.
 #[derive(Debug)]
 pub struct Reference {
     /// The prepared game, shared by clones.
     game: Arc<Prepared>,
     initial: RefState,
-    /// The most derivations one query may make.
-    max_derivations: usize,
+    /// The most join steps one query may take.
+    max_join_steps: usize,
     /// The outputs of the state queried last: a state's legal moves, goals and
     /// terminal flag are computed together, once.
     last: LastQuery<RefState, StateOutputs>,
@@ -78,7 +79,7 @@ impl Clone for Reference {
         Reference {
             game: Arc::clone(&self.game),
             initial: self.initial.clone(),
-            max_derivations: self.max_derivations,
+            max_join_steps: self.max_join_steps,
             last: LastQuery::new(),
         }
     }
@@ -88,34 +89,36 @@ impl Reference {
     /// Checks and prepares a description: rules are normalized, checked for
     /// safety and stratification, and the static relations are computed.
     pub fn new(description: &Description) -> Result<Reference, ReferenceError> {
-        let default = NonZeroUsize::new(DEFAULT_MAX_DERIVATIONS).expect("a positive default");
-        Reference::with_max_derivations(description, default)
+        let default = NonZeroUsize::new(DEFAULT_MAX_JOIN_STEPS).expect("a positive default");
+        Reference::with_max_join_steps(description, default)
     }
 
-    /// [`Reference::new`] with at most `limit` derivations per query (the
-    /// initial state's included) instead of [`DEFAULT_MAX_DERIVATIONS`].
+    /// [`Reference::new`] with at most `limit` join steps per query (the
+    /// initial state's included) instead of [`DEFAULT_MAX_JOIN_STEPS`].
     ///
     /// ```
     /// use ggpnet_reference::{Reference, ReferenceError};
     /// use std::num::NonZeroUsize;
-    /// // Every state derives ever larger numbers: the work never ends.
+    /// // 10^4 bindings tried in every state, none of which matches.
     /// let game = ggpnet_kif::parse(
-    ///     "(role r) (init (n 0)) (<= (n (s ?x)) (n ?x)) (<= (n ?x) (true (n ?x)))
-    ///      (<= (legal r go) (n ?x))",
+    ///     "(role r) (init (d 1)) (init (d 2)) (init (d 3)) (init (d 4)) (init (d 5))
+    ///      (init (d 6)) (init (d 7)) (init (d 8)) (init (d 9)) (init (d 10))
+    ///      (<= (legal r go) (true (d ?a)) (true (d ?b)) (true (d ?c)) (true (d ?e))
+    ///          (distinct (f ?a ?b ?c ?e) (f ?a ?b ?c ?e)))",
     /// ).unwrap();
     /// let limit = NonZeroUsize::new(1000).unwrap();
-    /// let reference = Reference::with_max_derivations(&game, limit).unwrap();
+    /// let reference = Reference::with_max_join_steps(&game, limit).unwrap();
     /// let refused = reference.legal_moves(&reference.initial_state(), 0);
     /// assert_eq!(refused, Err(ReferenceError::WorkLimit { limit: 1000 }));
     /// ```
-    pub fn with_max_derivations(
+    pub fn with_max_join_steps(
         description: &Description,
         limit: NonZeroUsize,
     ) -> Result<Reference, ReferenceError> {
         let game = Arc::new(prepare(description)?);
         let mut reference = Reference {
             initial: RefState::from_terms(Vec::new(), &game.symbols),
-            max_derivations: limit.get(),
+            max_join_steps: limit.get(),
             game,
             last: LastQuery::new(),
         };
@@ -123,9 +126,9 @@ impl Reference {
         Ok(reference)
     }
 
-    /// The most derivations one query may make.
-    pub fn get_max_derivations(&self) -> usize {
-        self.max_derivations
+    /// The most join steps one query may take.
+    pub fn get_max_join_steps(&self) -> usize {
+        self.max_join_steps
     }
 
     /// The roles, in the order of the `role` facts, as canonical strings.
@@ -367,8 +370,8 @@ struct Session<'r> {
     roles: &'r [TermId],
     symbols: &'r SymbolTable,
     evaluated: Vec<bool>,
-    /// Derivations the query may still make.
-    budget: usize,
+    /// The work the query may still do.
+    budget: Budget,
     /// The query's limit, for the error.
     limit: usize,
 }
@@ -409,8 +412,8 @@ impl<'r> Session<'r> {
             roles: &game.roles,
             symbols: &game.symbols,
             evaluated: vec![false; game.plans.len()],
-            budget: reference.max_derivations,
-            limit: reference.max_derivations,
+            budget: Budget::steps(reference.max_join_steps),
+            limit: reference.max_join_steps,
         }
     }
 
@@ -482,8 +485,8 @@ mod tests {
             (<= (legal r (m ?a)) (p ?a ?b ?c)) (<= (next (d ?x)) (true (d ?x)))
             (<= (sees r ?a) (does r (m ?a)) (p ?a ?b ?c)) (<= terminal (true x)) (goal r 0)";
         let description = ggpnet_kif::parse(rules).unwrap();
-        let tight = Reference::with_max_derivations(&description, NonZeroUsize::new(50).unwrap()).unwrap();
-        assert_eq!(tight.get_max_derivations(), 50);
+        let tight = Reference::with_max_join_steps(&description, NonZeroUsize::new(50).unwrap()).unwrap();
+        assert_eq!(tight.get_max_join_steps(), 50);
         let start = tight.initial_state();
         let limit = Err(ReferenceError::WorkLimit { limit: 50 });
         for _ in 0..2 {
@@ -502,13 +505,13 @@ mod tests {
             tight.next_state(&start, &joint),
             Err(ReferenceError::WorkLimit { limit: 50 })
         );
-        let roomy = Reference::with_max_derivations(&description, NonZeroUsize::new(200).unwrap()).unwrap();
+        let roomy = Reference::with_max_join_steps(&description, NonZeroUsize::new(1000).unwrap()).unwrap();
         let default = Reference::new(&description).unwrap();
-        assert_eq!(default.get_max_derivations(), DEFAULT_MAX_DERIVATIONS);
+        assert_eq!(default.get_max_join_steps(), DEFAULT_MAX_JOIN_STEPS);
         assert_eq!(roomy.legal_moves(&start, 0), default.legal_moves(&start, 0));
         assert_eq!(moves(&roomy), ["(m 1)", "(m 2)", "(m 3)", "(m 4)"]);
-        // 64 derivations of `p`, then `sees` with the move: within 200, past 64.
-        let tighter = Reference::with_max_derivations(&description, NonZeroUsize::new(64).unwrap()).unwrap();
+        // Past 100 steps before the percepts are reached; within 1000.
+        let tighter = Reference::with_max_join_steps(&description, NonZeroUsize::new(100).unwrap()).unwrap();
         assert!(tighter.percepts(&start, &joint).is_err());
         assert_eq!(roomy.percepts(&start, &joint).unwrap(), [["1"]]);
     }

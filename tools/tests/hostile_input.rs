@@ -234,9 +234,8 @@ fn grounding_that_would_not_end_stops_at_a_limit() {
 
 #[test]
 fn the_interpreter_stops_a_state_that_needs_too_much_work() {
-    // Valid GDL (finite per state), but a relation of 30^6 facts in every
-    // state: the interpreter stops at its limit per state instead of running
-    // for minutes.
+    // Valid GDL, finite in every state, but 30^6 facts of `p` in every state;
+    // and a rule that tries 30^8 bindings of which none matches.
     let inits: String = (1..=30).map(|i| format!("(init (d {i})) ")).collect();
     let huge = format!(
         "(role r) {inits}
@@ -244,23 +243,32 @@ fn the_interpreter_stops_a_state_that_needs_too_much_work() {
          (<= (legal r (m ?a ?f)) (p ?a ?b ?c ?d ?e ?f)) (<= (next (d ?x)) (true (d ?x)))
          (<= terminal (true x)) (goal r 0)"
     );
-    let file = TempFile::new("huge-state.kif", huge.as_bytes());
-    for command in [&["mc", "--seconds", "1"][..], &["perft", "--depth", "1"]] {
-        let mut args = vec![command[0], file.path(), "--engine", "interpreter"];
-        args.extend(&command[1..]);
-        let run = ggpnet(&args);
-        assert_eq!(run.code, Some(3), "{args:?}: {}", run.stderr);
-        assert!(
-            run.stderr.ends_with(
-                "error: evaluating one state needed more than 20000000 derivations (the interpreter's limit per state)\n"
-            ),
-            "{args:?}: {}",
-            run.stderr
-        );
-        println!(
-            "{} stopped at the interpreter's limit in {:.2} s",
-            command[0], run.seconds
-        );
+    let spin = format!(
+        "(role r) {inits}
+         (<= (legal r go) (true (d ?a)) (true (d ?b)) (true (d ?c)) (true (d ?d)) (true (d ?e)) (true (d ?f))
+             (true (d ?g)) (true (d ?h)) (distinct (f ?a ?b ?c ?d ?e ?f ?g ?h) (f ?a ?b ?c ?d ?e ?f ?g ?h)))
+         (<= (next (d ?x)) (true (d ?x))) (<= terminal (true x)) (goal r 0)"
+    );
+    for (name, rules) in [("huge-state", huge), ("spin-state", spin)] {
+        let file = TempFile::new(&format!("{name}.kif"), rules.as_bytes());
+        for command in [&["mc", "--seconds", "1"][..], &["perft", "--depth", "1"]] {
+            let mut args = vec![command[0], file.path(), "--engine", "interpreter"];
+            args.extend(&command[1..]);
+            let run = ggpnet(&args);
+            assert_eq!(run.code, Some(3), "{args:?}: {}", run.stderr);
+            assert!(
+                run.stderr.ends_with(
+                    "error: evaluating one state took more than 20000000 join steps (candidate facts tried; \
+                     the interpreter's limit per state)\n"
+                ),
+                "{args:?}: {}",
+                run.stderr
+            );
+            println!(
+                "{name}: {} stopped at the interpreter's limit in {:.2} s",
+                command[0], run.seconds
+            );
+        }
     }
 }
 
