@@ -39,7 +39,7 @@ pub enum ReferenceError {
     TooLarge {
         /// The relation, as `name/arity`.
         relation: String,
-        /// The number of derivations that was exceeded.
+        /// The derivations allowed (and twice as many join steps).
         limit: usize,
     },
     /// One query (a state's legal moves, goals and terminal flag, its next
@@ -94,7 +94,8 @@ impl fmt::Display for ReferenceError {
             ReferenceError::InvalidRoles { reason } => write!(f, "invalid roles: {reason}"),
             ReferenceError::TooLarge { relation, limit } => write!(
                 f,
-                "the static relation {relation} needs more than {limit} derivations to compute"
+                "the static relation {relation} is too large to compute: more than {limit} derivations or {} join steps",
+                limit.saturating_mul(2)
             ),
             ReferenceError::WorkLimit { limit } => write!(
                 f,

@@ -41,12 +41,9 @@ pub(crate) struct Budget {
 }
 
 impl Budget {
-    /// At most `n` derivations, any number of join steps.
-    pub(crate) fn derivations(n: usize) -> Budget {
-        Budget {
-            derivations: n,
-            steps: usize::MAX,
-        }
+    /// At most `derivations` derivations and `steps` join steps.
+    pub(crate) fn new(derivations: usize, steps: usize) -> Budget {
+        Budget { derivations, steps }
     }
 
     /// At most `n` join steps (and so at most that many derivations).

@@ -33,9 +33,18 @@ const KEY_SELECTIVITY: f64 = 0.1;
 /// Derivations the trial allows one static component before calling it too big.
 const TRIAL_BUDGET: usize = 300_000;
 
+/// Join steps (candidate facts tried) the trial allows one static component:
+/// a component that tries this many bindings is too big to compute whole
+/// however few it keeps.
+const TRIAL_STEPS: usize = 30_000_000;
+
 /// Derivations any static component may make; beyond it the game is refused
 /// rather than exhausting memory.
 const STATIC_LIMIT: usize = 50_000_000;
+
+/// Join steps any static component may take; beyond it the game is refused
+/// rather than computing for minutes (a join that keeps nothing).
+const STATIC_STEPS: usize = 2 * STATIC_LIMIT;
 
 /// The relations the state machine reads and writes.
 #[derive(Clone, Copy, Debug)]
@@ -202,7 +211,14 @@ fn evaluate_static(
         let sizes = Sizes::new(program, &frozen, outputs, roles);
         let mut plans = plan_component(program, c, &|p, s| sizes.estimate(p, s));
         attach_indexes(&mut plans, &mut frozen, terms);
-        if evaluate(&plans, &mut frozen, terms, &mut Budget::derivations(STATIC_LIMIT)).is_err() {
+        if evaluate(
+            &plans,
+            &mut frozen,
+            terms,
+            &mut Budget::new(STATIC_LIMIT, STATIC_STEPS),
+        )
+        .is_err()
+        {
             let (name, arity) = program.preds.key(plans.preds[0]);
             return Err(ReferenceError::TooLarge {
                 relation: format!("{}/{arity}", symbols.name(name)),
@@ -309,7 +325,13 @@ fn too_big_to_compute(program: &Program, outputs: &Outputs, roles: usize, terms:
             let sizes = Sizes::new(program, &trial, outputs, roles);
             let mut plans = plan_component(program, c, &|p, s| sizes.estimate(p, s));
             attach_indexes(&mut plans, &mut trial, terms);
-            evaluate(&plans, &mut trial, terms, &mut Budget::derivations(TRIAL_BUDGET)).is_ok()
+            evaluate(
+                &plans,
+                &mut trial,
+                terms,
+                &mut Budget::new(TRIAL_BUDGET, TRIAL_STEPS),
+            )
+            .is_ok()
         };
         if !fits {
             for &p in &component.preds {

@@ -270,6 +270,27 @@ fn the_interpreter_stops_a_state_that_needs_too_much_work() {
             );
         }
     }
+    // The same join in a static rule: computed once, at load, and bounded too.
+    let domain: String = (1..=30).map(|i| format!("(d {i}) ")).collect();
+    let static_spin = format!(
+        "(role r) {domain} (init x)
+         (<= (s go) (d ?a) (d ?b) (d ?c) (d ?d) (d ?e) (d ?f) (d ?g) (d ?h)
+             (distinct (f ?a ?b ?c ?d ?e ?f ?g ?h) (f ?a ?b ?c ?d ?e ?f ?g ?h)))
+         (<= (legal r ?m) (s ?m)) (<= (legal r stay) (true x)) (<= (next x) (true x))
+         (<= terminal (true y)) (goal r 0)"
+    );
+    let file = TempFile::new("static-spin.kif", static_spin.as_bytes());
+    let run = ggpnet(&["mc", file.path(), "--engine", "interpreter", "--seconds", "1"]);
+    assert_eq!(run.code, Some(3), "{}", run.stderr);
+    assert!(
+        run.stderr.ends_with(
+            "error: the static relation s/1 is too large to compute: more than 50000000 derivations \
+             or 100000000 join steps\n"
+        ),
+        "{}",
+        run.stderr
+    );
+    println!("the static join stopped in {:.2} s", run.seconds);
 }
 
 #[test]
