@@ -73,7 +73,7 @@ fn peer_file(model_name: &str, family: Option<u32>) -> (&'static PeerFile, bool)
 /// The arguments of `ggpnet bench`.
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// Games (KIF or .sbg files, or names in the corpus's games/); default: the 11 anchor games.
+    /// Games (KIF, .sbg or .rbg files, or names in the corpus's games/); default: the 11 anchor games.
     games: Vec<String>,
     /// Seconds of flat Monte-Carlo per evaluator and thread count.
     #[arg(long, default_value_t = 3.0, value_parser = super::options::seconds)]
@@ -362,7 +362,10 @@ fn game_stem(corpus: &Path, name: &str) -> String {
 
 fn game_path(corpus: &Path, name: &str) -> PathBuf {
     let path = PathBuf::from(name);
-    if path.extension().is_some_and(|e| e == "kif" || e == "sbg") {
+    if path
+        .extension()
+        .is_some_and(|e| e == "kif" || e == "sbg" || e == "rbg")
+    {
         path
     } else {
         corpus.join("games").join(format!("{name}.kif"))
