@@ -353,11 +353,16 @@ fn median(samples: &[f64]) -> f64 {
     }
 }
 
-/// The name of the game `name` (a file or a corpus name) in the report: its file name without extension.
+/// The name of the game `name` (a file or a corpus name) in the report: its
+/// file name without extension (with it for a `.rbg` file).
 fn game_stem(corpus: &Path, name: &str) -> String {
-    game_path(corpus, name)
-        .file_stem()
-        .map_or(name.to_owned(), |s| s.to_string_lossy().into_owned())
+    let path = game_path(corpus, name);
+    // A .rbg game keeps its extension: the corpus's traces and anchors are of GDL games.
+    let part = match path.extension().is_some_and(|e| e == "rbg") {
+        true => path.file_name(),
+        false => path.file_stem(),
+    };
+    part.map_or(name.to_owned(), |s| s.to_string_lossy().into_owned())
 }
 
 fn game_path(corpus: &Path, name: &str) -> PathBuf {
