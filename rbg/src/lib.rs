@@ -70,7 +70,7 @@ pub use automaton::MAX_TRANSITIONS;
 pub use board::{MAX_CELLS, MAX_DIRECTIONS};
 pub use error::{ErrorKind, RbgError};
 pub use game::{Game, Move, Playout, State, MAX_KEEPER_MOVES};
-pub use gdl::{to_gdl, MAX_CHECK_WORK, MAX_VALUES};
+pub use gdl::{to_gdl, MAX_CHECK_WORK, MAX_GDL_BYTES, MAX_VALUES};
 pub use random::Rng;
 pub use search::MAX_MOVE_MODIFIERS;
 pub use syntax::{MAX_ACTIONS, MAX_BOUND, MAX_NAMES, MAX_NESTING};

@@ -62,6 +62,8 @@ use std::fmt::Write;
 
 /// The most values an expression, or pairs of values an operation, may have.
 pub const MAX_VALUES: usize = 100_000;
+/// The longest translation, in bytes (256 MiB).
+pub const MAX_GDL_BYTES: usize = 1 << 28;
 
 /// Names GDL gives a meaning to; a player may not be called so.
 pub(crate) const RESERVED: [&str; 15] = [
@@ -225,9 +227,12 @@ impl Writer<'_> {
         let _ = self.header();
         let _ = self.initial();
         let _ = self.board();
+        self.room()?;
         let _ = self.transitions();
+        self.room()?;
         let _ = self.kinds();
         let _ = self.keeper();
+        self.room()?;
         self.expressions()?;
         self.out.push_str(RULES);
         let depth = self.game.automaton.pattern_depth;
@@ -244,6 +249,19 @@ impl Writer<'_> {
             let _ = self.counts();
         }
         Ok(())
+    }
+
+    /// Refuses a translation longer than [`MAX_GDL_BYTES`].
+    fn room(&self) -> Result<(), RbgError> {
+        if self.out.len() <= MAX_GDL_BYTES {
+            return Ok(());
+        }
+        let reason = format!("the GDL translation would be longer than {MAX_GDL_BYTES} bytes");
+        Err(RbgError::new(
+            ErrorKind::RulesTooLarge,
+            Pos { line: 1, column: 1 },
+            reason,
+        ))
     }
 
     fn header(&mut self) -> std::fmt::Result {
@@ -307,6 +325,9 @@ impl Writer<'_> {
         let game = self.game;
         let a = &game.automaton;
         for q in 0..a.acts.len() as u32 {
+            if self.out.len() > MAX_GDL_BYTES {
+                return Err(std::fmt::Error);
+            }
             for &t in a.next(q) {
                 match a.acts[t as usize] {
                     Act::Shift(d) => writeln!(self.out, "(tsh {q} {t} {d})")?,
@@ -394,6 +415,7 @@ impl Writer<'_> {
         let game = self.game;
         let a = &game.automaton;
         for (t, act) in a.acts.iter().enumerate() {
+            self.room()?;
             let pos = a.pos[t];
             match *act {
                 Act::Compare(l, op, r) => {
