@@ -6,6 +6,8 @@
 
 use crate::failure::{Classify, Failure, Kind};
 use crate::{emit, game_name, McArgs, PerftArgs};
+use ggpnet::propnet::driver::choose;
+use ggpnet::propnet::evaluator::{EvaluatorConfig, EvaluatorKind};
 use ggpnet_rbg::{ErrorKind, Game, Rng};
 use ggpnet_tools::report;
 use std::collections::HashMap;
@@ -288,9 +290,18 @@ impl MoveCounter<'_> {
 /// `ggpnet perft GAME.rbg`: RBG moves counted on the propnet of the translation.
 pub(crate) fn perft_translation(args: &PerftArgs, path: &Path) -> Result<(), Failure> {
     let game = crate::load_any(Some(path), &crate::game_config())?;
+    // The scalar evaluator `--evaluator` asks for (auto: the faster on this game), as for GDL perft.
+    let kind = game.propnet().map(|loaded| {
+        let config = EvaluatorConfig::new(args.evaluator).native(args.native);
+        choose::evaluator(
+            &loaded.game,
+            config,
+            &[EvaluatorKind::Sweep, EvaluatorKind::Differential],
+        )
+    });
     let mut counter = MoveCounter {
         game: &game,
-        machine: game.machine(),
+        machine: kind.map_or_else(|| game.machine(), |k| game.machine_with_evaluator(k)),
         switch: HashMap::new(),
     };
     let start = game.initial_state();
@@ -301,7 +312,7 @@ pub(crate) fn perft_translation(args: &PerftArgs, path: &Path) -> Result<(), Fai
     }
     let seconds = timer.elapsed().as_secs_f64();
     let nodes = 1 + counts[..args.depth - 1].iter().sum::<u64>();
-    let evaluator = game.evaluator().map_or("interpreter", |k| k.name());
+    let evaluator = kind.map_or("interpreter", |k| k.name());
     let value = report::Perft {
         game: game_name(Some(path)),
         depth: args.depth,
