@@ -45,6 +45,8 @@ pub(crate) struct Automaton {
     pub(crate) exprs: Vec<Expr>,
     /// The deepest nesting of patterns.
     pub(crate) pattern_depth: usize,
+    /// Where each state's action is written (the start of its expression for a start state).
+    pub(crate) pos: Vec<Pos>,
 }
 
 impl Automaton {
@@ -68,7 +70,6 @@ struct Builder {
     size: usize,
 }
 
-/// Compiles the rules.
 /// Compiles the rules; `bounds` are the variables' bounds.
 pub(crate) fn compile(rules: &Re, bounds: &[i64]) -> Result<Automaton, RbgError> {
     check_stars(rules, bounds)?;
@@ -95,8 +96,9 @@ pub(crate) fn compile(rules: &Re, bounds: &[i64]) -> Result<Automaton, RbgError>
 }
 
 impl Builder {
-    fn state(&mut self, act: Act) -> u32 {
+    fn state(&mut self, act: Act, pos: Pos) -> u32 {
         self.a.acts.push(act);
+        self.a.pos.push(pos);
         self.a.accept.push(false);
         self.follow.push(Vec::new());
         (self.a.acts.len() - 1) as u32
@@ -118,7 +120,7 @@ impl Builder {
     /// its own start state; returns the expression's index.
     fn expression(&mut self, re: &Re, depth: usize) -> Result<u32, RbgError> {
         self.a.pattern_depth = self.a.pattern_depth.max(depth);
-        let start = self.state(Act::Start);
+        let start = self.state(Act::Start, first_pos(re));
         let id = self.a.starts.len() as u32;
         self.a.starts.push(start);
         let info = self.glushkov(re, depth)?;
@@ -162,7 +164,7 @@ impl Builder {
         Ok(match re {
             Re::Act(action, pos) => {
                 let act = self.action(action, *pos, depth)?;
-                let s = self.state(act);
+                let s = self.state(act, *pos);
                 Info {
                     nullable: false,
                     first: vec![s],

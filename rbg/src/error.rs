@@ -35,6 +35,10 @@ pub enum ErrorKind {
     RulesTooLarge,
     /// Rules outside the well-formed class: a switch inside a pattern, a star over offs only.
     IllFormed,
+    /// Rules [`crate::to_gdl`] cannot translate faithfully: a move whose tests after
+    /// a modifier read what the move changes, a modifier inside a pattern, a
+    /// player named like a GDL keyword.
+    Untranslatable,
 }
 
 /// An error reading an RBG description: its [`ErrorKind`], where (line and

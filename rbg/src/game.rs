@@ -33,9 +33,9 @@ pub struct Game {
     players: Vec<String>,
     pieces: Vec<String>,
     variables: Vec<String>,
-    bounds: Vec<i64>,
-    board: Board,
-    automaton: Automaton,
+    pub(crate) bounds: Vec<i64>,
+    pub(crate) board: Board,
+    pub(crate) automaton: Automaton,
     scratch: Mutex<Vec<Scratch>>,
 }
 

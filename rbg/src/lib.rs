@@ -29,6 +29,11 @@
 //!   an expression that divides by zero or overflows;
 //! - scores are the values of the variables named after the players.
 //!
+//! [`to_gdl`] translates a game to GDL, one GDL step per modifier of a move
+//! (its module documentation gives the design), for the games whose partial
+//! moves it can prove completable on the current state; the others are
+//! refused with [`ErrorKind::Untranslatable`].
+//!
 //! ```
 //! let text = "
 //!     #players = x(100), o(100)
@@ -54,6 +59,7 @@ mod automaton;
 mod board;
 mod error;
 mod game;
+mod gdl;
 mod lexer;
 mod macros;
 mod random;
@@ -64,6 +70,7 @@ pub use automaton::MAX_TRANSITIONS;
 pub use board::{MAX_CELLS, MAX_DIRECTIONS};
 pub use error::{ErrorKind, RbgError};
 pub use game::{Game, Move, Playout, State, MAX_KEEPER_MOVES};
+pub use gdl::{to_gdl, MAX_CHECK_WORK, MAX_GDL_BYTES, MAX_VALUES};
 pub use random::Rng;
 pub use search::MAX_MOVE_MODIFIERS;
 pub use syntax::{MAX_ACTIONS, MAX_BOUND, MAX_NAMES, MAX_NESTING};

@@ -35,7 +35,7 @@ pub const ANCHOR_GAMES: [&str; 11] = [
 /// The arguments of `ggpnet bench`.
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// Games (KIF or .sbg files, or names in the corpus's games/); default: the 11 anchor games.
+    /// Games (KIF, .sbg or .rbg files, or names in the corpus's games/); default: the 11 anchor games.
     games: Vec<String>,
     /// Seconds of flat Monte-Carlo per evaluator and thread count.
     #[arg(long, default_value_t = 3.0, value_parser = super::options::seconds)]
@@ -304,16 +304,24 @@ fn median(samples: &[f64]) -> f64 {
     }
 }
 
-/// The name of the game `name` (a file or a corpus name) in the report: its file name without extension.
+/// The name of the game `name` (a file or a corpus name) in the report: its
+/// file name without extension (with it for a `.rbg` file).
 fn game_stem(corpus: &Path, name: &str) -> String {
-    game_path(corpus, name)
-        .file_stem()
-        .map_or(name.to_owned(), |s| s.to_string_lossy().into_owned())
+    let path = game_path(corpus, name);
+    // A .rbg game keeps its extension: the corpus's traces and anchors are of GDL games.
+    let part = match path.extension().is_some_and(|e| e == "rbg") {
+        true => path.file_name(),
+        false => path.file_stem(),
+    };
+    part.map_or(name.to_owned(), |s| s.to_string_lossy().into_owned())
 }
 
 fn game_path(corpus: &Path, name: &str) -> PathBuf {
     let path = PathBuf::from(name);
-    if path.extension().is_some_and(|e| e == "kif" || e == "sbg") {
+    if path
+        .extension()
+        .is_some_and(|e| e == "kif" || e == "sbg" || e == "rbg")
+    {
         path
     } else {
         corpus.join("games").join(format!("{name}.kif"))

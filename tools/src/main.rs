@@ -172,6 +172,8 @@ enum Command {
     Match(MatchArgs),
     /// Translate a Simplified Boardgames game (.sbg) to GDL and print it.
     Sbg2gdl(Sbg2gdlArgs),
+    /// Translate a Regular Boardgames game (.rbg) to GDL and print it (one GDL step per modifier of a move).
+    Rbg2gdl(Sbg2gdlArgs),
 }
 
 #[derive(Args)]
@@ -317,7 +319,7 @@ struct StatsArgs {
 
 #[derive(Args)]
 struct GameArgs {
-    /// The game (KIF, Simplified Boardgames .sbg, or a circuit exported as .json; for perft and mc also Regular Boardgames .rbg); the built-in connect four if omitted.
+    /// The game (KIF, Simplified Boardgames .sbg, Regular Boardgames .rbg, or a circuit exported as .json); the built-in connect four if omitted.
     game: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
@@ -355,6 +357,9 @@ struct McArgs {
     /// fraction digits [default: uniform:1].
     #[arg(long, value_parser = options::time_model)]
     time_model: Option<ggpnet::realtime::TimeModel>,
+    /// On a Regular Boardgames (.rbg) game: run its direct engine instead of the propnet of its GDL translation.
+    #[arg(long)]
+    direct: bool,
 }
 
 #[derive(Args)]
@@ -364,6 +369,9 @@ struct PerftArgs {
     /// Path length to count to.
     #[arg(long, default_value_t = 4, value_parser = options::perft_depth)]
     depth: usize,
+    /// On a Regular Boardgames (.rbg) game: run its direct engine instead of the propnet of its GDL translation.
+    #[arg(long)]
+    direct: bool,
     /// Scalar evaluator: auto (a short calibration picks the faster), sweep or differential.
     #[arg(long, default_value = "auto")]
     evaluator: Choice,
@@ -398,12 +406,13 @@ fn game_name(path: Option<&Path>) -> String {
 }
 
 /// The GDL text of the game at `path` (the built-in game when none): the file
-/// itself, or its translation when it is a Simplified Boardgames file (`.sbg`).
+/// itself, or its translation when it is a Simplified Boardgames (`.sbg`) or
+/// Regular Boardgames (`.rbg`) file.
 fn read_game(path: Option<&Path>) -> Result<String, Failure> {
     match path {
         None => Ok(ggpnet::DEFAULT_GAME.to_owned()),
         Some(p) if p.extension().is_some_and(|e| e == "sbg") => read_sbg(p),
-        Some(p) if rbg::is_rbg(Some(p)) => Err(rbg::unsupported()),
+        Some(p) if rbg::is_rbg(Some(p)) => rbg::read_rbg(p),
         Some(p) => read_input(p),
     }
 }
@@ -776,7 +785,10 @@ fn stats_breakdown(b: &ggpnet::propnet::inspect::Breakdown) -> String {
 
 fn mc(args: &McArgs) -> Result<(), Failure> {
     let path = args.game.game.as_deref();
-    if let Some(rbg_file) = path.filter(|p| rbg::is_rbg(Some(p))) {
+    if args.direct && !rbg::is_rbg(path) {
+        return Err(rbg::direct_needs_rbg());
+    }
+    if let Some(rbg_file) = path.filter(|p| args.direct && rbg::is_rbg(Some(p))) {
         return rbg::mc(args, rbg_file);
     }
     let source = read_game(path)?;
@@ -871,8 +883,14 @@ fn mc_report(args: &McArgs, game: &ggpnet::Game, evaluator: &str, run: &McReport
 }
 
 fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
+    if args.direct && !rbg::is_rbg(args.game.game.as_deref()) {
+        return Err(rbg::direct_needs_rbg());
+    }
     if let Some(rbg_file) = args.game.game.as_deref().filter(|p| rbg::is_rbg(Some(p))) {
-        return rbg::perft(args, rbg_file);
+        return match args.direct {
+            true => rbg::perft(args, rbg_file),
+            false => rbg::perft_translation(args, rbg_file),
+        };
     }
     let game = load_any(args.game.game.as_deref(), &game_config())?;
     let config = EvaluatorConfig::new(args.evaluator).native(args.native);
@@ -1154,6 +1172,10 @@ fn main() -> ExitCode {
         Command::Play(a) => play::run(a),
         Command::Match(a) => matches::run(a),
         Command::Sbg2gdl(a) => read_sbg(&a.game).map(|gdl| {
+            print!("{gdl}");
+            true
+        }),
+        Command::Rbg2gdl(a) => rbg::read_rbg(&a.game).map(|gdl| {
             print!("{gdl}");
             true
         }),

@@ -1,25 +1,39 @@
-//! `ggpnet perft` and `ggpnet mc` on Regular Boardgames (`.rbg`) files, on
-//! the direct engine of `ggpnet_rbg` (there is no translation to GDL yet, so
-//! no propnet); the other subcommands refuse them with a clear message.
+//! Regular Boardgames (`.rbg`) files: every command reads them through their
+//! GDL translation ([`read_rbg`], `ggpnet_rbg::to_gdl`: one GDL step per
+//! modifier of a move), and `ggpnet perft` counts RBG moves on it (a path ends
+//! a move at a player's `(s T X)` step; [`perft_translation`]). With
+//! `--direct`, `perft` and `mc` run the direct engine of `ggpnet_rbg` instead.
 
 use crate::failure::{Classify, Failure, Kind};
 use crate::{emit, game_name, McArgs, PerftArgs};
+use ggpnet::propnet::driver::choose;
+use ggpnet::propnet::evaluator::{EvaluatorConfig, EvaluatorKind};
 use ggpnet_rbg::{ErrorKind, Game, Rng};
 use ggpnet_tools::report;
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
+
+/// The most GDL steps of one RBG move and the keeper moves after it that
+/// `perft` follows; a longer chain is an error (the keeper's rules do not end).
+const MAX_MOVE_STEPS: usize = 1000;
 
 /// Whether `path` names a Regular Boardgames file.
 pub fn is_rbg(path: Option<&Path>) -> bool {
     path.is_some_and(|p| p.extension().is_some_and(|e| e == "rbg"))
 }
 
-/// The refusal of a subcommand that does not run RBG games.
-pub fn unsupported() -> Failure {
-    Failure::invalid(
-        "error: this is a Regular Boardgames (.rbg) game: only `ggpnet perft` and `ggpnet mc` run RBG games (on the direct engine)",
-    )
+/// The refusal of `--direct` on a game that is not a `.rbg` file.
+pub fn direct_needs_rbg() -> Failure {
+    Failure::input("error: --direct applies to Regular Boardgames (.rbg) games only")
+}
+
+/// The GDL translation of the Regular Boardgames file `path`; a failure
+/// names the file, line and column.
+pub fn read_rbg(path: &Path) -> Result<String, Failure> {
+    let game = load(path)?;
+    ggpnet_rbg::to_gdl(&game).map_err(|e| Failure::worded(&e, format!("error: {}:{e}", path.display())))
 }
 
 impl Classify for ggpnet_rbg::RbgError {
@@ -28,7 +42,7 @@ impl Classify for ggpnet_rbg::RbgError {
     fn kind(&self) -> Kind {
         match self.kind() {
             ErrorKind::MacroTooLarge | ErrorKind::RulesTooLarge | ErrorKind::NestingTooDeep => Kind::Limit,
-            ErrorKind::IllFormed => Kind::Invalid,
+            ErrorKind::IllFormed | ErrorKind::Untranslatable => Kind::Invalid,
             _ => Kind::Input,
         }
     }
@@ -40,7 +54,7 @@ fn load(path: &Path) -> Result<Game, Failure> {
     Game::parse(&text).map_err(|e| Failure::worded(&e, format!("error: {}:{e}", path.display())))
 }
 
-/// `ggpnet perft GAME.rbg`: the counts at every depth up to `--depth`.
+/// `ggpnet perft GAME.rbg --direct`: the counts at every depth up to `--depth`.
 pub(crate) fn perft(args: &PerftArgs, path: &Path) -> Result<(), Failure> {
     let game = load(path)?;
     let start = game.initial_state();
@@ -113,7 +127,7 @@ fn worker(game: &Game, args: &McArgs, next: &AtomicU64, deadline: Option<Instant
     }
 }
 
-/// `ggpnet mc GAME.rbg`: flat Monte-Carlo from the initial state.
+/// `ggpnet mc GAME.rbg --direct`: flat Monte-Carlo from the initial state.
 pub(crate) fn mc(args: &McArgs, path: &Path) -> Result<(), Failure> {
     if args.time_model.is_some() {
         return Err(Failure::input(
@@ -217,4 +231,109 @@ fn mc_report(
             0.0
         },
     }
+}
+
+/// Counts RBG moves on the translation: a GDL path is one RBG move longer at
+/// each step where a player plays `(s T X)`; keeper steps (every role
+/// `noop`) and the other steps of a move do not count.
+struct MoveCounter<'a> {
+    game: &'a ggpnet::Game,
+    machine: ggpnet::Machine,
+    /// Whether a move is a switch step, by move.
+    switch: HashMap<ggpnet::Move, bool>,
+}
+
+impl MoveCounter<'_> {
+    fn is_switch(&mut self, m: &ggpnet::Move) -> Result<bool, ggpnet::Error> {
+        if let Some(&known) = self.switch.get(m) {
+            return Ok(known);
+        }
+        let known = self.game.move_to_kif(m)?.starts_with("(s ");
+        self.switch.insert(m.clone(), known);
+        Ok(known)
+    }
+
+    /// Sequences of `depth` RBG moves from `state`, `steps` GDL steps into the current one.
+    fn count(&mut self, state: &ggpnet::State, depth: usize, steps: usize) -> Result<u64, Failure> {
+        if depth == 0 {
+            return Ok(1);
+        }
+        if steps > MAX_MOVE_STEPS {
+            return Err(Failure::invalid(format!(
+                "error: a move (with the keeper's moves after it) of more than {MAX_MOVE_STEPS} GDL steps"
+            )));
+        }
+        let refused = |e: ggpnet::Error| Failure::invalid(format!("error: {e}"));
+        if self.machine.is_terminal(state).map_err(refused)? {
+            return Ok(0);
+        }
+        let mut total = 0;
+        for joint in self.machine.legal_joint_moves(state).map_err(refused)? {
+            let mut ends = false;
+            for m in &joint {
+                ends |= self.is_switch(m).map_err(refused)?;
+            }
+            if ends && depth == 1 {
+                total += 1;
+                continue;
+            }
+            let next = self.machine.next_state(state, &joint).map_err(refused)?;
+            total += match ends {
+                true => self.count(&next, depth - 1, 0)?,
+                false => self.count(&next, depth, steps + 1)?,
+            };
+        }
+        Ok(total)
+    }
+}
+
+/// `ggpnet perft GAME.rbg`: RBG moves counted on the propnet of the translation.
+pub(crate) fn perft_translation(args: &PerftArgs, path: &Path) -> Result<(), Failure> {
+    let game = crate::load_any(Some(path), &crate::game_config())?;
+    // The scalar evaluator `--evaluator` asks for (auto: the faster on this game), as for GDL perft.
+    let kind = game.propnet().map(|loaded| {
+        let config = EvaluatorConfig::new(args.evaluator).native(args.native);
+        choose::evaluator(
+            &loaded.game,
+            config,
+            &[EvaluatorKind::Sweep, EvaluatorKind::Differential],
+        )
+    });
+    let mut counter = MoveCounter {
+        game: &game,
+        machine: kind.map_or_else(|| game.machine(), |k| game.machine_with_evaluator(k)),
+        switch: HashMap::new(),
+    };
+    let start = game.initial_state();
+    let timer = Instant::now();
+    let mut counts = Vec::with_capacity(args.depth);
+    for d in 1..=args.depth {
+        counts.push(counter.count(&start, d, 0)?);
+    }
+    let seconds = timer.elapsed().as_secs_f64();
+    let nodes = 1 + counts[..args.depth - 1].iter().sum::<u64>();
+    let evaluator = kind.map_or("interpreter", |k| k.name());
+    let value = report::Perft {
+        game: game_name(Some(path)),
+        depth: args.depth,
+        engine: game.engine().name().to_owned(),
+        evaluator: evaluator.to_owned(),
+        counts: counts.iter().enumerate().map(|(d, &n)| (d + 1, n)).collect(),
+        nodes,
+        seconds,
+        nodes_per_sec: nodes as f64 / seconds.max(1e-9),
+    };
+    emit(args.game.json, &value, || {
+        let mut out = String::new();
+        for (d, n) in counts.iter().enumerate() {
+            out.push_str(&format!("perft({}) = {n}\n", d + 1));
+        }
+        out.push_str(&format!(
+            "{nodes} RBG states expanded in {seconds:.3} s ({:.0} nodes/s, RBG moves counted on the {} of the GDL translation, every depth separately)\n",
+            value.nodes_per_sec,
+            game.engine().name()
+        ));
+        out
+    });
+    Ok(())
 }

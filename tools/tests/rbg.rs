@@ -368,16 +368,30 @@ fn the_command_line_runs_rbg_files() {
             .output()
             .unwrap()
     };
-    let out = run(&["perft", "--depth", "4"], &game);
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        text.contains("perft(2) = 6\nperft(3) = 6\nperft(4) = 0\n"),
-        "{text}"
-    );
-    // The same totals on one thread or two for a number of playouts.
+    // Perft counts RBG moves, on the translation's propnet and on the direct engine.
+    for direct in [&[][..], &["--direct"][..]] {
+        let out = run(&[&["perft", "--depth", "4"][..], direct].concat(), &game);
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains("perft(2) = 6\nperft(3) = 6\nperft(4) = 0\n"),
+            "{direct:?}: {text}"
+        );
+    }
+    // The same totals on one thread or two for a number of playouts (direct engine).
     let mc = |threads: &str| {
-        let out = run(&["mc", "--json", "--playouts", "40", "--threads", threads], &game);
+        let out = run(
+            &[
+                "mc",
+                "--direct",
+                "--json",
+                "--playouts",
+                "40",
+                "--threads",
+                threads,
+            ],
+            &game,
+        );
         assert!(out.status.success());
         let value: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(
@@ -387,7 +401,16 @@ fn the_command_line_runs_rbg_files() {
         value["avg_goals"].clone()
     };
     assert_eq!(mc("1"), mc("2"));
-    // A malformed file: exit 2, the file, line and column named; other subcommands refuse RBG.
+    // On the translation: two GDL steps per move ([x], then the switch).
+    let out = run(&["mc", "--json", "--playouts", "40", "--threads", "1"], &game);
+    assert!(out.status.success());
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["engine"].as_str(), Some("propnet"));
+    let playouts = value["playouts"].as_u64().unwrap();
+    // Every playout: the keeper's switch, then three moves of two steps each.
+    assert!(playouts >= 40, "{value}");
+    assert_eq!(value["transitions"].as_u64(), Some(7 * playouts), "{value}");
+    // A malformed file: exit 2, the file, line and column named.
     let bad = dir.join("bad.rbg");
     std::fs::write(&bad, with_rules("->a north")).unwrap();
     let out = run(&["mc"], &bad);
@@ -397,10 +420,24 @@ fn the_command_line_runs_rbg_files() {
         err.contains(&format!("{}:5:14: north is not declared", bad.display())),
         "{err}"
     );
+    // Every command reads the translation; rbg2gdl prints it.
     let out = run(&["check"], &game);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run(&["rbg2gdl"], &game);
+    assert!(out.status.success());
+    assert!(String::from_utf8(out.stdout).unwrap().contains("(role a)"));
+    // A game the translation refuses: exit 1, the place and the reason.
+    let refused = dir.join("refused.rbg");
+    std::fs::write(&refused, with_rules("->a (left* + right*) {x} [e] {e} ->b")).unwrap();
+    let out = run(&["stats"], &refused);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8(out.stderr)
-        .unwrap()
-        .contains("Regular Boardgames"));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(&format!(
+            "{}:5:35: the rest of this modifier's move tests",
+            refused.display()
+        )),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
