@@ -309,9 +309,10 @@ fn median(samples: &[f64]) -> f64 {
 fn game_stem(corpus: &Path, name: &str) -> String {
     let path = game_path(corpus, name);
     // A .rbg game keeps its extension: the corpus's traces and anchors are of GDL games.
-    let part = match path.extension().is_some_and(|e| e == "rbg") {
-        true => path.file_name(),
-        false => path.file_stem(),
+    let part = if path.extension().is_some_and(|e| e == "rbg") {
+        path.file_name()
+    } else {
+        path.file_stem()
     };
     part.map_or(name.to_owned(), |s| s.to_string_lossy().into_owned())
 }
