@@ -480,7 +480,7 @@ impl LaneMachine {
             for m in joint {
                 let slot = move_slots[m.0 as usize];
                 let value = &mut self.values[slot as usize];
-                if *value == NO_LANES {
+                if value.iter().all(|&w| w == 0) {
                     self.touched.push(slot);
                 }
                 value[lane / 64] |= 1 << (lane % 64);
@@ -710,7 +710,7 @@ impl fmt::Debug for LaneMachine {
 /// transposed at once.
 fn for_each_lane_row(values: &[Lane], rows: &[u32], lanes: usize, mut emit: impl FnMut(usize, usize, u64)) {
     let mut block = [0u64; 64];
-    for word in 0..lanes.div_ceil(64) {
+    (0..lanes.div_ceil(64)).for_each(|word| {
         let here = (lanes - word * 64).min(64);
         for (chunk, slots) in rows.chunks(64).enumerate() {
             for (i, row) in block.iter_mut().enumerate() {
@@ -724,7 +724,7 @@ fn for_each_lane_row(values: &[Lane], rows: &[u32], lanes: usize, mut emit: impl
                 emit(word * 64 + l, chunk, bits);
             }
         }
-    }
+    });
 }
 
 /// Transposes a 64 x 64 bit matrix in place: bit `j` of word `i` becomes
@@ -764,12 +764,17 @@ const BYTES_OF: [[u8; 8]; 256] = {
 };
 
 /// Writes the low bits of `bits` into `out` (at most 64 bytes), one byte each,
-/// lowest first.
+/// lowest first: eight bytes at a time (a copy of a constant size is one
+/// store), the rest one by one.
 #[inline]
 fn write_bytes(bits: u64, out: &mut [u8]) {
-    for (k, bytes) in out.chunks_mut(8).enumerate() {
+    for (k, bytes) in out.chunks_exact_mut(8).enumerate() {
         let byte = (bits >> (8 * k)) as u8;
-        bytes.copy_from_slice(&BYTES_OF[byte as usize][..bytes.len()]);
+        bytes.copy_from_slice(&BYTES_OF[byte as usize]);
+    }
+    let done = 8 * (out.len() / 8);
+    for (i, byte) in out[done..].iter_mut().enumerate() {
+        *byte = ((bits >> (done + i)) & 1) as u8;
     }
 }
 
@@ -783,9 +788,9 @@ mod tests {
         let original: [u64; 64] = std::array::from_fn(|_| rng.next_u64());
         let mut m = original;
         transpose64(&mut m);
-        for i in 0..64 {
-            for j in 0..64 {
-                assert_eq!((m[j] >> i) & 1, (original[i] >> j) & 1, "bit {j} of word {i}");
+        for (i, &word) in original.iter().enumerate() {
+            for (j, &transposed) in m.iter().enumerate() {
+                assert_eq!((transposed >> i) & 1, (word >> j) & 1, "bit {j} of word {i}");
             }
         }
     }
