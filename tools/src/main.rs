@@ -363,7 +363,9 @@ struct PerftArgs {
     /// Path length to count to.
     #[arg(long, default_value_t = 4, value_parser = options::perft_depth)]
     depth: usize,
-    /// Scalar evaluator: auto (a short calibration picks the faster), sweep or differential.
+    /// Evaluator: auto (a short calibration picks the faster scalar one), sweep,
+    /// differential, or lanes (the sweep, and the last ply 512 states at a time
+    /// on the lanes evaluator).
     #[arg(long, default_value = "auto")]
     evaluator: Choice,
     /// Native code: on (where the platform allows) or off (the interpreters, to measure them).
