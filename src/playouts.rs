@@ -130,7 +130,8 @@ impl Game {
     /// Perft: `counts[d - 1]` is the number of joint-move paths of length `d` from
     /// the initial state (terminal states are not expanded), for `d` in
     /// `1..=depth` (at most [`MAX_PERFT_DEPTH`]). The propnet counts with the
-    /// scalar evaluator `kind`.
+    /// scalar evaluator `kind` (`Lanes`: the sweep, and the last ply 512
+    /// states at a time on the lanes evaluator).
     pub fn perft(&self, depth: usize, kind: EvaluatorKind) -> Result<Vec<u128>, Error> {
         self.perft_from(&self.initial_state(), depth, kind)
     }

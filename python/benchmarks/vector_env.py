@@ -1,6 +1,6 @@
 """Steps per second of ggpnet.VectorEnv, for docs/PYTHON.md.
 
-    python python/benchmarks/vector_env.py [--seconds S] [--evaluators sweep,differential]
+    python python/benchmarks/vector_env.py [--seconds S] [--evaluators lanes,sweep,auto]
         [--threads T] [--sizes 1,64,512,4096] [GAME.kif ...]
 
 Each run steps every lane with random legal actions for about S seconds, in two
@@ -37,7 +37,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("games", nargs="*")
     parser.add_argument("--seconds", type=float, default=2.0)
-    parser.add_argument("--evaluators", default="sweep,differential")
+    parser.add_argument("--evaluators", default="lanes,sweep")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--sizes", default="1,64,512,4096")
     args = parser.parse_args()

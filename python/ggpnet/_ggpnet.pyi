@@ -232,6 +232,9 @@ class VectorEnv:
     @property
     def threads(self) -> int: ...
     @property
+    def evaluator(self) -> str:
+        """The evaluator steps run on: "lanes", "sweep" or "differential"."""
+    @property
     def num_actions(self) -> int: ...
     @property
     def observations(self) -> npt.NDArray[np.uint8]: ...

@@ -1,13 +1,25 @@
 //! The work of `ggpnet.VectorEnv`, in Rust alone: `n` games side by side on
 //! the propnet, each stepped by given or random actions, with observations,
 //! legal-action masks, rewards and end flags written into flat buffers
-//! (numpy's arrays, borrowed by the caller). Lanes are split into blocks,
-//! one per thread, each block with its own state machine.
+//! (numpy's arrays, borrowed by the caller). Two engines step the lanes:
+//!
+//! - scalar state machines: the lanes are split into blocks, one per thread,
+//!   each stepping its lanes one after another on its state machine (or on
+//!   the lanes' own, while they fit a memory budget);
+//! - the lanes evaluator ([`lanes`]): blocks of up to 512 lanes, each a
+//!   `LaneMachine` whose one evaluation of the net steps all its lanes, the
+//!   blocks spread over the threads.
+//!
+//! Both draw random actions from the same per-lane streams in the same way,
+//! so they give the same games; `Setup::evaluator` says which runs (see
+//! [`engine_for`] for the automatic choice).
 //!
 //! The actions of a role are its inputs (every move that can ever be legal)
 //! in input order, numbered from 0: the dense order of `Game.actions`.
 //! Legality is checked against a copy of the masks kept here, so a caller
 //! that writes into the numpy mask cannot make an illegal move pass.
+
+mod lanes;
 
 use ggpnet::propnet::{Game, Move, State, StateMachine};
 use ggpnet::{EvaluatorKind, Stream};
@@ -39,7 +51,8 @@ pub struct Setup {
     pub auto_reset: bool,
     /// Steps after which an episode is truncated.
     pub max_steps: u64,
-    /// The scalar evaluator of the machines.
+    /// The evaluator: `Lanes` for the lanes engine, else the scalar
+    /// evaluator of the state machines.
     pub evaluator: EvaluatorKind,
     /// Whether the machines run native code where the platform allows.
     pub native: bool,
@@ -70,10 +83,8 @@ pub struct Buffers<'a> {
     pub truncated: &'a mut [bool],
 }
 
-/// One game of the batch.
+/// One game of the batch: what either engine keeps of it.
 struct Lane {
-    /// Its state.
-    state: State,
     /// Steps since its episode began.
     steps: u64,
     /// How its episode ended, when it waits for a reset (without auto-reset):
@@ -81,12 +92,30 @@ struct Lane {
     ended: Option<bool>,
     /// Its random stream (random roles, negative actions, sampled actions).
     rng: Stream,
-    /// Its legal actions, a bit per (role, action).
+    /// Its legal actions, a bit per (role, action): bit `role * actions + a`.
     legal: Vec<u64>,
+}
+
+/// What the scalar engine keeps of a lane besides.
+struct ScalarLane {
+    /// Its state.
+    state: State,
     /// Its own state machine, when the batch can afford one per lane: it
     /// keeps the lane's state loaded from one step to the next (no
     /// evaluation of it again, and the evaluators skip what did not change).
     machine: Option<Box<StateMachine>>,
+}
+
+/// How the lanes step.
+enum Engine {
+    /// Scalar state machines: per lane its state (and machine), and one
+    /// worker per block of lanes.
+    Scalar {
+        states: Vec<ScalarLane>,
+        workers: Vec<Worker>,
+    },
+    /// Lane machines of up to 512 lanes each.
+    Lanes(lanes::Blocks),
 }
 
 /// A thread's machine and scratch space.
@@ -127,6 +156,8 @@ struct Shape {
     auto_reset: bool,
     /// See [`Setup::max_steps`].
     max_steps: u64,
+    /// The legal actions of the initial state, as [`Lane::legal`].
+    initial_legal: Vec<u64>,
 }
 
 /// `n` games side by side.
@@ -135,8 +166,20 @@ pub struct Batch {
     shape: Shape,
     /// The games.
     lanes: Vec<Lane>,
-    /// One per block.
-    workers: Vec<Worker>,
+    /// What steps them.
+    engine: Engine,
+}
+
+/// The engine `VectorEnv` runs `lanes` lanes on when not told:
+/// the lanes evaluator from [`lanes::FEWEST_LANES`] lanes on, scalar sweep
+/// machines below (where one evaluation of 512 lanes costs more than the
+/// few lanes' scalar steps).
+pub fn engine_for(lanes: usize) -> EvaluatorKind {
+    if lanes >= lanes::FEWEST_LANES {
+        EvaluatorKind::Lanes
+    } else {
+        EvaluatorKind::Sweep
+    }
 }
 
 impl Batch {
@@ -151,23 +194,16 @@ impl Batch {
                 action_of[m.0 as usize] = i;
             }
         }
-        let blocks = setup
-            .threads
-            .clamp(1, setup.lanes.div_ceil(MIN_LANES_PER_BLOCK).max(1));
-        let workers = (0..blocks).map(|_| Worker::new(&game, setup)).collect();
         let words = (roles * actions).div_ceil(64);
-        let own_machines = setup.lanes.saturating_mul(game.net().slots() * BYTES_PER_SLOT) <= MACHINES_BUDGET;
         let lanes = (0..setup.lanes)
             .map(|i| Lane {
-                state: game.initial().clone(),
                 steps: 0,
                 ended: None,
                 rng: Stream::new(setup.seed, i as u64),
                 legal: vec![0; words],
-                machine: own_machines.then(|| Box::new(Worker::machine(&game, setup))),
             })
             .collect();
-        let shape = Shape {
+        let mut shape = Shape {
             bases: game.facts().len(),
             game,
             roles,
@@ -176,12 +212,14 @@ impl Batch {
             random_role,
             auto_reset: setup.auto_reset,
             max_steps: setup.max_steps,
+            initial_legal: vec![0; words],
         };
-        Batch {
-            shape,
-            lanes,
-            workers,
-        }
+        shape.initial_legal = shape.legal_of_initial();
+        let engine = match setup.evaluator {
+            EvaluatorKind::Lanes => Engine::Lanes(lanes::Blocks::new(&shape.game, setup)),
+            _ => Engine::scalar(&shape.game, setup),
+        };
+        Batch { shape, lanes, engine }
     }
 
     /// Lanes.
@@ -206,12 +244,26 @@ impl Batch {
 
     /// Threads the steps run on.
     pub fn threads(&self) -> usize {
-        self.workers.len()
+        match &self.engine {
+            Engine::Scalar { workers, .. } => workers.len(),
+            Engine::Lanes(blocks) => blocks.threads(),
+        }
     }
 
-    /// The state of lane `lane`.
-    pub fn state(&self, lane: usize) -> &State {
-        &self.lanes[lane].state
+    /// The evaluator the steps run on (`Lanes` for the lanes engine).
+    pub fn evaluator(&self) -> EvaluatorKind {
+        match &self.engine {
+            Engine::Scalar { workers, .. } => workers[0].machine.evaluator(),
+            Engine::Lanes(_) => EvaluatorKind::Lanes,
+        }
+    }
+
+    /// The state of lane `lane` (below [`Batch::lanes`]).
+    pub fn state(&self, lane: usize) -> State {
+        match &self.engine {
+            Engine::Scalar { states, .. } => states[lane].state.clone(),
+            Engine::Lanes(blocks) => blocks.state(lane),
+        }
     }
 
     /// Puts every lane of `which` (all when `None`) in the initial state (in
@@ -233,19 +285,26 @@ impl Batch {
                 &all
             }
         };
-        let mut rows = Rows::new(&self.shape, out);
-        let worker = &mut self.workers[0];
         for &i in which {
             let lane = &mut self.lanes[i];
-            lane.state.clone_from(&start);
             lane.steps = 0;
             lane.ended = None;
             if let Some(seed) = seed {
                 lane.rng = Stream::new(seed, i as u64);
             }
-            let mut row = rows.row(i);
-            row.clear_step();
-            worker.observe(&self.shape, lane, &mut row);
+        }
+        let rows = Rows::new(&self.shape, out);
+        match &mut self.engine {
+            Engine::Scalar { states, workers } => reset_scalar(
+                &self.shape,
+                &mut self.lanes,
+                states,
+                &mut workers[0],
+                which,
+                &start,
+                rows,
+            ),
+            Engine::Lanes(blocks) => blocks.reset(&self.shape, &mut self.lanes, which, &start, rows),
         }
     }
 
@@ -280,33 +339,12 @@ impl Batch {
     /// Plays `actions` (checked by [`Batch::check`]) in every lane whose
     /// episode goes on, on the batch's threads, and writes every row.
     pub fn step(&mut self, actions: &[i64], out: Buffers<'_>) {
-        let shape = &self.shape;
-        let per_block = self.lanes.len().div_ceil(self.workers.len());
-        let mut blocks = Vec::with_capacity(self.workers.len());
-        let mut rest = Rows::new(shape, out);
-        let mut lanes = &mut self.lanes[..];
-        let mut actions = actions;
-        for worker in &mut self.workers {
-            let take = per_block.min(lanes.len());
-            let (mine, others) = lanes.split_at_mut(take);
-            let (rows, more) = rest.split(take);
-            let (acts, later) = actions.split_at(take * shape.roles);
-            blocks.push((worker, mine, rows, acts));
-            lanes = others;
-            rest = more;
-            actions = later;
-        }
-        let run = |(worker, lanes, mut rows, actions): (&mut Worker, &mut [Lane], Rows<'_>, &[i64])| {
-            for (i, lane) in lanes.iter_mut().enumerate() {
-                let mut row = rows.row(i);
-                let acts = &actions[i * shape.roles..(i + 1) * shape.roles];
-                worker.step(shape, lane, acts, &mut row);
+        let rows = Rows::new(&self.shape, out);
+        match &mut self.engine {
+            Engine::Scalar { states, workers } => {
+                step_scalar(&self.shape, &mut self.lanes, states, workers, actions, rows)
             }
-        };
-        if blocks.len() == 1 {
-            blocks.into_iter().for_each(run);
-        } else {
-            blocks.into_par_iter().for_each(run);
+            Engine::Lanes(blocks) => blocks.step(&self.shape, &mut self.lanes, actions, rows),
         }
     }
 
@@ -325,6 +363,107 @@ impl Batch {
     }
 }
 
+impl Engine {
+    /// The scalar engine of `setup`: one worker per block of lanes, and each
+    /// lane's own machine while they fit [`MACHINES_BUDGET`].
+    fn scalar(game: &Arc<Game>, setup: &Setup) -> Engine {
+        let blocks = setup
+            .threads
+            .clamp(1, setup.lanes.div_ceil(MIN_LANES_PER_BLOCK).max(1));
+        let workers = (0..blocks).map(|_| Worker::new(game, setup)).collect();
+        let own_machines = setup.lanes.saturating_mul(game.net().slots() * BYTES_PER_SLOT) <= MACHINES_BUDGET;
+        let states = (0..setup.lanes)
+            .map(|_| ScalarLane {
+                state: game.initial().clone(),
+                machine: own_machines.then(|| Box::new(Worker::machine(game, setup))),
+            })
+            .collect();
+        Engine::Scalar { states, workers }
+    }
+}
+
+impl Shape {
+    /// The legal actions of the initial state, as [`Lane::legal`], by the
+    /// net's plain evaluation (once, no evaluator compiled for it).
+    fn legal_of_initial(&self) -> Vec<u64> {
+        let net = self.game.net();
+        let values = net.evaluate(self.game.initial().0.as_raw_slice(), &[]);
+        let mut bits = vec![0; (self.roles * self.actions).div_ceil(64)];
+        for (role, moves) in self.game.role_moves().iter().enumerate() {
+            for (a, m) in moves.iter().enumerate() {
+                if values[net.legal_slots()[m.0 as usize] as usize] {
+                    let at = role * self.actions + a;
+                    bits[at / 64] |= 1 << (at % 64);
+                }
+            }
+        }
+        bits
+    }
+}
+
+/// [`Batch::reset`] on the scalar engine: the lanes of `which` (their
+/// counters reset) put in `start`, their rows written on `worker`.
+fn reset_scalar(
+    shape: &Shape,
+    lanes: &mut [Lane],
+    states: &mut [ScalarLane],
+    worker: &mut Worker,
+    which: &[usize],
+    start: &State,
+    mut rows: Rows<'_>,
+) {
+    for &i in which {
+        states[i].state.clone_from(start);
+        let mut row = rows.row(i);
+        row.clear_step();
+        worker.observe(shape, &mut lanes[i], &mut states[i], &mut row);
+    }
+}
+
+/// [`Batch::step`] on the scalar engine: the lanes in one block per worker,
+/// the blocks on the threads.
+fn step_scalar(
+    shape: &Shape,
+    lanes: &mut [Lane],
+    states: &mut [ScalarLane],
+    workers: &mut [Worker],
+    actions: &[i64],
+    rows: Rows<'_>,
+) {
+    let per_block = lanes.len().div_ceil(workers.len());
+    let blocks: Vec<_> = workers
+        .iter_mut()
+        .zip(lanes.chunks_mut(per_block))
+        .zip(states.chunks_mut(per_block))
+        .zip(rows.chunks(per_block))
+        .zip(actions.chunks(per_block * shape.roles))
+        .collect();
+    if blocks.len() == 1 {
+        blocks
+            .into_iter()
+            .for_each(|block| step_scalar_block(shape, block));
+    } else {
+        blocks
+            .into_par_iter()
+            .for_each(|block| step_scalar_block(shape, block));
+    }
+}
+
+/// A block of the scalar engine: its worker, lanes, rows and actions.
+type ScalarBlock<'a, 'b> = (
+    (((&'a mut Worker, &'a mut [Lane]), &'a mut [ScalarLane]), Rows<'b>),
+    &'a [i64],
+);
+
+/// Steps the lanes of `block` one after another on its worker.
+fn step_scalar_block(shape: &Shape, block: ScalarBlock<'_, '_>) {
+    let ((((worker, lanes), states), mut rows), actions) = block;
+    for (i, (lane, own)) in lanes.iter_mut().zip(states.iter_mut()).enumerate() {
+        let acts = &actions[i * shape.roles..(i + 1) * shape.roles];
+        worker.step(shape, lane, own, acts, &mut rows.row(i));
+    }
+}
+
 impl Worker {
     /// A worker for `game`.
     fn new(game: &Arc<Game>, setup: &Setup) -> Worker {
@@ -339,94 +478,110 @@ impl Worker {
         }
     }
 
-    /// A state machine for `game` as `setup` says.
+    /// A scalar state machine for `game` as `setup` says.
     fn machine(game: &Arc<Game>, setup: &Setup) -> StateMachine {
         StateMachine::with_evaluator_native(Arc::clone(game), setup.evaluator, setup.native)
     }
 
     /// One step of `lane` with its `actions` (one per role), its row
     /// written, on the lane's own machine if it has one.
-    fn step(&mut self, shape: &Shape, lane: &mut Lane, actions: &[i64], row: &mut Row<'_>) {
+    fn step(
+        &mut self,
+        shape: &Shape,
+        lane: &mut Lane,
+        own: &mut ScalarLane,
+        actions: &[i64],
+        row: &mut Row<'_>,
+    ) {
         row.clear_step();
         if let Some(terminated) = lane.ended {
             *row.terminated = terminated;
             *row.truncated = !terminated;
             return;
         }
-        let mut own = lane.machine.take();
-        let machine = own.as_deref_mut().unwrap_or(&mut self.machine);
-        self.scratch.play(machine, shape, lane, actions, row);
-        lane.machine = own;
+        let mut machine = own.machine.take();
+        let m = machine.as_deref_mut().unwrap_or(&mut self.machine);
+        self.scratch.play(m, shape, lane, &mut own.state, actions, row);
+        own.machine = machine;
     }
 
     /// Writes `lane`'s row for its state (see [`Scratch::observe`]), on
     /// the lane's own machine if it has one.
-    fn observe(&mut self, shape: &Shape, lane: &mut Lane, row: &mut Row<'_>) {
-        let mut own = lane.machine.take();
-        let machine = own.as_deref_mut().unwrap_or(&mut self.machine);
-        self.scratch.observe(machine, shape, lane, row);
-        lane.machine = own;
+    fn observe(&mut self, shape: &Shape, lane: &mut Lane, own: &mut ScalarLane, row: &mut Row<'_>) {
+        let mut machine = own.machine.take();
+        let m = machine.as_deref_mut().unwrap_or(&mut self.machine);
+        self.scratch.observe(m, shape, lane, &mut own.state, row);
+        own.machine = machine;
     }
 }
 
 impl Scratch {
-    /// [`Worker::step`] of a lane whose episode goes on, on `m`.
+    /// [`Worker::step`] of a lane whose episode goes on, in `state`, on `m`.
     fn play(
         &mut self,
         m: &mut StateMachine,
         shape: &Shape,
         lane: &mut Lane,
+        state: &mut State,
         actions: &[i64],
         row: &mut Row<'_>,
     ) {
         self.joint.clear();
         for (role, &action) in actions.iter().enumerate() {
-            let action = match action {
-                a if a >= 0 && Some(role) != shape.random_role => a as usize,
-                _ => draw(lane, role, shape.actions).expect("a lane that goes on has legal moves"),
-            };
+            let action = shape.action(lane, role, action);
             self.joint.push(shape.game.role_moves()[role][action]);
         }
         // Asking whether the state is terminal loads it into the evaluator.
-        m.is_terminal(&lane.state);
+        m.is_terminal(state);
         m.next_into(&self.joint, &mut self.next);
-        std::mem::swap(&mut lane.state, &mut self.next);
+        std::mem::swap(state, &mut self.next);
         lane.steps += 1;
-        self.observe(m, shape, lane, row);
+        self.observe(m, shape, lane, state, row);
     }
 
-    /// Writes `lane`'s row for its state: observation, legal actions,
+    /// Writes `lane`'s row for its `state`: observation, legal actions,
     /// rewards and flags when it ended (then restarting it, with auto-reset).
-    fn observe(&mut self, m: &mut StateMachine, shape: &Shape, lane: &mut Lane, row: &mut Row<'_>) {
-        let ended = self.score(m, shape, lane, row);
+    fn observe(
+        &mut self,
+        m: &mut StateMachine,
+        shape: &Shape,
+        lane: &mut Lane,
+        state: &mut State,
+        row: &mut Row<'_>,
+    ) {
+        let ended = self.score(m, shape, lane, state, row);
         if ended && shape.auto_reset {
-            lane.state.clone_from(shape.game.initial());
+            state.clone_from(shape.game.initial());
             lane.steps = 0;
-            self.score(m, shape, lane, row);
+            self.score(m, shape, lane, state, row);
         } else if ended {
             lane.ended = Some(*row.terminated);
             lane.legal.fill(0);
             row.mask.fill(false);
         }
-        write_bits(lane.state.0.as_raw_slice(), row.observations);
+        write_bits(state.0.as_raw_slice(), row.observations);
     }
 
-    /// Writes `lane`'s legal actions, or its rewards and end flags when its
-    /// episode ends in its state; whether it ends.
-    fn score(&mut self, m: &mut StateMachine, shape: &Shape, lane: &mut Lane, row: &mut Row<'_>) -> bool {
+    /// Writes `lane`'s legal actions in `state`, or its rewards and end
+    /// flags when its episode ends there; whether it ends.
+    fn score(
+        &mut self,
+        m: &mut StateMachine,
+        shape: &Shape,
+        lane: &mut Lane,
+        state: &State,
+        row: &mut Row<'_>,
+    ) -> bool {
         lane.legal.fill(0);
         row.mask.fill(false);
-        if m.is_terminal(&lane.state) {
-            m.best_goals_into(&lane.state, &mut self.goals);
-            for (reward, goal) in row.rewards.iter_mut().zip(&self.goals) {
-                *reward = goal.unwrap_or(0) as f32;
-            }
-            *row.terminated = true;
+        if m.is_terminal(state) {
+            m.best_goals_into(state, &mut self.goals);
+            shape.reward(&self.goals, row);
             return true;
         }
         let mut stuck = false;
         for role in 0..shape.roles {
-            m.legal_moves_into(&lane.state, role, &mut self.legal);
+            m.legal_moves_into(state, role, &mut self.legal);
             stuck |= self.legal.is_empty();
             for mv in &self.legal {
                 let at = role * shape.actions + shape.action_of[mv.0 as usize];
@@ -439,6 +594,32 @@ impl Scratch {
             return true;
         }
         false
+    }
+}
+
+impl Shape {
+    /// The action `role` plays in `lane` for `action` (given; drawn when
+    /// negative, and always for the random role); the lane goes on, so the
+    /// role has a legal action, and a given one was checked by [`Batch::check`].
+    fn action(&self, lane: &mut Lane, role: usize, action: i64) -> usize {
+        match action {
+            a if a >= 0 && Some(role) != self.random_role => a as usize,
+            _ => draw(lane, role, self.actions).expect("a lane that goes on has legal moves"),
+        }
+    }
+
+    /// Writes the rewards and the terminated flag of a lane whose episode
+    /// ended in a terminal state with `goals` (per role, 0 for none).
+    fn reward(&self, goals: &[Option<i64>], row: &mut Row<'_>) {
+        for (reward, goal) in row.rewards.iter_mut().zip(goals) {
+            *reward = goal.unwrap_or(0) as f32;
+        }
+        *row.terminated = true;
+    }
+
+    /// Whether some role has no legal action in `legal` (as [`Lane::legal`]).
+    fn stuck(&self, legal: &[u64]) -> bool {
+        (0..self.roles).any(|role| ones(legal, role * self.actions, self.actions).all(|(_, w)| w == 0))
     }
 }
 
@@ -462,6 +643,18 @@ fn bit(words: &[u64], at: usize) -> bool {
 /// actions in order, as the drivers draw among legal moves.
 fn draw(lane: &mut Lane, role: usize, actions: usize) -> Option<usize> {
     let first = role * actions;
+    if first % 64 + actions <= 64 {
+        // The role's bits in one word (every game of at most 64 actions a role,
+        // most of them): the same rank, selected without the general walk.
+        let mut word = (lane.legal[first / 64] >> (first % 64)) & (!0u64 >> (64 - actions));
+        if word == 0 {
+            return None;
+        }
+        for _ in 0..lane.rng.draw(word.count_ones() as usize) {
+            word &= word - 1;
+        }
+        return Some(word.trailing_zeros() as usize);
+    }
     let count: usize = ones(&lane.legal, first, actions)
         .map(|(_, w)| w.count_ones() as usize)
         .sum();
@@ -545,6 +738,7 @@ impl<'a> Rows<'a> {
             roles,
             out,
         } = self;
+        let lanes = lanes.min(out.terminated.len());
         let (o1, o2) = out.observations.split_at_mut(lanes * bases);
         let (m1, m2) = out.mask.split_at_mut(lanes * mask_row);
         let (r1, r2) = out.rewards.split_at_mut(lanes * roles);
@@ -563,6 +757,18 @@ impl<'a> Rows<'a> {
             },
         };
         (rows(o1, m1, r1, t1, u1), rows(o2, m2, r2, t2, u2))
+    }
+
+    /// The rows in runs of `lanes` lanes (the last may be shorter).
+    fn chunks(self, lanes: usize) -> Vec<Rows<'a>> {
+        let mut runs = Vec::new();
+        let mut rest = self;
+        while !rest.out.terminated.is_empty() {
+            let (run, more) = rest.split(lanes);
+            runs.push(run);
+            rest = more;
+        }
+        runs
     }
 
     /// Lane `i`'s rows.

@@ -5,12 +5,12 @@
 //! the GIL released (no copies): a caller that keeps one past the next step
 //! copies it.
 
-use crate::batch::{Batch, Buffers, Setup};
+use crate::batch::{engine_for, Batch, Buffers, Setup};
 use crate::errors;
 use crate::game::{wrap_state, Game, RoleArg};
 use crate::settings::evaluator_choice;
 use crate::values::{Move, State};
-use ggpnet::{EvaluatorChoice, EvaluatorKind, MAX_THREADS};
+use ggpnet::{EvaluatorChoice, MAX_THREADS};
 use numpy::{
     AllowTypeChange, PyArray1, PyArray2, PyArray3, PyArrayLike2, PyArrayMethods, PyUntypedArrayMethods,
 };
@@ -92,15 +92,8 @@ impl VectorEnv {
             return Err(errors::error(&ggpnet::Error::InvalidSetting(refused)));
         }
         let evaluator = match evaluator.map(evaluator_choice).transpose()? {
-            None | Some(EvaluatorChoice::Auto) => EvaluatorKind::Sweep,
-            Some(EvaluatorChoice::Fixed(kind)) if kind.is_scalar() => kind,
-            Some(_) => {
-                return Err(crate::settings::bad_name(
-                    "evaluator",
-                    "lanes",
-                    "sweep or differential",
-                ))
-            }
+            None | Some(EvaluatorChoice::Auto) => engine_for(n),
+            Some(EvaluatorChoice::Fixed(kind)) => kind,
         };
         Ok(Setup {
             lanes: n,
@@ -121,7 +114,9 @@ impl VectorEnv {
     /// from stream `i`); `auto_reset` restarts an ended lane in the same
     /// step; `max_steps` truncates an episode (the game's
     /// `max_playout_depth` by default); `threads` (every core by default) and
-    /// `evaluator` (`"sweep"` or `"differential"`) choose how steps run.
+    /// `evaluator` (`"lanes"`: 512 lanes per evaluation of the net; `"sweep"`
+    /// or `"differential"`: scalar state machines; by default lanes from 64
+    /// environments on, else sweep) choose how steps run.
     #[new]
     #[pyo3(signature = (game, n, *, seed = 0, auto_reset = true, max_steps = None, threads = None, evaluator = None))]
     #[allow(clippy::too_many_arguments)]
@@ -182,6 +177,12 @@ impl VectorEnv {
     #[getter]
     fn threads(&self) -> usize {
         self.batch.threads()
+    }
+
+    /// The evaluator steps run on: `"lanes"`, `"sweep"` or `"differential"`.
+    #[getter]
+    fn evaluator(&self) -> String {
+        self.batch.evaluator().to_string()
     }
 
     /// The number of actions per role in the masks (the most any role has);
@@ -295,7 +296,7 @@ impl VectorEnv {
         let game = self.game.bind(py);
         let compiled = compiled(game.get())?;
         let bits = self.lane_state(lane)?;
-        let facts = compiled.state_to_kif(bits);
+        let facts = compiled.state_to_kif(&bits);
         let state = game
             .get()
             .game
@@ -330,11 +331,12 @@ impl VectorEnv {
     /// A summary for the interpreter's prompt.
     fn __repr__(&self) -> String {
         format!(
-            "<ggpnet.VectorEnv {} environments, {} roles x {} actions, {} bases, {} threads>",
+            "<ggpnet.VectorEnv {} environments, {} roles x {} actions, {} bases, {} on {} threads>",
             self.batch.lanes(),
             self.batch.roles(),
             self.batch.actions(),
             self.batch.bases(),
+            self.batch.evaluator(),
             self.batch.threads()
         )
     }
@@ -342,7 +344,7 @@ impl VectorEnv {
 
 impl VectorEnv {
     /// Lane `lane`'s state, or an `IndexError`.
-    fn lane_state(&self, lane: usize) -> PyResult<&ggpnet::propnet::State> {
+    fn lane_state(&self, lane: usize) -> PyResult<ggpnet::propnet::State> {
         if lane >= self.batch.lanes() {
             return Err(PyIndexError::new_err(format!("no environment number {lane}")));
         }

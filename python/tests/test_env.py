@@ -53,7 +53,7 @@ def check_against_next_state(game, env, steps):
     return ended
 
 
-@pytest.mark.parametrize("evaluator", ["sweep", "differential"])
+@pytest.mark.parametrize("evaluator", ["sweep", "differential", "lanes"])
 def test_steps_match_next_state(game, evaluator):
     env = ggpnet.VectorEnv(game, 24, seed=4, threads=2, evaluator=evaluator)
     assert env.observations.shape == (24, len(game.bases))
@@ -63,10 +63,46 @@ def test_steps_match_next_state(game, evaluator):
     assert ended > 0
 
 
-def test_a_corpus_game_steps_as_next_state(corpus):
+@pytest.mark.parametrize("evaluator", ["sweep", "lanes"])
+def test_a_corpus_game_steps_as_next_state(corpus, evaluator):
     game = ggpnet.Game.load(corpus / "games" / "breakthrough.kif")
-    env = ggpnet.VectorEnv(game, 6, seed=1, threads=2)
+    env = ggpnet.VectorEnv(game, 6, seed=1, threads=2, evaluator=evaluator)
+    assert env.evaluator == evaluator
     check_against_next_state(game, env, 40)
+
+
+def run_arrays(env, steps, sampled):
+    """Copies of every array after each of `steps` steps of random actions."""
+    seen = []
+    random = np.full((env.num_envs, len(env.game.roles)), -1)
+    for step in range(steps):
+        env.step(env.sample_actions() if sampled else random)
+        seen.append(tuple(a.copy() for a in (env.observations, env.legal_mask, env.rewards, env.terminated, env.truncated)))
+        if step == steps // 2:
+            env.reset(lanes=[0, env.num_envs - 1])
+            seen.append((env.observations.copy(), env.legal_mask.copy()))
+    return seen
+
+
+@pytest.mark.parametrize("auto_reset", [True, False])
+def test_lanes_and_scalar_machines_give_the_same_games(game, auto_reset):
+    """600 lanes are two blocks of 300 on the lanes engine; with or without
+    auto-reset, step limits and resets, every array equals the scalar one."""
+    def run(evaluator, sampled):
+        env = ggpnet.VectorEnv(game, 600, seed=5, evaluator=evaluator, auto_reset=auto_reset, max_steps=30)
+        assert env.evaluator == evaluator
+        return run_arrays(env, 50, sampled)
+
+    for sampled in (False, True):
+        lanes, sweep = run("lanes", sampled), run("sweep", sampled)
+        for step, (a, b) in enumerate(zip(lanes, sweep)):
+            assert all(np.array_equal(x, y) for x, y in zip(a, b)), f"step {step}"
+
+
+def test_the_engine_is_chosen_by_size(game):
+    assert ggpnet.VectorEnv(game, 4).evaluator == "sweep"
+    assert ggpnet.VectorEnv(game, 4096).evaluator == "lanes"
+    assert "lanes" in repr(ggpnet.VectorEnv(game, 512))
 
 
 def test_arrays_are_shared_not_copied(game):
@@ -80,10 +116,11 @@ def test_arrays_are_shared_not_copied(game):
     assert obs.dtype == np.uint8 and rewards.dtype == np.float32 and env.legal_mask.dtype == np.bool_
 
 
-def test_seeded_runs_repeat_on_any_thread_count(game):
+@pytest.mark.parametrize("n", [40, 1100])
+def test_seeded_runs_repeat_on_any_thread_count(game, n):
     def run(threads):
-        env = ggpnet.VectorEnv(game, 40, seed=9, threads=threads)
-        random = np.full((40, 2), -1)
+        env = ggpnet.VectorEnv(game, n, seed=9, threads=threads)
+        random = np.full((n, 2), -1)
         seen = []
         for _ in range(30):
             obs, rewards, terminated, _ = env.step(random)
@@ -94,8 +131,9 @@ def test_seeded_runs_repeat_on_any_thread_count(game):
     assert all(all(np.array_equal(a, b) for a, b in zip(x, y)) for x, y in zip(one, two))
 
 
-def test_without_auto_reset_an_ended_lane_waits(game):
-    env = ggpnet.VectorEnv(game, 4, auto_reset=False, seed=2)
+@pytest.mark.parametrize("evaluator", ["sweep", "lanes"])
+def test_without_auto_reset_an_ended_lane_waits(game, evaluator):
+    env = ggpnet.VectorEnv(game, 4, auto_reset=False, seed=2, evaluator=evaluator)
     for _ in range(200):
         env.step(env.sample_actions())
         if env.terminated.all() or (env.terminated | env.truncated).all():
@@ -113,16 +151,18 @@ def test_without_auto_reset_an_ended_lane_waits(game):
     assert not env.terminated[1] and env.state(0) == final[0]
 
 
-def test_max_steps_truncates(game):
-    env = ggpnet.VectorEnv(game, 3, max_steps=2, auto_reset=False)
+@pytest.mark.parametrize("evaluator", ["sweep", "lanes"])
+def test_max_steps_truncates(game, evaluator):
+    env = ggpnet.VectorEnv(game, 3, max_steps=2, auto_reset=False, evaluator=evaluator)
     env.step(env.sample_actions())
     assert not env.truncated.any()
     env.step(env.sample_actions())
     assert env.truncated.all() and not env.terminated.any()
 
 
-def test_illegal_actions_are_refused_before_any_lane_moves(game):
-    env = ggpnet.VectorEnv(game, 3)
+@pytest.mark.parametrize("evaluator", ["sweep", "lanes"])
+def test_illegal_actions_are_refused_before_any_lane_moves(game, evaluator):
+    env = ggpnet.VectorEnv(game, 3, evaluator=evaluator)
     actions = env.sample_actions()
     wait = [str(m) for m in env.actions(0)].index("wait")
     actions[2, 0] = wait  # red may not wait in the initial state
@@ -138,8 +178,9 @@ def test_illegal_actions_are_refused_before_any_lane_moves(game):
         env.step(np.zeros((2, 2)))
 
 
-def test_states_can_be_set_and_read(game):
-    env = ggpnet.VectorEnv(game, 2)
+@pytest.mark.parametrize("evaluator", ["sweep", "lanes"])
+def test_states_can_be_set_and_read(game, evaluator):
+    env = ggpnet.VectorEnv(game, 2, evaluator=evaluator)
     state = game.next_state(game.initial_state(), ["(drop 5)", "wait"])
     env.set_state(1, state)
     assert env.state(1) == state and env.state(0) == game.initial_state()

@@ -372,7 +372,9 @@ struct PerftArgs {
     /// On a Regular Boardgames (.rbg) game: run its direct engine instead of the propnet of its GDL translation.
     #[arg(long)]
     direct: bool,
-    /// Scalar evaluator: auto (a short calibration picks the faster), sweep or differential.
+    /// Evaluator: auto (a short calibration picks the faster scalar one), sweep,
+    /// differential, or lanes (the sweep, and the last ply 512 states at a time
+    /// on the lanes evaluator).
     #[arg(long, default_value = "auto")]
     evaluator: Choice,
     /// Native code: on (where the platform allows) or off (the interpreters, to measure them).

@@ -2,7 +2,8 @@
 //! Monte-Carlo, the chooser's races and calibration ([`choose`]), the state
 //! machine's playouts and the differential tests run, from any state; the
 //! batched playouts of the lanes evaluator ([`LanePlayouts`], which draw as the
-//! loop does, lane by lane); flat Monte-Carlo (random playouts on every core
+//! loop does, lane by lane); the lanes state machine ([`LaneMachine`]: up to 512
+//! states stepped at once by given joint moves); flat Monte-Carlo (random playouts on every core
 //! with rayon, with any evaluator) and perft (exhaustive counts of joint-move
 //! paths).
 //!
@@ -12,10 +13,12 @@
 
 pub mod choose;
 mod config;
+mod lane_machine;
 mod lanes;
 mod perft;
 
 pub use config::{Budget, McConfig, SettingError, DEFAULT_MAX_DEPTH, MAX_SECONDS, MAX_THREADS};
+pub use lane_machine::{LaneError, LaneMachine};
 pub use lanes::LanePlayouts;
 pub use perft::{perft, perft_from, PerftReport, MAX_PERFT_DEPTH};
 

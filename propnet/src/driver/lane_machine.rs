@@ -1,0 +1,804 @@
+//! A state machine over up to [`LANES`] states at once, on the lanes
+//! evaluator: each state in one lane (one bit of every 512-bit word of
+//! values), every lane stepped by a joint move its caller gives.
+//!
+//! Why it is built this way:
+//!
+//! - One pass per step. [`LaneMachine::step`] evaluates the move part once
+//!   for every lane and takes each lane's next state; the state part of the
+//!   new states (legal moves, terminal, goals) is evaluated once, when the
+//!   first query after the step asks for it, for every lane at once. A caller
+//!   that steps and reads every lane pays one evaluation of the net per 512
+//!   transitions.
+//! - Given moves are checked before anything changes: a move of no role, of
+//!   another role, or not legal in its lane's state is refused with the lane
+//!   and the [`MachineError`] a scalar machine would give, and no lane moves.
+//!   In a lane that moves exactly one input of each role is set, which the
+//!   lanes evaluator's rewritten frame rules rely on; a lane that does not
+//!   move sets none and keeps its state (its evaluated next state is not
+//!   taken).
+//! - Lanes restart without an evaluation: the state-part values of the start
+//!   state are computed once (by the net's plain evaluation) and blended into
+//!   the restarted lanes, slot by slot, which costs a word operation per slot
+//!   instead of an evaluation of the state part.
+//! - Per-lane data comes out by bit-matrix transposition: 64 rows (bases, or
+//!   legal inputs) of 64 lanes are transposed at once, so that a lane's row is
+//!   a word of 64 bits, written out as bytes ([`LaneMachine::observations_into`])
+//!   or as bit sets ([`LaneMachine::legal_into`]) without a per-bit loop.
+//!
+//! The evaluation runs in the widest vector registers the CPU has, as the
+//! batched playouts do (`driver/lanes.rs`).
+
+use crate::evaluator::{and, not, or, Evaluator, Lane, LaneValues, Lanes, VectorWidth, LANES, NO_LANES};
+use crate::game::{Game, MachineError, Move, State};
+use crate::layout::Step;
+use std::fmt;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// A request a [`LaneMachine`] refused, by kind; `Display` gives the message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LaneError {
+    /// More states than a machine has lanes ([`LANES`]).
+    TooManyLanes {
+        /// The number of states given.
+        lanes: usize,
+    },
+    /// A lane number past the lanes loaded.
+    NoSuchLane {
+        /// The lane asked for.
+        lane: usize,
+        /// The lanes loaded.
+        lanes: usize,
+    },
+    /// A role number past the game's roles.
+    NoSuchRole {
+        /// The role asked for.
+        role: usize,
+        /// The game's roles.
+        roles: usize,
+    },
+    /// A state of another game (another number of bases).
+    ForeignState {
+        /// Bases of the state given.
+        bases: usize,
+        /// Bases of the game.
+        expected: usize,
+    },
+    /// An evaluator made for another game's net.
+    ForeignEvaluator,
+    /// A slice of the wrong length.
+    WrongLength {
+        /// What the slice holds.
+        what: &'static str,
+        /// The length it must have.
+        expected: usize,
+        /// Its length.
+        found: usize,
+    },
+    /// A stride of legal bits narrower than a role's moves.
+    NarrowStride {
+        /// The stride given.
+        stride: usize,
+        /// The most moves a role has.
+        widest: usize,
+    },
+    /// A joint move refused in a lane, as a [`crate::StateMachine`] refuses it.
+    Move {
+        /// The lane.
+        lane: usize,
+        /// Why.
+        error: MachineError,
+    },
+}
+
+impl fmt::Display for LaneError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LaneError::TooManyLanes { lanes } => {
+                write!(
+                    f,
+                    "{lanes} states given, but a lane machine holds at most {LANES}"
+                )
+            }
+            LaneError::NoSuchLane { lane, lanes } => {
+                write!(f, "no lane {lane}: {lanes} lanes are loaded")
+            }
+            LaneError::NoSuchRole { role, roles } => write!(f, "no role {role}: the game has {roles}"),
+            LaneError::ForeignState { bases, expected } => write!(
+                f,
+                "a state of {bases} bases, not the game's {expected}: a state of another game"
+            ),
+            LaneError::ForeignEvaluator => f.write_str("a lanes evaluator of another game's net"),
+            LaneError::WrongLength {
+                what,
+                expected,
+                found,
+            } => {
+                write!(f, "{what}: {found} given, {expected} expected")
+            }
+            LaneError::NarrowStride { stride, widest } => {
+                write!(
+                    f,
+                    "a stride of {stride} legal bits, but a role has {widest} moves"
+                )
+            }
+            LaneError::Move { lane, error } => write!(f, "lane {lane}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for LaneError {}
+
+/// Up to [`LANES`] states of one game, stepped together on the lanes
+/// evaluator with given joint moves (see the module documentation). Lanes
+/// are numbered from 0 in the order the states were loaded.
+///
+/// ```
+/// use ggpnet_propnet::driver::LaneMachine;
+/// use ggpnet_propnet::{load, Move, StateMachine};
+/// use std::sync::Arc;
+///
+/// let rules = "(role r) (init a)
+///     (<= (legal r go) (true a)) (<= (legal r stay) (true a))
+///     (<= (next b) (does r go)) (<= (next a) (does r stay))
+///     (<= terminal (true b)) (<= (goal r 100) (true b)) (<= (goal r 0) (true a))";
+/// let game = load(rules, &Default::default())?.game;
+/// let start = game.initial().clone();
+/// let mut lanes = LaneMachine::new(Arc::clone(&game));
+/// lanes.load(&[start.clone(), start.clone(), start])?;
+/// let machine = StateMachine::new(Arc::clone(&game));
+/// let go = machine.parse_move(0, "go")?;
+/// let stay = machine.parse_move(0, "stay")?;
+/// lanes.step(&[go, stay, go])?; // one move per lane and role
+/// let mut terminal = [false; 3];
+/// lanes.terminal_into(&mut terminal)?;
+/// assert_eq!(terminal, [true, false, true]);
+/// assert_eq!(lanes.goals(0)?, vec![vec![100]]);
+/// assert!(lanes.step(&[go, go, go]).is_err(), "go is not legal in b");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct LaneMachine {
+    game: Arc<Game>,
+    evaluator: Arc<Lanes>,
+    values: LaneValues,
+    /// Each base's value in the next states, before the bases are written.
+    next: LaneValues,
+    /// Lanes loaded: `0..lanes`.
+    lanes: usize,
+    /// Whether the state part holds the values of the states in the bases.
+    fresh: bool,
+    /// The input slots the last step set (to clear before the next).
+    touched: Vec<u32>,
+    /// Where restarted lanes go.
+    start: Start,
+    /// The slot ranges of the state part's steps.
+    state_ranges: Vec<(u32, u32)>,
+    /// The legal slot of each row of [`LaneMachine::legal_into`]'s bits at
+    /// the stride last asked for (`NO_ROW` where a role has fewer moves).
+    legal_rows: (usize, Vec<u32>),
+    vector: VectorWidth,
+}
+
+/// The state restarted lanes take, and the value of every slot of the net's
+/// state part (and bases) there.
+struct Start {
+    state: State,
+    values: Vec<bool>,
+}
+
+/// A row of no slot in a transposition: zero in every lane.
+const NO_ROW: u32 = u32::MAX;
+
+impl LaneMachine {
+    /// A machine of `game` with no lane loaded, on a lanes evaluator of its own.
+    pub fn new(game: Arc<Game>) -> LaneMachine {
+        let evaluator = Arc::new(Lanes::new(game.net()));
+        LaneMachine::build(evaluator, game)
+    }
+
+    /// A machine of `game` on `evaluator`, which other machines may share;
+    /// refused when it is an evaluator of another game's net.
+    pub fn with_evaluator(evaluator: Arc<Lanes>, game: Arc<Game>) -> Result<LaneMachine, LaneError> {
+        if !Arc::ptr_eq(evaluator.net(), game.net()) {
+            return Err(LaneError::ForeignEvaluator);
+        }
+        Ok(LaneMachine::build(evaluator, game))
+    }
+
+    fn build(evaluator: Arc<Lanes>, game: Arc<Game>) -> LaneMachine {
+        let net = game.net();
+        let state_ranges = net.steps()[..net.state_steps()]
+            .iter()
+            .map(|step| match *step {
+                Step::Gates(start, end) | Step::Cycle(start, end) => (start, end),
+            })
+            .collect();
+        LaneMachine {
+            values: evaluator.cache(),
+            next: LaneValues::new(net.base_slots().len()),
+            start: Start::of(&game, game.initial()),
+            evaluator,
+            lanes: 0,
+            fresh: false,
+            touched: Vec::new(),
+            state_ranges,
+            legal_rows: (0, Vec::new()),
+            vector: VectorWidth::detect(),
+            game,
+        }
+    }
+
+    /// The game.
+    pub fn game(&self) -> &Arc<Game> {
+        &self.game
+    }
+
+    /// The lanes evaluator it runs on.
+    pub fn evaluator(&self) -> &Arc<Lanes> {
+        &self.evaluator
+    }
+
+    /// The number of lanes loaded.
+    pub fn lanes(&self) -> usize {
+        self.lanes
+    }
+
+    /// Loads `states` (of the game, at most [`LANES`]) into lanes
+    /// `0..states.len()`, replacing every lane.
+    pub fn load(&mut self, states: &[State]) -> Result<(), LaneError> {
+        if states.len() > LANES {
+            return Err(LaneError::TooManyLanes { lanes: states.len() });
+        }
+        states.iter().try_for_each(|s| self.check_state(s))?;
+        for (lane, state) in states.iter().enumerate() {
+            self.write_bases(lane..lane + 1, state);
+        }
+        self.lanes = states.len();
+        self.fresh = false;
+        Ok(())
+    }
+
+    /// Adds a lane in `state` (a state of the game); its number.
+    pub fn push(&mut self, state: &State) -> Result<usize, LaneError> {
+        self.extend(1, state).map(|added| added.start)
+    }
+
+    /// Adds `count` lanes in `state` (a state of the game), in one pass over
+    /// the bases; their numbers.
+    pub fn extend(&mut self, count: usize, state: &State) -> Result<Range<usize>, LaneError> {
+        let added = self.lanes..self.lanes.saturating_add(count);
+        if added.end > LANES {
+            return Err(LaneError::TooManyLanes { lanes: added.end });
+        }
+        self.check_state(state)?;
+        self.write_bases(added.clone(), state);
+        self.lanes = added.end;
+        self.fresh = false;
+        Ok(added)
+    }
+
+    /// Removes every lane.
+    pub fn clear(&mut self) {
+        self.lanes = 0;
+    }
+
+    /// Puts lane `lane` in `state` (a state of the game).
+    pub fn set_state(&mut self, lane: usize, state: &State) -> Result<(), LaneError> {
+        self.check_lane(lane)?;
+        self.check_state(state)?;
+        self.write_bases(lane..lane + 1, state);
+        self.fresh = false;
+        Ok(())
+    }
+
+    /// Makes [`LaneMachine::restart`] put lanes in `state` (a state of the
+    /// game; the initial state until this is called).
+    pub fn set_start(&mut self, state: &State) -> Result<(), LaneError> {
+        self.check_state(state)?;
+        self.start = Start::of(&self.game, state);
+        Ok(())
+    }
+
+    /// Puts every lane `l` with `which[l]` (one flag per lane loaded) in the
+    /// start state, without evaluating the net.
+    pub fn restart(&mut self, which: &[bool]) -> Result<(), LaneError> {
+        let mask = self.mask(which)?;
+        if mask == NO_LANES {
+            return Ok(());
+        }
+        let keep = not(&mask);
+        let blend = |values: &mut [Lane], slot: u32, start: &Start| {
+            let v = &mut values[slot as usize];
+            *v = if start.values[slot as usize] {
+                or(v, &mask)
+            } else {
+                and(v, &keep)
+            };
+        };
+        for &slot in self.game.net().base_slots() {
+            blend(&mut self.values, slot, &self.start);
+        }
+        if self.fresh {
+            for &(first, end) in &self.state_ranges {
+                (first..end).for_each(|slot| blend(&mut self.values, slot, &self.start));
+            }
+        }
+        Ok(())
+    }
+
+    /// The state of lane `lane`.
+    pub fn state(&self, lane: usize) -> Result<State, LaneError> {
+        self.check_lane(lane)?;
+        let (word, bit) = (lane / 64, lane % 64);
+        let bases = self.game.net().base_slots().iter();
+        Ok(State(
+            bases
+                .map(|&s| (self.values[s as usize][word] >> bit) & 1 != 0)
+                .collect(),
+        ))
+    }
+
+    /// Whether lane `lane`'s state is terminal.
+    pub fn is_terminal(&mut self, lane: usize) -> Result<bool, LaneError> {
+        self.check_lane(lane)?;
+        self.refresh();
+        Ok(self.bit(self.game.net().terminal_slot(), lane))
+    }
+
+    /// The legal moves of `role` in lane `lane`'s state, in input order.
+    pub fn legal_moves(&mut self, lane: usize, role: usize) -> Result<Vec<Move>, LaneError> {
+        self.check_lane(lane)?;
+        let game = Arc::clone(&self.game);
+        let roles = game.roles().len();
+        let Some(moves) = game.role_moves().get(role) else {
+            return Err(LaneError::NoSuchRole { role, roles });
+        };
+        self.refresh();
+        let legal = game.net().legal_slots();
+        Ok(moves
+            .iter()
+            .copied()
+            .filter(|m| self.bit(legal[m.0 as usize], lane))
+            .collect())
+    }
+
+    /// Every goal value derivable for each role in lane `lane`'s state, ascending.
+    pub fn goals(&mut self, lane: usize) -> Result<Vec<Vec<i64>>, LaneError> {
+        self.check_lane(lane)?;
+        self.refresh();
+        let mut goals = vec![Vec::new(); self.game.roles().len()];
+        let slots = self.game.net().goal_slots();
+        for (&(role, value), &slot) in self.game.goals().iter().zip(slots) {
+            if self.bit(slot, lane) {
+                goals[role].push(value);
+            }
+        }
+        goals.iter_mut().for_each(|g| g.sort_unstable());
+        Ok(goals)
+    }
+
+    /// Per role, the highest goal value derivable in lane `lane`'s state
+    /// (`None` if none is), into `out`.
+    pub fn best_goals_into(&mut self, lane: usize, out: &mut Vec<Option<i64>>) -> Result<(), LaneError> {
+        self.check_lane(lane)?;
+        self.refresh();
+        out.clear();
+        out.resize(self.game.roles().len(), None);
+        let slots = self.game.net().goal_slots();
+        for (&(role, value), &slot) in self.game.goals().iter().zip(slots) {
+            if self.bit(slot, lane) {
+                out[role] = Some(out[role].map_or(value, |best| best.max(value)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether each lane's state is terminal, one flag per lane loaded.
+    pub fn terminal_into(&mut self, out: &mut [bool]) -> Result<(), LaneError> {
+        self.check_length("terminal flags", self.lanes, out.len())?;
+        self.refresh();
+        let terminal = self.values[self.game.net().terminal_slot() as usize];
+        for (lane, flag) in out.iter_mut().enumerate() {
+            *flag = (terminal[lane / 64] >> (lane % 64)) & 1 != 0;
+        }
+        Ok(())
+    }
+
+    /// Every lane's legal moves as bits: lane `l`'s are the words
+    /// `out[l * w..(l + 1) * w]`, `w` = `(roles * stride).div_ceil(64)`, in
+    /// which bit `r * stride + a` tells whether role `r`'s `a`-th move (in
+    /// input order: the dense action order) is legal. `stride` is at least
+    /// the most moves a role has.
+    pub fn legal_into(&mut self, stride: usize, out: &mut [u64]) -> Result<(), LaneError> {
+        let widest = self.game.role_moves().iter().map(Vec::len).max().unwrap_or(0);
+        if stride < widest {
+            return Err(LaneError::NarrowStride { stride, widest });
+        }
+        let words = self.game.roles().len().saturating_mul(stride).div_ceil(64);
+        self.check_length("legal words", self.lanes.saturating_mul(words), out.len())?;
+        if self.lanes == 0 {
+            // Nothing to write, and no rows to lay out for a stride unbounded by `out`.
+            return Ok(());
+        }
+        self.refresh();
+        if self.legal_rows.0 != stride || self.legal_rows.1.is_empty() {
+            self.legal_rows = (stride, self.legal_row_slots(stride));
+        }
+        for_each_lane_row(
+            &self.values,
+            &self.legal_rows.1,
+            self.lanes,
+            |lane, chunk, bits| {
+                out[lane * words + chunk] = bits;
+            },
+        );
+        Ok(())
+    }
+
+    /// Every lane's state as bytes, 1 where a base holds and 0 where not:
+    /// lane `l`'s base `b` is `out[l * bases + b]` (bases in the game's order).
+    pub fn observations_into(&mut self, out: &mut [u8]) -> Result<(), LaneError> {
+        let bases = self.game.net().base_slots().len();
+        self.check_length("observation bytes", self.lanes * bases, out.len())?;
+        let rows = self.game.net().base_slots();
+        for_each_lane_row(&self.values, rows, self.lanes, |lane, chunk, bits| {
+            let first = lane * bases + chunk * 64;
+            let end = (first + 64).min((lane + 1) * bases);
+            write_bytes(bits, &mut out[first..end]);
+        });
+        Ok(())
+    }
+
+    /// Plays `joints` in every lane: lane `l`'s joint move is
+    /// `joints[l * roles..(l + 1) * roles]`, one move per role in role order.
+    /// Refused, before any lane moves, when a move is of no role, of another
+    /// role, or not legal in its lane's state.
+    pub fn step(&mut self, joints: &[Move]) -> Result<(), LaneError> {
+        let moving = vec![true; self.lanes];
+        self.step_some(joints, &moving)
+    }
+
+    /// [`LaneMachine::step`] in the lanes `l` with `moving[l]` (one flag per
+    /// lane loaded); the others keep their state, and their joint moves in
+    /// `joints` are not read.
+    pub fn step_some(&mut self, joints: &[Move], moving: &[bool]) -> Result<(), LaneError> {
+        let roles = self.game.roles().len();
+        self.check_length("joint moves", self.lanes * roles, joints.len())?;
+        let active = self.mask(moving)?;
+        self.refresh();
+        self.check_joints(joints, moving)?;
+        for slot in self.touched.drain(..) {
+            self.values[slot as usize] = NO_LANES;
+        }
+        let move_slots = self.game.net().move_slots();
+        for (lane, joint) in joints.chunks_exact(roles.max(1)).enumerate() {
+            if !moving[lane] {
+                continue;
+            }
+            for m in joint {
+                let slot = move_slots[m.0 as usize];
+                let value = &mut self.values[slot as usize];
+                if value.iter().all(|&w| w == 0) {
+                    self.touched.push(slot);
+                }
+                value[lane / 64] |= 1 << (lane % 64);
+            }
+        }
+        self.evaluate(Part::Moves(active));
+        self.fresh = false;
+        Ok(())
+    }
+}
+
+/// What [`LaneMachine::evaluate`] evaluates.
+#[derive(Clone, Copy)]
+enum Part {
+    /// The state part.
+    State,
+    /// The move part, then the next state of the lanes given.
+    Moves(Lane),
+}
+
+impl LaneMachine {
+    /// Evaluates the state part unless it holds the bases' values.
+    fn refresh(&mut self) {
+        if !self.fresh {
+            self.evaluate(Part::State);
+            self.fresh = true;
+        }
+    }
+
+    /// Evaluates `part` in the widest vector registers the CPU has.
+    fn evaluate(&mut self, part: Part) {
+        match self.vector.bits() {
+            // SAFETY: a `VectorWidth` is 512 only when the CPU has AVX-512F.
+            #[cfg(target_arch = "x86_64")]
+            512 => unsafe { self.evaluate_avx512(part) },
+            // SAFETY: and 256 only when it has AVX2.
+            #[cfg(target_arch = "x86_64")]
+            256 => unsafe { self.evaluate_avx2(part) },
+            _ => self.evaluate_part(part),
+        }
+    }
+
+    /// [`Self::evaluate`] compiled for AVX-512F.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn evaluate_avx512(&mut self, part: Part) {
+        self.evaluate_part(part)
+    }
+
+    /// [`Self::evaluate`] compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn evaluate_avx2(&mut self, part: Part) {
+        self.evaluate_part(part)
+    }
+
+    #[inline(always)]
+    fn evaluate_part(&mut self, part: Part) {
+        match part {
+            Part::State => self.evaluator.load_states(&mut self.values),
+            Part::Moves(active) => {
+                self.evaluator.load_moves(&mut self.values);
+                self.take_next(&active);
+            }
+        }
+    }
+
+    /// Writes the next state of the lanes of `active` into the bases (the
+    /// other lanes keep theirs), every next value read before any base is
+    /// written: a next value may be a base.
+    #[inline(always)]
+    fn take_next(&mut self, active: &Lane) {
+        let net = self.game.net();
+        let keep = not(active);
+        for (b, (&next, &base)) in net.next_slots().iter().zip(net.base_slots()).enumerate() {
+            let moved = and(&self.values[next as usize], active);
+            self.next[b] = or(&moved, &and(&self.values[base as usize], &keep));
+        }
+        for (&slot, next) in net.base_slots().iter().zip(self.next.iter()) {
+            self.values[slot as usize] = *next;
+        }
+    }
+
+    /// Refuses the first move of `joints` (in the lanes of `moving`) that is
+    /// of no role, of another role, or not legal in its lane (the state part
+    /// evaluated).
+    fn check_joints(&self, joints: &[Move], moving: &[bool]) -> Result<(), LaneError> {
+        let game = &self.game;
+        let roles = game.roles().len();
+        let legal = game.net().legal_slots();
+        for (lane, joint) in joints.chunks_exact(roles.max(1)).enumerate() {
+            if !moving[lane] {
+                continue;
+            }
+            for (role, m) in joint.iter().enumerate() {
+                let refused = |error| Err(LaneError::Move { lane, error });
+                let Some(&owner) = game.move_roles().get(m.0 as usize) else {
+                    return refused(MachineError::NoSuchMove { index: m.0 });
+                };
+                if owner != role {
+                    return refused(MachineError::WrongRole {
+                        text: game.moves()[m.0 as usize].clone(),
+                        owner: game.roles()[owner].clone(),
+                        role: game.roles()[role].clone(),
+                    });
+                }
+                if !self.bit(legal[m.0 as usize], lane) {
+                    return refused(MachineError::IllegalMove {
+                        role: game.roles()[role].clone(),
+                        text: game.moves()[m.0 as usize].clone(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The legal slot of each row of legal bits at `stride`.
+    fn legal_row_slots(&self, stride: usize) -> Vec<u32> {
+        let legal = self.game.net().legal_slots();
+        let mut rows = vec![NO_ROW; self.game.roles().len() * stride];
+        for (role, moves) in self.game.role_moves().iter().enumerate() {
+            for (a, m) in moves.iter().enumerate() {
+                rows[role * stride + a] = legal[m.0 as usize];
+            }
+        }
+        rows
+    }
+
+    /// The lanes of `flags` (one per lane loaded) that are set.
+    fn mask(&self, flags: &[bool]) -> Result<Lane, LaneError> {
+        self.check_length("lane flags", self.lanes, flags.len())?;
+        let mut mask = NO_LANES;
+        for (lane, _) in flags.iter().enumerate().filter(|&(_, &set)| set) {
+            mask[lane / 64] |= 1 << (lane % 64);
+        }
+        Ok(mask)
+    }
+
+    /// Slot `slot`'s value in lane `lane`.
+    fn bit(&self, slot: u32, lane: usize) -> bool {
+        (self.values[slot as usize][lane / 64] >> (lane % 64)) & 1 != 0
+    }
+
+    /// Writes `state` into the bases of the lanes of `lanes` (below [`LANES`]).
+    fn write_bases(&mut self, lanes: Range<usize>, state: &State) {
+        let words = lanes.start / 64..lanes.end.div_ceil(64);
+        let mut mask = NO_LANES;
+        for lane in lanes {
+            mask[lane / 64] |= 1 << (lane % 64);
+        }
+        let bases = self.game.net().base_slots().iter();
+        for (&slot, holds) in bases.zip(state.0.iter().by_vals()) {
+            let value = &mut self.values[slot as usize];
+            for w in words.clone() {
+                value[w] = if holds {
+                    value[w] | mask[w]
+                } else {
+                    value[w] & !mask[w]
+                };
+            }
+        }
+    }
+
+    fn check_lane(&self, lane: usize) -> Result<(), LaneError> {
+        if lane >= self.lanes {
+            return Err(LaneError::NoSuchLane {
+                lane,
+                lanes: self.lanes,
+            });
+        }
+        Ok(())
+    }
+
+    fn check_state(&self, state: &State) -> Result<(), LaneError> {
+        let expected = self.game.net().base_slots().len();
+        if state.0.len() != expected {
+            return Err(LaneError::ForeignState {
+                bases: state.0.len(),
+                expected,
+            });
+        }
+        Ok(())
+    }
+
+    fn check_length(&self, what: &'static str, expected: usize, found: usize) -> Result<(), LaneError> {
+        if expected != found {
+            return Err(LaneError::WrongLength {
+                what,
+                expected,
+                found,
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Start {
+    /// `state` (of `game`) and its state part's values.
+    fn of(game: &Game, state: &State) -> Start {
+        Start {
+            values: game.net().evaluate(state.0.as_raw_slice(), &[]),
+            state: state.clone(),
+        }
+    }
+}
+
+impl fmt::Debug for LaneMachine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LaneMachine")
+            .field("lanes", &self.lanes)
+            .field("bases", &self.game.net().base_slots().len())
+            .field("start", &self.start.state)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Calls `emit(lane, chunk, bits)` for every lane below `lanes` and every
+/// 64 rows of `rows` (slots of `values`, or [`NO_ROW`]): bit `i` of `bits`
+/// is row `64 * chunk + i`'s value in the lane. 64 lanes by 64 rows are
+/// transposed at once.
+fn for_each_lane_row(values: &[Lane], rows: &[u32], lanes: usize, mut emit: impl FnMut(usize, usize, u64)) {
+    let mut block = [0u64; 64];
+    (0..lanes.div_ceil(64)).for_each(|word| {
+        let here = (lanes - word * 64).min(64);
+        for (chunk, slots) in rows.chunks(64).enumerate() {
+            for (i, row) in block.iter_mut().enumerate() {
+                *row = match slots.get(i) {
+                    Some(&slot) if slot != NO_ROW => values[slot as usize][word],
+                    _ => 0,
+                };
+            }
+            transpose64(&mut block);
+            for (l, &bits) in block[..here].iter().enumerate() {
+                emit(word * 64 + l, chunk, bits);
+            }
+        }
+    });
+}
+
+/// Transposes a 64 x 64 bit matrix in place: bit `j` of word `i` becomes
+/// bit `i` of word `j`. Six rounds swap ever smaller blocks across the
+/// diagonal (Hacker's Delight, 7-3), 32 word pairs a round.
+fn transpose64(m: &mut [u64; 64]) {
+    let mut width = 32;
+    let mut mask: u64 = 0x0000_0000_FFFF_FFFF;
+    while width != 0 {
+        let mut k = 0;
+        while k < 64 {
+            for i in k..k + width {
+                let t = ((m[i] >> width) ^ m[i + width]) & mask;
+                m[i] ^= t << width;
+                m[i + width] ^= t;
+            }
+            k += 2 * width;
+        }
+        width >>= 1;
+        mask ^= mask << width;
+    }
+}
+
+/// Each byte value's bits as eight bytes, 0 or 1, lowest bit first.
+const BYTES_OF: [[u8; 8]; 256] = {
+    let mut table = [[0u8; 8]; 256];
+    let mut value = 0;
+    while value < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            table[value][bit] = ((value >> bit) & 1) as u8;
+            bit += 1;
+        }
+        value += 1;
+    }
+    table
+};
+
+/// Writes the low bits of `bits` into `out` (at most 64 bytes), one byte each,
+/// lowest first: eight bytes at a time (a copy of a constant size is one
+/// store), the rest one by one.
+#[inline]
+fn write_bytes(bits: u64, out: &mut [u8]) {
+    for (k, bytes) in out.chunks_exact_mut(8).enumerate() {
+        let byte = (bits >> (8 * k)) as u8;
+        bytes.copy_from_slice(&BYTES_OF[byte as usize]);
+    }
+    let done = 8 * (out.len() / 8);
+    for (i, byte) in out[done..].iter_mut().enumerate() {
+        *byte = ((bits >> (done + i)) & 1) as u8;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transposition_moves_each_bit_across_the_diagonal() {
+        let mut rng = crate::random::Stream::new(5, 0);
+        let original: [u64; 64] = std::array::from_fn(|_| rng.next_u64());
+        let mut m = original;
+        transpose64(&mut m);
+        for (i, &word) in original.iter().enumerate() {
+            for (j, &transposed) in m.iter().enumerate() {
+                assert_eq!((transposed >> i) & 1, (word >> j) & 1, "bit {j} of word {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn bytes_are_written_lowest_bit_first_and_cut_at_the_end() {
+        let mut out = [9u8; 11];
+        write_bytes(0b101 | (1 << 10) | (1 << 12), &mut out);
+        assert_eq!(out, [1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1]);
+    }
+}
