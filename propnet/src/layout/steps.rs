@@ -87,6 +87,19 @@ pub(crate) fn bit(words: &[u64], index: usize) -> bool {
     (words[index >> 6] >> (index & 63)) & 1 != 0
 }
 
+/// One word of 64 lanes per slot: a gate from its operands' words.
+impl GateValue<u64> for CompiledNet {
+    #[inline(always)]
+    fn value(&self, values: &[u64], slot: u32) -> u64 {
+        let fanin = self.fanin(slot);
+        match self.gates()[slot as usize] {
+            Gate::And => fanin.iter().fold(!0, |v, &i| v & values[i as usize]),
+            Gate::Or => fanin.iter().fold(0, |v, &i| v | values[i as usize]),
+            Gate::Not => !values[fanin[0] as usize],
+        }
+    }
+}
+
 /// One value per slot: a gate from its operands' values.
 impl GateValue<bool> for CompiledNet {
     #[inline(always)]

@@ -4,7 +4,10 @@
 //! evaluates the whole circuit after every state and every joint move, as the
 //! differential evaluator sees them, and counts per slot how many of these
 //! transitions changed its value, and per operand of each `and` how the `and`'s
-//! other operands behaved around it.
+//! other operands behaved around it. The guards' counts come from 64 playouts
+//! run side by side as the bits of words ([`lane_walk`]), at about the cost of
+//! one; the sweep's measurements, which need the transitions in order, from one
+//! ([`random_walk`]).
 
 use crate::layout::{bit, pack, run_steps};
 use crate::layout::{CompiledNet, Gate};
@@ -42,10 +45,11 @@ impl Activity {
             && net.cycle_start()[slot as usize] == u32::MAX
     }
 
-    /// Measures `net` along random playouts (a fixed seed, so the same net gives
-    /// the same counts) for about `gate_evaluations` gate evaluations, between
-    /// 16 and 400 transitions, for an evaluator that keeps the slots that are
-    /// `kept` up to date (only those count in [`Activity::measured`] and
+    /// Measures `net` along 64 random playouts side by side (a fixed seed, so
+    /// the same net gives the same counts; see [`lane_walk`]) for about
+    /// `gate_evaluations` evaluations of a gate's word, between 16 and 400
+    /// transitions of the 64 lanes, for an evaluator that keeps the slots that
+    /// are `kept` up to date (only those count in [`Activity::measured`] and
     /// [`Activity::restart_work`]).
     pub fn measure(net: &CompiledNet, gate_evaluations: usize, kept: &[bool]) -> Activity {
         let measured: Vec<u32> = (net.first_gate()..net.slots() as u32)
@@ -59,50 +63,219 @@ impl Activity {
             flips_while_others: vec![0; net.fanins().len()],
             restart_work: 0,
         };
+        // What a differential evaluation pays per slot that changes.
+        let weight: Vec<u64> = (0..net.slots() as u32)
+            .map(|s| match kept[s as usize] {
+                true => net.fanout(s).iter().filter(|&&o| kept[o as usize]).count() as u64 + 1,
+                false => 0,
+            })
+            .collect();
         let (mut restarts, mut restart_work) = (0u64, 0u64);
-        let last = random_walk(net, gate_evaluations, |transition, before, after| {
-            activity.count(net, &measured, before, after);
-            if transition == (Transition::State { restart: true }) {
-                restarts += 1;
-                restart_work += work(net, kept, before, after);
+        let mut scratch = Scratch::default();
+        let last = lane_walk(net, gate_evaluations, |before, after, lanes, restarted| {
+            activity.count(net, &measured, &mut scratch, (before, after), lanes);
+            if restarted != 0 {
+                restarts += u64::from(restarted.count_ones());
+                restart_work += work(&weight, before, after, restarted);
             }
         });
         if restarts == 0 {
             // No playout ended: return from where the measurement stopped.
             let mut values = last.clone();
             for (b, &slot) in net.base_slots().iter().enumerate() {
-                values[slot as usize] = bit(net.initial(), b);
+                values[slot as usize] = lane_bit(net.initial(), b);
             }
-            run_steps(net.steps(), &mut values, false, net);
-            restarts = 1;
-            restart_work = work(net, kept, &last, &values);
+            run_steps(net.steps(), &mut values, 0, net);
+            restarts = u64::from(u64::BITS);
+            restart_work = work(&weight, &last, &values, !0);
         }
         activity.restart_work = restart_work / restarts;
         activity.measured = measured;
         activity
     }
 
-    /// Counts one transition from `before` to `after`.
-    fn count(&mut self, net: &CompiledNet, measured: &[u32], before: &[bool], after: &[bool]) {
-        self.transitions += 1;
+    /// Counts one transition of the `lanes` from `before` to `after` (the
+    /// words of the lanes, per slot).
+    fn count(
+        &mut self,
+        net: &CompiledNet,
+        measured: &[u32],
+        scratch: &mut Scratch,
+        words: (&[u64], &[u64]),
+        lanes: u64,
+    ) {
+        let (before, after) = words;
+        self.transitions += lanes.count_ones();
         for (flips, (b, a)) in self.flips.iter_mut().zip(before.iter().zip(after)) {
-            *flips += u32::from(b != a);
+            *flips += ((b ^ a) & lanes).count_ones();
         }
         for &and in measured {
             let fanin = net.fanin(and);
-            let full = fanin.len() - 1;
-            let true_before = fanin.iter().filter(|&&i| before[i as usize]).count();
-            let true_after = fanin.iter().filter(|&&i| after[i as usize]).count();
+            // Whether the operands after each one are all true, before and after.
+            scratch.suffix(fanin, before, after);
+            let (mut prefix_before, mut prefix_after) = (!0u64, !0u64);
             let first_edge = net.fanin_offsets()[and as usize] as usize;
             for (k, &i) in fanin.iter().enumerate() {
                 let (b, a) = (before[i as usize], after[i as usize]);
-                let others_before = true_before - usize::from(b) == full;
-                let others_after = true_after - usize::from(a) == full;
-                self.others_changed[first_edge + k] += u32::from(others_before != others_after);
+                let others_before = prefix_before & scratch.before[k + 1];
+                let others_after = prefix_after & scratch.after[k + 1];
+                self.others_changed[first_edge + k] += ((others_before ^ others_after) & lanes).count_ones();
                 self.flips_while_others[first_edge + k] +=
-                    u32::from(b != a && (others_before || others_after));
+                    ((b ^ a) & (others_before | others_after) & lanes).count_ones();
+                prefix_before &= b;
+                prefix_after &= a;
             }
         }
+    }
+}
+
+/// Room for [`Activity::count`]: per operand of an `and`, whether the operands
+/// after it are all true, in each lane, before and after a transition.
+#[derive(Default)]
+struct Scratch {
+    before: Vec<u64>,
+    after: Vec<u64>,
+}
+
+impl Scratch {
+    /// Fills `self.before[k]` (`self.after[k]`) with the conjunction of
+    /// `before` (`after`) over `fanin[k..]`.
+    fn suffix(&mut self, fanin: &[u32], before: &[u64], after: &[u64]) {
+        for (suffix, values) in [(&mut self.before, before), (&mut self.after, after)] {
+            suffix.clear();
+            suffix.resize(fanin.len() + 1, !0);
+            for (k, &i) in fanin.iter().enumerate().rev() {
+                suffix[k] = suffix[k + 1] & values[i as usize];
+            }
+        }
+    }
+}
+
+/// The word of base `b` in `state` in every lane: all ones if it holds.
+fn lane_bit(state: &[u64], b: usize) -> u64 {
+    if bit(state, b) {
+        !0
+    } else {
+        0
+    }
+}
+
+/// Plays 64 random playouts side by side from the initial state, one per bit
+/// of a word (lane `l` draws from stream `l` of a fixed seed, so the same net
+/// gives the same walk), for about `gate_evaluations` evaluations of a gate's
+/// word, between 16 and 400 transitions of the lanes, evaluating the whole
+/// circuit after every new state and every new joint move. Shows each
+/// transition to `observe` with the words before and after it, the lanes that
+/// took part and those of them that restarted (a lane whose playout ended
+/// returns to the initial state and takes no part in the next joint move's
+/// transition); the first state, from nothing, is not shown. Returns the
+/// words after the last transition.
+///
+/// Sixty-four playouts cost about what one does (a gate's word is one
+/// operation), so the counts rest on 64 times the sample: one playout's counts
+/// chose guards that made hex's differential evaluator up to 20% slower or
+/// faster from one seed to another.
+fn lane_walk(
+    net: &CompiledNet,
+    gate_evaluations: usize,
+    mut observe: impl FnMut(&[u64], &[u64], u64, u64),
+) -> Vec<u64> {
+    let budget = (gate_evaluations / net.slots().max(1)).clamp(16, 400);
+    let initial: Vec<u64> = (0..net.base_slots().len())
+        .map(|b| lane_bit(net.initial(), b))
+        .collect();
+    let mut state = initial.clone();
+    let mut draws = Draws::new();
+    let mut values = vec![0u64; net.slots()];
+    let mut before = values.clone();
+    let (mut transitions, mut restarting, mut first) = (0, 0u64, true);
+    while transitions < budget {
+        // A new state in every lane (with its last joint move still on the inputs).
+        for (&slot, &word) in net.base_slots().iter().zip(&state) {
+            values[slot as usize] = word;
+        }
+        run_steps(net.steps(), &mut values, 0, net);
+        if !first {
+            observe(&before, &values, !0, restarting);
+            transitions += 1;
+        }
+        first = false;
+        before.clone_from(&values);
+        let moving = draws.play(net, &mut values);
+        restarting = !moving;
+        if moving != 0 {
+            run_steps(&net.steps()[net.state_steps()..], &mut values, 0, net);
+            observe(&before, &values, moving, 0);
+            transitions += 1;
+            before.clone_from(&values);
+        }
+        for (b, word) in state.iter_mut().enumerate() {
+            *word = (values[net.next_slots()[b] as usize] & moving) | (initial[b] & !moving);
+        }
+    }
+    values
+}
+
+/// The random joint moves of [`lane_walk`]'s lanes.
+struct Draws {
+    streams: Vec<Stream>,
+    /// Per lane, its moves legal for the role being drawn.
+    legal: Vec<Vec<u32>>,
+    /// Per lane, the joint move on the inputs, and the one being drawn.
+    played: Vec<Vec<u32>>,
+    drawn: Vec<Vec<u32>>,
+}
+
+impl Draws {
+    fn new() -> Draws {
+        let rooms = || vec![Vec::new(); u64::BITS as usize];
+        Draws {
+            streams: (0..u64::from(u64::BITS))
+                .map(|l| Stream::new(0x6163_7469_7669_7479, l))
+                .collect(),
+            legal: rooms(),
+            played: rooms(),
+            drawn: rooms(),
+        }
+    }
+
+    /// Draws a random joint move in every lane that is not terminal and where
+    /// every role has a legal move, and puts it on the inputs in `values` in
+    /// place of the lane's last one; returns those lanes.
+    fn play(&mut self, net: &CompiledNet, values: &mut [u64]) -> u64 {
+        let mut stuck = values[net.terminal_slot() as usize];
+        self.drawn.iter_mut().for_each(Vec::clear);
+        for inputs in net.role_moves() {
+            self.legal.iter_mut().for_each(Vec::clear);
+            for &m in inputs {
+                let mut lanes = values[net.legal_slots()[m as usize] as usize] & !stuck;
+                while lanes != 0 {
+                    self.legal[lanes.trailing_zeros() as usize].push(m);
+                    lanes &= lanes - 1;
+                }
+            }
+            for (lane, legal) in self.legal.iter().enumerate() {
+                if stuck >> lane & 1 != 0 {
+                    continue;
+                }
+                match legal.len() {
+                    0 => stuck |= 1 << lane,
+                    n => self.drawn[lane].push(legal[self.streams[lane].draw(n)]),
+                }
+            }
+        }
+        let moving = !stuck;
+        for lane in (0..u64::BITS as usize).filter(|&l| moving >> l & 1 != 0) {
+            let bit = 1u64 << lane;
+            for &m in &self.played[lane] {
+                values[net.move_slots()[m as usize] as usize] &= !bit;
+            }
+            std::mem::swap(&mut self.played[lane], &mut self.drawn[lane]);
+            for &m in &self.played[lane] {
+                values[net.move_slots()[m as usize] as usize] |= bit;
+            }
+        }
+        moving
     }
 }
 
@@ -189,11 +362,13 @@ pub(crate) fn random_walk(
     values
 }
 
-/// What a differential evaluation from `before` to `after` costs: the fan-out
-/// edges to `kept` slots of the kept slots that change, plus one per slot.
-fn work(net: &CompiledNet, kept: &[bool], before: &[bool], after: &[bool]) -> u64 {
-    (0..net.slots() as u32)
-        .filter(|&s| kept[s as usize] && before[s as usize] != after[s as usize])
-        .map(|s| net.fanout(s).iter().filter(|&&o| kept[o as usize]).count() as u64 + 1)
+/// What differential evaluations from `before` to `after` cost in the
+/// `lanes`: per slot that changes in a lane, its `weight`.
+fn work(weight: &[u64], before: &[u64], after: &[u64], lanes: u64) -> u64 {
+    let changes = |(b, a): (&u64, &u64)| u64::from(((b ^ a) & lanes).count_ones());
+    weight
+        .iter()
+        .zip(before.iter().zip(after))
+        .map(|(w, pair)| w * changes(pair))
         .sum()
 }
