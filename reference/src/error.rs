@@ -50,6 +50,17 @@ pub enum ReferenceError {
         /// The limit, in join steps (candidate facts tried).
         limit: usize,
     },
+    /// The terms one query derives (a state's facts; its legal moves and
+    /// goals; its percepts) are more than the interpreter lets out: more than
+    /// [`MAX_OUTPUT_SYMBOLS`](crate::MAX_OUTPUT_SYMBOLS) symbols written out,
+    /// or a term nested deeper than [`MAX_TERM_DEPTH`](crate::MAX_TERM_DEPTH):
+    /// rules that nest or double terms at every step.
+    TermsTooLarge {
+        /// The symbols let out, the refused term's included (saturating).
+        symbols: u64,
+        /// The refused term's depth (a constant has depth 1).
+        depth: u64,
+    },
     /// A joint move with a number of moves different from the number of roles.
     WrongJointLength {
         /// The number of roles.
@@ -100,6 +111,12 @@ impl fmt::Display for ReferenceError {
             ReferenceError::WorkLimit { limit } => write!(
                 f,
                 "evaluating one state took more than {limit} join steps (candidate facts tried; the interpreter's limit per state)"
+            ),
+            ReferenceError::TermsTooLarge { symbols, depth } => write!(
+                f,
+                "the terms one state derives are too large: {symbols} symbols, a term nested {depth} deep (the interpreter's limits: {} symbols, {} levels)",
+                crate::MAX_OUTPUT_SYMBOLS,
+                crate::MAX_TERM_DEPTH
             ),
             ReferenceError::WrongJointLength { expected, found } => write!(
                 f,

@@ -60,3 +60,4 @@ pub use error::ReferenceError;
 pub use last::LastQuery;
 pub use reference::{Derived, Reference, DEFAULT_MAX_JOIN_STEPS};
 pub use state::RefState;
+pub use terms::{MAX_OUTPUT_SYMBOLS, MAX_TERM_DEPTH};

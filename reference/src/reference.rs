@@ -14,7 +14,7 @@ use crate::last::LastQuery;
 use crate::prepare::{prepare, Prepared};
 use crate::program::PredId;
 use crate::state::RefState;
-use crate::terms::{Node, TermId, Terms};
+use crate::terms::{Node, OutputBudget, TermId, Terms};
 use ggpnet_kif::{parse_term, term_to_string, Description, SymbolId, SymbolTable, Term};
 use std::num::NonZeroUsize;
 use std::sync::Arc;
@@ -169,7 +169,7 @@ impl Reference {
         let moves = self.joint_terms(state, joint)?;
         let mut session = Session::new(self, state.terms(), moves.iter().map(Some));
         session.ensure(&self.game.cones.next)?;
-        Ok(session.state_of(self.game.outputs.next))
+        session.state_of(self.game.outputs.next)
     }
 
     /// The terms of the moves of `joint`, each checked legal in `state` for its role.
@@ -205,9 +205,10 @@ impl Reference {
         let mut session = Session::new(self, state.terms(), moves.iter().map(Some));
         session.ensure(&self.game.cones.sees)?;
         let mut seen = vec![Vec::new(); self.game.roles.len()];
+        let mut budget = OutputBudget::new();
         for (role, percept) in session.role_pairs(self.game.outputs.sees) {
             seen[role].push(term_to_string(
-                &session.terms.to_term(percept),
+                &session.terms.to_term(percept, &mut budget)?,
                 &self.game.symbols,
             ));
         }
@@ -272,8 +273,9 @@ impl Reference {
             goals: vec![Vec::new(); game.roles.len()],
             terminal: !session.facts(game.outputs.terminal).is_empty(),
         };
+        let mut budget = OutputBudget::new();
         for (role, action) in session.role_pairs(game.outputs.legal) {
-            let action = session.terms.to_term(action);
+            let action = session.terms.to_term(action, &mut budget)?;
             let text = term_to_string(&action, &game.symbols);
             outputs.legal[role].push((text, action));
         }
@@ -316,7 +318,8 @@ impl Reference {
         session.ensure(&game.cones.next)?;
         let next = session.facts(game.outputs.next).iter();
         let next = next.filter_map(|&f| session.terms.args(f).first());
-        Ok(next.map(|&f| session.terms.to_term(f)).collect())
+        let mut budget = OutputBudget::new();
+        next.map(|&f| session.terms.to_term(f, &mut budget)).collect()
     }
 
     /// The moves of the `legal` facts, the values of the `goal` facts and
@@ -333,11 +336,12 @@ impl Reference {
             goals: vec![Vec::new(); game.roles.len()],
             terminal: !session.facts(game.outputs.terminal).is_empty(),
         };
+        let mut budget = OutputBudget::new();
         for (role, action) in session.role_pairs(game.outputs.legal) {
-            derived.legal[role].push(session.terms.to_term(action));
+            derived.legal[role].push(session.terms.to_term(action, &mut budget)?);
         }
         for (role, value) in session.role_pairs(game.outputs.goal) {
-            derived.goals[role].push(session.terms.to_term(value));
+            derived.goals[role].push(session.terms.to_term(value, &mut budget)?);
         }
         Ok(derived)
     }
@@ -346,7 +350,7 @@ impl Reference {
         let nothing = RefState::from_terms(Vec::new(), &self.game.symbols);
         let mut session = Session::new(self, nothing.terms(), std::iter::empty());
         session.ensure(&self.game.cones.init)?;
-        Ok(session.state_of(self.game.outputs.init))
+        session.state_of(self.game.outputs.init)
     }
 }
 
@@ -449,14 +453,15 @@ impl<'r> Session<'r> {
     }
 
     /// The state made of the arguments of the facts `(pred f)`, such as `init` or `next`.
-    fn state_of(&self, pred: PredId) -> RefState {
+    fn state_of(&self, pred: PredId) -> Result<RefState, ReferenceError> {
+        let mut budget = OutputBudget::new();
         let facts = self
             .facts(pred)
             .iter()
             .filter_map(|&fact| self.terms.args(fact).first())
-            .map(|&f| self.terms.to_term(f))
-            .collect();
-        RefState::from_terms(facts, self.symbols)
+            .map(|&f| self.terms.to_term(f, &mut budget))
+            .collect::<Result<_, _>>()?;
+        Ok(RefState::from_terms(facts, self.symbols))
     }
 }
 
@@ -514,6 +519,51 @@ mod tests {
         let tighter = Reference::with_max_join_steps(&description, NonZeroUsize::new(100).unwrap()).unwrap();
         assert!(tighter.percepts(&start, &joint).is_err());
         assert_eq!(roomy.percepts(&start, &joint).unwrap(), [["1"]]);
+    }
+
+    /// Walks `reference` from its initial state by its only move until a
+    /// query fails; the steps taken and the failure.
+    fn walk_until_refused(reference: &Reference) -> (usize, ReferenceError) {
+        let mut state = reference.initial_state();
+        for steps in 0.. {
+            let step = reference.next_state(&state, &["go".to_string()]);
+            match step.and_then(|next| reference.legal_moves(&next, 0).map(|_| next)) {
+                Ok(next) => state = next,
+                Err(e) => return (steps, e),
+            }
+        }
+        unreachable!("the walk ends with a refusal")
+    }
+
+    /// Terms that double or deepen at every step leave the interpreter only
+    /// within its bounds: a term nested past [`MAX_TERM_DEPTH`], or more than
+    /// [`MAX_OUTPUT_SYMBOLS`] symbols in one state, is refused, never
+    /// written out (the doubling term would take 2^steps symbols).
+    #[test]
+    fn terms_past_the_bounds_are_refused() {
+        let game = |next: &str| {
+            let rules = format!(
+                "(role r) (init (c 0)) (<= (legal r go) (true (c ?x))) {next} (<= terminal (true (c done))) (goal r 0)"
+            );
+            Reference::new(&ggpnet_kif::parse(&rules).unwrap()).unwrap()
+        };
+        let doubling = game("(<= (next (c (p ?x ?x))) (true (c ?x)))");
+        let (steps, refusal) = walk_until_refused(&doubling);
+        assert_eq!(steps, 18, "2^19 symbols fit in the budget, 2^20 do not");
+        assert!(
+            matches!(refusal, ReferenceError::TermsTooLarge { symbols, depth: 21 } if symbols > u64::from(crate::MAX_OUTPUT_SYMBOLS)),
+            "{refusal:?}"
+        );
+        let deepening = game("(<= (next (c (s ?x))) (true (c ?x)))");
+        let (steps, refusal) = walk_until_refused(&deepening);
+        assert_eq!(steps, crate::MAX_TERM_DEPTH as usize - 2);
+        assert_eq!(
+            refusal,
+            ReferenceError::TermsTooLarge {
+                symbols: u64::from(crate::MAX_TERM_DEPTH) + 1,
+                depth: u64::from(crate::MAX_TERM_DEPTH) + 1
+            }
+        );
     }
 
     fn state(reference: &Reference, facts: &[&str]) -> RefState {

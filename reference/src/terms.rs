@@ -8,7 +8,17 @@
 //! [`crate::Reference`] is built) live in a frozen [`TermStore`]. Evaluating one state
 //! needs a few more (moves, successor facts, derived sentences): they go into a
 //! [`Terms`] layer over the frozen store and are dropped with it.
+//!
+//! Sharing makes a term's id cheap whatever its size as a tree: `(p ?x ?x)`
+//! applied to itself n times is n nodes here and 2^n symbols written out. So
+//! every node records its [`Shape`] (its size and depth as a tree), and terms
+//! leave the interpreter as trees ([`Terms::to_term`]) only within an
+//! [`OutputBudget`]: [`MAX_OUTPUT_SYMBOLS`] in all per query, each nested at
+//! most [`MAX_TERM_DEPTH`] deep. A game whose terms grow without bound fails
+//! with [`ReferenceError::TermsTooLarge`] instead of exhausting memory or the
+//! stack.
 
+use crate::error::ReferenceError;
 use crate::hash::{FastHasher, FastMap};
 use ggpnet_kif::{SymbolId, Term};
 use std::hash::Hasher;
@@ -33,10 +43,54 @@ pub(crate) enum Node {
     Compound(SymbolId, Box<[TermId]>),
 }
 
+/// The most symbols, written out, that the terms one query lets out of the
+/// interpreter (a state's facts; its legal moves and goals; its percepts) may
+/// have in all: a million (the corpus's largest states and move lists have
+/// some thousands).
+pub const MAX_OUTPUT_SYMBOLS: u32 = 1_000_000;
+
+/// The deepest nesting of a term that leaves the interpreter (a constant has
+/// depth 1): deep enough for any counter a game keeps as nested terms, shallow
+/// enough for the recursive functions that read, write and drop terms.
+pub const MAX_TERM_DEPTH: u32 = 1_000;
+
+/// What is left of the symbols one query may let out ([`MAX_OUTPUT_SYMBOLS`]).
+pub(crate) struct OutputBudget {
+    left: u32,
+}
+
+impl OutputBudget {
+    /// The whole budget of a query.
+    pub(crate) fn new() -> OutputBudget {
+        OutputBudget {
+            left: MAX_OUTPUT_SYMBOLS,
+        }
+    }
+}
+
+/// A term's size and depth as a tree, each saturating at `u32::MAX`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Shape {
+    size: u32,
+    depth: u32,
+}
+
+impl Shape {
+    /// The shape of a node whose arguments have the shapes `args`.
+    fn of(args: impl Iterator<Item = Shape>) -> Shape {
+        args.fold(Shape { size: 1, depth: 1 }, |s, a| Shape {
+            size: s.size.saturating_add(a.size),
+            depth: s.depth.max(a.depth.saturating_add(1)),
+        })
+    }
+}
+
 /// An owned table of interned terms whose ids start at some offset.
 #[derive(Default, Debug)]
 pub(crate) struct TermStore {
     nodes: Vec<Node>,
+    /// Per node, its shape.
+    shapes: Vec<Shape>,
     atoms: FastMap<SymbolId, TermId>,
     /// Compound terms by the hash of their functor and arguments.
     compounds: FastMap<u64, TermId>,
@@ -142,8 +196,25 @@ impl<'a> Terms<'a> {
     fn push(&mut self, node: Node) -> TermId {
         let index = self.offset as usize + self.own.nodes.len();
         let id = TermId(u32::try_from(index).expect("fewer than 2^32 terms"));
+        let shape = Shape::of(self.args_of(&node).iter().map(|&a| self.shape(a)));
         self.own.nodes.push(node);
+        self.own.shapes.push(shape);
         id
+    }
+
+    /// The shape of an id produced by this layer or its base.
+    fn shape(&self, id: TermId) -> Shape {
+        match id.0.checked_sub(self.offset) {
+            Some(own) => self.own.shapes[own as usize],
+            None => self.base.shapes[id.0 as usize],
+        }
+    }
+
+    fn args_of<'n>(&self, node: &'n Node) -> &'n [TermId] {
+        match node {
+            Node::Atom(_) => &[],
+            Node::Compound(_, args) => args,
+        }
     }
 
     /// Interns the constant `symbol`.
@@ -185,11 +256,25 @@ impl<'a> Terms<'a> {
         }
     }
 
-    /// The AST form of an interned term.
-    pub(crate) fn to_term(&self, id: TermId) -> Term {
+    /// The AST form of an interned term, if it is nested at most
+    /// [`MAX_TERM_DEPTH`] deep and fits in what is left of `budget`.
+    pub(crate) fn to_term(&self, id: TermId, budget: &mut OutputBudget) -> Result<Term, ReferenceError> {
+        let Shape { size, depth } = self.shape(id);
+        if size > budget.left || depth > MAX_TERM_DEPTH {
+            return Err(ReferenceError::TermsTooLarge {
+                symbols: u64::from(MAX_OUTPUT_SYMBOLS - budget.left) + u64::from(size),
+                depth: u64::from(depth),
+            });
+        }
+        budget.left -= size;
+        Ok(self.unfold(id))
+    }
+
+    /// The AST form of an interned term (within the bounds of [`Terms::to_term`]).
+    fn unfold(&self, id: TermId) -> Term {
         match self.node(id) {
             Node::Atom(s) => Term::Atom(*s),
-            Node::Compound(f, args) => Term::Compound(*f, args.iter().map(|&a| self.to_term(a)).collect()),
+            Node::Compound(f, args) => Term::Compound(*f, args.iter().map(|&a| self.unfold(a)).collect()),
         }
     }
 
@@ -223,7 +308,7 @@ mod tests {
 
         let mut upper = Terms::over(&frozen);
         assert_eq!(upper.intern(&cell), Some(id));
-        assert_eq!(upper.to_term(id), cell);
+        assert_eq!(upper.to_term(id, &mut OutputBudget::new()), Ok(cell));
         let other = upper.intern(&parse_term("(cell 2)", &mut symbols).unwrap());
         assert!(other.unwrap().raw() as usize >= frozen.len());
         let var = parse_term("(cell ?x)", &mut symbols).unwrap();
@@ -246,7 +331,7 @@ mod tests {
         assert_ne!(a_id, b_id);
         assert_eq!(layer.find_compound(f, &[b_atom]), Some(b_id));
         assert_eq!(layer.intern(&b), Some(b_id));
-        assert_eq!(layer.to_term(b_id), b);
+        assert_eq!(layer.to_term(b_id, &mut OutputBudget::new()), Ok(b));
     }
 
     #[test]

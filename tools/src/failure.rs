@@ -125,13 +125,14 @@ impl Classify for ggpnet::propnet::export::ExportError {
 }
 
 impl Classify for ggpnet_reference::ReferenceError {
-    /// A static relation too big to compute, or a state that needs more work
-    /// than the limit per state, is a limit; every other refusal finds the game
+    /// A static relation too big to compute, a state that needs more work
+    /// than the limit per state, or a term past the interpreter's bounds, is a limit; every other refusal finds the game
     /// invalid (or the request, which this program makes, refused).
     fn kind(&self) -> Kind {
         match self {
             ggpnet_reference::ReferenceError::TooLarge { .. }
-            | ggpnet_reference::ReferenceError::WorkLimit { .. } => Kind::Limit,
+            | ggpnet_reference::ReferenceError::WorkLimit { .. }
+            | ggpnet_reference::ReferenceError::TermsTooLarge { .. } => Kind::Limit,
             _ => Kind::Invalid,
         }
     }

@@ -73,10 +73,9 @@ struct Cli {
     /// the resident memory allowed per game (when not given: none, and 4096).
     #[arg(long, global = true, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     max_mem: Option<u64>,
-    /// Engine: propnet (exit code 3 past a grounding limit), auto (the propnet, or the
-    /// reference interpreter when grounding passes a limit) or interpreter. By default
-    /// propnet (the interpreter's work per state is not bounded against hostile games
-    /// yet), but auto for `play`, which must answer whatever game it is given.
+    /// Engine: auto (the default: the propnet, or the reference interpreter when
+    /// grounding passes a limit), propnet (exit code 3 past a grounding limit) or
+    /// interpreter (its work bounded by 20,000,000 join steps per state and query).
     #[arg(long, global = true, value_parser = options::engine)]
     engine: Option<ggpnet::EngineChoice>,
     /// Longest time grounding may take, in seconds, before it stops (exit code 3, or
@@ -483,11 +482,11 @@ fn engine_given() -> Option<ggpnet::EngineChoice> {
     ENGINE.get().copied().flatten()
 }
 
-/// The agent API's settings for this run: [`load_config`] and `--engine`.
+/// The agent API's settings for this run: [`load_config`] and `--engine` (auto when not given).
 fn game_config() -> ggpnet::Config {
     ggpnet::Config::new()
         .load(load_config())
-        .engine(engine_given().unwrap_or(ggpnet::EngineChoice::Propnet))
+        .engine(engine_given().unwrap_or(ggpnet::EngineChoice::Auto))
 }
 
 /// Loads the game at `path` on the engine `--engine` allows, with `config`.

@@ -44,9 +44,7 @@ fn link(spec: &str, threads: usize) -> Link {
                 .search(search)
                 .threads(threads)
                 .expect("clap checks --threads")
-                .game(
-                    super::game_config().engine(super::engine_given().unwrap_or(ggpnet::EngineChoice::Auto)),
-                ),
+                .game(super::game_config()),
         ),
         _ => Link::Remote(spec.to_owned()),
     }

@@ -245,7 +245,7 @@ pub(crate) fn run(args: &PlayArgs) -> Result<bool, Failure> {
         .threads(threads)
         .expect("clap checks --threads, and the cores are capped")
         .margin(Duration::from_secs_f64(args.margin))
-        .game(super::game_config().engine(super::engine_given().unwrap_or(ggpnet::EngineChoice::Auto)));
+        .game(super::game_config());
     eprintln!(
         "ggpnet player ({}, {threads} threads) listening on {}",
         args.search.name(),

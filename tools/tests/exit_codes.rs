@@ -85,8 +85,14 @@ fn success_is_zero() {
 
 /// Runs every command that loads a game on `game`, expecting `code` and `message`.
 fn expect_of_every_loading_command(game: &Path, code: i32, message: &str) {
+    expect_of_every_loading_command_with(&[], game, code, message);
+}
+
+/// [`expect_of_every_loading_command`] with the global options `options` first.
+fn expect_of_every_loading_command_with(options: &[&str], game: &Path, code: i32, message: &str) {
     for command in ["check", "stats", "mc", "perft", "export", "diff"] {
-        let mut args = vec![command, path(game)];
+        let mut args = options.to_vec();
+        args.extend([command, path(game)]);
         if command == "export" {
             args.extend(["--format", "json"]);
         }
@@ -129,7 +135,18 @@ fn limits_are_three() {
         "(role r) (init (c 0)) (<= (legal r go) (true (c ?x))) (<= (next (c (s ?x))) (true (c ?x)))
          (<= terminal (true (c done))) (<= (goal r 0) (true (c ?x)))",
     );
-    expect_of_every_loading_command(&deepening, 3, "grounding too large");
+    expect_of_every_loading_command_with(&["--engine", "propnet"], &deepening, 3, "grounding too large");
+    // By default (auto) the interpreter runs it, until its term depth bound.
+    expect(
+        &["check", path(&deepening)],
+        0,
+        "engine: interpreter, as the propnet could not be built",
+    );
+    expect(
+        &["mc", path(&deepening), "--playouts", "1"],
+        3,
+        "a term nested 1001 deep",
+    );
 }
 
 #[test]

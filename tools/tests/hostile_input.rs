@@ -166,7 +166,7 @@ fn grounding_that_would_not_end_stops_at_a_limit() {
     );
     let file = TempFile::new("eight.kif", eight.as_bytes());
     // 30^8 instances: known to be past the default limit before the join runs.
-    let run = ggpnet(&["check", file.path()]);
+    let run = ggpnet(&["--engine", "propnet", "check", file.path()]);
     assert_eq!(run.code, Some(3));
     assert!(run.stdout.ends_with(
         "error: grounding too large: more than 20000000 ground rules (at relation `p`); raise --max-ground-rules\n"
@@ -175,18 +175,27 @@ fn grounding_that_would_not_end_stops_at_a_limit() {
     // the limits are met inside it.
     let filtered = eight.replace("(d ?h))", "(d ?h) (distinct ?a 0))");
     let file = TempFile::new("eight-filtered.kif", filtered.as_bytes());
-    let run = ggpnet(&["--max-ground-rules", "1000", "check", file.path()]);
+    let run = ggpnet(&[
+        "--engine",
+        "propnet",
+        "--max-ground-rules",
+        "1000",
+        "check",
+        file.path(),
+    ]);
     assert_eq!(run.code, Some(3));
     assert!(run.stdout.ends_with(
         "error: grounding too large: more than 1000 ground rules (at relation `p`); raise --max-ground-rules\n"
     ));
-    let run = ggpnet(&["stats", file.path(), "--max-mem", "16"]);
+    let run = ggpnet(&["--engine", "propnet", "stats", file.path(), "--max-mem", "16"]);
     assert_eq!(run.code, Some(3));
     assert!(run.stderr.ends_with(
         "error: grounding too large: more than 16 MiB of memory (estimated) (at relation `p`); raise --max-mem\n"
     ));
 
     let run = ggpnet(&[
+        "--engine",
+        "propnet",
         "--max-ground-time",
         "0.5",
         "--max-ground-rules",
@@ -209,7 +218,14 @@ fn grounding_that_would_not_end_stops_at_a_limit() {
          (distinct (f ?a ?b ?c ?d ?e ?f ?g ?h) (f ?a ?b ?c ?d ?e ?f ?g ?h))) (<= terminal (true x)) (goal r 0)"
     );
     let file = TempFile::new("spin.kif", spin.as_bytes());
-    let run = ggpnet(&["check", file.path(), "--max-join-steps", "1000000"]);
+    let run = ggpnet(&[
+        "--engine",
+        "propnet",
+        "check",
+        file.path(),
+        "--max-join-steps",
+        "1000000",
+    ]);
     assert_eq!(run.code, Some(3));
     assert!(run.stdout.ends_with(
         "error: grounding too large: more than 1000000 join steps (candidate facts tried) (at relation `legal`); \
@@ -219,13 +235,20 @@ fn grounding_that_would_not_end_stops_at_a_limit() {
     let deep = "(role r) (init (c 0)) (<= (next (c (s ?x))) (true (c ?x))) (<= (legal r go) (true (c ?x)))
         (<= terminal (true x)) (goal r 0)";
     let file = TempFile::new("deep.kif", deep.as_bytes());
-    let run = ggpnet(&["check", file.path()]);
+    let run = ggpnet(&["--engine", "propnet", "check", file.path()]);
     assert_eq!(run.code, Some(3));
     println!("the deepening term stopped in {:.2} s", run.seconds);
     assert!(run.stdout.ends_with(
         "error: grounding too large: terms nested deeper than 64 (at relation `next`); raise --max-term-depth\n"
     ));
-    let run = ggpnet(&["check", file.path(), "--max-term-depth", "8"]);
+    let run = ggpnet(&[
+        "--engine",
+        "propnet",
+        "check",
+        file.path(),
+        "--max-term-depth",
+        "8",
+    ]);
     assert_eq!(run.code, Some(3));
     assert!(run
         .stdout
@@ -291,6 +314,53 @@ fn the_interpreter_stops_a_state_that_needs_too_much_work() {
         run.stderr
     );
     println!("the static join stopped in {:.2} s", run.seconds);
+}
+
+/// Under the default engine (auto), a game whose terms nest or double at every
+/// step fails to ground, runs on the interpreter, and stops there at the
+/// interpreter's bound on the terms it lets out.
+#[test]
+fn the_interpreter_stops_terms_that_grow_without_bound() {
+    let game = |next: &str| {
+        format!("(role r) (init (c 0)) (<= (legal r go) (true (c ?x))) {next} (<= terminal (true (c done))) (goal r 0)")
+    };
+    let doubling = game("(<= (next (c (p ?x ?x))) (true (c ?x)))");
+    let deepening = game("(<= (next (c (s ?x))) (true (c ?x)))");
+    let cases = [
+        (
+            "doubling",
+            doubling,
+            "a term nested 21 deep",
+            &["mc", "perft"][..],
+        ),
+        ("deepening", deepening, "a term nested 1001 deep", &["mc"]),
+    ];
+    for (name, rules, found, commands) in cases {
+        let file = TempFile::new(&format!("{name}-terms.kif"), rules.as_bytes());
+        for &command in commands {
+            let command = match command {
+                "mc" => &["mc", "--playouts", "1"][..],
+                _ => &["perft", "--depth", "30"],
+            };
+            let mut args = vec![command[0], file.path()];
+            args.extend(&command[1..]);
+            let run = ggpnet(&args);
+            assert_eq!(run.code, Some(3), "{args:?}: {}", run.stderr);
+            let error = run.stderr.lines().last().unwrap_or_default();
+            assert!(
+                error.starts_with("error: the terms one state derives are too large: ")
+                    && error.ends_with(&format!(
+                        "{found} (the interpreter's limits: 1000000 symbols, 1000 levels)"
+                    )),
+                "{args:?}: {}",
+                run.stderr
+            );
+            println!(
+                "{name}: {} stopped at the interpreter's bound in {:.2} s",
+                command[0], run.seconds
+            );
+        }
+    }
 }
 
 #[test]
@@ -442,7 +512,14 @@ fn the_time_limit_stops_the_optimizer_of_two_games_in_one() {
     let read = |name: &str| std::fs::read_to_string(corpus.join("games").join(name)).expect("a corpus game");
     let both = read("pancakes88.kif") + "\n" + &read("2pffa_zerosum.kif");
     let file = TempFile::new("two-games.kif", both.as_bytes());
-    let run = ggpnet(&["--max-ground-time", "1", "check", file.path()]);
+    let run = ggpnet(&[
+        "--engine",
+        "propnet",
+        "--max-ground-time",
+        "1",
+        "check",
+        file.path(),
+    ]);
     assert_eq!(run.code, Some(3), "{}{}", run.stdout, run.stderr);
     let error = run.stdout.lines().last().unwrap_or_default();
     assert!(
