@@ -133,3 +133,12 @@ impl fmt::Display for ReferenceError {
 }
 
 impl std::error::Error for ReferenceError {}
+
+impl From<crate::terms::TermsTooLarge> for ReferenceError {
+    fn from(e: crate::terms::TermsTooLarge) -> ReferenceError {
+        ReferenceError::TermsTooLarge {
+            symbols: e.symbols,
+            depth: e.depth,
+        }
+    }
+}

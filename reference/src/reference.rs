@@ -319,7 +319,8 @@ impl Reference {
         let next = session.facts(game.outputs.next).iter();
         let next = next.filter_map(|&f| session.terms.args(f).first());
         let mut budget = OutputBudget::new();
-        next.map(|&f| session.terms.to_term(f, &mut budget)).collect()
+        let terms = next.map(|&f| session.terms.to_term(f, &mut budget));
+        Ok(terms.collect::<Result<_, _>>()?)
     }
 
     /// The moves of the `legal` facts, the values of the `goal` facts and

@@ -15,10 +15,9 @@
 //! leave the interpreter as trees ([`Terms::to_term`]) only within an
 //! [`OutputBudget`]: [`MAX_OUTPUT_SYMBOLS`] in all per query, each nested at
 //! most [`MAX_TERM_DEPTH`] deep. A game whose terms grow without bound fails
-//! with [`ReferenceError::TermsTooLarge`] instead of exhausting memory or the
+//! with [`TermsTooLarge`] (a `ReferenceError`) instead of exhausting memory or the
 //! stack.
 
-use crate::error::ReferenceError;
 use crate::hash::{FastHasher, FastMap};
 use ggpnet_kif::{SymbolId, Term};
 use std::hash::Hasher;
@@ -53,6 +52,14 @@ pub const MAX_OUTPUT_SYMBOLS: u32 = 1_000_000;
 /// depth 1): deep enough for any counter a game keeps as nested terms, shallow
 /// enough for the recursive functions that read, write and drop terms.
 pub const MAX_TERM_DEPTH: u32 = 1_000;
+
+/// Terms refused by an [`OutputBudget`]: the symbols let out with the refused
+/// term's, and its depth.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct TermsTooLarge {
+    pub(crate) symbols: u64,
+    pub(crate) depth: u64,
+}
 
 /// What is left of the symbols one query may let out ([`MAX_OUTPUT_SYMBOLS`]).
 pub(crate) struct OutputBudget {
@@ -258,10 +265,10 @@ impl<'a> Terms<'a> {
 
     /// The AST form of an interned term, if it is nested at most
     /// [`MAX_TERM_DEPTH`] deep and fits in what is left of `budget`.
-    pub(crate) fn to_term(&self, id: TermId, budget: &mut OutputBudget) -> Result<Term, ReferenceError> {
+    pub(crate) fn to_term(&self, id: TermId, budget: &mut OutputBudget) -> Result<Term, TermsTooLarge> {
         let Shape { size, depth } = self.shape(id);
         if size > budget.left || depth > MAX_TERM_DEPTH {
-            return Err(ReferenceError::TermsTooLarge {
+            return Err(TermsTooLarge {
                 symbols: u64::from(MAX_OUTPUT_SYMBOLS - budget.left) + u64::from(size),
                 depth: u64::from(depth),
             });
