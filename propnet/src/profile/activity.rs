@@ -71,9 +71,8 @@ impl Activity {
             })
             .collect();
         let (mut restarts, mut restart_work) = (0u64, 0u64);
-        let mut scratch = Scratch::default();
         let last = lane_walk(net, gate_evaluations, |before, after, lanes, restarted| {
-            activity.count(net, &measured, &mut scratch, (before, after), lanes);
+            activity.count(net, &measured, (before, after), lanes);
             if restarted != 0 {
                 restarts += u64::from(restarted.count_ones());
                 restart_work += work(&weight, before, after, restarted);
@@ -96,14 +95,7 @@ impl Activity {
 
     /// Counts one transition of the `lanes` from `before` to `after` (the
     /// words of the lanes, per slot).
-    fn count(
-        &mut self,
-        net: &CompiledNet,
-        measured: &[u32],
-        scratch: &mut Scratch,
-        words: (&[u64], &[u64]),
-        lanes: u64,
-    ) {
+    fn count(&mut self, net: &CompiledNet, measured: &[u32], words: (&[u64], &[u64]), lanes: u64) {
         let (before, after) = words;
         self.transitions += lanes.count_ones();
         for (flips, (b, a)) in self.flips.iter_mut().zip(before.iter().zip(after)) {
@@ -111,43 +103,40 @@ impl Activity {
         }
         for &and in measured {
             let fanin = net.fanin(and);
-            // Whether the operands after each one are all true, before and after.
-            scratch.suffix(fanin, before, after);
-            let (mut prefix_before, mut prefix_after) = (!0u64, !0u64);
+            let (false_before, false_after) = (Falses::of(fanin, before), Falses::of(fanin, after));
             let first_edge = net.fanin_offsets()[and as usize] as usize;
             for (k, &i) in fanin.iter().enumerate() {
                 let (b, a) = (before[i as usize], after[i as usize]);
-                let others_before = prefix_before & scratch.before[k + 1];
-                let others_after = prefix_after & scratch.after[k + 1];
+                let others_before = false_before.others_true(b);
+                let others_after = false_after.others_true(a);
                 self.others_changed[first_edge + k] += ((others_before ^ others_after) & lanes).count_ones();
                 self.flips_while_others[first_edge + k] +=
                     ((b ^ a) & (others_before | others_after) & lanes).count_ones();
-                prefix_before &= b;
-                prefix_after &= a;
             }
         }
     }
 }
 
-/// Room for [`Activity::count`]: per operand of an `and`, whether the operands
-/// after it are all true, in each lane, before and after a transition.
-#[derive(Default)]
-struct Scratch {
-    before: Vec<u64>,
-    after: Vec<u64>,
+/// Per lane, whether at least one and at least two of an `and`'s operands are false.
+struct Falses {
+    one: u64,
+    two: u64,
 }
 
-impl Scratch {
-    /// Fills `self.before[k]` (`self.after[k]`) with the conjunction of
-    /// `before` (`after`) over `fanin[k..]`.
-    fn suffix(&mut self, fanin: &[u32], before: &[u64], after: &[u64]) {
-        for (suffix, values) in [(&mut self.before, before), (&mut self.after, after)] {
-            suffix.clear();
-            suffix.resize(fanin.len() + 1, !0);
-            for (k, &i) in fanin.iter().enumerate().rev() {
-                suffix[k] = suffix[k + 1] & values[i as usize];
-            }
+impl Falses {
+    fn of(fanin: &[u32], values: &[u64]) -> Falses {
+        let (mut one, mut two) = (0, 0);
+        for &i in fanin {
+            let off = !values[i as usize];
+            two |= one & off;
+            one |= off;
         }
+        Falses { one, two }
+    }
+
+    /// The lanes where all the operands but one whose value is `value` are true.
+    fn others_true(&self, value: u64) -> u64 {
+        (value & !self.one) | (!value & !self.two)
     }
 }
 
