@@ -19,7 +19,7 @@ use crate::check::Analysis;
 use crate::config::Config;
 use crate::error::GdlError;
 use crate::error::Limit;
-use crate::limits::{too_large, Budget, Spent};
+use crate::limits::{too_large, too_many_rules, Budget, Spent};
 use crate::normalize::{NormalLiteral, NormalRule};
 use crate::program::{GroundLiteral, GroundProgram, GroundRule};
 use crate::terms::{GroundTerm, LocalTerms, TermId, TermMap, TermStore};
@@ -300,6 +300,11 @@ struct Engine<'a> {
     budget: Budget,
     /// Distinct facts of every relation.
     facts: usize,
+    /// Rule instances found so far by the finished joins of each head relation
+    /// (duplicates included, as the budget counts them), named when the
+    /// instance limit is passed. Facts and rules without a positive literal are
+    /// not counted: they are as many as the game text has, never the blowup.
+    found: FxHashMap<SymbolId, usize>,
     /// The estimated bytes of every relation's facts and indexes.
     fact_bytes: usize,
     /// The nesting depth of each interned term, by id, as far as computed.
@@ -986,6 +991,9 @@ impl Engine<'_> {
                 match result {
                     Ok(parts) => {
                         for (terms, mut out) in parts {
+                            if !spec.rule.positives.is_empty() {
+                                *self.found.entry(relation).or_default() += out.heads.len();
+                            }
                             out.remap(&self.store.absorb(terms));
                             outputs.push((relation, out));
                         }
@@ -1078,7 +1086,16 @@ impl Engine<'_> {
             Limit::Expansion => crate::normalize::MAX_EXPANSION,
             _ => self.budget.max(limit),
         };
-        too_large(limit, max, self.symbols.name(relation))
+        let name = self.symbols.name(relation);
+        if limit != Limit::Rules {
+            return too_large(limit, max, name);
+        }
+        let found: Vec<(&str, usize)> = self
+            .found
+            .iter()
+            .map(|(&r, &n)| (self.symbols.name(r), n))
+            .collect();
+        too_many_rules(max, name, &found)
     }
 
     /// Runs `joins` on the current rayon pool's threads, each join cut into parts,
@@ -1376,6 +1393,7 @@ fn instantiate_with(
             config.get_max_time(),
         ),
         facts: 0,
+        found: FxHashMap::default(),
         fact_bytes: 0,
         depths: Vec::new(),
         parallel_min,
@@ -1578,6 +1596,25 @@ mod tests {
         assert_eq!(
             e.message,
             "grounding too large: more than 5000 ground rules (at relation `p`); raise --max-ground-rules"
+        );
+    }
+
+    #[test]
+    fn the_rule_limit_names_the_relations_with_most_instances() {
+        // `pair` has 60 x 60 instances before `p` passes the limit; the 60 facts
+        // of `e` are more than 1% of it too, but facts are not counted.
+        let domain: String = (1..=30).map(|i| format!("(d {i}) ")).collect();
+        let elements: String = (1..=60).map(|i| format!("(e {i}) ")).collect();
+        let game = ggpnet_kif::parse(&format!(
+            "(role r) {domain} {elements} (<= (pair ?a ?b) (e ?a) (e ?b)) \
+             (<= (p ?a ?b ?c ?d ?e ?f) (pair ?a ?b) (d ?c) (d ?d) (d ?e) (d ?f) (distinct ?a 0)) \
+             (<= (legal r (m ?a)) (p ?a ?a ?a ?a ?a ?a))"
+        ))
+        .unwrap();
+        assert_eq!(
+            ground_error(&game, &Config::new().max_ground_rules(5000)).message,
+            "grounding too large: more than 5000 ground rules \
+             (at relation `p`; most instances so far: `pair` 3600); raise --max-ground-rules"
         );
     }
 

@@ -1,7 +1,11 @@
 //! The limits of grounding: rule instances, ground atoms, term depth, an
 //! estimate of the grounder's own memory, join steps and wall time. Passing one is a [`ErrorKind::TooLarge`]
 //! error that names the relation being grounded and the command-line option that
-//! raises the limit.
+//! raises the limit. Passing the instance limit also names the relations with the
+//! most instances found so far (at most three, each with at least 1% of the
+//! limit): the relation being grounded is where the limit was passed, not
+//! always where the instances went, and the largest ones are what a rewrite of
+//! the game or of the grounder has to make smaller.
 
 use crate::error::{ErrorKind, GdlError, Limit};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -11,6 +15,49 @@ use std::time::{Duration, Instant};
 /// (The expansion bound is passed by one rule, and reported with the rule by
 /// normalization; it is named here for completeness.)
 pub(crate) fn too_large(limit: Limit, max: usize, relation: &str) -> GdlError {
+    too_large_at(limit, max, &format!("at relation `{relation}`"))
+}
+
+/// Relations named in the breakdown of a passed instance limit ([`largest_relations`]).
+const LARGEST_SHOWN: usize = 3;
+
+/// A relation is named in the breakdown of a passed instance limit `max` only
+/// when it has at least `max / LARGEST_SHARE` instances: small ones explain nothing.
+const LARGEST_SHARE: usize = 100;
+
+/// The error for passing the instance limit `max` while grounding `relation`,
+/// naming the relations with the most instances found so far (`found`, in any
+/// order; at most [`LARGEST_SHOWN`], each with at least 1% of `max`), the ones a
+/// rewrite of the game or of the grounder would have to make smaller.
+pub(crate) fn too_many_rules(max: usize, relation: &str, found: &[(&str, usize)]) -> GdlError {
+    let mut place = format!("at relation `{relation}`");
+    let largest = largest_relations(found, max);
+    if !largest.is_empty() {
+        place.push_str("; most instances so far: ");
+        place.push_str(&largest);
+    }
+    too_large_at(Limit::Rules, max, &place)
+}
+
+/// The relations of `found` with the most instances, largest first (names
+/// breaking ties), as `` `name` count `` separated by commas.
+fn largest_relations(found: &[(&str, usize)], max: usize) -> String {
+    let mut large: Vec<(&str, usize)> = found
+        .iter()
+        .copied()
+        .filter(|&(_, n)| n > 0 && n >= max / LARGEST_SHARE)
+        .collect();
+    large.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let named: Vec<String> = large
+        .iter()
+        .take(LARGEST_SHOWN)
+        .map(|(name, n)| format!("`{name}` {n}"))
+        .collect();
+    named.join(", ")
+}
+
+/// The error for passing `limit`, whose value is `max`, at `place`.
+fn too_large_at(limit: Limit, max: usize, place: &str) -> GdlError {
     let (what, option) = match limit {
         Limit::Rules => (
             format!("more than {max} ground rules"),
@@ -35,7 +82,7 @@ pub(crate) fn too_large(limit: Limit, max: usize, relation: &str) -> GdlError {
         Limit::Time => (seconds_spent(max), "; raise --max-ground-time"),
         Limit::Expansion => (format!("`or`s expanding into more than {max} rules"), ""),
     };
-    limit_error(limit, max, &what, &format!("at relation `{relation}`"), option)
+    limit_error(limit, max, &what, place, option)
 }
 
 /// The error for passing the time limit `max` ([`crate::Config::max_time`]) after grounding, while the ground program is
@@ -214,6 +261,36 @@ mod tests {
         assert_eq!(
             later.message,
             "grounding too large: more than 2.5 s spent (in optimizer pass merge); raise --max-ground-time"
+        );
+    }
+
+    #[test]
+    fn the_largest_relations_are_named_largest_first() {
+        let found = [
+            ("a", 5),
+            ("b", 700),
+            ("c", 100),
+            ("d", 900),
+            ("e", 700),
+            ("f", 99),
+        ];
+        assert_eq!(
+            too_many_rules(10_000, "p", &found).message,
+            "grounding too large: more than 10000 ground rules \
+             (at relation `p`; most instances so far: `d` 900, `b` 700, `e` 700); raise --max-ground-rules"
+        );
+        let e = too_many_rules(10_000, "p", &[("a", 99)]);
+        assert_eq!(e.message, too_large(Limit::Rules, 10_000, "p").message);
+        assert_eq!(
+            e.kind,
+            ErrorKind::TooLarge {
+                limit: Limit::Rules,
+                max: 10_000
+            }
+        );
+        assert_eq!(
+            too_many_rules(10, "p", &[("a", 0)]).message,
+            too_large(Limit::Rules, 10, "p").message
         );
     }
 
