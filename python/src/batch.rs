@@ -90,14 +90,15 @@ struct Lane {
     /// How its episode ended, when it waits for a reset (without auto-reset):
     /// `true` if terminated, `false` if truncated.
     ended: Option<bool>,
-    /// Its random stream (random roles, negative actions, sampled actions).
-    rng: Stream,
     /// Its legal actions, a bit per (role, action): bit `role * actions + a`.
     legal: Vec<u64>,
 }
 
 /// What the scalar engine keeps of a lane besides.
 struct ScalarLane {
+    /// Its random stream (random roles, negative actions, sampled actions);
+    /// the lanes engine keeps its lanes' streams side by side instead.
+    rng: Stream,
     /// Its state.
     state: State,
     /// Its own state machine, when the batch can afford one per lane: it
@@ -196,10 +197,9 @@ impl Batch {
         }
         let words = (roles * actions).div_ceil(64);
         let lanes = (0..setup.lanes)
-            .map(|i| Lane {
+            .map(|_| Lane {
                 steps: 0,
                 ended: None,
-                rng: Stream::new(setup.seed, i as u64),
                 legal: vec![0; words],
             })
             .collect();
@@ -216,7 +216,7 @@ impl Batch {
         };
         shape.initial_legal = shape.legal_of_initial();
         let engine = match setup.evaluator {
-            EvaluatorKind::Lanes => Engine::Lanes(lanes::Blocks::new(&shape.game, setup)),
+            EvaluatorKind::Lanes => Engine::Lanes(lanes::Blocks::new(&shape, setup)),
             _ => Engine::scalar(&shape.game, setup),
         };
         Batch { shape, lanes, engine }
@@ -289,8 +289,15 @@ impl Batch {
             let lane = &mut self.lanes[i];
             lane.steps = 0;
             lane.ended = None;
-            if let Some(seed) = seed {
-                lane.rng = Stream::new(seed, i as u64);
+        }
+        if let Some(seed) = seed {
+            match &mut self.engine {
+                Engine::Scalar { states, .. } => {
+                    for &i in which {
+                        states[i].rng = Stream::new(seed, i as u64);
+                    }
+                }
+                Engine::Lanes(blocks) => blocks.reseed(which, seed),
             }
         }
         let rows = Rows::new(&self.shape, out);
@@ -352,13 +359,14 @@ impl Batch {
     /// stream; -1 for the roles of a lane whose episode ended.
     pub fn sample(&mut self, out: &mut [i64]) {
         let shape = &self.shape;
-        for (i, lane) in self.lanes.iter_mut().enumerate() {
-            for role in 0..shape.roles {
-                out[i * shape.roles + role] = match lane.ended {
-                    Some(_) => -1,
-                    None => draw(lane, role, shape.actions).map_or(-1, |a| a as i64),
-                };
+        let rows = out.chunks_exact_mut(shape.roles.max(1));
+        match &mut self.engine {
+            Engine::Scalar { states, .. } => {
+                for ((lane, own), row) in self.lanes.iter().zip(states.iter_mut()).zip(rows) {
+                    shape.sample(lane, &mut own.rng, row);
+                }
             }
+            Engine::Lanes(blocks) => blocks.sample(shape, &self.lanes, out),
         }
     }
 }
@@ -373,7 +381,8 @@ impl Engine {
         let workers = (0..blocks).map(|_| Worker::new(game, setup)).collect();
         let own_machines = setup.lanes.saturating_mul(game.net().slots() * BYTES_PER_SLOT) <= MACHINES_BUDGET;
         let states = (0..setup.lanes)
-            .map(|_| ScalarLane {
+            .map(|i| ScalarLane {
+                rng: Stream::new(setup.seed, i as u64),
                 state: game.initial().clone(),
                 machine: own_machines.then(|| Box::new(Worker::machine(game, setup))),
             })
@@ -501,7 +510,7 @@ impl Worker {
         }
         let mut machine = own.machine.take();
         let m = machine.as_deref_mut().unwrap_or(&mut self.machine);
-        self.scratch.play(m, shape, lane, &mut own.state, actions, row);
+        self.scratch.play(m, shape, lane, own, actions, row);
         own.machine = machine;
     }
 
@@ -516,21 +525,23 @@ impl Worker {
 }
 
 impl Scratch {
-    /// [`Worker::step`] of a lane whose episode goes on, in `state`, on `m`.
+    /// [`Worker::step`] of a lane whose episode goes on, in `own`'s state
+    /// and drawing from its stream, on `m`.
     fn play(
         &mut self,
         m: &mut StateMachine,
         shape: &Shape,
         lane: &mut Lane,
-        state: &mut State,
+        own: &mut ScalarLane,
         actions: &[i64],
         row: &mut Row<'_>,
     ) {
         self.joint.clear();
         for (role, &action) in actions.iter().enumerate() {
-            let action = shape.action(lane, role, action);
+            let action = shape.action(&mut own.rng, &lane.legal, role, action);
             self.joint.push(shape.game.role_moves()[role][action]);
         }
+        let state = &mut own.state;
         // Asking whether the state is terminal loads it into the evaluator.
         m.is_terminal(state);
         m.next_into(&self.joint, &mut self.next);
@@ -598,13 +609,25 @@ impl Scratch {
 }
 
 impl Shape {
-    /// The action `role` plays in `lane` for `action` (given; drawn when
-    /// negative, and always for the random role); the lane goes on, so the
-    /// role has a legal action, and a given one was checked by [`Batch::check`].
-    fn action(&self, lane: &mut Lane, role: usize, action: i64) -> usize {
+    /// The action `role` plays for `action` (given; drawn from `rng` among
+    /// the lane's `legal` actions, as [`Lane::legal`], when negative, and
+    /// always for the random role); the lane goes on, so the role has a
+    /// legal action, and a given one was checked by [`Batch::check`].
+    fn action(&self, rng: &mut Stream, legal: &[u64], role: usize, action: i64) -> usize {
         match action {
             a if a >= 0 && Some(role) != self.random_role => a as usize,
-            _ => draw(lane, role, self.actions).expect("a lane that goes on has legal moves"),
+            _ => draw(rng, legal, role, self.actions).expect("a lane that goes on has legal moves"),
+        }
+    }
+
+    /// Writes into `out` (one per role) random legal actions of `lane`
+    /// drawn from its stream `rng`, or -1 where its episode ended.
+    fn sample(&self, lane: &Lane, rng: &mut Stream, out: &mut [i64]) {
+        for (role, action) in out.iter_mut().enumerate() {
+            *action = match lane.ended {
+                Some(_) => -1,
+                None => draw(rng, &lane.legal, role, self.actions).map_or(-1, |a| a as i64),
+            };
         }
     }
 
@@ -619,6 +642,11 @@ impl Shape {
 
     /// Whether some role has no legal action in `legal` (as [`Lane::legal`]).
     fn stuck(&self, legal: &[u64]) -> bool {
+        if let [word] = legal {
+            // Every role's bits in one word: a mask and a test per role.
+            let role_bits = !0u64 >> (64 - self.actions);
+            return (0..self.roles).any(|role| (word >> (role * self.actions)) & role_bits == 0);
+        }
         (0..self.roles).any(|role| ones(legal, role * self.actions, self.actions).all(|(_, w)| w == 0))
     }
 }
@@ -638,31 +666,36 @@ fn bit(words: &[u64], at: usize) -> bool {
     words[at / 64] >> (at % 64) & 1 == 1
 }
 
-/// A uniformly random legal action of `role` in `lane` (`None` if it has
-/// none): the rank drawn from the lane's stream among the role's legal
-/// actions in order, as the drivers draw among legal moves.
-fn draw(lane: &mut Lane, role: usize, actions: usize) -> Option<usize> {
+/// A uniformly random legal action of `role` among `legal` (as
+/// [`Lane::legal`]; `None` if it has none): the rank drawn from `rng`
+/// among the role's legal actions in order, as the drivers draw among legal moves.
+fn draw(rng: &mut Stream, legal: &[u64], role: usize, actions: usize) -> Option<usize> {
     let first = role * actions;
     if first % 64 + actions <= 64 {
         // The role's bits in one word (every game of at most 64 actions a role,
         // most of them): the same rank, selected without the general walk.
-        let mut word = (lane.legal[first / 64] >> (first % 64)) & (!0u64 >> (64 - actions));
+        let mut word = (legal[first / 64] >> (first % 64)) & (!0u64 >> (64 - actions));
         if word == 0 {
             return None;
         }
-        for _ in 0..lane.rng.draw(word.count_ones() as usize) {
+        for _ in 0..rng.draw(word.count_ones() as usize) {
             word &= word - 1;
         }
         return Some(word.trailing_zeros() as usize);
     }
-    let count: usize = ones(&lane.legal, first, actions)
+    draw_wide(rng, legal, first, actions)
+}
+
+/// [`draw`] of a role whose bits span words.
+fn draw_wide(rng: &mut Stream, legal: &[u64], first: usize, actions: usize) -> Option<usize> {
+    let count: usize = ones(legal, first, actions)
         .map(|(_, w)| w.count_ones() as usize)
         .sum();
     if count == 0 {
         return None;
     }
-    let mut rank = lane.rng.draw(count);
-    for (base, mut word) in ones(&lane.legal, first, actions) {
+    let mut rank = rng.draw(count);
+    for (base, mut word) in ones(legal, first, actions) {
         let here = word.count_ones() as usize;
         if rank >= here {
             rank -= here;
