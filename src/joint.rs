@@ -121,9 +121,9 @@ impl Machine {
     /// On the propnet, a state with many joint moves has its children made
     /// in batches of up to 512 on the lanes evaluator (one evaluation of the
     /// net for the batch) when that is faster than one by one: the first
-    /// state with at least 16 children races the two on its own children and
-    /// sets, for this machine, from how many children a batch is made (or
-    /// that none is). The result is the same either way.
+    /// state with at least 128 children races the two on its own children
+    /// and sets, for this machine, from how many children a batch is made
+    /// (or that none is). The result is the same either way.
     ///
     /// ```
     /// use ggpnet::{Config, Game};

@@ -426,10 +426,14 @@ enum Batches {
 }
 
 /// The fewest children of a state for which [`Machine::successors`] races
-/// (or uses) the lanes: a bound that keeps the race (a few milliseconds) off
-/// states whose children are made in microseconds; where the race measures
-/// a higher threshold, that one holds.
-pub(crate) const RACE_FROM: usize = 16;
+/// (or uses) the lanes; where the race measures a higher threshold, that one
+/// holds. Measured: on amazons_8x8, hex, gomoku_11x11, chess_200,
+/// breakthrough and pentago (16 to 95 children per state) every race chose
+/// one by one, and on blockerParallel (16,675) the lanes from 16 or from 380
+/// children depending on the run, at the same speed as one by one; so the
+/// race (tens of milliseconds, and a lane machine) is kept off states with
+/// fewer children than this.
+pub(crate) const RACE_FROM: usize = 128;
 
 impl fmt::Debug for PropnetScratch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -700,16 +704,18 @@ impl Machine {
         else {
             return Ok(None);
         };
-        let inputs: Vec<propnet::Move> = joints.iter().flatten().map(input_of).collect();
+        let inputs = || joints.iter().flatten().map(input_of).collect::<Vec<_>>();
         if matches!(p.batches, Batches::Unraced) {
-            p.batches = race(&mut p.machine, bits, &inputs, self.game.roles().len());
+            p.batches = race(&mut p.machine, bits, &inputs(), self.game.roles().len());
         }
+        // Checked before the inputs are gathered: most calls end here.
         let Batches::Lanes { lanes, from } = &mut p.batches else {
             return Ok(None);
         };
         if joints.len() < *from {
             return Ok(None);
         }
+        let inputs = inputs();
         let states = batch_successors(lanes, bits, &inputs, self.game.roles().len());
         Ok(Some(
             states
