@@ -7,7 +7,6 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use failure::Failure;
 
 use ggpnet::grounder;
-use ggpnet::propnet::driver::choose;
 use ggpnet::propnet::driver::{perft, Budget, McReport, PerftReport, DEFAULT_MAX_DEPTH};
 use ggpnet::propnet::evaluator::{Choice, EvaluatorConfig, EvaluatorKind};
 use ggpnet::propnet::opt::Pass;
@@ -371,9 +370,10 @@ struct PerftArgs {
     /// On a Regular Boardgames (.rbg) game: run its direct engine instead of the propnet of its GDL translation.
     #[arg(long)]
     direct: bool,
-    /// Evaluator: auto (a short calibration picks the faster scalar one), sweep,
-    /// differential, or lanes (the sweep, and the last ply 512 states at a time
-    /// on the lanes evaluator).
+    /// Evaluator: auto (a short calibration picks the faster scalar one, and a
+    /// race on the game's own last-ply work whether the last ply runs on the
+    /// lanes), sweep, differential, or lanes (the sweep, and the last ply 512
+    /// states at a time on the lanes evaluator).
     #[arg(long, default_value = "auto")]
     evaluator: Choice,
     /// Native code: on (where the platform allows) or off (the interpreters, to measure them).
@@ -895,14 +895,17 @@ fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
     }
     let game = load_any(args.game.game.as_deref(), &game_config())?;
     let config = EvaluatorConfig::new(args.evaluator).native(args.native);
-    let (evaluator, counted) = match game.propnet() {
+    let (scalar, counted) = match game.propnet() {
         Some(loaded) => {
-            let scalar = [EvaluatorKind::Sweep, EvaluatorKind::Differential];
-            let evaluator = choose::evaluator(&loaded.game, config, &scalar);
-            let fixed = config.choice(Choice::Fixed(evaluator));
-            (evaluator.name(), perft(&loaded.game, args.depth, fixed))
+            let counted = perft(&loaded.game, args.depth, config);
+            (counted.evaluator.map_or("sweep", EvaluatorKind::name), counted)
         }
         None => ("interpreter", interpreter_perft(&game, args.depth)?),
+    };
+    let evaluator = if counted.last_ply_on_lanes {
+        "lanes"
+    } else {
+        scalar
     };
     let nodes_per_sec = counted.nodes as f64 / counted.seconds.max(1e-9);
     let counts = counted.counts.iter().enumerate();
@@ -911,6 +914,7 @@ fn perft_command(args: &PerftArgs) -> Result<(), Failure> {
         depth: args.depth,
         engine: game.engine().name().to_owned(),
         evaluator: evaluator.to_owned(),
+        scalar: scalar.to_owned(),
         counts: counts.map(|(d, &n)| (d + 1, report::path_count(n))).collect(),
         nodes: counted.nodes,
         seconds: counted.seconds,
@@ -943,6 +947,7 @@ fn interpreter_perft(game: &ggpnet::Game, depth: usize) -> Result<PerftReport, F
         nodes: u64::try_from(expanded).unwrap_or(u64::MAX),
         counts,
         seconds: start.elapsed().as_secs_f64(),
+        ..PerftReport::default()
     })
 }
 

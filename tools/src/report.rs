@@ -410,8 +410,12 @@ pub struct Perft {
     pub depth: usize,
     /// `propnet` or `interpreter`.
     pub engine: String,
-    /// The scalar evaluator that ran (`sweep`, `differential`), or `interpreter`.
+    /// The evaluator of the last ply: `lanes` when it ran in batches on the
+    /// lanes evaluator, else the one of `scalar`.
     pub evaluator: String,
+    /// The scalar evaluator that expanded the plies above the last (`sweep`,
+    /// `differential`), or `interpreter` (`direct` for RBG's own engine).
+    pub scalar: String,
     /// Depth (from 1) → joint-move paths of that length (through a 64-bit
     /// float: exact up to 2^53).
     pub counts: BTreeMap<usize, u64>,

@@ -4,11 +4,12 @@
 //! states and lanes restart, give in every lane the states, legal moves (one
 //! by one and as bits), terminal flags, goals and observations the scalar
 //! machine gives; and every misuse is refused with its error, no lane moved.
+//! Perft with its last ply on the lanes counts as the scalar perft.
 //! Without the corpus (`../shared` or `$GGPNET_CORPUS`) only the built-in
 //! connect four runs.
 
-use ggpnet::propnet::driver::{LaneError, LaneMachine};
-use ggpnet::propnet::evaluator::{Lanes, LANES};
+use ggpnet::propnet::driver::{perft, LaneError, LaneMachine};
+use ggpnet::propnet::evaluator::{EvaluatorConfig, EvaluatorKind, Lanes, LANES};
 use ggpnet::propnet::random::Stream;
 use ggpnet::propnet::{load, Game, MachineError, Move, State, StateMachine};
 use std::sync::Arc;
@@ -256,3 +257,34 @@ fn misuse_is_refused_and_moves_nothing() {
         .expect("legal");
     assert_ne!(lanes.state(1).as_ref(), Ok(&start), "the lanes moved");
 }
+
+/// Perft with its last ply in batches on the lanes counts what the scalar
+/// perft counts (paths per depth and states expanded), on every game of the
+/// comparison, to depth 2 and deeper up to 4 while the last ply has at most
+/// [`LAST_PLY_PAIRS`] (state, joint move) pairs (a few batches, some partly
+/// filled); and `Auto` (scalar evaluator chosen, then the lanes raced) too,
+/// saying which scalar evaluator ran. The depth is bounded by the pairs, not
+/// fixed: blockerParallel (simultaneous) has 65,536 joint moves at the start
+/// and 2.6 billion pairs at depth 3's last ply, which a fixed depth 3 would
+/// enumerate (a depth-3 perft over the corpus took minutes for such games).
+#[test]
+fn perft_on_the_lanes_counts_as_the_scalar_perft() {
+    for (name, game) in games() {
+        let mut depth = 2;
+        while depth < 4 && perft(&game, depth, EvaluatorKind::Sweep).counts[depth - 1] <= LAST_PLY_PAIRS {
+            depth += 1;
+        }
+        let scalar = perft(&game, depth, EvaluatorKind::Sweep);
+        let lanes = perft(&game, depth, EvaluatorKind::Lanes);
+        assert_eq!(lanes.counts, scalar.counts, "{name}, depth {depth}");
+        assert_eq!(lanes.nodes, scalar.nodes, "{name}, depth {depth}");
+        assert!(lanes.last_ply_on_lanes && !scalar.last_ply_on_lanes, "{name}");
+        let auto = perft(&game, depth, EvaluatorConfig::default());
+        assert_eq!(auto.counts, scalar.counts, "{name}: auto");
+        assert_eq!(auto.nodes, scalar.nodes, "{name}: auto");
+        assert!(auto.evaluator.is_some_and(EvaluatorKind::is_scalar), "{name}");
+    }
+}
+
+/// The most (state, joint move) pairs of the last ply of the perft compared.
+const LAST_PLY_PAIRS: u128 = 3000;

@@ -9,7 +9,14 @@
 //!   and the faster is kept, once per game and native setting (the evaluators
 //!   are kept in the [`Game`]);
 //! - which evaluator a run uses when its [`EvaluatorConfig`] says `Auto`: a
-//!   short calibration of flat Monte-Carlo with each candidate.
+//!   short calibration of flat Monte-Carlo with each candidate;
+//! - whether (state, joint move) pairs are expanded one by one on a scalar
+//!   evaluator or in batches on the lanes ([`batch_costs`]): a batch pays one
+//!   evaluation of the whole net for up to [`LANES`] pairs, so whether it wins
+//!   depends on the net's size against the scalar evaluator's work per pair
+//!   (a differential evaluator re-evaluates only what a move changes), and on
+//!   how many pairs a batch gets. Perft (its last ply) and the facade's
+//!   successors race the two on their own work and keep the faster.
 //!
 //! A race plays the same random playouts on both evaluators (the same seed, and
 //! exact evaluators make the same moves legal), in alternating slices of the
@@ -18,7 +25,7 @@
 
 use super::{monte_carlo, Budget, McConfig, Playout, PlayoutTotals, DEFAULT_MAX_DEPTH};
 use crate::evaluator::{
-    Choice, Differential, Evaluator, EvaluatorConfig, EvaluatorKind, Scalar, ScalarEvaluator, Sweep,
+    Choice, Differential, Evaluator, EvaluatorConfig, EvaluatorKind, Scalar, ScalarEvaluator, Sweep, LANES,
 };
 use crate::game::Game;
 use crate::layout::CompiledNet;
@@ -183,6 +190,106 @@ fn time_ratio<E: ScalarEvaluator>(game: &Game, a: &E, b: &E) -> f64 {
         .collect();
     ratios.sort_unstable_by(f64::total_cmp);
     ratios[PAIRS / 2]
+}
+
+/// Timed rounds of a batch race ([`batch_costs`]), at most: the median of each
+/// timing is kept.
+const BATCH_ROUNDS: usize = 5;
+
+/// A batch race stops after the round that takes it past this many seconds
+/// (on a net so large that one batch takes longer, after one round).
+const BATCH_RACE_SECONDS: f64 = 0.05;
+
+/// The small batch of a race: with a full one ([`LANES`] pairs) it separates a
+/// batch's fixed cost from its pairs'.
+const SMALL_BATCH: usize = 32;
+
+/// What expanding (state, joint move) pairs costs, measured by
+/// [`batch_costs`]: `n` pairs take `n * scalar` seconds one by one on a scalar
+/// evaluator, and `batch + n * lane` seconds as one batch (at most [`LANES`])
+/// on the lanes evaluator.
+///
+/// ```
+/// use ggpnet_propnet::driver::choose::BatchCosts;
+/// // in milliseconds: 50 + 101 * 0.25 < 101 * 0.75, and not so with 100 pairs
+/// let costs = BatchCosts { scalar: 0.75, batch: 50.0, lane: 0.25 };
+/// assert_eq!(costs.lanes_from(), Some(101));
+/// assert_eq!(BatchCosts { batch: 500.0, ..costs }.lanes_from(), None); // not even at 512
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BatchCosts {
+    /// Seconds per pair on the scalar evaluator.
+    pub scalar: f64,
+    /// Seconds per batch on the lanes evaluator, whatever its size (the
+    /// evaluations of the net).
+    pub batch: f64,
+    /// Seconds per pair of a batch on the lanes evaluator beyond the batch's.
+    pub lane: f64,
+}
+
+impl BatchCosts {
+    /// The fewest pairs that one batch on the lanes expands faster than the
+    /// scalar evaluator expands them one by one; `None` when not even a full
+    /// batch ([`LANES`] pairs) is faster.
+    pub fn lanes_from(&self) -> Option<usize> {
+        let gain = self.scalar - self.lane;
+        if gain <= 0.0 || !self.batch.is_finite() {
+            return None;
+        }
+        // batch + n lane < n scalar  <=>  n > batch / gain
+        let from = (self.batch / gain).floor() + 1.0;
+        (from <= LANES as f64).then_some(from as usize)
+    }
+}
+
+/// Races the scalar evaluator and the lanes evaluator at expanding pairs:
+/// `scalar(n)` expands about `n` pairs one by one, `lanes(n)` exactly `n` as
+/// one batch, each returning how many it expanded. After a warm-up of each,
+/// rounds of a full scalar run, a full batch and a small batch ([`SMALL_BATCH`]
+/// pairs) alternate, so that each round times all three under the same load;
+/// the medians give the costs, the two batch sizes the fixed and the per-pair
+/// cost of a batch. At most [`BATCH_ROUNDS`] rounds, fewer past
+/// [`BATCH_RACE_SECONDS`].
+pub fn batch_costs(
+    mut scalar: impl FnMut(usize) -> usize,
+    mut lanes: impl FnMut(usize) -> usize,
+) -> BatchCosts {
+    let timed = |run: &mut dyn FnMut(usize) -> usize, n: usize| {
+        let start = Instant::now();
+        let done = run(n).max(1);
+        (start.elapsed().as_secs_f64(), done as f64)
+    };
+    scalar(LANES);
+    lanes(LANES);
+    let start = Instant::now();
+    let (mut per_pair, mut full, mut small) = (Vec::new(), Vec::new(), Vec::new());
+    while per_pair.len() < BATCH_ROUNDS
+        && (per_pair.is_empty() || start.elapsed().as_secs_f64() < BATCH_RACE_SECONDS)
+    {
+        let (seconds, pairs) = timed(&mut scalar, LANES);
+        per_pair.push(seconds / pairs);
+        full.push(timed(&mut lanes, LANES));
+        small.push(timed(&mut lanes, SMALL_BATCH));
+    }
+    let (full, small) = (median_by_time(full), median_by_time(small));
+    let lane = ((full.0 - small.0) / (full.1 - small.1).max(1.0)).max(0.0);
+    BatchCosts {
+        scalar: median(per_pair),
+        batch: (small.0 - lane * small.1).max(0.0),
+        lane,
+    }
+}
+
+/// The median of `values` (not empty).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_unstable_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// The median of (seconds, pairs) timings (not empty), by seconds.
+fn median_by_time(mut timings: Vec<(f64, f64)>) -> (f64, f64) {
+    timings.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    timings[timings.len() / 2]
 }
 
 #[cfg(test)]

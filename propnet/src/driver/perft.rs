@@ -2,23 +2,41 @@
 //! depth first on a scalar evaluator, the last ply bulk-counted from the
 //! numbers of legal moves.
 //!
-//! With the lanes evaluator (`EvaluatorKind::Lanes`), the states of the
-//! last ply are not made one by one: the states of the ply before it are
-//! expanded on the scalar evaluator (the sweep) as ever, but each hands its
-//! joint moves to a [`LaneMachine`], as (state, joint move) pairs, 512 to a
-//! batch; one step of the batch makes the 512 children, and their legal
-//! moves, terminal flags and counts come out of one evaluation of the state
-//! part for all of them.
+//! On the lanes evaluator, the states of the last ply are not made one by
+//! one: the states of the ply before it are expanded on the scalar evaluator
+//! as ever, but each hands its joint moves to a [`LaneMachine`], as (state,
+//! joint move) pairs, 512 to a batch; one step of the batch makes the 512
+//! children, and their legal moves, terminal flags and counts come out of one
+//! evaluation of the state part for all of them.
+//!
+//! Which pays depends on the game: a batch costs evaluations of the whole net
+//! (and the lanes evaluator is interpreted), a pair on a scalar evaluator the
+//! work of one move (little, on the differential evaluator, when a move
+//! changes little of a large net). So `EvaluatorKind::Lanes` forces the
+//! lanes (with the sweep above), and `Auto`, after choosing the scalar
+//! evaluator, races the two on the game's own last-ply work
+//! ([`choose::batch_costs`]: pairs of states along a seeded random playout,
+//! each expanded as the last ply expands them) and takes the lanes when a
+//! full batch wins. The race takes a few milliseconds (at most about 0.05 s
+//! after a warm-up), before the perft's clock starts, as the choice of the
+//! scalar evaluator does.
 
 use super::{choose, LaneMachine};
 use crate::evaluator::{Choice, EvaluatorConfig, EvaluatorKind, Scalar, LANES};
 use crate::game::{Game, Move, State};
+use crate::random::Stream;
 use std::sync::Arc;
 use std::time::Instant;
 
 /// Deepest perft a trace or the command line may ask for: far beyond what can be
 /// enumerated, and a bound on what [`perft`] allocates per depth.
 pub const MAX_PERFT_DEPTH: usize = 1000;
+
+/// Moves of the random playout whose states the lanes race on, at most.
+const SAMPLE_STEPS: usize = 200;
+
+/// The seed of that playout.
+const SAMPLE_SEED: u64 = 0x9e7f;
 
 /// Perft counts: `counts[d - 1]` is the number of joint-move paths of length `d`
 /// from the initial state (terminal states are not expanded), for `d` in `1..=depth`.
@@ -30,12 +48,33 @@ pub struct PerftReport {
     pub nodes: u64,
     /// Wall seconds.
     pub seconds: f64,
+    /// The scalar evaluator that expanded the states above the last ply
+    /// (`None` in a report not made by [`perft`]).
+    pub evaluator: Option<EvaluatorKind>,
+    /// Whether the last ply ran on the lanes evaluator, in batches of
+    /// [`LANES`] pairs (else on the scalar evaluator too).
+    pub last_ply_on_lanes: bool,
 }
 
 /// Counts joint-move paths up to `depth` with a scalar evaluator as `config`
-/// says (`Auto`: the chooser's pick of sweep and differential; `Lanes`: the
-/// sweep, and the last ply in batches on the lanes evaluator; an evaluator
-/// converts into a config that names it).
+/// says (`Auto`: the chooser's pick of sweep and differential, and the last
+/// ply on the lanes where they win a race; `Lanes`: the sweep, and the last
+/// ply in batches on the lanes evaluator; an evaluator converts into a config
+/// that names it). The report says which ran.
+///
+/// ```
+/// use ggpnet_propnet::driver::perft;
+/// use ggpnet_propnet::evaluator::EvaluatorKind;
+/// let rules = "(role r) (init (at 0)) (<= (legal r (go 1)) (true (at 0)))
+///     (<= (legal r (go 2)) (true (at 0))) (<= (next (at ?x)) (does r (go ?x)))
+///     (<= terminal (true (at 1))) (<= terminal (true (at 2))) (goal r 100)";
+/// let game = ggpnet_propnet::load(rules, &Default::default())?.game;
+/// let report = perft(&game, 2, EvaluatorKind::Lanes);
+/// assert_eq!(report.counts, [2, 0]); // both children are terminal
+/// assert!(report.last_ply_on_lanes);
+/// assert_eq!(report.evaluator, Some(EvaluatorKind::Sweep));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn perft(game: &Arc<Game>, depth: usize, config: impl Into<EvaluatorConfig>) -> PerftReport {
     perft_from(game, game.initial(), depth, config)
 }
@@ -51,18 +90,27 @@ pub fn perft_from(
 ) -> PerftReport {
     let config = config.into();
     let scalar_kinds = [EvaluatorKind::Sweep, EvaluatorKind::Differential];
-    let kind = match config.get_choice() {
-        Choice::Fixed(kind) => kind,
-        Choice::Auto => choose::evaluator(game, config, &scalar_kinds),
+    let (kind, on_lanes) = match config.get_choice() {
+        Choice::Fixed(EvaluatorKind::Lanes) => (EvaluatorKind::Sweep, Some(true)),
+        Choice::Fixed(kind) => (kind, Some(false)),
+        Choice::Auto => (choose::evaluator(game, config, &scalar_kinds), None),
     };
     let mut machine = Expander {
         game,
         scalar: choose::scalar(game, kind, config.get_native()),
-        last_ply: (kind == EvaluatorKind::Lanes && depth >= 2).then(|| LastPly::new(game)),
+        last_ply: None,
     };
+    if depth >= 2 && on_lanes != Some(false) {
+        let mut last_ply = LastPly::new(game);
+        if on_lanes.unwrap_or_else(|| lanes_pay(&mut machine, &mut last_ply, from)) {
+            machine.last_ply = Some(last_ply);
+        }
+    }
     let start = Instant::now();
     let mut report = PerftReport {
         counts: vec![0; depth],
+        evaluator: Some(kind),
+        last_ply_on_lanes: machine.last_ply.is_some(),
         ..Default::default()
     };
     if depth > 0 {
@@ -85,6 +133,68 @@ pub fn perft_from(
     }
     report.seconds = start.elapsed().as_secs_f64();
     report
+}
+
+/// Whether the last ply runs faster on the lanes than on `machine`'s scalar
+/// evaluator (which has no last ply on the lanes yet): a race
+/// ([`choose::batch_costs`]) on the pairs of the states along a random
+/// playout from `from` ([`sample`]), each side doing the last ply's work, in
+/// which a full batch must win.
+fn lanes_pay(machine: &mut Expander, last_ply: &mut LastPly, from: &State) -> bool {
+    let parents = sample(machine, from);
+    let pairs: Vec<(&State, &[u32])> = parents
+        .iter()
+        .flat_map(|(state, joints)| joints.iter().map(move |j| (state, j.as_slice())))
+        .collect();
+    if pairs.is_empty() {
+        return false;
+    }
+    let mut scalar_counts = PerftReport {
+        counts: vec![0; 2],
+        ..Default::default()
+    };
+    let mut lane_counts = scalar_counts.clone();
+    let costs = choose::batch_costs(
+        |n| machine.last_plies(&parents, n, &mut scalar_counts),
+        |n| {
+            for &(state, joint) in pairs.iter().cycle().take(n) {
+                last_ply.add(state, joint, &mut lane_counts);
+            }
+            last_ply.flush(&mut lane_counts);
+            n
+        },
+    );
+    costs.lanes_from().is_some()
+}
+
+/// The states along a seeded random playout from `from`, each with its joint
+/// moves (none empty), until they hold [`LANES`] joint moves, the playout
+/// ends, or [`SAMPLE_STEPS`] moves are played.
+fn sample(machine: &mut Expander, from: &State) -> Vec<(State, Vec<Vec<u32>>)> {
+    let roles = machine.game.roles().len();
+    let mut rng = Stream::new(SAMPLE_SEED, 0);
+    let (mut parents, mut pairs) = (Vec::new(), 0);
+    let mut state = from.clone();
+    for _ in 0..SAMPLE_STEPS {
+        machine.scalar.load_state(state.0.as_raw_slice());
+        if pairs >= LANES || machine.scalar.value(machine.game.net().terminal_slot()) {
+            break;
+        }
+        let legal: Vec<Vec<u32>> = (0..roles).map(|r| machine.legal_moves(r)).collect();
+        if roles == 0 || legal.iter().any(Vec::is_empty) {
+            break;
+        }
+        let mut joints: Vec<Vec<u32>> = Vec::new();
+        for_each_joint(&legal, |joint| {
+            if pairs + joints.len() < LANES {
+                joints.push(joint.to_vec());
+            }
+        });
+        let next = machine.next(&joints[rng.draw(joints.len())]);
+        pairs += joints.len();
+        parents.push((std::mem::replace(&mut state, next), joints));
+    }
+    parents
 }
 
 /// Counts the joint moves of `state`, at `level`, into `report`; its children
@@ -156,6 +266,31 @@ struct Expander<'a> {
 }
 
 impl Expander<'_> {
+    /// Expands the children of `parents` (states, each with the joint moves
+    /// to make its children by) as the scalar perft's last ply does, counting
+    /// them into `report` at depth 2, parent after parent (from the first
+    /// again after the last) until at least `n` children are done; how many.
+    fn last_plies(
+        &mut self,
+        parents: &[(State, Vec<Vec<u32>>)],
+        n: usize,
+        report: &mut PerftReport,
+    ) -> usize {
+        let mut done = 0;
+        for (parent, joints) in parents.iter().cycle().take(n) {
+            self.scalar.load_state(parent.0.as_raw_slice());
+            let children: Vec<State> = joints.iter().map(|joint| self.next(joint)).collect();
+            for child in &children {
+                expand(self, child, 1, 2, report);
+            }
+            done += children.len();
+            if done >= n {
+                break;
+            }
+        }
+        done
+    }
+
     /// The legal moves of `role` in the state loaded.
     fn legal_moves(&self, role: usize) -> Vec<u32> {
         let mut legal = Vec::new();
@@ -278,6 +413,54 @@ mod tests {
                 assert_eq!(lanes.nodes, scalar.nodes, "depth {depth}");
             }
         }
+    }
+
+    #[test]
+    fn auto_counts_as_the_scalar_perft_and_says_what_ran() {
+        for rules in [TURNS, CLAIMS] {
+            let game = crate::load(rules, &crate::LoadConfig::default())
+                .expect("loads")
+                .game;
+            let scalar = perft(&game, 4, EvaluatorKind::Sweep);
+            let auto = perft(&game, 4, EvaluatorConfig::default());
+            assert_eq!(auto.counts, scalar.counts);
+            assert_eq!(auto.nodes, scalar.nodes);
+            assert!(auto.evaluator.is_some_and(EvaluatorKind::is_scalar));
+            assert_eq!(scalar.evaluator, Some(EvaluatorKind::Sweep));
+            assert!(!scalar.last_ply_on_lanes);
+            let shallow = perft(&game, 1, EvaluatorKind::Lanes);
+            assert!(!shallow.last_ply_on_lanes, "one ply has no ply before it");
+        }
+    }
+
+    #[test]
+    fn the_race_samples_up_to_a_batch_of_legal_pairs() {
+        let game = crate::load(TURNS, &crate::LoadConfig::default())
+            .expect("loads")
+            .game;
+        let mut machine = Expander {
+            game: &game,
+            scalar: choose::scalar(&game, EvaluatorKind::Sweep, true),
+            last_ply: None,
+        };
+        let parents = sample(&mut machine, game.initial());
+        let pairs: usize = parents.iter().map(|(_, joints)| joints.len()).sum();
+        assert!(pairs > 0 && pairs <= LANES, "{pairs} pairs");
+        let mut state_machine = crate::StateMachine::new(Arc::clone(&game));
+        for (state, joints) in &parents {
+            assert!(!state_machine.is_terminal(state));
+            for joint in joints {
+                let moves: Vec<Move> = joint.iter().map(|&m| Move(m)).collect();
+                assert!(
+                    state_machine.next_state(state, &moves).is_ok(),
+                    "a legal joint move"
+                );
+            }
+        }
+        let mut last_ply = LastPly::new(&game);
+        // Either answer is right (it is a timing); the race must run through.
+        let _ = lanes_pay(&mut machine, &mut last_ply, game.initial());
+        assert_eq!(last_ply.machine.lanes(), 0, "every batch flushed");
     }
 
     #[test]
