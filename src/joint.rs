@@ -1,7 +1,7 @@
 //! Joint moves: random ones (some roles' moves given), every legal one, and
 //! the successors of a state, on either engine.
 
-use crate::machine::{Error, Machine, Move, State, MAX_JOINT_MOVES, RACE_FROM};
+use crate::machine::{Error, Machine, Move, State, MAX_JOINT_MOVES};
 use crate::propnet::random::Stream;
 use crate::propnet::MachineError;
 
@@ -118,13 +118,6 @@ impl Machine {
     /// Each of [`Machine::legal_joint_moves`] with the state it leads to, in
     /// the same order and with the same bound.
     ///
-    /// On the propnet, a state with many joint moves has its children made
-    /// in batches of up to 512 on the lanes evaluator (one evaluation of the
-    /// net for the batch) when that is faster than one by one: the first
-    /// state with at least 128 children races the two on its own children
-    /// and sets, for this machine, from how many children a batch is made
-    /// (or that none is). The result is the same either way.
-    ///
     /// ```
     /// use ggpnet::{Config, Game};
     /// let game = Game::load(ggpnet::DEFAULT_GAME, &Config::default())?; // connect four
@@ -138,11 +131,6 @@ impl Machine {
     /// ```
     pub fn successors(&mut self, state: &State) -> Result<Vec<(Vec<Move>, State)>, Error> {
         let joints = self.legal_joint_moves(state)?;
-        if joints.len() >= RACE_FROM {
-            if let Some(states) = self.lane_successors(state, &joints)? {
-                return Ok(joints.into_iter().zip(states).collect());
-            }
-        }
         joints
             .into_iter()
             .map(|joint| {

@@ -5,8 +5,8 @@
 //! only: every answer depends on the arguments alone, never on earlier queries.
 
 use crate::game::{Backend, Game};
-use crate::propnet::driver::{choose, LaneMachine, Playout, PlayoutTotals};
-use crate::propnet::evaluator::{EvaluatorKind, LANES};
+use crate::propnet::driver::{Playout, PlayoutTotals};
+use crate::propnet::evaluator::EvaluatorKind;
 use crate::propnet::random::Stream;
 use crate::propnet::{self, StateMachine};
 use ggpnet_grounder::SettingError;
@@ -212,7 +212,6 @@ impl Game {
                     playout,
                     totals,
                     legal: Vec::new(),
-                    batches: Batches::Unraced,
                 }))
             }
             Backend::Interpreter(reference, _) => {
@@ -404,36 +403,7 @@ struct PropnetScratch {
     totals: PlayoutTotals,
     /// The legal moves of the last [`Machine::legal_moves_into`].
     legal: Vec<propnet::Move>,
-    /// How [`Machine::successors`] makes many children at once.
-    batches: Batches,
 }
-
-/// How a propnet machine makes the children of a state with many: the
-/// verdict of a race of the scalar evaluator and the lanes evaluator on the
-/// first such state (see [`Machine::successors`]), and the lanes if they won.
-enum Batches {
-    /// No state has had [`RACE_FROM`] children yet.
-    Unraced,
-    /// One by one on the scalar evaluator: not even a full batch won.
-    Scalar,
-    /// On the lanes from `from` children (at least [`RACE_FROM`]).
-    Lanes {
-        /// The lanes, of the machine's own.
-        lanes: Box<LaneMachine>,
-        /// The fewest children a batch makes faster.
-        from: usize,
-    },
-}
-
-/// The fewest children of a state for which [`Machine::successors`] races
-/// (or uses) the lanes; where the race measures a higher threshold, that one
-/// holds. Measured: on amazons_8x8, hex, gomoku_11x11, chess_200,
-/// breakthrough and pentago (16 to 95 children per state) every race chose
-/// one by one, and on blockerParallel (16,675) the lanes from 16 or from 380
-/// children depending on the run, at the same speed as one by one; so the
-/// race (tens of milliseconds, and a lane machine) is kept off states with
-/// fewer children than this.
-pub(crate) const RACE_FROM: usize = 128;
 
 impl fmt::Debug for PropnetScratch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -442,16 +412,7 @@ impl fmt::Debug for PropnetScratch {
         } else {
             "interpreted"
         };
-        let batches = match &self.batches {
-            Batches::Unraced => "successors not raced".to_owned(),
-            Batches::Scalar => "successors one by one".to_owned(),
-            Batches::Lanes { from, .. } => format!("successors on the lanes from {from}"),
-        };
-        write!(
-            f,
-            "PropnetScratch({}, {code}, {batches})",
-            self.machine.evaluator()
-        )
+        write!(f, "PropnetScratch({}, {code})", self.machine.evaluator())
     }
 }
 
@@ -690,100 +651,6 @@ impl Machine {
     }
 }
 
-impl Machine {
-    /// The states `joints` (legal in `state`, at least [`RACE_FROM`] of
-    /// them) lead to, in order, made in batches on the lanes; `None` when the
-    /// scalar evaluator makes that many faster (as a race on the first state
-    /// with that many found), and on the interpreter.
-    pub(crate) fn lane_successors(
-        &mut self,
-        state: &State,
-        joints: &[Vec<Move>],
-    ) -> Result<Option<Vec<State>>, Error> {
-        let (MachineEngine::Propnet(p), StateRepr::Bits(bits)) = (&mut self.engine, self.game.repr(state)?)
-        else {
-            return Ok(None);
-        };
-        let inputs = || joints.iter().flatten().map(input_of).collect::<Vec<_>>();
-        if matches!(p.batches, Batches::Unraced) {
-            p.batches = race(&mut p.machine, bits, &inputs(), self.game.roles().len());
-        }
-        // Checked before the inputs are gathered: most calls end here.
-        let Batches::Lanes { lanes, from } = &mut p.batches else {
-            return Ok(None);
-        };
-        if joints.len() < *from {
-            return Ok(None);
-        }
-        let inputs = inputs();
-        let states = batch_successors(lanes, bits, &inputs, self.game.roles().len());
-        Ok(Some(
-            states
-                .into_iter()
-                .map(|s| self.game.state(StateRepr::Bits(s)))
-                .collect(),
-        ))
-    }
-}
-
-/// Races `machine`'s scalar evaluator (a checked next state per joint move,
-/// as [`Machine::next_state`] makes it) and a lane machine of the game (a
-/// batch of [`batch_successors`]) on the `inputs` of `state` (joint moves of
-/// `roles` moves, at least one role, repeated to fill a batch).
-fn race(
-    machine: &mut StateMachine,
-    state: &propnet::State,
-    inputs: &[propnet::Move],
-    roles: usize,
-) -> Batches {
-    let mut lanes = Box::new(LaneMachine::new(Arc::clone(machine.game())));
-    let joints: Vec<&[propnet::Move]> = inputs.chunks_exact(roles).collect();
-    let batch: Vec<propnet::Move> = joints
-        .iter()
-        .cycle()
-        .take(LANES)
-        .flat_map(|j| j.iter().copied())
-        .collect();
-    let costs = choose::batch_costs(
-        |n| {
-            joints
-                .iter()
-                .cycle()
-                .take(n)
-                .filter(|joint| machine.next_state(state, joint).is_ok())
-                .count()
-        },
-        |n| batch_successors(&mut lanes, state, &batch[..n * roles], roles).len(),
-    );
-    match costs.lanes_from() {
-        Some(from) => Batches::Lanes {
-            lanes,
-            from: from.max(RACE_FROM),
-        },
-        None => Batches::Scalar,
-    }
-}
-
-/// The states the joint moves of `inputs` (`roles` moves each, legal in
-/// `state`, a state of `lanes`' game) lead to, in order: [`LANES`] at a time,
-/// each batch `state` in every lane stepped by its joint moves.
-fn batch_successors(
-    lanes: &mut LaneMachine,
-    state: &propnet::State,
-    inputs: &[propnet::Move],
-    roles: usize,
-) -> Vec<propnet::State> {
-    let legal = "legal joint moves of a state of the game";
-    let mut states = Vec::with_capacity(inputs.len() / roles);
-    for batch in inputs.chunks(LANES * roles) {
-        lanes.clear();
-        lanes.extend(batch.len() / roles, state).expect(legal);
-        lanes.step(batch).expect(legal);
-        states.extend((0..lanes.lanes()).map(|lane| lanes.state(lane).expect(legal)));
-    }
-    states
-}
-
 impl PropnetScratch {
     /// One playout from `from` on the propnet's scalar driver; `None` when
     /// `deadline` stopped it.
@@ -868,51 +735,5 @@ fn text_of(m: &Move) -> String {
     match &m.repr {
         MoveRepr::Text(text) => text.to_string(),
         MoveRepr::Input(_) => unreachable!("an interpreter game's moves are texts"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Config;
-
-    /// Two roles pick one of 30 numbers at once: 900 joint moves, 900
-    /// different children (two batches of the lanes).
-    fn picks() -> String {
-        let numbers: String = (1..=30).map(|n| format!("(num {n}) ")).collect();
-        format!(
-            "(role a) (role b) {numbers} (init start)
-             (<= (legal ?r (pick ?n)) (role ?r) (true start) (num ?n))
-             (<= (next (chose ?r ?n)) (does ?r (pick ?n)))
-             (<= terminal (true (chose a ?n))) (<= (goal ?r 50) (role ?r))"
-        )
-    }
-
-    #[test]
-    fn batches_make_each_joint_moves_child_in_order() {
-        let game = crate::Game::load(&picks(), &Config::default()).expect("loads");
-        let mut machine = game.machine();
-        let start = game.initial_state();
-        let joints = machine.legal_joint_moves(&start).expect("joint moves");
-        assert_eq!(joints.len(), 900);
-        let expected: Vec<State> = joints
-            .iter()
-            .map(|joint| machine.next_state(&start, joint).expect("legal"))
-            .collect();
-        let MachineEngine::Propnet(p) = &mut machine.engine else {
-            panic!("a propnet game");
-        };
-        let StateRepr::Bits(bits) = &start.repr else {
-            panic!("a propnet state");
-        };
-        let inputs: Vec<propnet::Move> = joints.iter().flatten().map(input_of).collect();
-        let mut lanes = LaneMachine::new(Arc::clone(p.machine.game()));
-        let made = batch_successors(&mut lanes, bits, &inputs, 2);
-        let made: Vec<State> = made.into_iter().map(|s| game.state(StateRepr::Bits(s))).collect();
-        assert_eq!(made, expected);
-        let raced = race(&mut p.machine, bits, &inputs, 2);
-        if let Batches::Lanes { from, .. } = raced {
-            assert!((RACE_FROM..=LANES).contains(&from), "from {from}");
-        }
     }
 }

@@ -699,31 +699,3 @@ fn a_machine_honours_the_native_setting() {
         successors_as_kif(&native, &mut nm, &start.1)
     );
 }
-
-/// A state of 900 children (two roles pick one of 30 numbers at once), made
-/// in two batches on the lanes or one by one, whichever the machine's race
-/// chose: each joint move's child, in the order of the joint moves.
-#[test]
-fn successors_of_many_children_are_each_joint_moves_next_state_in_order() {
-    let numbers: String = (1..=30).map(|n| format!("(num {n}) ")).collect();
-    let rules = format!(
-        "(role a) (role b) {numbers} (init start)
-         (<= (legal ?r (pick ?n)) (role ?r) (true start) (num ?n))
-         (<= (next (chose ?r ?n)) (does ?r (pick ?n)))
-         (<= terminal (true (chose a ?n))) (<= (goal ?r 50) (role ?r))"
-    );
-    let game = load(&rules, EngineChoice::Propnet);
-    let mut machine = game.machine();
-    let start = game.initial_state();
-    for _ in 0..2 {
-        let successors = machine.successors(&start).unwrap();
-        let joints = machine.legal_joint_moves(&start).unwrap();
-        assert_eq!(successors.len(), 900);
-        let distinct: HashSet<&State> = successors.iter().map(|(_, next)| next).collect();
-        assert_eq!(distinct.len(), 900);
-        for ((joint, next), expected) in successors.iter().zip(&joints) {
-            assert_eq!(joint, expected);
-            assert_eq!(*next, machine.next_state(&start, joint).unwrap());
-        }
-    }
-}

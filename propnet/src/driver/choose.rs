@@ -15,8 +15,8 @@
 //!   evaluation of the whole net for up to [`LANES`] pairs, so whether it wins
 //!   depends on the net's size against the scalar evaluator's work per pair
 //!   (a differential evaluator re-evaluates only what a move changes), and on
-//!   how many pairs a batch gets. Perft (its last ply) and the facade's
-//!   successors race the two on their own work and keep the faster.
+//!   how many pairs a batch gets. Perft races the two on its last ply's own
+//!   work and keeps the faster.
 //!
 //! A race plays the same random playouts on both evaluators (the same seed, and
 //! exact evaluators make the same moves legal), in alternating slices of the
