@@ -35,6 +35,7 @@
 //! are in the `ggpnet-tools` crate (`tools/`).
 
 #![warn(missing_docs)]
+#![cfg_attr(not(test), warn(clippy::too_many_lines))]
 
 mod game;
 mod joint;

@@ -5,6 +5,7 @@
 //! other symbol keeps its case. Numbers are ordinary symbols (`10` differs from `010`).
 
 #![warn(missing_docs)]
+#![cfg_attr(not(test), warn(clippy::too_many_lines))]
 #![forbid(unsafe_code)]
 
 mod ast;

@@ -42,6 +42,7 @@
 //! evaluators it measures for and evaluates every slot of the net.
 
 #![warn(missing_docs)]
+#![cfg_attr(not(test), warn(clippy::too_many_lines))]
 
 pub mod driver;
 pub mod evaluator;

@@ -38,6 +38,7 @@
 //! ```
 
 #![warn(missing_docs)]
+#![cfg_attr(not(test), warn(clippy::too_many_lines))]
 #![forbid(unsafe_code)]
 
 mod database;

@@ -39,6 +39,7 @@
 //!   each in non-terminal states).
 
 #![warn(missing_docs)]
+#![cfg_attr(not(test), warn(clippy::too_many_lines))]
 
 pub mod automaton;
 pub mod board;

@@ -19,6 +19,7 @@
 //! The `ggpnet` binary (`src/main.rs`) is the command line built on them.
 
 #![warn(missing_docs)]
+#![cfg_attr(not(test), warn(clippy::too_many_lines))]
 
 pub mod corpus;
 pub mod differential;

@@ -3,6 +3,8 @@
 //! circuit written by `ggpnet export --format json` is accepted wherever a game
 //! is). Every subcommand prints a human-readable summary, or one JSON object with `--json`.
 
+#![cfg_attr(not(test), warn(clippy::too_many_lines))]
+
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use failure::Failure;
 

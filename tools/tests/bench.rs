@@ -5,6 +5,8 @@
 //! one), the vector width the lanes ran in, and the same figures in the
 //! markdown table.
 
+mod scratch;
+
 use serde_json::Value;
 use std::process::Command;
 
@@ -13,7 +15,7 @@ fn bench_reports_every_evaluator_anchors_and_perft() {
     let Some(corpus) = ggpnet_tools::corpus::for_test("skipping the bench test") else {
         return;
     };
-    let out_dir = std::env::temp_dir().join(format!("ggpnet-bench-test-{}", std::process::id()));
+    let out_dir = scratch::dir("bench-test");
     let output = Command::new(env!("CARGO_BIN_EXE_ggpnet"))
         .arg("bench")
         .args([

@@ -8,12 +8,13 @@
 //! The game comes from the shared corpus (`../shared` or `$GGPNET_CORPUS`);
 //! without it the tests print a notice and pass, unless `GGPNET_REQUIRE_CORPUS=1`.
 
+mod scratch;
+
 use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig};
 use ggpnet::propnet::evaluator::EvaluatorKind;
 use ggpnet::propnet::export::json;
 use ggpnet::propnet::{load, LoadConfig};
 use serde_json::{json, Value};
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
 /// ticTacToe's circuit as exported, or `None` without the corpus.
@@ -25,10 +26,8 @@ fn tic_tac_toe() -> Option<Value> {
     Some(serde_json::from_str(&json::write(&loaded.circuit, &loaded.layering)).expect("the export is JSON"))
 }
 
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ggpnet-circuit-files-{test}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(test: &str) -> scratch::Dir {
+    scratch::dir(&format!("circuit-files-{test}"))
 }
 
 fn ggpnet(args: &[&str]) -> Output {

@@ -4,7 +4,10 @@
 //! files), 3 a limit reached. Every failure prints one clear message and no
 //! backtrace, whatever `RUST_BACKTRACE` says.
 
-use std::path::{Path, PathBuf};
+mod scratch;
+
+use scratch::File;
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// A game that parses but is not valid GDL (an unsafe rule).
@@ -14,19 +17,6 @@ const INVALID_GDL: &str = "(role r) (init p) (<= (legal r (go ?x)) (true p)) (<=
 /// A small valid game.
 const VALID: &str = "(role r) (init off) (<= (legal r press) (true off)) (<= (next on) (does r press))
     (<= terminal (true on)) (<= (goal r 100) (true on)) (<= (goal r 0) (true off))";
-
-/// A scratch directory of this test binary.
-fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ggpnet-exit-codes-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a scratch directory");
-    dir
-}
-
-fn write(name: &str, text: &str) -> PathBuf {
-    let path = scratch().join(name);
-    std::fs::write(&path, text).expect("a scratch file");
-    path
-}
 
 fn ggpnet(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ggpnet"))
@@ -63,7 +53,7 @@ fn path(p: &Path) -> &str {
 
 #[test]
 fn success_is_zero() {
-    let game = write("valid.kif", VALID);
+    let game = File::new("valid.kif", VALID);
     expect(&["check", path(&game)], 0, "valid");
     expect(&["perft", path(&game), "--depth", "2"], 0, "perft(1) = 1");
     expect(
@@ -102,13 +92,13 @@ fn expect_of_every_loading_command_with(options: &[&str], game: &Path, code: i32
 
 #[test]
 fn invalid_games_are_one() {
-    let game = write("invalid.kif", INVALID_GDL);
+    let game = File::new("invalid.kif", INVALID_GDL);
     expect_of_every_loading_command(&game, 1, "unsafe rule");
 }
 
 #[test]
 fn parse_errors_are_two() {
-    let game = write("unbalanced.kif", "(role r) (init p");
+    let game = File::new("unbalanced.kif", "(role r) (init p");
     expect_of_every_loading_command(&game, 2, "parse error at 1:");
 }
 
@@ -116,7 +106,7 @@ fn parse_errors_are_two() {
 /// interpreter's refusal does not make it an invalid game.
 #[test]
 fn parse_errors_are_two_on_every_engine() {
-    let game = write("unbalanced-any-engine.kif", "(role r) (init p");
+    let game = File::new("unbalanced-any-engine.kif", "(role r) (init p");
     for engine in ["auto", "interpreter"] {
         for command in ["check", "stats", "mc", "perft", "diff"] {
             expect(
@@ -130,7 +120,7 @@ fn parse_errors_are_two_on_every_engine() {
 
 #[test]
 fn limits_are_three() {
-    let deepening = write(
+    let deepening = File::new(
         "deepening.kif",
         "(role r) (init (c 0)) (<= (legal r go) (true (c ?x))) (<= (next (c (s ?x))) (true (c ?x)))
          (<= terminal (true (c done))) (<= (goal r 0) (true (c ?x)))",
@@ -151,7 +141,7 @@ fn limits_are_three() {
 
 #[test]
 fn past_a_limit_auto_runs_the_interpreter_and_says_why() {
-    let game = write("valid-for-fallback.kif", VALID);
+    let game = File::new("valid-for-fallback.kif", VALID);
     let fallback = ["--engine", "auto", "--max-ground-rules", "1"];
     let note = "interpreter, as the propnet could not be built: grounding too large";
     for command in ["check", "stats", "mc", "perft"] {
@@ -169,11 +159,12 @@ fn past_a_limit_auto_runs_the_interpreter_and_says_why() {
 
 #[test]
 fn unreadable_files_are_two() {
-    let missing = scratch().join("no-such-game.kif");
+    let dir = scratch::dir("exit-codes");
+    let missing = dir.join("no-such-game.kif");
     for command in ["check", "stats", "mc", "perft", "diff"] {
         expect(&[command, path(&missing)], 2, "cannot read");
     }
-    let game = write("valid-for-replay.kif", VALID);
+    let game = File::new("valid-for-replay.kif", VALID);
     expect(&["replay", path(&game), path(&missing)], 2, "cannot read");
     expect(&["corpus", path(&missing)], 2, "no games under");
 }
@@ -214,7 +205,7 @@ fn option_values_out_of_range_are_two() {
 
 #[test]
 fn engine_play_and_match_options_out_of_range_are_two() {
-    let game = write("valid-for-match.kif", VALID);
+    let game = File::new("valid-for-match.kif", VALID);
     let game = path(&game);
     let cases: [(&[&str], &str); 11] = [
         (&["--engine", "quantum", "check"], "unknown engine 'quantum'"),
@@ -264,7 +255,7 @@ fn engine_play_and_match_options_out_of_range_are_two() {
 /// option (not as an unknown flag `-1`).
 #[test]
 fn negative_values_name_their_option() {
-    let game = write("valid-for-negatives.kif", VALID);
+    let game = File::new("valid-for-negatives.kif", VALID);
     let game = path(&game);
     let options: [(&str, &[&str]); 12] = [
         (
@@ -336,12 +327,12 @@ fn diff_runs_a_bounded_number_of_playouts() {
 
 #[test]
 fn malformed_traces_are_two_and_never_agree() {
-    let game = write("valid-traced.kif", VALID);
+    let game = File::new("valid-traced.kif", VALID);
     let header = r#"{"game":"valid","roles":["r"],"init":["off"]}"#;
     let playout = r#"{"seed":1,"steps":[{"state":["off"],"legal":[["press"]],"joint":["press"],"goals":[[0]]}],"final":{"state":["on"],"terminal":true,"goals":[100]}}"#;
     let perft = r#"{"perft":{"1":1}}"#;
     let good = format!("{header}\n{playout}\n{perft}\n");
-    let trace = write("good.jsonl", &good);
+    let trace = File::new("good.jsonl", &good);
     expect(&["replay", path(&game), path(&trace)], 0, "agree");
     let cases = [
         ("empty", String::new(), "the trace is empty"),
@@ -398,10 +389,10 @@ fn malformed_traces_are_two_and_never_agree() {
         ),
     ];
     for (name, text, message) in cases {
-        let trace = write(&format!("{name}.jsonl"), &text);
+        let trace = File::new(&format!("{name}.jsonl"), &text);
         expect(&["replay", path(&game), path(&trace)], 2, message);
     }
-    let wrong = write("wrong.jsonl", &good.replace(r#""1":1"#, r#""1":2"#));
+    let wrong = File::new("wrong.jsonl", &good.replace(r#""1":1"#, r#""1":2"#));
     expect(
         &["replay", path(&game), path(&wrong)],
         1,

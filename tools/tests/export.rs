@@ -17,6 +17,8 @@
 //! `GGPNET_REQUIRE_CORPUS=1`, which also requires `dot` and `berkeley-abc`
 //! (`.ci/run` installs them).
 
+mod scratch;
+
 use ggpnet::propnet::evaluator::EvaluatorKind;
 use ggpnet::propnet::export::{aiger, cone, dot, json};
 use ggpnet::propnet::{load, LoadConfig, Loaded, OptimizeConfig, StateMachine};
@@ -105,10 +107,8 @@ fn tool(program: &str, probe: &[&str]) -> bool {
     runs
 }
 
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ggpnet-export-{test}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(test: &str) -> scratch::Dir {
+    scratch::dir(&format!("export-{test}"))
 }
 
 fn load_stage(corpus: &Path, game: &str, optimize: OptimizeConfig) -> Loaded {

@@ -4,11 +4,13 @@
 //! that misbehave, and one player serves 50 matches at once and survives a
 //! request fuzzer. Every player here listens on 127.0.0.1 and stops with the test.
 
+mod scratch;
 mod support;
 
 use ggpnet::manager::{run_match, Gdl2Form, Link, MatchSetup};
 use ggpnet::player::{PlayerConfig, Search};
 use ggpnet::{Config, Game};
+use scratch::File;
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -45,17 +47,9 @@ fn timed() -> MutexGuard<'static, ()> {
     TIMED.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn scratch(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ggpnet-match-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("writes");
-    path
-}
-
 /// Runs `ggpnet match` and returns its JSON (records and results).
 fn run_matches(game: &Path, args: &[&str]) -> Value {
-    let json = scratch(
+    let json = File::new(
         &format!(
             "{}.json",
             game.file_stem().and_then(|s| s.to_str()).unwrap_or("game")
@@ -216,7 +210,7 @@ fn our_manager_runs_our_player_on_ten_corpus_games() {
 fn the_manager_plays_the_random_role_and_scrambles_names() {
     let _timed = timed();
     let player = PlayerProcess::start(&["--search", "uct", "--threads", "1"]);
-    let dice = scratch("dice.kif", DICE);
+    let dice = File::new("dice.kif", DICE);
     let address = player.address();
     let guesser = format!("guesser={address}");
     let out = run_matches(
@@ -235,7 +229,7 @@ fn the_manager_plays_the_random_role_and_scrambles_names() {
             .starts_with("( cast "));
     }
 
-    let tic = scratch("tic.kif", TIC_TAC_TOE);
+    let tic = File::new("tic.kif", TIC_TAC_TOE);
     let x = format!("x={address}");
     let out = run_matches(
         &tic,
@@ -291,7 +285,7 @@ fn fake_player(behave: fn(&str) -> Option<(Duration, String)>) -> String {
 #[test]
 fn late_garbage_illegal_and_closed_replies_are_recorded_and_replaced() {
     let _timed = timed();
-    let tic = scratch("tic-misbehaving.kif", TIC_TAC_TOE);
+    let tic = File::new("tic-misbehaving.kif", TIC_TAC_TOE);
     let garbage = fake_player(|_| Some((Duration::ZERO, "(((".to_owned())));
     let illegal = fake_player(|_| Some((Duration::ZERO, "(mark 9 9)".to_owned())));
     let late = fake_player(|_| Some((Duration::from_millis(1800), "noop".to_owned())));

@@ -5,6 +5,8 @@
 //! flat Monte-Carlo mean playout length and mean scores within four standard
 //! errors. Hostile inputs give the specific error kind and place.
 
+mod scratch;
+
 use ggpnet_rbg::{ErrorKind, Game, Rng};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -353,8 +355,7 @@ fn improper_rules_still_end() {
 #[test]
 fn the_command_line_runs_rbg_files() {
     let exe = env!("CARGO_BIN_EXE_ggpnet");
-    let dir = std::env::temp_dir().join(format!("ggpnet-rbg-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch::dir("rbg");
     let game = dir.join("line.rbg");
     std::fs::write(
         &game,

@@ -7,6 +7,8 @@
 //! every RBG state); its `rbg2gdl` output passes `ggpnet check`. The games it
 //! refuses are listed in [`UNTRANSLATABLE`] with the reason checked.
 
+mod scratch;
+
 use ggpnet::{Config, EngineChoice, Game, Machine, State};
 use ggpnet_rbg::{ErrorKind, Rng};
 use serde_json::Value;
@@ -117,8 +119,7 @@ fn ggpnet(args: &[&str], file: &Path) -> String {
 #[test]
 fn translated_perft_agrees_with_rbg2cpp_and_the_output_checks() {
     let Some((files, traces)) = corpus() else { return };
-    let dir = std::env::temp_dir().join(format!("ggpnet-rbg2gdl-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch::dir("rbg2gdl");
     for file in &files {
         let name = stem(file);
         if UNTRANSLATABLE.contains(&name.as_str()) {

@@ -2,6 +2,8 @@
 //! timed playouts checked event by event, the refused constructs (reason and
 //! line:col) and the API's validation.
 
+mod scratch;
+
 use ggpnet::realtime::{Engine, EngineChoice, RtGame, TimeModel, TimedEnd, TimedState};
 use ggpnet::realtime::{Lifetime, Time};
 use ggpnet::Stream;
@@ -777,8 +779,7 @@ fn the_command_line_runs_rtgdl_games() {
             "tictactoe: valid (rtGDL, real-time GDL; 0 warning(s); engine: propnet)\n"
         )
     );
-    let outside = std::env::temp_dir().join(format!("ggpnet-rtgdl-outside-{}.kif", std::process::id()));
-    std::fs::write(&outside, OUTSIDE).unwrap();
+    let outside = scratch::File::new("outside.kif", OUTSIDE);
     let outside_path = outside.to_str().unwrap().to_owned();
     let (code, out, err) = ggpnet(&["stats", &outside_path]);
     assert_eq!(code, 0, "{err}");
@@ -808,14 +809,11 @@ fn the_command_line_runs_rtgdl_games() {
     assert_eq!(report["playouts"], 30);
     assert_eq!(report["terminal"], 30);
     assert!(report["events"].as_u64().unwrap() >= 30);
-    let paper = std::env::temp_dir().join(format!("ggpnet-rtgdl-{}.kif", std::process::id()));
-    std::fs::write(
-        &paper,
+    let paper = scratch::File::new(
+        "paper.kif",
         "(role r) (init 1.0 (control r)) (<= (legal r go) (true ?t (control r)))\n(<= terminal (expired (control r)))\n(goal r 0)",
-    )
-    .unwrap();
+    );
     let (code, out, _) = ggpnet(&["check", paper.to_str().unwrap()]);
-    std::fs::remove_file(&paper).unwrap();
     assert_eq!(code, 0);
     assert!(
         out.starts_with("warning at 2:1: 'terminal' reads 'expired', which holds only during an update"),

@@ -7,6 +7,8 @@
 //! match from ending. Every match has a small play clock (the wall time of a
 //! lifetime unit) and limits; no assertion is on time.
 
+mod scratch;
+
 mod support;
 
 use ggpnet::manager::{run_rt_match, Link, RtEventKind, RtMatchRecord, RtMatchSetup};
@@ -26,8 +28,7 @@ fn game_path(name: &str) -> PathBuf {
 
 /// Runs `ggpnet match` on `game` with `args`; its JSON (records and results).
 fn run_matches(game: &str, args: &[&str]) -> Value {
-    let dir = std::env::temp_dir().join(format!("ggpnet-rtmatch-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let dir = scratch::dir("rtmatch");
     let json = dir.join(format!("{game}.json"));
     support::match_json(&game_path(game), args, &json)
 }

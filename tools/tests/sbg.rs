@@ -5,6 +5,8 @@
 //! and 300 random games. The named games' GDL also agrees with the reference
 //! interpreter.
 
+mod scratch;
+
 use ggpnet::sbg::{self, Rules};
 use ggpnet::{Config, Engine, EngineChoice, Game};
 use ggpnet_tools::sbg_oracle::{compare_perft, compare_playouts};
@@ -151,14 +153,12 @@ fn the_command_line_reads_sbg_files() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("perft(3) = 28"), "{text}");
     // A malformed file: exit 2, the file, line and column named.
-    let bad = std::env::temp_dir().join(format!("ggpnet-sbg-{}.sbg", std::process::id()));
-    std::fs::write(&bad, "<<M>>\n<BOARD> 2 2\n|..|\n|.x3|\n").unwrap();
+    let bad = scratch::File::new("bad.sbg", "<<M>>\n<BOARD> 2 2\n|..|\n|.x3|\n");
     let out = std::process::Command::new(exe)
         .arg("mc")
         .arg(&bad)
         .output()
         .unwrap();
-    std::fs::remove_file(&bad).unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(

@@ -8,8 +8,10 @@
 //! (and the built-in connect four), so no corpus is needed; with the shared
 //! corpus, its tic-tac-toe games' replays are sharded and merged too.
 
+mod scratch;
+
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// Small valid games, and one that does not parse.
@@ -43,9 +45,8 @@ const GAMES: [(&str, &str); 5] = [
 ];
 
 /// A scratch directory for `test`, with the games in `games/`.
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ggpnet-sharding-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+fn scratch(test: &str) -> scratch::Dir {
+    let dir = scratch::dir(&format!("sharding-{test}"));
     std::fs::create_dir_all(dir.join("games")).expect("a scratch directory");
     for (name, text) in GAMES {
         std::fs::write(dir.join("games").join(format!("{name}.kif")), text).expect("a scratch game");

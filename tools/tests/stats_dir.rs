@@ -2,7 +2,8 @@
 //! of games, read back as a user would, with game names and errors that hold
 //! commas, quotes and line breaks.
 
-use std::path::PathBuf;
+mod scratch;
+
 use std::process::Command;
 
 /// A small valid game.
@@ -10,10 +11,9 @@ const VALID: &str = "(role r) (init off) (<= (legal r press) (true off)) (<= (ne
     (<= terminal (true on)) (<= (goal r 100) (true on)) (<= (goal r 0) (true off))";
 
 /// A scratch directory of this test binary, with `games` in a directory of its own.
-fn game_directory(games: &[(&str, &str)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ggpnet-stats-dir-{}", std::process::id()));
+fn game_directory(games: &[(&str, &str)]) -> scratch::Dir {
+    let dir = scratch::dir("stats-dir");
     let games_dir = dir.join("games");
-    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&games_dir).expect("a scratch directory");
     for (name, text) in games {
         std::fs::write(games_dir.join(name), text).expect("a scratch game");
