@@ -245,11 +245,10 @@ impl BatchCosts {
 /// Races the scalar evaluator and the lanes evaluator at expanding pairs:
 /// `scalar(n)` expands about `n` pairs one by one, `lanes(n)` exactly `n` as
 /// one batch, each returning how many it expanded. After a warm-up of each,
-/// rounds of a full scalar run, a full batch and a small batch ([`SMALL_BATCH`]
-/// pairs) alternate, so that each round times all three under the same load;
-/// the medians give the costs, the two batch sizes the fixed and the per-pair
-/// cost of a batch. At most [`BATCH_ROUNDS`] rounds, fewer past
-/// [`BATCH_RACE_SECONDS`].
+/// rounds of a full scalar run, a full batch and a small batch (32 pairs)
+/// alternate, so that each round times all three under the same load; the
+/// medians give the costs, the two batch sizes the fixed and the per-pair cost
+/// of a batch. At most 5 rounds, fewer past 0.05 s.
 pub fn batch_costs(
     mut scalar: impl FnMut(usize) -> usize,
     mut lanes: impl FnMut(usize) -> usize,
