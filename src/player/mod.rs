@@ -698,10 +698,11 @@ impl Match {
             w.search(state, role, deadline, nodes_per_tree, cpu)
         });
         let mut visits: Vec<(Move, u64)> = Vec::new();
-        let mut playouts = 0;
+        let (mut iterations, mut playouts) = (0, 0);
         for result in results {
             let (root, run) = result?;
-            playouts += run;
+            iterations += run.0;
+            playouts += run.1;
             for (i, (m, n)) in root.into_iter().enumerate() {
                 match visits.get_mut(i) {
                     Some(slot) => slot.1 += n,
@@ -720,14 +721,17 @@ impl Match {
         };
         Ok((
             best.0,
-            format!("uct, {total} iterations, {playouts} playouts on {kind} leaves"),
+            format!(
+                "uct, {total} visits at the root, {iterations} iterations and {playouts} playouts \
+                 on {kind} leaves"
+            ),
         ))
     }
 }
 
 impl Worker {
     /// Searches from `state` until `deadline`: the root moves of `role` and
-    /// their visits, and the playouts run.
+    /// their visits, and the iterations and playouts run.
     fn search(
         &mut self,
         state: &State,
@@ -735,14 +739,15 @@ impl Worker {
         deadline: Instant,
         max_nodes: usize,
         cpu: &Cpu,
-    ) -> Result<(Vec<(Move, u64)>, u64), NoChoice> {
+    ) -> Result<(Vec<(Move, u64)>, (u64, u64)), NoChoice> {
         if self.tree.as_ref().is_none_or(|t| t.root() != state) {
             self.tree = Some(Tree::new(&mut self.machine, state.clone(), max_nodes)?);
         }
         let tree = self.tree.as_mut().expect("set above");
         let before = self.leaves.playouts();
-        tree.search(&mut self.machine, &mut self.rng, &mut self.leaves, deadline, cpu)?;
-        Ok((tree.root_visits(role), self.leaves.playouts() - before))
+        let iterations = tree.search(&mut self.machine, &mut self.rng, &mut self.leaves, deadline, cpu)?;
+        let playouts = self.leaves.playouts() - before;
+        Ok((tree.root_visits(role), (iterations, playouts)))
     }
 }
 

@@ -326,3 +326,69 @@ const ABANDONED: f64 = 0.5;
 fn abandoned(roles: usize) -> Vec<f64> {
     vec![ABANDONED; roles]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Config, Game};
+    use std::time::Duration;
+
+    const TIC_TAC_TOE: &str = include_str!("../../games/tic_tac_toe.kif");
+
+    /// A lanes leaf is worth the mean reward of its batch's playouts (the
+    /// batch itself is checked against scalar replays of its streams in the
+    /// propnet's driver), and from a terminal state exactly its goals.
+    #[test]
+    fn a_lanes_leaf_is_worth_the_mean_of_its_batch() {
+        let game = Game::load(TIC_TAC_TOE, &Config::default()).expect("the test game loads");
+        let mut machine = game.machine();
+        let far = Instant::now() + Duration::from_secs(3600);
+        let start = game.initial_state();
+        let mut rng = Stream::new(11, 0);
+        let seed = rng.clone().next_u64();
+        let mut batch = game.lane_leaves().expect("a propnet game");
+        let totals = batch.run(&game, &start, seed, far).unwrap().unwrap();
+        let mut leaves = LeafEvaluator::lanes(game.lane_leaves().expect("a propnet game"));
+        let rewards = leaves
+            .evaluate(&mut machine, &start, &mut rng, far)
+            .unwrap()
+            .unwrap();
+        assert_eq!(leaves.playouts(), 512);
+        assert_eq!(totals.playouts + totals.abandoned, 512);
+        for (role, reward) in rewards.iter().enumerate() {
+            let sum = totals.goal_sums[role] / 100.0 + ABANDONED * totals.abandoned as f64;
+            assert!((reward - sum / 512.0).abs() < 1e-12, "role {role}: {reward}");
+            assert!(*reward > 0.0 && *reward < 1.0, "wins and losses both: {reward}");
+        }
+        let (end, last) = machine.playout_to_end(&start, &mut rng).unwrap();
+        let PlayoutEnd::Terminal { goals, .. } = end else {
+            panic!("tic-tac-toe ends")
+        };
+        let rewards = leaves
+            .evaluate(&mut machine, &last, &mut rng, far)
+            .unwrap()
+            .unwrap();
+        assert_eq!(rewards, scaled(&goals));
+        assert_eq!(leaves.playouts(), 1024);
+    }
+
+    /// A scalar leaf is worth its one playout's rewards.
+    #[test]
+    fn a_scalar_leaf_is_worth_its_playout() {
+        let game = Game::load(TIC_TAC_TOE, &Config::default()).expect("the test game loads");
+        let mut machine = game.machine();
+        let far = Instant::now() + Duration::from_secs(3600);
+        let start = game.initial_state();
+        let mut rng = Stream::new(5, 0);
+        let PlayoutEnd::Terminal { goals, .. } = machine.playout(&start, &mut rng.clone()).unwrap() else {
+            panic!("tic-tac-toe ends")
+        };
+        let mut leaves = LeafEvaluator::scalar();
+        let rewards = leaves
+            .evaluate(&mut machine, &start, &mut rng, far)
+            .unwrap()
+            .unwrap();
+        assert_eq!(rewards, scaled(&goals));
+        assert_eq!(leaves.playouts(), 1);
+    }
+}
