@@ -700,10 +700,10 @@ impl Match {
         let mut visits: Vec<(Move, u64)> = Vec::new();
         let (mut iterations, mut playouts) = (0, 0);
         for result in results {
-            let (root, run) = result?;
-            iterations += run.0;
-            playouts += run.1;
-            for (i, (m, n)) in root.into_iter().enumerate() {
+            let searched = result?;
+            iterations += searched.iterations;
+            playouts += searched.playouts;
+            for (i, (m, n)) in searched.root.into_iter().enumerate() {
                 match visits.get_mut(i) {
                     Some(slot) => slot.1 += n,
                     None => visits.push((m, n)),
@@ -729,9 +729,18 @@ impl Match {
     }
 }
 
+/// What one worker's search of a move found and did.
+struct Searched {
+    /// The root moves of the role searched for, with their visits.
+    root: Vec<(Move, u64)>,
+    /// Iterations backed up in this search.
+    iterations: u64,
+    /// Playouts run for its leaves.
+    playouts: u64,
+}
+
 impl Worker {
-    /// Searches from `state` until `deadline`: the root moves of `role` and
-    /// their visits, and the iterations and playouts run.
+    /// Searches from `state` until `deadline`, for `role`.
     fn search(
         &mut self,
         state: &State,
@@ -739,15 +748,18 @@ impl Worker {
         deadline: Instant,
         max_nodes: usize,
         cpu: &Cpu,
-    ) -> Result<(Vec<(Move, u64)>, (u64, u64)), NoChoice> {
+    ) -> Result<Searched, NoChoice> {
         if self.tree.as_ref().is_none_or(|t| t.root() != state) {
             self.tree = Some(Tree::new(&mut self.machine, state.clone(), max_nodes)?);
         }
         let tree = self.tree.as_mut().expect("set above");
         let before = self.leaves.playouts();
         let iterations = tree.search(&mut self.machine, &mut self.rng, &mut self.leaves, deadline, cpu)?;
-        let playouts = self.leaves.playouts() - before;
-        Ok((tree.root_visits(role), (iterations, playouts)))
+        Ok(Searched {
+            root: tree.root_visits(role),
+            iterations,
+            playouts: self.leaves.playouts() - before,
+        })
     }
 }
 

@@ -79,7 +79,7 @@ impl LaneBatch {
             goals[role].push((value, g + 1));
         }
         for role in &mut goals {
-            role.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+            role.sort_unstable_by_key(|goal| std::cmp::Reverse(goal.0));
         }
         let initial = game.initial().clone();
         LaneBatch {
