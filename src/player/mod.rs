@@ -6,6 +6,9 @@
 //! thread (root parallelism), kept between moves and advanced by the joint
 //! move the manager reports. Requests of different matches run at once; a
 //! match that is never stopped is freed after [`PlayerConfig::idle_timeout`].
+//! UCT evaluates a new leaf by one scalar playout or by a batch of lane
+//! playouts, whichever gave it more iterations per second when measured at
+//! START ([`Leaves`]; `leaves.rs` says why that measure decides).
 //!
 //! Timing: a START is answered `ready` before its clock runs out even when
 //! compiling takes longer (compilation goes on in the background; grounding
