@@ -5,11 +5,14 @@
 
 use crate::game::{Backend, Engine, Game};
 use crate::machine::{interpreter_playout, Error, PlayoutEnd, State, StateRepr};
-use crate::propnet::driver::{monte_carlo_from, perft_from, McConfig, PlayoutTotals, MAX_PERFT_DEPTH};
+use crate::propnet::driver::{
+    monte_carlo_from, perft_from, LaneBatch, McConfig, PlayoutTotals, MAX_PERFT_DEPTH,
+};
 use crate::propnet::evaluator::{EvaluatorConfig, EvaluatorKind};
 use crate::propnet::random::Stream;
 use ggpnet_grounder::SettingError;
 use ggpnet_reference::Reference;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use crate::propnet::driver::{Budget, MAX_THREADS};
@@ -185,6 +188,46 @@ impl Game {
             }
         }
         Ok(counts)
+    }
+}
+
+/// Batches of lane playouts from the leaves of a tree search, one playout per
+/// lane (see [`LaneBatch`]), on buffers kept between batches: the propnet's
+/// lanes evaluator made once per search, not once per leaf.
+pub(crate) struct LaneLeaves(LaneBatch);
+
+impl Game {
+    /// Lane batches for this game's states, `None` on the interpreter (it has
+    /// no lanes).
+    pub(crate) fn lane_leaves(&self) -> Option<LaneLeaves> {
+        match self.backend() {
+            Backend::Propnet(loaded) => {
+                let max_depth = self.config().get_max_playout_depth().max(1);
+                Some(LaneLeaves(LaneBatch::new(Arc::clone(&loaded.game), max_depth)))
+            }
+            Backend::Interpreter(..) => None,
+        }
+    }
+}
+
+impl LaneLeaves {
+    /// One playout per lane from `from`, a state of `game`, lane `l` drawing
+    /// from `Stream::new(seed, l)`: what they add up to, or `None` if
+    /// `deadline` passed before the last one ended.
+    pub(crate) fn run(
+        &mut self,
+        game: &Game,
+        from: &State,
+        seed: u64,
+        deadline: Instant,
+    ) -> Result<Option<PlayoutTotals>, Error> {
+        match game.repr(from)? {
+            StateRepr::Bits(bits) => self
+                .0
+                .run(bits, (seed, 0), Some(deadline))
+                .map_err(Error::Playouts),
+            StateRepr::Facts(_) => unreachable!("lane leaves are made for propnet games only"),
+        }
     }
 }
 

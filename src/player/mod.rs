@@ -6,6 +6,9 @@
 //! thread (root parallelism), kept between moves and advanced by the joint
 //! move the manager reports. Requests of different matches run at once; a
 //! match that is never stopped is freed after [`PlayerConfig::idle_timeout`].
+//! UCT evaluates a new leaf by one scalar playout or by a batch of lane
+//! playouts, whichever gave it more iterations per second when measured at
+//! START ([`Leaves`]; `leaves.rs` says why that measure decides).
 //!
 //! Timing: a START is answered `ready` before its clock runs out even when
 //! compiling takes longer (compilation goes on in the background; grounding
@@ -23,6 +26,7 @@
 mod belief;
 mod cpu;
 mod lateness;
+mod leaves;
 mod message;
 mod realtime;
 mod uct;
@@ -37,12 +41,13 @@ use crate::{
 use belief::{Belief, Update};
 use cpu::Cpu;
 use lateness::Lateness;
+use leaves::LeafChoice;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-use uct::Tree;
+use uct::{LeafEvaluator, Tree};
 
 /// How the player chooses its moves.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -67,6 +72,21 @@ impl Search {
     }
 }
 
+/// How UCT evaluates a new leaf of its tree.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Leaves {
+    /// Measured once at the start of each match, within its start clock: the
+    /// kind that gives UCT more iterations per second (the START reply's log
+    /// line says which, and the rates measured).
+    Auto,
+    /// One random playout on the machine's scalar evaluator (or the interpreter).
+    Scalar,
+    /// A batch of playouts on the propnet's lanes evaluator, one per lane,
+    /// all from the leaf, backed up as one visit with their mean (one scalar
+    /// playout on the interpreter, which has no lanes).
+    Lanes,
+}
+
 /// Settings of a [`Player`], built from [`PlayerConfig::new`] by builder
 /// methods; counts that must be positive are checked by their methods.
 ///
@@ -89,6 +109,7 @@ pub struct PlayerConfig {
     margin: Duration,
     max_matches: usize,
     max_tree_nodes: usize,
+    leaves: Leaves,
     idle_timeout: Duration,
     belief_states: usize,
     game: Config,
@@ -141,6 +162,12 @@ impl PlayerConfig {
         Ok(self)
     }
 
+    /// How UCT evaluates its leaves (in GDL-I games; [`Leaves::Auto`] by default).
+    pub fn leaves(mut self, leaves: Leaves) -> PlayerConfig {
+        self.leaves = leaves;
+        self
+    }
+
     /// A match with no message for this long (beyond its play clock) is freed.
     pub fn idle_timeout(mut self, timeout: Duration) -> PlayerConfig {
         self.idle_timeout = timeout;
@@ -175,6 +202,11 @@ impl PlayerConfig {
         self.threads
     }
 
+    /// See [`PlayerConfig::leaves`].
+    pub fn get_leaves(&self) -> Leaves {
+        self.leaves
+    }
+
     /// See [`PlayerConfig::game`].
     pub fn get_game(&self) -> &Config {
         &self.game
@@ -204,6 +236,7 @@ impl Default for PlayerConfig {
             margin: Duration::from_millis(300),
             max_matches: 64,
             max_tree_nodes: 250_000,
+            leaves: Leaves::Auto,
             idle_timeout: Duration::from_secs(600),
             belief_states: 256,
             game: Config::default(),
@@ -236,6 +269,8 @@ struct Match {
     sent: Option<Move>,
     /// Per search thread: its machine, random stream and tree.
     workers: Vec<Worker>,
+    /// How UCT evaluates leaves in this match, once the game is loaded.
+    leaves: Option<LeafChoice>,
     last_seen: Instant,
 }
 
@@ -251,6 +286,7 @@ struct Worker {
     machine: Machine,
     rng: Stream,
     tree: Option<Tree>,
+    leaves: LeafEvaluator,
 }
 
 /// The player: every match it plays, shared by the threads serving requests.
@@ -380,6 +416,7 @@ impl Player {
             belief: None,
             sent: None,
             workers: Vec::new(),
+            leaves: None,
             last_seen: received,
         };
         let entry = Arc::new(Mutex::new(entry));
@@ -387,9 +424,12 @@ impl Player {
         drop(matches);
         let deadline = received + start_clock - self.config.margin_for(start_clock);
         let mut entry = entry.lock().unwrap_or_else(|e| e.into_inner());
-        entry.wait_for_game(deadline, &self.config);
+        entry.wait_for_game(deadline, &self.config, Some(&self.cpu));
         let note = match &entry.game {
-            Loading::Done(game) => format!("match {id}: loaded on the {}", game.engine()),
+            Loading::Done(game) => match &entry.leaves {
+                Some(leaves) => format!("match {id}: loaded on the {}, {}", game.engine(), leaves.note()),
+                None => format!("match {id}: loaded on the {}", game.engine()),
+            },
             Loading::Pending(..) => format!("match {id}: still compiling"),
             Loading::Failed(e) => format!("match {id}: cannot load the game: {e}"),
         };
@@ -404,7 +444,7 @@ impl Player {
         entry.last_seen = received;
         let clock = entry.play_clock;
         let deadline = received + clock - self.margin(clock);
-        entry.wait_for_game(deadline, &self.config);
+        entry.wait_for_game(deadline, &self.config, None);
         let chosen = entry.choose(news, deadline, &self.config, &self.cpu);
         let now = Instant::now();
         self.lateness.record(now.saturating_duration_since(deadline), now);
@@ -446,8 +486,9 @@ impl Player {
 
 impl Match {
     /// Waits until `deadline` for a game still compiling; past it, when the
-    /// propnet is not ready, loads the game on the interpreter instead.
-    fn wait_for_game(&mut self, deadline: Instant, config: &PlayerConfig) {
+    /// propnet is not ready, loads the game on the interpreter instead. With
+    /// `cpu` (at START), the time left until `deadline` may measure UCT's leaves.
+    fn wait_for_game(&mut self, deadline: Instant, config: &PlayerConfig, cpu: Option<&Cpu>) {
         let Loading::Pending(receive, _) = &self.game else {
             return;
         };
@@ -459,12 +500,13 @@ impl Match {
             Err(RecvTimeoutError::Disconnected) => Loading::Failed("the loader stopped".to_owned()),
         };
         if let Loading::Done(game) = &self.game {
-            self.begin(game.clone(), config);
+            self.begin(game.clone(), config, cpu.map(|cpu| (deadline, cpu)));
         }
     }
 
-    /// Sets up the match on `game`: its role, initial state and workers.
-    fn begin(&mut self, game: Game, config: &PlayerConfig) {
+    /// Sets up the match on `game`: its role, initial state, leaf evaluation
+    /// (measured by the deadline of `measure`, if any) and workers.
+    fn begin(&mut self, game: Game, config: &PlayerConfig, measure: Option<(Instant, &Cpu)>) {
         let role = &self.role_name;
         if !game.roles().iter().any(|r| r.eq_ignore_ascii_case(role)) {
             self.game = Loading::Failed(format!("the game has no role {role}"));
@@ -475,13 +517,21 @@ impl Match {
             let index = role_index(&game, role).expect("checked above");
             self.belief = Some(Belief::new(game.initial_state(), index, config.belief_states));
         }
+        let leaves = (config.search == Search::Uct && !game.is_gdl2()).then(|| {
+            let nodes = config.max_tree_nodes / config.threads.max(1);
+            leaves::choose(&game, config.leaves, measure, nodes)
+        });
         self.workers = (0..config.threads.max(1))
             .map(|t| Worker {
                 machine: game.machine(),
                 rng: Stream::new(0x6767_706e_6574, t as u64),
                 tree: None,
+                leaves: leaves
+                    .as_ref()
+                    .map_or_else(LeafEvaluator::scalar, |l| l.evaluator(&game)),
             })
             .collect();
+        self.leaves = leaves;
         self.game = Loading::Done(game);
     }
 
@@ -491,7 +541,7 @@ impl Match {
         if let Loading::Pending(_, rules) = &self.game {
             let interpreter = config.game.clone().engine(EngineChoice::Interpreter);
             match Game::load(rules, &interpreter) {
-                Ok(game) => self.begin(game, config),
+                Ok(game) => self.begin(game, config, None),
                 Err(e) => self.game = Loading::Failed(e.to_string()),
             }
         }
@@ -651,8 +701,12 @@ impl Match {
             w.search(state, role, deadline, nodes_per_tree, cpu)
         });
         let mut visits: Vec<(Move, u64)> = Vec::new();
+        let (mut iterations, mut playouts) = (0, 0);
         for result in results {
-            for (i, (m, n)) in result?.into_iter().enumerate() {
+            let searched = result?;
+            iterations += searched.iterations;
+            playouts += searched.playouts;
+            for (i, (m, n)) in searched.root.into_iter().enumerate() {
                 match visits.get_mut(i) {
                     Some(slot) => slot.1 += n,
                     None => visits.push((m, n)),
@@ -664,12 +718,32 @@ impl Match {
             .into_iter()
             .max_by_key(|v| v.1)
             .ok_or(NoChoice::NoLegalMove)?;
-        Ok((best.0, format!("uct, {total} iterations")))
+        let kind = match self.workers.first().is_some_and(|w| w.leaves.on_lanes()) {
+            true => "lanes",
+            false => "scalar",
+        };
+        Ok((
+            best.0,
+            format!(
+                "uct, {total} visits at the root, {iterations} iterations and {playouts} playouts \
+                 on {kind} leaves"
+            ),
+        ))
     }
 }
 
+/// What one worker's search of a move found and did.
+struct Searched {
+    /// The root moves of the role searched for, with their visits.
+    root: Vec<(Move, u64)>,
+    /// Iterations backed up in this search.
+    iterations: u64,
+    /// Playouts run for its leaves.
+    playouts: u64,
+}
+
 impl Worker {
-    /// Searches from `state` until `deadline`: the root moves of `role` and their visits.
+    /// Searches from `state` until `deadline`, for `role`.
     fn search(
         &mut self,
         state: &State,
@@ -677,13 +751,18 @@ impl Worker {
         deadline: Instant,
         max_nodes: usize,
         cpu: &Cpu,
-    ) -> Result<Vec<(Move, u64)>, NoChoice> {
+    ) -> Result<Searched, NoChoice> {
         if self.tree.as_ref().is_none_or(|t| t.root() != state) {
             self.tree = Some(Tree::new(&mut self.machine, state.clone(), max_nodes)?);
         }
         let tree = self.tree.as_mut().expect("set above");
-        tree.search(&mut self.machine, &mut self.rng, deadline, cpu)?;
-        Ok(tree.root_visits(role))
+        let before = self.leaves.playouts();
+        let iterations = tree.search(&mut self.machine, &mut self.rng, &mut self.leaves, deadline, cpu)?;
+        Ok(Searched {
+            root: tree.root_visits(role),
+            iterations,
+            playouts: self.leaves.playouts() - before,
+        })
     }
 }
 

@@ -1,10 +1,20 @@
 //! Decoupled UCT: in each node every role keeps statistics per legal move and
 //! picks its move by UCB1 on them (so simultaneous moves work as turns do); the
-//! joint move leads to the child. A new leaf is evaluated by one random playout
-//! from it. The tree is kept between moves: after the joint move actually
-//! played, the child it reached becomes the root and the rest is dropped.
+//! joint move leads to the child. The tree is kept between moves: after the
+//! joint move actually played, the child it reached becomes the root and the
+//! rest is dropped.
+//!
+//! A new leaf is evaluated ([`LeafEvaluator`]) by one random playout from it,
+//! or by a batch of lane playouts from it (every lane of the propnet's lanes
+//! evaluator starts there, one playout each). A batch is backed up as one
+//! visit with the mean of its playouts' rewards, not as one visit per
+//! playout: its playouts all start from the same leaf, so they tell that
+//! leaf's value precisely but nothing of its siblings; counted as hundreds of
+//! visits, they would make UCB1 trust a node's whole subtree after one leaf,
+//! and the move most visited would be the one whose leaves were drawn first.
 
 use super::cpu::Cpu;
+use crate::playouts::LaneLeaves;
 use crate::{Error, Machine, Move, PlayoutEnd, State, Stream};
 use rustc_hash::FxHashMap;
 use std::time::Instant;
@@ -79,25 +89,35 @@ impl Tree {
         Ok(self.nodes.len() - 1)
     }
 
-    /// Searches until `deadline`, in slices of time on a core of `cpu`.
+    /// Searches until `deadline`, in slices of time on a core of `cpu`, new
+    /// leaves evaluated by `leaves`: the iterations backed up.
     pub(crate) fn search(
         &mut self,
         machine: &mut Machine,
         rng: &mut Stream,
+        leaves: &mut LeafEvaluator,
         deadline: Instant,
         cpu: &Cpu,
-    ) -> Result<(), Error> {
+    ) -> Result<u64, Error> {
+        let mut iterations = 0;
         while let Some(slice) = cpu.slice(deadline) {
             while Instant::now() < slice.end() {
-                self.iterate(machine, rng, deadline)?;
+                iterations += u64::from(self.iterate(machine, rng, leaves, deadline)?);
             }
         }
-        Ok(())
+        Ok(iterations)
     }
 
     /// One iteration: select down to a new, terminal or stuck node, evaluate
-    /// it, back up; nothing is backed up if `deadline` cuts the playout short.
-    fn iterate(&mut self, machine: &mut Machine, rng: &mut Stream, deadline: Instant) -> Result<(), Error> {
+    /// it, back up; nothing is backed up (`false`) if `deadline` cuts the
+    /// evaluation short.
+    fn iterate(
+        &mut self,
+        machine: &mut Machine,
+        rng: &mut Stream,
+        leaves: &mut LeafEvaluator,
+        deadline: Instant,
+    ) -> Result<bool, Error> {
         let mut path: Vec<(usize, Vec<u32>)> = Vec::new();
         let mut node = 0;
         let rewards = loop {
@@ -115,17 +135,14 @@ impl Tree {
             }
             let moves = self.moves(node, &joint);
             let next = machine.next_state(&self.nodes[node].state, &moves)?;
-            let Some(end) = machine.playout_until(&next, rng, deadline)? else {
-                return Ok(());
+            let Some(rewards) = leaves.evaluate(machine, &next, rng, deadline)? else {
+                return Ok(false);
             };
             if self.nodes.len() < self.max_nodes {
                 let child = self.add(machine, next)?;
                 self.nodes[node].children.insert(joint, child);
             }
-            break match end {
-                PlayoutEnd::Terminal { goals, .. } => scaled(&goals),
-                PlayoutEnd::Abandoned { .. } => abandoned(moves.len()),
-            };
+            break rewards;
         };
         for (node, joint) in path {
             let node = &mut self.nodes[node];
@@ -136,7 +153,7 @@ impl Tree {
                 arm.reward += rewards[role];
             }
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Each role's move by UCB1 (an untried move first).
@@ -231,13 +248,147 @@ impl Tree {
     }
 }
 
+/// How new leaves are evaluated, and the playouts run for them so far.
+pub(crate) struct LeafEvaluator {
+    /// The lane batches, or `None` for one scalar playout a leaf.
+    lanes: Option<LaneLeaves>,
+    playouts: u64,
+}
+
+impl LeafEvaluator {
+    /// One random playout a leaf, on the machine's evaluator.
+    pub(crate) fn scalar() -> LeafEvaluator {
+        LeafEvaluator {
+            lanes: None,
+            playouts: 0,
+        }
+    }
+
+    /// A batch of lane playouts a leaf, one visit with their mean.
+    pub(crate) fn lanes(lanes: LaneLeaves) -> LeafEvaluator {
+        LeafEvaluator {
+            lanes: Some(lanes),
+            playouts: 0,
+        }
+    }
+
+    /// Whether leaves are evaluated on the lanes.
+    pub(crate) fn on_lanes(&self) -> bool {
+        self.lanes.is_some()
+    }
+
+    /// Playouts run so far (finished or abandoned).
+    pub(crate) fn playouts(&self) -> u64 {
+        self.playouts
+    }
+
+    /// Per role, the reward of the leaf `state` (0..1; an abandoned playout
+    /// counts 0.5): of one playout, or the mean of a batch's; `None` if
+    /// `deadline` passed first.
+    fn evaluate(
+        &mut self,
+        machine: &mut Machine,
+        state: &State,
+        rng: &mut Stream,
+        deadline: Instant,
+    ) -> Result<Option<Vec<f64>>, Error> {
+        let roles = machine.game().roles().len();
+        let Some(lanes) = &mut self.lanes else {
+            let Some(end) = machine.playout_until(state, rng, deadline)? else {
+                return Ok(None);
+            };
+            self.playouts += 1;
+            return Ok(Some(match end {
+                PlayoutEnd::Terminal { goals, .. } => scaled(&goals),
+                PlayoutEnd::Abandoned { .. } => abandoned(roles),
+            }));
+        };
+        let Some(totals) = lanes.run(machine.game(), state, rng.next_u64(), deadline)? else {
+            return Ok(None);
+        };
+        let count = totals.playouts + totals.abandoned;
+        self.playouts += count;
+        let abandoned = ABANDONED * totals.abandoned as f64;
+        let mean = |sum: &f64| (sum / 100.0 + abandoned) / count.max(1) as f64;
+        Ok(Some(totals.goal_sums.iter().map(mean).collect()))
+    }
+}
+
 /// Goals scaled to 0..1 (a missing goal counts as 0).
 fn scaled(goals: &[Option<i64>]) -> Vec<f64> {
     goals.iter().map(|g| g.unwrap_or(0) as f64 / 100.0).collect()
 }
 
-/// The value of an abandoned playout for each of `roles` roles: neither a win
-/// nor a loss.
+/// The reward of an abandoned playout: neither a win nor a loss.
+const ABANDONED: f64 = 0.5;
+
+/// The rewards of an abandoned playout for each of `roles` roles.
 fn abandoned(roles: usize) -> Vec<f64> {
-    vec![0.5; roles]
+    vec![ABANDONED; roles]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Config, Game};
+    use std::time::Duration;
+
+    const TIC_TAC_TOE: &str = include_str!("../../games/tic_tac_toe.kif");
+
+    /// A lanes leaf is worth the mean reward of its batch's playouts (the
+    /// batch itself is checked against scalar replays of its streams in the
+    /// propnet's driver), and from a terminal state exactly its goals.
+    #[test]
+    fn a_lanes_leaf_is_worth_the_mean_of_its_batch() {
+        let game = Game::load(TIC_TAC_TOE, &Config::default()).expect("the test game loads");
+        let mut machine = game.machine();
+        let far = Instant::now() + Duration::from_secs(3600);
+        let start = game.initial_state();
+        let mut rng = Stream::new(11, 0);
+        let seed = rng.clone().next_u64();
+        let mut batch = game.lane_leaves().expect("a propnet game");
+        let totals = batch.run(&game, &start, seed, far).unwrap().unwrap();
+        let mut leaves = LeafEvaluator::lanes(game.lane_leaves().expect("a propnet game"));
+        let rewards = leaves
+            .evaluate(&mut machine, &start, &mut rng, far)
+            .unwrap()
+            .unwrap();
+        assert_eq!(leaves.playouts(), 512);
+        assert_eq!(totals.playouts + totals.abandoned, 512);
+        for (role, reward) in rewards.iter().enumerate() {
+            let sum = totals.goal_sums[role] / 100.0 + ABANDONED * totals.abandoned as f64;
+            assert!((reward - sum / 512.0).abs() < 1e-12, "role {role}: {reward}");
+            assert!(*reward > 0.0 && *reward < 1.0, "wins and losses both: {reward}");
+        }
+        let (end, last) = machine.playout_to_end(&start, &mut rng).unwrap();
+        let PlayoutEnd::Terminal { goals, .. } = end else {
+            panic!("tic-tac-toe ends")
+        };
+        let rewards = leaves
+            .evaluate(&mut machine, &last, &mut rng, far)
+            .unwrap()
+            .unwrap();
+        assert_eq!(rewards, scaled(&goals));
+        assert_eq!(leaves.playouts(), 1024);
+    }
+
+    /// A scalar leaf is worth its one playout's rewards.
+    #[test]
+    fn a_scalar_leaf_is_worth_its_playout() {
+        let game = Game::load(TIC_TAC_TOE, &Config::default()).expect("the test game loads");
+        let mut machine = game.machine();
+        let far = Instant::now() + Duration::from_secs(3600);
+        let start = game.initial_state();
+        let mut rng = Stream::new(5, 0);
+        let PlayoutEnd::Terminal { goals, .. } = machine.playout(&start, &mut rng.clone()).unwrap() else {
+            panic!("tic-tac-toe ends")
+        };
+        let mut leaves = LeafEvaluator::scalar();
+        let rewards = leaves
+            .evaluate(&mut machine, &start, &mut rng, far)
+            .unwrap()
+            .unwrap();
+        assert_eq!(rewards, scaled(&goals));
+        assert_eq!(leaves.playouts(), 1);
+    }
 }

@@ -80,26 +80,13 @@ impl LanePlayouts {
             Arc::ptr_eq(evaluator.net(), game.net()),
             "a lanes evaluator of another game's net"
         );
-        assert_eq!(
-            from.0.len(),
-            game.net().base_slots().len(),
-            "a state of another game"
-        );
-        let (seed, first_stream) = streams;
         let net = Arc::clone(game.net());
         let roles = game.roles().len();
-        let start: Vec<bool> = from.0.iter().by_vals().collect();
         let mut lanes = LanePlayouts {
             values: evaluator.cache(),
             evaluator,
             next: LaneValues::new(net.base_slots().len()),
-            streams: (0..LANES as u64 / 8)
-                .map(|b| {
-                    StreamGroup::new(std::array::from_fn(|i| {
-                        Stream::new(seed, first_stream + 8 * b + i as u64)
-                    }))
-                })
-                .collect(),
+            streams: Vec::new(),
             steps: 0,
             starts: vec![0; LANES],
             earliest_start: 0,
@@ -110,19 +97,60 @@ impl LanePlayouts {
             goal_scratch: Vec::new(),
             totals: PlayoutTotals::new(roles),
             vector: VectorWidth::detect(),
-            start,
+            start: Vec::new(),
             game,
             net,
         };
-        for (b, &slot) in lanes.net.base_slots().iter().enumerate() {
-            lanes.values[slot as usize] = if lanes.start[b] { ALL_LANES } else { NO_LANES };
-        }
+        lanes.restart_from(from, streams);
         lanes
+    }
+
+    /// Starts every lane anew from `from` (a state of the game), drawing from
+    /// `streams` as [`LanePlayouts::new`] does, with empty totals: the same
+    /// lanes as new ones, on the buffers already allocated (a tree search
+    /// that evaluates each leaf by a batch of lanes pays its set-up once).
+    pub fn restart_from(&mut self, from: &State, streams: (u64, u64)) {
+        assert_eq!(
+            from.0.len(),
+            self.net.base_slots().len(),
+            "a state of another game"
+        );
+        let (seed, first_stream) = streams;
+        self.streams = (0..LANES as u64 / 8)
+            .map(|b| {
+                StreamGroup::new(std::array::from_fn(|i| {
+                    Stream::new(seed, first_stream + 8 * b + i as u64)
+                }))
+            })
+            .collect();
+        self.steps = 0;
+        self.starts.fill(0);
+        self.earliest_start = 0;
+        self.moved = NO_LANES;
+        self.totals = PlayoutTotals::new(self.game.roles().len());
+        self.start.clear();
+        self.start.extend(from.0.iter().by_vals());
+        for (b, &slot) in self.net.base_slots().iter().enumerate() {
+            self.values[slot as usize] = if self.start[b] { ALL_LANES } else { NO_LANES };
+        }
     }
 
     /// What the finished playouts and visited states add up to.
     pub fn totals(&self) -> &PlayoutTotals {
         &self.totals
+    }
+
+    /// Every slot's lane word after the last step: the state-only slots hold
+    /// the values of the states that step visited, except the base slots,
+    /// which already hold the states the next step visits.
+    pub(crate) fn values(&self) -> &[Lane] {
+        &self.values
+    }
+
+    /// The lanes that played a move in the last step (the others were in a
+    /// terminal state, or abandoned their playout, and restarted).
+    pub(crate) fn moved(&self) -> &Lane {
+        &self.moved
     }
 
     /// The state lane `lane` is in now (the one the next step visits).

@@ -2,7 +2,8 @@
 //! Monte-Carlo, the chooser's races and calibration ([`choose`]), the state
 //! machine's playouts and the differential tests run, from any state; the
 //! batched playouts of the lanes evaluator ([`LanePlayouts`], which draw as the
-//! loop does, lane by lane); the lanes state machine ([`LaneMachine`]: up to 512
+//! loop does, lane by lane, and [`LaneBatch`], one playout per lane from one
+//! state: a tree search's leaf value); the lanes state machine ([`LaneMachine`]: up to 512
 //! states stepped at once by given joint moves); flat Monte-Carlo (random playouts on every core
 //! with rayon, with any evaluator) and perft (exhaustive counts of joint-move
 //! paths).
@@ -15,11 +16,13 @@ pub mod choose;
 mod config;
 mod lane_machine;
 mod lanes;
+mod leaf;
 mod perft;
 
 pub use config::{Budget, McConfig, SettingError, DEFAULT_MAX_DEPTH, MAX_SECONDS, MAX_THREADS};
 pub use lane_machine::{LaneError, LaneMachine};
 pub use lanes::LanePlayouts;
+pub use leaf::LaneBatch;
 pub use perft::{perft, perft_from, PerftReport, MAX_PERFT_DEPTH};
 
 use crate::evaluator::{bits, EvaluatorKind, Lanes, Scalar, ScalarEvaluator, LANES};
