@@ -386,6 +386,42 @@ impl LaneMachine {
         if mask == NO_LANES {
             return;
         }
+        match self.vector.bits() {
+            // SAFETY: a `VectorWidth` is 512 only when the CPU has AVX-512F.
+            #[cfg(target_arch = "x86_64")]
+            512 => unsafe { self.blend_start_avx512(&mask) },
+            // SAFETY: and 256 only when it has AVX2.
+            #[cfg(target_arch = "x86_64")]
+            256 => unsafe { self.blend_start_avx2(&mask) },
+            _ => self.blend_start(&mask),
+        }
+    }
+
+    /// [`Self::blend_start`] compiled for AVX-512F.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn blend_start_avx512(&mut self, mask: &Lane) {
+        self.blend_start(mask)
+    }
+
+    /// [`Self::blend_start`] compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn blend_start_avx2(&mut self, mask: &Lane) {
+        self.blend_start(mask)
+    }
+
+    /// Blends the start state's values into the lanes of `mask`: its bases,
+    /// and its state part's values when the state part is evaluated.
+    #[inline(always)]
+    fn blend_start(&mut self, mask: &Lane) {
+        let mask = *mask;
         let keep = not(&mask);
         let blend = |values: &mut [Lane], slot: u32, start: &Start| {
             let v = &mut values[slot as usize];
@@ -838,11 +874,46 @@ impl LaneMachine {
     /// evaluated) into `taken`, with as many bit planes as the count of the
     /// role's moves needs.
     fn draw(&mut self, role: usize, mask: Lane, streams: &mut [StreamGroup]) {
-        let moves = self.game.role_moves()[role].len();
         let draw = Draw {
             mask,
             vector: self.vector,
         };
+        match self.vector.bits() {
+            // SAFETY: a `VectorWidth` is 512 only when the CPU has AVX-512F.
+            #[cfg(target_arch = "x86_64")]
+            512 => unsafe { self.draw_avx512(role, draw, streams) },
+            // SAFETY: and 256 only when it has AVX2.
+            #[cfg(target_arch = "x86_64")]
+            256 => unsafe { self.draw_avx2(role, draw, streams) },
+            _ => self.draw_planes(role, draw, streams),
+        }
+    }
+
+    /// [`Self::draw_planes`] compiled for AVX-512F.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn draw_avx512(&mut self, role: usize, draw: Draw, streams: &mut [StreamGroup]) {
+        self.draw_planes(role, draw, streams)
+    }
+
+    /// [`Self::draw_planes`] compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn draw_avx2(&mut self, role: usize, draw: Draw, streams: &mut [StreamGroup]) {
+        self.draw_planes(role, draw, streams)
+    }
+
+    /// [`LaneMachine::draw`] with as many bit planes as the count of the
+    /// role's moves needs.
+    #[inline(always)]
+    fn draw_planes(&mut self, role: usize, draw: Draw, streams: &mut [StreamGroup]) {
+        let moves = self.game.role_moves()[role].len();
         match usize::BITS - moves.leading_zeros() {
             0..=4 => self.draw_in::<4>(role, draw, streams),
             5..=8 => self.draw_in::<8>(role, draw, streams),
@@ -853,6 +924,7 @@ impl LaneMachine {
 
     /// [`LaneMachine::draw`] with `P` planes: `taken` lists each action
     /// legal in some drawing lane with the lanes that take it.
+    #[inline(always)]
     fn draw_in<const P: usize>(&mut self, role: usize, draw: Draw, streams: &mut [StreamGroup]) {
         let game = Arc::clone(&self.game);
         let legal_slots = game.net().legal_slots();
@@ -886,6 +958,7 @@ impl LaneMachine {
 /// Replaces the counts in `planes` by the ranks drawn below them, eight
 /// lanes at a time: a lane counting one move takes rank 0 without a draw,
 /// one counting none keeps 0 (it takes no move).
+#[inline(always)]
 fn draw_ranks<const P: usize>(planes: &mut [Lane; P], draw: &Draw, streams: &mut [StreamGroup]) {
     for w in 0..LANE_WORDS {
         let high = planes[1..].iter().fold(0, |acc, plane| acc | plane[w]);
@@ -1353,7 +1426,9 @@ fn for_each_lane_row(values: &[Lane], rows: &[u32], lanes: usize, mut emit: impl
 
 /// Transposes a 64 x 64 bit matrix in place: bit `j` of word `i` becomes
 /// bit `i` of word `j`. Six rounds swap ever smaller blocks across the
-/// diagonal (Hacker's Delight, 7-3), 32 word pairs a round.
+/// diagonal (Hacker's Delight, 7-3), 32 word pairs a round. Inlined, so
+/// that its rounds are vectorised in the callers compiled for AVX-512.
+#[inline(always)]
 fn transpose64(m: &mut [u64; 64]) {
     let mut width = 32;
     let mut mask: u64 = 0x0000_0000_FFFF_FFFF;

@@ -227,10 +227,17 @@ impl Block {
     /// [`LaneMachine::step_drawing`]).
     fn step(&mut self, shape: &Shape, lanes: &mut [Lane], actions: &[i64], mut rows: Rows<'_>) {
         let going = and(&first_lanes(lanes.len()), &not(&self.waiting));
-        self.picks.clear();
-        self.picks.extend(actions.iter().map(|&a| a as u32));
+        let all_drawn = actions.iter().all(|&a| a < 0);
+        // The given actions, read by the machine only where not drawn.
+        self.picks.resize(actions.len(), 0);
+        if !all_drawn {
+            self.picks
+                .iter_mut()
+                .zip(actions)
+                .for_each(|(p, &a)| *p = a as u32);
+        }
         for (role, drawn) in self.drawn.iter_mut().enumerate() {
-            *drawn = match Some(role) == shape.random_role {
+            *drawn = match all_drawn || Some(role) == shape.random_role {
                 true => going,
                 false => and(&going, &negative_lanes(actions, role, shape.roles)),
             };
@@ -308,10 +315,10 @@ fn first_lanes(lanes: usize) -> LaneSet {
 fn negative_lanes(actions: &[i64], role: usize, roles: usize) -> LaneSet {
     let mut lanes = [0; LANE_WORDS];
     for (word, chunk) in lanes.iter_mut().zip(actions.chunks(64 * roles)) {
-        let role_actions = chunk.iter().skip(role).step_by(roles);
-        *word = role_actions
+        *word = chunk
+            .chunks_exact(roles)
             .enumerate()
-            .fold(0, |bits, (i, &a)| bits | u64::from(a < 0) << i);
+            .fold(0, |bits, (i, lane)| bits | u64::from(lane[role] < 0) << i);
     }
     lanes
 }
@@ -332,6 +339,13 @@ fn at_limit(lanes: &[Lane], max_steps: u64) -> LaneSet {
 fn write_lane_flags(chosen: &LaneSet, set: &LaneSet, out: &mut [bool]) {
     for (w, flags) in out.chunks_mut(64).enumerate() {
         let (chosen, set) = (chosen[w], set[w]);
+        if chosen == !0 && flags.len() == 64 {
+            // Every lane of the word: eight flags a store.
+            for (k, eight) in flags.chunks_exact_mut(8).enumerate() {
+                eight.copy_from_slice(&FLAGS_OF[(set >> (8 * k)) as u8 as usize]);
+            }
+            continue;
+        }
         for (i, flag) in flags.iter_mut().enumerate() {
             let bit = 1 << i;
             *flag = if chosen & bit != 0 { set & bit != 0 } else { *flag };
@@ -364,3 +378,18 @@ fn or(a: &LaneSet, b: &LaneSet) -> LaneSet {
 fn not(a: &LaneSet) -> LaneSet {
     std::array::from_fn(|w| !a[w])
 }
+
+/// Each byte value's bits as eight flags, lowest bit first.
+const FLAGS_OF: [[bool; 8]; 256] = {
+    let mut table = [[false; 8]; 256];
+    let mut value = 0;
+    while value < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            table[value][bit] = (value >> bit) & 1 == 1;
+            bit += 1;
+        }
+        value += 1;
+    }
+    table
+};
