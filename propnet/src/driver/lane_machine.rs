@@ -421,22 +421,23 @@ impl LaneMachine {
     /// and its state part's values when the state part is evaluated.
     #[inline(always)]
     fn blend_start(&mut self, mask: &Lane) {
-        let mask = *mask;
-        let keep = not(&mask);
-        let blend = |values: &mut [Lane], slot: u32, start: &Start| {
-            let v = &mut values[slot as usize];
-            *v = if start.values[slot as usize] {
-                or(v, &mask)
-            } else {
-                and(v, &keep)
-            };
+        let (values, start) = (&mut self.values, &self.start.values);
+        // Branch-free, so that a run of slots is a run of vector operations.
+        let blend = |value: &mut Lane, holds: bool| {
+            let to = 0u64.wrapping_sub(u64::from(holds));
+            for (v, m) in value.iter_mut().zip(mask) {
+                *v = (*v & !m) | (to & m);
+            }
         };
         for &slot in self.game.net().base_slots() {
-            blend(&mut self.values, slot, &self.start);
+            blend(&mut values[slot as usize], start[slot as usize]);
         }
         if self.fresh {
             for &(first, end) in &self.state_ranges {
-                (first..end).for_each(|slot| blend(&mut self.values, slot, &self.start));
+                let (first, end) = (first as usize, end as usize);
+                for (value, &holds) in values[first..end].iter_mut().zip(&start[first..end]) {
+                    blend(value, holds);
+                }
             }
         }
     }
