@@ -16,8 +16,10 @@
 //!
 //! The actions of a role are its inputs (every move that can ever be legal)
 //! in input order, numbered from 0: the dense order of `Game.actions`.
-//! Legality is checked against a copy of the masks kept here, so a caller
-//! that writes into the numpy mask cannot make an illegal move pass.
+//! Legality is checked against the engine's own legal bits (a copy per lane
+//! on the scalar engine, the lane machines' words on the lanes), never the
+//! numpy mask, so a caller that writes into the mask cannot make an illegal
+//! move pass.
 
 mod lanes;
 

@@ -35,6 +35,18 @@
 //!   for 512 lanes at once. Both exist because a caller stepping every lane
 //!   spends far more on per-lane work than on the evaluation when that work
 //!   is done lane by lane.
+//! - A caller stepping every lane can stay word-wise throughout: lanes given
+//!   and returned as [`LaneSet`]s, 64 lanes an operation.
+//!   [`LaneMachine::step_drawing`] draws random moves and sets their inputs
+//!   straight from the draw's words (the walk over the legal moves yields,
+//!   per move, the word of lanes taking it: no action numbers written and
+//!   read back, no legality check for a drawn move);
+//!   [`LaneMachine::terminal_lanes`], [`LaneMachine::stuck_lanes`] and
+//!   [`LaneMachine::restart_lanes`] give and take the end tests and the
+//!   restarts as words; [`LaneMachine::legal_mask_into`] writes legal flags
+//!   from the transposed words as observations are written. `VectorEnv`
+//!   (python/src/batch/lanes.rs) spent about half its time on per-lane
+//!   bookkeeping before these (docs/PYTHON.md).
 //!
 //! The evaluation runs in the widest vector registers the CPU has, as the
 //! batched playouts do (`driver/lanes.rs`); observations are expanded from

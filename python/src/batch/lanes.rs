@@ -14,11 +14,16 @@
 //!
 //! The per-lane work is done word-wise where it can be, since it costs far
 //! more than the evaluation when done lane by lane (docs/PYTHON.md): the
-//! random actions are drawn on the machine from its legal bits, bit-sliced,
-//! eight lanes' streams at once (`LaneMachine::draw_actions`; the block
-//! keeps its lanes' streams side by side for it), the moves are set by
-//! action number and checked 512 lanes per move (`LaneMachine::step_actions`),
-//! and the observations come out of the transposition 64 bytes a store.
+//! block keeps its lanes' facts as `LaneSet`s (lanes waiting for a reset;
+//! per role, the lanes drawing), the random actions are drawn on the machine
+//! from its legal bits, bit-sliced, eight lanes' streams at once, their
+//! inputs set from the draw's words (`LaneMachine::step_drawing`; the block
+//! keeps its lanes' streams side by side for it), given actions are set by
+//! number and checked 512 lanes per move, the end tests, flags and restarts
+//! are words, the legal bits stay the machine's words (given actions are
+//! checked against them, `LaneMachine::is_legal`), and the observations and
+//! masks come out of the transposition 64 bytes a store. Only the lanes
+//! whose episode ends are visited one by one.
 
 use super::{Buffers, Lane, Rows, Setup, Shape};
 use ggpnet::propnet::driver::{LaneMachine, LaneSet};
