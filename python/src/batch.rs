@@ -316,8 +316,7 @@ impl Batch {
     /// lane whose episode goes on, or negative (drawn at random); the random
     /// role's are always drawn.
     pub fn check(&mut self, actions: &[i64]) -> Result<(), Refused> {
-        if actions.iter().all(|&a| a < 0) {
-            // Every action drawn: nothing to check (one vectorised pass).
+        if all_drawn(actions) {
             return Ok(());
         }
         let shape = &self.shape;
@@ -646,6 +645,13 @@ fn write_bits(words: &[u64], out: &mut [u8]) {
             *byte = (word >> i) as u8 & 1;
         }
     }
+}
+
+/// Whether every action of `actions` is negative (drawn at random): the
+/// sign bit of all of them ANDed, a pass without a branch per action, which
+/// vectorises (a search stopping at the first other action does not).
+fn all_drawn(actions: &[i64]) -> bool {
+    actions.iter().fold(-1, |all, &a| all & a) < 0
 }
 
 /// Whether bit `at` of `words` is set.

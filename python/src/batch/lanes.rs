@@ -25,7 +25,7 @@
 //! masks come out of the transposition 64 bytes a store. Only the lanes
 //! whose episode ends are visited one by one.
 
-use super::{Buffers, Lane, Rows, Setup, Shape};
+use super::{all_drawn, Buffers, Lane, Rows, Setup, Shape};
 use ggpnet::propnet::driver::{LaneMachine, LaneSet};
 use ggpnet::propnet::evaluator::{Lanes, LANES, LANE_WORDS};
 use ggpnet::propnet::random::{Stream, StreamGroup};
@@ -232,7 +232,7 @@ impl Block {
     /// [`LaneMachine::step_drawing`]).
     fn step(&mut self, shape: &Shape, lanes: &mut [Lane], actions: &[i64], mut rows: Rows<'_>) {
         let going = and(&first_lanes(lanes.len()), &not(&self.waiting));
-        let all_drawn = actions.iter().all(|&a| a < 0);
+        let all_drawn = all_drawn(actions);
         // The given actions, read by the machine only where not drawn.
         self.picks.resize(actions.len(), 0);
         if !all_drawn {
