@@ -16,8 +16,10 @@
 //!
 //! The actions of a role are its inputs (every move that can ever be legal)
 //! in input order, numbered from 0: the dense order of `Game.actions`.
-//! Legality is checked against a copy of the masks kept here, so a caller
-//! that writes into the numpy mask cannot make an illegal move pass.
+//! Legality is checked against the engine's own legal bits (a copy per lane
+//! on the scalar engine, the lane machines' words on the lanes), never the
+//! numpy mask, so a caller that writes into the mask cannot make an illegal
+//! move pass.
 
 mod lanes;
 
@@ -90,8 +92,6 @@ struct Lane {
     /// How its episode ended, when it waits for a reset (without auto-reset):
     /// `true` if terminated, `false` if truncated.
     ended: Option<bool>,
-    /// Its legal actions, a bit per (role, action): bit `role * actions + a`.
-    legal: Vec<u64>,
 }
 
 /// What the scalar engine keeps of a lane besides.
@@ -101,6 +101,9 @@ struct ScalarLane {
     rng: Stream,
     /// Its state.
     state: State,
+    /// Its legal actions, a bit per (role, action): bit `role * actions + a`
+    /// (the lanes engine reads them from its machines' words instead).
+    legal: Vec<u64>,
     /// Its own state machine, when the batch can afford one per lane: it
     /// keeps the lane's state loaded from one step to the next (no
     /// evaluation of it again, and the evaluators skip what did not change).
@@ -157,8 +160,6 @@ struct Shape {
     auto_reset: bool,
     /// See [`Setup::max_steps`].
     max_steps: u64,
-    /// The legal actions of the initial state, as [`Lane::legal`].
-    initial_legal: Vec<u64>,
 }
 
 /// `n` games side by side.
@@ -195,15 +196,13 @@ impl Batch {
                 action_of[m.0 as usize] = i;
             }
         }
-        let words = (roles * actions).div_ceil(64);
         let lanes = (0..setup.lanes)
             .map(|_| Lane {
                 steps: 0,
                 ended: None,
-                legal: vec![0; words],
             })
             .collect();
-        let mut shape = Shape {
+        let shape = Shape {
             bases: game.facts().len(),
             game,
             roles,
@@ -212,12 +211,10 @@ impl Batch {
             random_role,
             auto_reset: setup.auto_reset,
             max_steps: setup.max_steps,
-            initial_legal: vec![0; words],
         };
-        shape.initial_legal = shape.legal_of_initial();
         let engine = match setup.evaluator {
             EvaluatorKind::Lanes => Engine::Lanes(lanes::Blocks::new(&shape, setup)),
-            _ => Engine::scalar(&shape.game, setup),
+            _ => Engine::scalar(&shape.game, setup, shape.legal_words()),
         };
         Batch { shape, lanes, engine }
     }
@@ -318,7 +315,10 @@ impl Batch {
     /// Checks `actions` (lanes x roles): each must be a legal action of a
     /// lane whose episode goes on, or negative (drawn at random); the random
     /// role's are always drawn.
-    pub fn check(&self, actions: &[i64]) -> Result<(), Refused> {
+    pub fn check(&mut self, actions: &[i64]) -> Result<(), Refused> {
+        if all_drawn(actions) {
+            return Ok(());
+        }
         let shape = &self.shape;
         for (i, lane) in self.lanes.iter().enumerate() {
             if lane.ended.is_some() {
@@ -330,7 +330,12 @@ impl Batch {
                     continue;
                 }
                 let legal = (action as u64) < shape.actions as u64
-                    && bit(&lane.legal, role * shape.actions + action as usize);
+                    && match &mut self.engine {
+                        Engine::Scalar { states, .. } => {
+                            bit(&states[i].legal, role * shape.actions + action as usize)
+                        }
+                        Engine::Lanes(blocks) => blocks.is_legal(i, role, action as usize),
+                    };
                 if !legal {
                     return Err(Refused {
                         lane: i,
@@ -363,7 +368,7 @@ impl Batch {
         match &mut self.engine {
             Engine::Scalar { states, .. } => {
                 for ((lane, own), row) in self.lanes.iter().zip(states.iter_mut()).zip(rows) {
-                    shape.sample(lane, &mut own.rng, row);
+                    shape.sample(lane, &own.legal, &mut own.rng, row);
                 }
             }
             Engine::Lanes(blocks) => blocks.sample(shape, &self.lanes, out),
@@ -374,7 +379,7 @@ impl Batch {
 impl Engine {
     /// The scalar engine of `setup`: one worker per block of lanes, and each
     /// lane's own machine while they fit [`MACHINES_BUDGET`].
-    fn scalar(game: &Arc<Game>, setup: &Setup) -> Engine {
+    fn scalar(game: &Arc<Game>, setup: &Setup, words: usize) -> Engine {
         let blocks = setup
             .threads
             .clamp(1, setup.lanes.div_ceil(MIN_LANES_PER_BLOCK).max(1));
@@ -384,6 +389,7 @@ impl Engine {
             .map(|i| ScalarLane {
                 rng: Stream::new(setup.seed, i as u64),
                 state: game.initial().clone(),
+                legal: vec![0; words],
                 machine: own_machines.then(|| Box::new(Worker::machine(game, setup))),
             })
             .collect();
@@ -392,21 +398,9 @@ impl Engine {
 }
 
 impl Shape {
-    /// The legal actions of the initial state, as [`Lane::legal`], by the
-    /// net's plain evaluation (once, no evaluator compiled for it).
-    fn legal_of_initial(&self) -> Vec<u64> {
-        let net = self.game.net();
-        let values = net.evaluate(self.game.initial().0.as_raw_slice(), &[]);
-        let mut bits = vec![0; (self.roles * self.actions).div_ceil(64)];
-        for (role, moves) in self.game.role_moves().iter().enumerate() {
-            for (a, m) in moves.iter().enumerate() {
-                if values[net.legal_slots()[m.0 as usize] as usize] {
-                    let at = role * self.actions + a;
-                    bits[at / 64] |= 1 << (at % 64);
-                }
-            }
-        }
-        bits
+    /// Words of a lane's legal bits ([`ScalarLane::legal`]).
+    fn legal_words(&self) -> usize {
+        (self.roles * self.actions).div_ceil(64)
     }
 }
 
@@ -519,7 +513,7 @@ impl Worker {
     fn observe(&mut self, shape: &Shape, lane: &mut Lane, own: &mut ScalarLane, row: &mut Row<'_>) {
         let mut machine = own.machine.take();
         let m = machine.as_deref_mut().unwrap_or(&mut self.machine);
-        self.scratch.observe(m, shape, lane, &mut own.state, row);
+        self.scratch.observe(m, shape, lane, own, row);
         own.machine = machine;
     }
 }
@@ -538,7 +532,7 @@ impl Scratch {
     ) {
         self.joint.clear();
         for (role, &action) in actions.iter().enumerate() {
-            let action = shape.action(&mut own.rng, &lane.legal, role, action);
+            let action = shape.action(&mut own.rng, &own.legal, role, action);
             self.joint.push(shape.game.role_moves()[role][action]);
         }
         let state = &mut own.state;
@@ -547,43 +541,44 @@ impl Scratch {
         m.next_into(&self.joint, &mut self.next);
         std::mem::swap(state, &mut self.next);
         lane.steps += 1;
-        self.observe(m, shape, lane, state, row);
+        self.observe(m, shape, lane, own, row);
     }
 
-    /// Writes `lane`'s row for its `state`: observation, legal actions,
+    /// Writes `lane`'s row for `own`'s state: observation, legal actions,
     /// rewards and flags when it ended (then restarting it, with auto-reset).
     fn observe(
         &mut self,
         m: &mut StateMachine,
         shape: &Shape,
         lane: &mut Lane,
-        state: &mut State,
+        own: &mut ScalarLane,
         row: &mut Row<'_>,
     ) {
-        let ended = self.score(m, shape, lane, state, row);
+        let ended = self.score(m, shape, lane, own, row);
         if ended && shape.auto_reset {
-            state.clone_from(shape.game.initial());
+            own.state.clone_from(shape.game.initial());
             lane.steps = 0;
-            self.score(m, shape, lane, state, row);
+            self.score(m, shape, lane, own, row);
         } else if ended {
             lane.ended = Some(*row.terminated);
-            lane.legal.fill(0);
+            own.legal.fill(0);
             row.mask.fill(false);
         }
-        write_bits(state.0.as_raw_slice(), row.observations);
+        write_bits(own.state.0.as_raw_slice(), row.observations);
     }
 
-    /// Writes `lane`'s legal actions in `state`, or its rewards and end
-    /// flags when its episode ends there; whether it ends.
+    /// Writes `lane`'s legal actions in `own`'s state, or its rewards and
+    /// end flags when its episode ends there; whether it ends.
     fn score(
         &mut self,
         m: &mut StateMachine,
         shape: &Shape,
-        lane: &mut Lane,
-        state: &State,
+        lane: &Lane,
+        own: &mut ScalarLane,
         row: &mut Row<'_>,
     ) -> bool {
-        lane.legal.fill(0);
+        let state = &own.state;
+        own.legal.fill(0);
         row.mask.fill(false);
         if m.is_terminal(state) {
             m.best_goals_into(state, &mut self.goals);
@@ -596,7 +591,7 @@ impl Scratch {
             stuck |= self.legal.is_empty();
             for mv in &self.legal {
                 let at = role * shape.actions + shape.action_of[mv.0 as usize];
-                lane.legal[at / 64] |= 1 << (at % 64);
+                own.legal[at / 64] |= 1 << (at % 64);
                 row.mask[at] = true;
             }
         }
@@ -610,7 +605,7 @@ impl Scratch {
 
 impl Shape {
     /// The action `role` plays for `action` (given; drawn from `rng` among
-    /// the lane's `legal` actions, as [`Lane::legal`], when negative, and
+    /// the lane's `legal` actions, as [`ScalarLane::legal`], when negative, and
     /// always for the random role); the lane goes on, so the role has a
     /// legal action, and a given one was checked by [`Batch::check`].
     fn action(&self, rng: &mut Stream, legal: &[u64], role: usize, action: i64) -> usize {
@@ -621,12 +616,13 @@ impl Shape {
     }
 
     /// Writes into `out` (one per role) random legal actions of `lane`
-    /// drawn from its stream `rng`, or -1 where its episode ended.
-    fn sample(&self, lane: &Lane, rng: &mut Stream, out: &mut [i64]) {
+    /// (its `legal` actions as [`ScalarLane::legal`]) drawn from its stream
+    /// `rng`, or -1 where its episode ended.
+    fn sample(&self, lane: &Lane, legal: &[u64], rng: &mut Stream, out: &mut [i64]) {
         for (role, action) in out.iter_mut().enumerate() {
             *action = match lane.ended {
                 Some(_) => -1,
-                None => draw(rng, &lane.legal, role, self.actions).map_or(-1, |a| a as i64),
+                None => draw(rng, legal, role, self.actions).map_or(-1, |a| a as i64),
             };
         }
     }
@@ -639,16 +635,6 @@ impl Shape {
         }
         *row.terminated = true;
     }
-
-    /// Whether some role has no legal action in `legal` (as [`Lane::legal`]).
-    fn stuck(&self, legal: &[u64]) -> bool {
-        if let [word] = legal {
-            // Every role's bits in one word: a mask and a test per role.
-            let role_bits = !0u64 >> (64 - self.actions);
-            return (0..self.roles).any(|role| (word >> (role * self.actions)) & role_bits == 0);
-        }
-        (0..self.roles).any(|role| ones(legal, role * self.actions, self.actions).all(|(_, w)| w == 0))
-    }
 }
 
 /// Writes the bits of `words` into `out`, one byte each (0 or 1), as many
@@ -659,6 +645,13 @@ fn write_bits(words: &[u64], out: &mut [u8]) {
             *byte = (word >> i) as u8 & 1;
         }
     }
+}
+
+/// Whether every action of `actions` is negative (drawn at random): the
+/// sign bit of all of them ANDed, a pass without a branch per action, which
+/// vectorises (a search stopping at the first other action does not).
+fn all_drawn(actions: &[i64]) -> bool {
+    actions.iter().fold(-1, |all, &a| all & a) < 0
 }
 
 /// Whether bit `at` of `words` is set.

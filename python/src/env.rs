@@ -267,7 +267,10 @@ impl VectorEnv {
                 "actions must have shape {expected:?}, not {shape:?}"
             )));
         }
-        let actions: Vec<i64> = actions.as_array().iter().copied().collect();
+        let actions: Vec<i64> = match actions.as_slice() {
+            Ok(contiguous) => contiguous.to_vec(),
+            Err(_) => actions.as_array().iter().copied().collect(),
+        };
         if let Err(refused) = slf.batch.check(&actions) {
             return Err(slf.illegal(py, refused));
         }

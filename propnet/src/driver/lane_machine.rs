@@ -35,13 +35,26 @@
 //!   for 512 lanes at once. Both exist because a caller stepping every lane
 //!   spends far more on per-lane work than on the evaluation when that work
 //!   is done lane by lane.
+//! - A caller stepping every lane can stay word-wise throughout: lanes given
+//!   and returned as [`LaneSet`]s, 64 lanes an operation.
+//!   [`LaneMachine::step_drawing`] draws random moves and sets their inputs
+//!   straight from the draw's words (the walk over the legal moves yields,
+//!   per move, the word of lanes taking it: no action numbers written and
+//!   read back, no legality check for a drawn move);
+//!   [`LaneMachine::terminal_lanes`], [`LaneMachine::stuck_lanes`] and
+//!   [`LaneMachine::restart_lanes`] give and take the end tests and the
+//!   restarts as words; [`LaneMachine::legal_mask_into`] writes legal flags
+//!   from the transposed words as observations are written. `VectorEnv`
+//!   (python/src/batch/lanes.rs) spent about half its time on per-lane
+//!   bookkeeping before these (docs/PYTHON.md).
 //!
 //! The evaluation runs in the widest vector registers the CPU has, as the
 //! batched playouts do (`driver/lanes.rs`); observations are expanded from
 //! bits to bytes 64 at a time with AVX-512BW where the CPU has it.
 
 use crate::evaluator::{
-    and, not, or, xor, Evaluator, Lane, LaneValues, Lanes, VectorWidth, LANES, LANE_WORDS, NO_LANES,
+    and, for_each_lane, not, or, xor, Evaluator, Lane, LaneValues, Lanes, VectorWidth, LANES, LANE_WORDS,
+    NO_LANES,
 };
 use crate::game::{Game, MachineError, Move, State};
 use crate::layout::Step;
@@ -49,6 +62,21 @@ use crate::random::StreamGroup;
 use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
+
+/// A set of a machine's lanes as words: lane `l` is in it when bit `l % 64`
+/// of word `l / 64` is set. The word-wise methods ([`LaneMachine::step_drawing`],
+/// [`LaneMachine::terminal_lanes`], [`LaneMachine::restart_lanes`], ...) take
+/// and give lanes this way, 64 lanes an operation; bits past the lanes loaded
+/// are ignored where given and clear where returned.
+///
+/// ```
+/// use ggpnet_propnet::driver::LaneSet;
+///
+/// let mut lanes: LaneSet = Default::default();
+/// lanes[70 / 64] |= 1 << (70 % 64); // lane 70
+/// assert_eq!(lanes[1], 0b100_0000);
+/// ```
+pub type LaneSet = [u64; LANE_WORDS];
 
 /// A request a [`LaneMachine`] refused, by kind; `Display` gives the message.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -109,6 +137,14 @@ pub enum LaneError {
         /// The role's moves.
         actions: usize,
     },
+    /// A move to draw for a role that has no legal move in the lane
+    /// ([`LaneMachine::step_drawing`]).
+    NoLegalMove {
+        /// The lane.
+        lane: usize,
+        /// The role.
+        role: usize,
+    },
     /// A joint move refused in a lane, as a [`crate::StateMachine`] refuses it.
     Move {
         /// The lane.
@@ -158,6 +194,9 @@ impl fmt::Display for LaneError {
                 f,
                 "lane {lane}: no action {action} of role {role}, which has {actions}"
             ),
+            LaneError::NoLegalMove { lane, role } => {
+                write!(f, "lane {lane}: role {role} has no legal move to draw")
+            }
             LaneError::Move { lane, error } => write!(f, "lane {lane}: {error}"),
         }
     }
@@ -203,8 +242,9 @@ pub struct LaneMachine {
     lanes: usize,
     /// Whether the state part holds the values of the states in the bases.
     fresh: bool,
-    /// The actions walked by the last draw (scratch space).
-    walk: Vec<usize>,
+    /// The last draw's outcome (scratch space): each action legal in some
+    /// drawing lane, with the lanes that took it.
+    taken: Vec<(u32, Lane)>,
     /// The moves whose inputs the last step set (to clear before the next;
     /// a move may be listed more than once).
     touched: Vec<u32>,
@@ -263,7 +303,7 @@ impl LaneMachine {
             lanes: 0,
             fresh: false,
             touched: Vec::new(),
-            walk: Vec::new(),
+            taken: Vec::new(),
             state_ranges,
             legal_rows: (0, Vec::new()),
             vector: VectorWidth::detect(),
@@ -347,27 +387,71 @@ impl LaneMachine {
     /// start state, without evaluating the net.
     pub fn restart(&mut self, which: &[bool]) -> Result<(), LaneError> {
         let mask = self.mask(which)?;
+        self.restart_lanes(&mask);
+        Ok(())
+    }
+
+    /// [`LaneMachine::restart`] of the lanes of `lanes` (bits past the lanes
+    /// loaded ignored).
+    pub fn restart_lanes(&mut self, lanes: &LaneSet) {
+        let mask = and(lanes, &self.loaded());
         if mask == NO_LANES {
-            return Ok(());
+            return;
         }
-        let keep = not(&mask);
-        let blend = |values: &mut [Lane], slot: u32, start: &Start| {
-            let v = &mut values[slot as usize];
-            *v = if start.values[slot as usize] {
-                or(v, &mask)
-            } else {
-                and(v, &keep)
-            };
+        match self.vector.bits() {
+            // SAFETY: a `VectorWidth` is 512 only when the CPU has AVX-512F.
+            #[cfg(target_arch = "x86_64")]
+            512 => unsafe { self.blend_start_avx512(&mask) },
+            // SAFETY: and 256 only when it has AVX2.
+            #[cfg(target_arch = "x86_64")]
+            256 => unsafe { self.blend_start_avx2(&mask) },
+            _ => self.blend_start(&mask),
+        }
+    }
+
+    /// [`Self::blend_start`] compiled for AVX-512F.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn blend_start_avx512(&mut self, mask: &Lane) {
+        self.blend_start(mask)
+    }
+
+    /// [`Self::blend_start`] compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn blend_start_avx2(&mut self, mask: &Lane) {
+        self.blend_start(mask)
+    }
+
+    /// Blends the start state's values into the lanes of `mask`: its bases,
+    /// and its state part's values when the state part is evaluated.
+    #[inline(always)]
+    fn blend_start(&mut self, mask: &Lane) {
+        let (values, start) = (&mut self.values, &self.start.values);
+        // Branch-free, so that a run of slots is a run of vector operations.
+        let blend = |value: &mut Lane, holds: bool| {
+            let to = 0u64.wrapping_sub(u64::from(holds));
+            for (v, m) in value.iter_mut().zip(mask) {
+                *v = (*v & !m) | (to & m);
+            }
         };
         for &slot in self.game.net().base_slots() {
-            blend(&mut self.values, slot, &self.start);
+            blend(&mut values[slot as usize], start[slot as usize]);
         }
         if self.fresh {
             for &(first, end) in &self.state_ranges {
-                (first..end).for_each(|slot| blend(&mut self.values, slot, &self.start));
+                let (first, end) = (first as usize, end as usize);
+                for (value, &holds) in values[first..end].iter_mut().zip(&start[first..end]) {
+                    blend(value, holds);
+                }
             }
         }
-        Ok(())
     }
 
     /// The state of lane `lane`.
@@ -491,7 +575,7 @@ impl LaneMachine {
             unsafe { write_observations_avx512(&self.values, rows, self.lanes, out) };
             return Ok(());
         }
-        write_observations(&self.values, rows, self.lanes, out, write_bytes);
+        write_rows(&self.values, rows, self.lanes, out, write_flags);
         Ok(())
     }
 
@@ -580,18 +664,9 @@ impl LaneMachine {
         self.check_length("stream groups", self.lanes.div_ceil(8), streams.len())?;
         self.check_length("actions", self.lanes * roles, actions.len())?;
         self.refresh();
-        let moves = self.game.role_moves()[role].len();
-        let draw = Draw {
-            role,
-            roles,
-            mask,
-            vector: self.vector,
-        };
-        match usize::BITS - moves.leading_zeros() {
-            0..=4 => self.draw_in::<4>(draw, streams, actions),
-            5..=8 => self.draw_in::<8>(draw, streams, actions),
-            9..=16 => self.draw_in::<16>(draw, streams, actions),
-            _ => self.draw_in::<32>(draw, streams, actions),
+        self.draw(role, mask, streams);
+        for (a, lanes) in &self.taken {
+            for_each_lane(lanes, |lane| actions[lane * roles + role] = *a);
         }
         Ok(())
     }
@@ -629,7 +704,7 @@ impl LaneMachine {
         self.refresh();
         self.clear_inputs();
         if let Err(error) = self
-            .set_actions(actions, moving)
+            .set_actions(actions, &vec![active; roles])
             .and_then(|()| self.check_inputs())
         {
             self.clear_inputs();
@@ -641,11 +716,152 @@ impl LaneMachine {
     }
 }
 
-/// The request of a [`LaneMachine::draw_actions`], checked.
+/// The word-wise queries and steps: lanes given and returned as [`LaneSet`]s.
+impl LaneMachine {
+    /// The lanes whose state is terminal.
+    pub fn terminal_lanes(&mut self) -> LaneSet {
+        self.refresh();
+        and(
+            &self.values[self.game.net().terminal_slot() as usize],
+            &self.loaded(),
+        )
+    }
+
+    /// The lanes where some role has no legal move.
+    pub fn stuck_lanes(&mut self) -> LaneSet {
+        self.refresh();
+        let mut stuck = NO_LANES;
+        for role in 0..self.game.roles().len() {
+            stuck = or(&stuck, &not(&self.playable(role)));
+        }
+        and(&stuck, &self.loaded())
+    }
+
+    /// Whether action `action` (a number among `role`'s moves, as
+    /// [`LaneMachine::step_actions`] takes it) is legal in lane `lane`'s
+    /// state; false for a number past the role's moves.
+    pub fn is_legal(&mut self, lane: usize, role: usize, action: usize) -> Result<bool, LaneError> {
+        self.check_lane(lane)?;
+        let roles = self.game.roles().len();
+        let Some(moves) = self.game.role_moves().get(role) else {
+            return Err(LaneError::NoSuchRole { role, roles });
+        };
+        let Some(m) = moves.get(action).copied() else {
+            return Ok(false);
+        };
+        self.refresh();
+        Ok(self.bit(self.game.net().legal_slots()[m.0 as usize], lane))
+    }
+
+    /// Every lane's legal moves as flags: lane `l`'s role `r`'s `a`-th move
+    /// (in input order, as [`LaneMachine::legal_into`]) is
+    /// `out[(l * roles + r) * stride + a]`, false past the role's moves.
+    /// Written from the transposed words 64 flags a store where the CPU has
+    /// AVX-512BW, as [`LaneMachine::observations_into`] writes bytes.
+    pub fn legal_mask_into(&mut self, stride: usize, out: &mut [bool]) -> Result<(), LaneError> {
+        let widest = self.game.role_moves().iter().map(Vec::len).max().unwrap_or(0);
+        if stride < widest {
+            return Err(LaneError::NarrowStride { stride, widest });
+        }
+        let row = self.game.roles().len().saturating_mul(stride);
+        self.check_length("legal flags", self.lanes.saturating_mul(row), out.len())?;
+        if self.lanes == 0 || row == 0 {
+            return Ok(());
+        }
+        self.refresh();
+        if self.legal_rows.0 != stride || self.legal_rows.1.is_empty() {
+            self.legal_rows = (stride, self.legal_row_slots(stride));
+        }
+        let rows = &self.legal_rows.1;
+        #[cfg(target_arch = "x86_64")]
+        if self.wide_bytes {
+            // SAFETY: `wide_bytes` is set only when the CPU has AVX-512F and AVX-512BW.
+            unsafe { write_flags_avx512(&self.values, rows, self.lanes, out) };
+            return Ok(());
+        }
+        write_rows(&self.values, rows, self.lanes, out, write_flags);
+        Ok(())
+    }
+
+    /// Steps the lanes of `moving`, role `r`'s move drawn at random in the
+    /// lanes of `drawn[r]` (one set per role) and given by number in
+    /// `actions[l * roles + r]` in the others, as
+    /// [`LaneMachine::step_actions`] takes it; the other lanes keep their
+    /// state. A drawn move is drawn as [`LaneMachine::draw_actions`] draws
+    /// it, role after role, and its input set straight from the draw's words
+    /// (no action numbers written and read back, no legality check: it is
+    /// legal). Refused, before any lane moves or any stream draws, when a
+    /// given action is past its role's moves or not legal, or a role to draw
+    /// for has no legal move.
+    ///
+    /// ```
+    /// use ggpnet_propnet::driver::{LaneMachine, LaneSet};
+    /// use ggpnet_propnet::load;
+    /// use ggpnet_propnet::random::{Stream, StreamGroup};
+    /// use std::sync::Arc;
+    ///
+    /// let rules = "(role r) (init a)
+    ///     (<= (legal r go) (true a)) (<= (legal r stay) (true a))
+    ///     (<= (next b) (does r go)) (<= (next a) (does r stay))
+    ///     (<= terminal (true b)) (goal r 0)";
+    /// let game = load(rules, &Default::default())?.game;
+    /// let mut lanes = LaneMachine::new(Arc::clone(&game));
+    /// lanes.extend(2, game.initial())?;
+    /// let mut streams = [StreamGroup::new(std::array::from_fn(|i| Stream::new(7, i as u64)))];
+    /// let (both, lane_1): (LaneSet, LaneSet) = ([0b11, 0, 0, 0, 0, 0, 0, 0], [0b10, 0, 0, 0, 0, 0, 0, 0]);
+    /// // Lane 0 goes (action 0), lane 1 draws.
+    /// lanes.step_drawing(&[0, 0], &both, &[lane_1], &mut streams)?;
+    /// let drew_go = Stream::new(7, 1).draw(2) == 0;
+    /// assert_eq!(lanes.terminal_lanes()[0], 0b01 | u64::from(drew_go) << 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn step_drawing(
+        &mut self,
+        actions: &[u32],
+        moving: &LaneSet,
+        drawn: &[LaneSet],
+        streams: &mut [StreamGroup],
+    ) -> Result<(), LaneError> {
+        let roles = self.game.roles().len();
+        self.check_length("actions", self.lanes * roles, actions.len())?;
+        self.check_length("drawn lane sets", roles, drawn.len())?;
+        self.check_length("stream groups", self.lanes.div_ceil(8), streams.len())?;
+        let moving = and(moving, &self.loaded());
+        let given: Vec<Lane> = drawn.iter().map(|d| and(&moving, &not(d))).collect();
+        self.refresh();
+        self.clear_inputs();
+        let checked = self
+            .set_actions(actions, &given)
+            .and_then(|()| self.check_inputs())
+            .and_then(|()| self.check_drawable(&moving, drawn));
+        if let Err(error) = checked {
+            self.clear_inputs();
+            return Err(error);
+        }
+        let game = Arc::clone(&self.game);
+        let move_slots = game.net().move_slots();
+        for (role, drawn) in drawn.iter().enumerate() {
+            self.draw(role, and(&moving, drawn), streams);
+            let moves = &game.role_moves()[role];
+            for &(a, lanes) in &self.taken {
+                let m = moves[a as usize].0;
+                let value = &mut self.values[move_slots[m as usize] as usize];
+                if value.iter().all(|&w| w == 0) {
+                    self.touched.push(m);
+                }
+                *value = or(value, &lanes);
+            }
+        }
+        self.evaluate(Part::Moves(moving));
+        self.fresh = false;
+        Ok(())
+    }
+}
+
+/// The request of a draw ([`LaneMachine::draw_actions`],
+/// [`LaneMachine::step_drawing`]), checked.
 #[derive(Clone, Copy)]
 struct Draw {
-    role: usize,
-    roles: usize,
     /// The lanes drawing.
     mask: Lane,
     vector: VectorWidth,
@@ -667,50 +883,95 @@ fn increment(planes: &mut [Lane], bit: &Lane) {
 }
 
 impl LaneMachine {
-    /// [`LaneMachine::draw_actions`] with `P` planes, enough for the count
-    /// of the role's moves.
-    fn draw_in<const P: usize>(&mut self, draw: Draw, streams: &mut [StreamGroup], actions: &mut [u32]) {
+    /// Draws `role`'s move in the lanes of `mask` (the state part
+    /// evaluated) into `taken`, with as many bit planes as the count of the
+    /// role's moves needs.
+    fn draw(&mut self, role: usize, mask: Lane, streams: &mut [StreamGroup]) {
+        let draw = Draw {
+            mask,
+            vector: self.vector,
+        };
+        match self.vector.bits() {
+            // SAFETY: a `VectorWidth` is 512 only when the CPU has AVX-512F.
+            #[cfg(target_arch = "x86_64")]
+            512 => unsafe { self.draw_avx512(role, draw, streams) },
+            // SAFETY: and 256 only when it has AVX2.
+            #[cfg(target_arch = "x86_64")]
+            256 => unsafe { self.draw_avx2(role, draw, streams) },
+            _ => self.draw_planes(role, draw, streams),
+        }
+    }
+
+    /// [`Self::draw_planes`] compiled for AVX-512F.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn draw_avx512(&mut self, role: usize, draw: Draw, streams: &mut [StreamGroup]) {
+        self.draw_planes(role, draw, streams)
+    }
+
+    /// [`Self::draw_planes`] compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn draw_avx2(&mut self, role: usize, draw: Draw, streams: &mut [StreamGroup]) {
+        self.draw_planes(role, draw, streams)
+    }
+
+    /// [`LaneMachine::draw`] with as many bit planes as the count of the
+    /// role's moves needs.
+    #[inline(always)]
+    fn draw_planes(&mut self, role: usize, draw: Draw, streams: &mut [StreamGroup]) {
+        let moves = self.game.role_moves()[role].len();
+        match usize::BITS - moves.leading_zeros() {
+            0..=4 => self.draw_in::<4>(role, draw, streams),
+            5..=8 => self.draw_in::<8>(role, draw, streams),
+            9..=16 => self.draw_in::<16>(role, draw, streams),
+            _ => self.draw_in::<32>(role, draw, streams),
+        }
+    }
+
+    /// [`LaneMachine::draw`] with `P` planes: `taken` lists each action
+    /// legal in some drawing lane with the lanes that take it.
+    #[inline(always)]
+    fn draw_in<const P: usize>(&mut self, role: usize, draw: Draw, streams: &mut [StreamGroup]) {
         let game = Arc::clone(&self.game);
         let legal_slots = game.net().legal_slots();
-        let legal_of = |m: &Move| &self.values[legal_slots[m.0 as usize] as usize];
         // The counts, over the moves legal in some drawing lane (those walked below).
         let mut planes = [NO_LANES; P];
-        let mut walk = std::mem::take(&mut self.walk);
-        walk.clear();
-        for (a, m) in game.role_moves()[draw.role].iter().enumerate() {
-            let legal = and(legal_of(m), &draw.mask);
+        let mut taken = std::mem::take(&mut self.taken);
+        taken.clear();
+        for (a, m) in game.role_moves()[role].iter().enumerate() {
+            let legal = and(&self.values[legal_slots[m.0 as usize] as usize], &draw.mask);
             if legal.iter().any(|&w| w != 0) {
                 increment(&mut planes, &legal);
-                walk.push(a);
+                taken.push((a as u32, legal));
             }
         }
         draw_ranks(&mut planes, &draw, streams);
         // Each lane's rank counted down at every legal move: the lane takes the
         // move where it drops below zero, the borrow out of the top plane.
-        for &a in &walk {
-            let m = &game.role_moves()[draw.role][a];
-            let mut borrow = and(legal_of(m), &draw.mask);
+        for (_, lanes) in &mut taken {
+            let mut borrow = *lanes;
             for plane in &mut planes {
                 let next = and(&borrow, &not(plane));
                 *plane = xor(plane, &borrow);
                 borrow = next;
             }
-            for (w, &word) in borrow.iter().enumerate() {
-                let mut bits = word;
-                while bits != 0 {
-                    let lane = w * 64 + bits.trailing_zeros() as usize;
-                    actions[lane * draw.roles + draw.role] = a as u32;
-                    bits &= bits - 1;
-                }
-            }
+            *lanes = borrow;
         }
-        self.walk = walk;
+        self.taken = taken;
     }
 }
 
 /// Replaces the counts in `planes` by the ranks drawn below them, eight
 /// lanes at a time: a lane counting one move takes rank 0 without a draw,
 /// one counting none keeps 0 (it takes no move).
+#[inline(always)]
 fn draw_ranks<const P: usize>(planes: &mut [Lane; P], draw: &Draw, streams: &mut [StreamGroup]) {
     for w in 0..LANE_WORDS {
         let high = planes[1..].iter().fold(0, |acc, plane| acc | plane[w]);
@@ -861,36 +1122,71 @@ impl LaneMachine {
         }
     }
 
-    /// Sets the input of each action of [`LaneMachine::step_actions`] in
-    /// the lanes of `moving`; refuses an action number past its role's moves.
-    fn set_actions(&mut self, actions: &[u32], moving: &[bool]) -> Result<(), LaneError> {
+    /// Sets the input of each action of [`LaneMachine::step_actions`] of
+    /// role `r` in the lanes of `given[r]`, lane after lane; refuses an
+    /// action number past its role's moves.
+    fn set_actions(&mut self, actions: &[u32], given: &[Lane]) -> Result<(), LaneError> {
         let game = Arc::clone(&self.game);
         let move_slots = game.net().move_slots();
         let roles = game.roles().len();
-        for (lane, picks) in actions.chunks_exact(roles.max(1)).enumerate() {
-            if !moving[lane] {
-                continue;
-            }
-            for (role, (&action, moves)) in picks.iter().zip(game.role_moves()).enumerate() {
-                let Some(m) = moves.get(action as usize) else {
+        let any = given.iter().fold(NO_LANES, |any, lanes| or(&any, lanes));
+        let mut refused = None;
+        for_each_lane(&any, |lane| {
+            let (word, bit) = (lane / 64, 1 << (lane % 64));
+            for (role, moves) in game.role_moves().iter().enumerate() {
+                if given[role][word] & bit == 0 || refused.is_some() {
+                    continue;
+                }
+                let action = actions[lane * roles + role] as usize;
+                let Some(m) = moves.get(action) else {
                     let actions = moves.len();
-                    let action = action as usize;
-                    return Err(LaneError::NoSuchAction {
+                    refused = Some(LaneError::NoSuchAction {
                         lane,
                         role,
                         action,
                         actions,
                     });
+                    continue;
                 };
-                let word = &mut self.values[move_slots[m.0 as usize] as usize][lane / 64];
-                if *word == 0 {
+                let value = &mut self.values[move_slots[m.0 as usize] as usize][word];
+                if *value == 0 {
                     // Listed once per word of lanes at most: a few repeats, no search.
                     self.touched.push(m.0);
                 }
-                *word |= 1 << (lane % 64);
+                *value |= bit;
+            }
+        });
+        refused.map_or(Ok(()), Err)
+    }
+
+    /// Refuses a lane of `moving` where a role to draw for (in `drawn`,
+    /// one set per role) has no legal move (the state part evaluated).
+    fn check_drawable(&self, moving: &Lane, drawn: &[Lane]) -> Result<(), LaneError> {
+        for (role, drawn) in drawn.iter().enumerate() {
+            let stuck = and(&and(moving, drawn), &not(&self.playable(role)));
+            if let Some(w) = stuck.iter().position(|&word| word != 0) {
+                let lane = w * 64 + stuck[w].trailing_zeros() as usize;
+                return Err(LaneError::NoLegalMove { lane, role });
             }
         }
         Ok(())
+    }
+
+    /// The lanes where `role` has a legal move (the state part evaluated).
+    fn playable(&self, role: usize) -> Lane {
+        let legal = self.game.net().legal_slots();
+        self.game.role_moves()[role].iter().fold(NO_LANES, |any, m| {
+            or(&any, &self.values[legal[m.0 as usize] as usize])
+        })
+    }
+
+    /// The lanes loaded.
+    fn loaded(&self) -> Lane {
+        std::array::from_fn(|w| match self.lanes.saturating_sub(64 * w) {
+            0 => 0,
+            n if n >= 64 => !0,
+            n => !0 >> (64 - n),
+        })
     }
 
     /// Refuses the inputs set where their moves are not legal (the state
@@ -1030,63 +1326,117 @@ fn wide_bytes() -> bool {
     false
 }
 
-/// Writes every lane's value of `rows` (the bases) into `out`, lane after
-/// lane, a byte per row, by `write(bits, bytes)` for each 64 rows of a lane.
+/// A one-byte type a row of lane values is written as: `u8` (0 or 1) for
+/// observations, `bool` for legal flags; both hold exactly the bytes 0 and 1
+/// for false and true, which the 512-bit writer relies on.
+trait Flag: Copy {
+    /// Each byte value's bits as eight flags, lowest bit first.
+    const OF_BYTE: [[Self; 8]; 256];
+    /// The flag of `bit`.
+    fn of(bit: bool) -> Self;
+}
+
+impl Flag for u8 {
+    const OF_BYTE: [[u8; 8]; 256] = BYTES_OF;
+    fn of(bit: bool) -> u8 {
+        u8::from(bit)
+    }
+}
+
+impl Flag for bool {
+    const OF_BYTE: [[bool; 8]; 256] = FLAGS_OF;
+    fn of(bit: bool) -> bool {
+        bit
+    }
+}
+
+/// Writes every lane's value of `rows` into `out`, lane after lane, a flag
+/// per row, by `write(bits, flags)` for each 64 rows of a lane.
 #[inline(always)]
-fn write_observations(
+fn write_rows<T: Flag>(
     values: &[Lane],
     rows: &[u32],
     lanes: usize,
-    out: &mut [u8],
-    write: impl Fn(u64, &mut [u8]),
+    out: &mut [T],
+    write: impl Fn(u64, &mut [T]),
 ) {
-    let bases = rows.len();
+    let width = rows.len();
     for_each_lane_row(values, rows, lanes, |lane, chunk, bits| {
-        let first = lane * bases + chunk * 64;
-        let end = (first + 64).min((lane + 1) * bases);
+        let first = lane * width + chunk * 64;
+        let end = (first + 64).min((lane + 1) * width);
         write(bits, &mut out[first..end]);
     });
 }
 
-/// [`write_observations`] in 512-bit registers: 64 bytes expanded from a
-/// word of bits and stored, masked to the row's end, in two instructions
-/// (measured in `perf` profiles of `VectorEnv` on connect four, 128 bases:
-/// about 11 ns a lane against 29 ns with the table of [`write_bytes`]).
+/// [`write_rows`] in 512-bit registers: 64 flags expanded from a word of
+/// bits and stored, masked to the row's end, in two instructions (measured
+/// in `perf` profiles of `VectorEnv` on connect four, 128 bases: about 11 ns
+/// a lane against 29 ns with the table of [`write_flags`]).
+///
+/// # Safety
+/// The CPU must have AVX-512F and AVX-512BW.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn write_rows_avx512<T: Flag>(values: &[Lane], rows: &[u32], lanes: usize, out: &mut [T]) {
+    use std::arch::x86_64::{_mm512_mask_storeu_epi8, _mm512_maskz_mov_epi8, _mm512_set1_epi8};
+    const { assert!(std::mem::size_of::<T>() == 1) };
+    write_rows(values, rows, lanes, out, |bits, flags| {
+        let expanded = _mm512_maskz_mov_epi8(bits, _mm512_set1_epi8(1));
+        let within = u64::MAX.checked_shr(64 - flags.len().min(64) as u32).unwrap_or(0);
+        // SAFETY: a store of the first `flags.len()` bytes (at most 64: the
+        // mask `within`) of `flags`, one byte each (`T` is one byte, checked
+        // above), each 0 or 1: false and true of a `Flag` (its contract); the
+        // CPU has AVX-512BW, the caller's contract.
+        unsafe { _mm512_mask_storeu_epi8(flags.as_mut_ptr().cast(), within, expanded) };
+    });
+}
+
+/// [`write_rows_avx512`] of observation bytes.
 ///
 /// # Safety
 /// The CPU must have AVX-512F and AVX-512BW.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn write_observations_avx512(values: &[Lane], rows: &[u32], lanes: usize, out: &mut [u8]) {
-    use std::arch::x86_64::{_mm512_mask_storeu_epi8, _mm512_maskz_mov_epi8, _mm512_set1_epi8};
-    write_observations(values, rows, lanes, out, |bits, bytes| {
-        let expanded = _mm512_maskz_mov_epi8(bits, _mm512_set1_epi8(1));
-        let within = u64::MAX.checked_shr(64 - bytes.len().min(64) as u32).unwrap_or(0);
-        // SAFETY: a store of the first `bytes.len()` bytes (at most 64: the
-        // mask `within`) of `bytes`; the CPU has AVX-512BW, the caller's contract.
-        unsafe { _mm512_mask_storeu_epi8(bytes.as_mut_ptr().cast(), within, expanded) };
-    });
+    // SAFETY: the caller's contract.
+    unsafe { write_rows_avx512(values, rows, lanes, out) }
+}
+
+/// [`write_rows_avx512`] of legal flags.
+///
+/// # Safety
+/// The CPU must have AVX-512F and AVX-512BW.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn write_flags_avx512(values: &[Lane], rows: &[u32], lanes: usize, out: &mut [bool]) {
+    // SAFETY: the caller's contract.
+    unsafe { write_rows_avx512(values, rows, lanes, out) }
 }
 
 /// Calls `emit(lane, chunk, bits)` for every lane below `lanes` and every
-/// 64 rows of `rows` (slots of `values`, or [`NO_ROW`]): bit `i` of `bits`
-/// is row `64 * chunk + i`'s value in the lane. 64 lanes by 64 rows are
-/// transposed at once.
+/// 64 rows of `rows` (slots of `values`, or [`NO_ROW`]), lane after lane and
+/// chunk after chunk: bit `i` of `bits` is row `64 * chunk + i`'s value in
+/// the lane. 64 lanes by 64 rows are transposed at once, every chunk of 64
+/// lanes before any is emitted, so that a lane's row is written in one run
+/// (chunk by chunk, wide rows were written in pieces 64 lanes apart, and the
+/// memory went back and forth: a 60% loss on chess at 4096 lanes).
 #[inline(always)]
 fn for_each_lane_row(values: &[Lane], rows: &[u32], lanes: usize, mut emit: impl FnMut(usize, usize, u64)) {
-    let mut block = [0u64; 64];
+    let mut blocks = vec![[0u64; 64]; rows.len().div_ceil(64)];
     (0..lanes.div_ceil(64)).for_each(|word| {
         let here = (lanes - word * 64).min(64);
-        for (chunk, slots) in rows.chunks(64).enumerate() {
+        for (block, slots) in blocks.iter_mut().zip(rows.chunks(64)) {
             for (i, row) in block.iter_mut().enumerate() {
                 *row = match slots.get(i) {
                     Some(&slot) if slot != NO_ROW => values[slot as usize][word],
                     _ => 0,
                 };
             }
-            transpose64(&mut block);
-            for (l, &bits) in block[..here].iter().enumerate() {
-                emit(word * 64 + l, chunk, bits);
+            transpose64(block);
+        }
+        for l in 0..here {
+            for (chunk, block) in blocks.iter().enumerate() {
+                emit(word * 64 + l, chunk, block[l]);
             }
         }
     });
@@ -1094,7 +1444,9 @@ fn for_each_lane_row(values: &[Lane], rows: &[u32], lanes: usize, mut emit: impl
 
 /// Transposes a 64 x 64 bit matrix in place: bit `j` of word `i` becomes
 /// bit `i` of word `j`. Six rounds swap ever smaller blocks across the
-/// diagonal (Hacker's Delight, 7-3), 32 word pairs a round.
+/// diagonal (Hacker's Delight, 7-3), 32 word pairs a round. Inlined, so
+/// that its rounds are vectorised in the callers compiled for AVX-512.
+#[inline(always)]
 fn transpose64(m: &mut [u64; 64]) {
     let mut width = 32;
     let mut mask: u64 = 0x0000_0000_FFFF_FFFF;
@@ -1128,18 +1480,33 @@ const BYTES_OF: [[u8; 8]; 256] = {
     table
 };
 
-/// Writes the low bits of `bits` into `out` (at most 64 bytes), one byte each,
-/// lowest first: eight bytes at a time (a copy of a constant size is one
-/// store), the rest one by one.
+/// Each byte value's bits as eight flags, lowest bit first.
+const FLAGS_OF: [[bool; 8]; 256] = {
+    let mut table = [[false; 8]; 256];
+    let mut value = 0;
+    while value < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            table[value][bit] = (value >> bit) & 1 == 1;
+            bit += 1;
+        }
+        value += 1;
+    }
+    table
+};
+
+/// Writes the low bits of `bits` into `out` (at most 64 flags), one each,
+/// lowest first: eight at a time (a copy of a constant size is one store),
+/// the rest one by one.
 #[inline]
-fn write_bytes(bits: u64, out: &mut [u8]) {
-    for (k, bytes) in out.chunks_exact_mut(8).enumerate() {
+fn write_flags<T: Flag>(bits: u64, out: &mut [T]) {
+    for (k, flags) in out.chunks_exact_mut(8).enumerate() {
         let byte = (bits >> (8 * k)) as u8;
-        bytes.copy_from_slice(&BYTES_OF[byte as usize]);
+        flags.copy_from_slice(&T::OF_BYTE[byte as usize]);
     }
     let done = 8 * (out.len() / 8);
-    for (i, byte) in out[done..].iter_mut().enumerate() {
-        *byte = ((bits >> (done + i)) & 1) as u8;
+    for (i, flag) in out[done..].iter_mut().enumerate() {
+        *flag = T::of((bits >> (done + i)) & 1 == 1);
     }
 }
 
@@ -1201,6 +1568,101 @@ mod tests {
             }
             machine.restart(&ended).expect("one flag per lane");
         }
+    }
+
+    /// Stepping with drawn moves (role 0 given in odd lanes, drawn in even
+    /// ones, role 1 drawn everywhere) gives the states and streams of
+    /// drawing the action numbers and stepping by them, restarts and
+    /// terminal lanes as words included; a refused step draws nothing.
+    #[test]
+    fn drawn_steps_are_draws_then_steps() {
+        let game = crate::load(TURNS, &Default::default())
+            .expect("the game loads")
+            .game;
+        let (lanes, roles) = (300, game.roles().len());
+        let machine = || {
+            let mut machine = LaneMachine::new(Arc::clone(&game));
+            machine.extend(lanes, game.initial()).expect("300 lanes");
+            machine
+        };
+        let (mut drawing, mut numbered) = (machine(), machine());
+        let groups: Vec<StreamGroup> = (0..lanes.div_ceil(8))
+            .map(|g| StreamGroup::new(std::array::from_fn(|k| Stream::new(4, (8 * g + k) as u64))))
+            .collect();
+        let (mut drawing_groups, mut numbered_groups) = (groups.clone(), groups);
+        let set = |lane: &dyn Fn(usize) -> bool| -> LaneSet {
+            std::array::from_fn(|w| (0..64).fold(0, |bits, i| bits | u64::from(lane(w * 64 + i)) << i))
+        };
+        let (all, even) = (set(&|l| l < lanes), set(&|l| l < lanes && l % 2 == 0));
+        let even_flags: Vec<bool> = (0..lanes).map(|l| l % 2 == 0).collect();
+        for step in 0..12 {
+            let mut actions = vec![0u32; lanes * roles];
+            for lane in (1..lanes).step_by(2) {
+                let first = (0..).find(|&a| drawing.is_legal(lane, 0, a).expect("a lane and role"));
+                actions[lane * roles] = first.expect("a legal action") as u32;
+            }
+            drawing
+                .step_drawing(&actions, &all, &[even, all], &mut drawing_groups)
+                .expect("legal actions");
+            numbered
+                .draw_actions(0, &even_flags, &mut numbered_groups, &mut actions)
+                .expect("draws");
+            numbered
+                .draw_actions(1, &vec![true; lanes], &mut numbered_groups, &mut actions)
+                .expect("draws");
+            numbered
+                .step_actions(&actions, &vec![true; lanes])
+                .expect("legal actions");
+            assert_eq!(drawing_groups, numbered_groups, "step {step}");
+            for lane in 0..lanes {
+                assert_eq!(
+                    drawing.state(lane),
+                    numbered.state(lane),
+                    "step {step}, lane {lane}"
+                );
+            }
+            let terminal = drawing.terminal_lanes();
+            let flags: Vec<bool> = (0..lanes)
+                .map(|l| terminal[l / 64] >> (l % 64) & 1 == 1)
+                .collect();
+            let mut expected = vec![false; lanes];
+            numbered.terminal_into(&mut expected).expect("one flag per lane");
+            assert_eq!(flags, expected, "step {step}");
+            drawing.restart_lanes(&terminal);
+            numbered.restart(&flags).expect("one flag per lane");
+        }
+        let before = drawing_groups.clone();
+        let mut actions = vec![0u32; lanes * roles];
+        actions[roles] = game.role_moves()[0].len() as u32;
+        let refused = drawing.step_drawing(&actions, &all, &[even, all], &mut drawing_groups);
+        assert!(
+            matches!(refused, Err(LaneError::NoSuchAction { lane: 1, role: 0, .. })),
+            "{refused:?}"
+        );
+        assert_eq!(drawing_groups, before, "a refused step draws nothing");
+    }
+
+    /// A role to draw for without a legal move is refused, naming the lane.
+    #[test]
+    fn drawing_without_a_legal_move_is_refused() {
+        let rules = "(role r) (init a)
+            (<= (legal r go) (true a)) (<= (next b) (does r go))
+            (<= terminal (true b)) (goal r 0)";
+        let game = crate::load(rules, &Default::default())
+            .expect("the game loads")
+            .game;
+        let mut machine = LaneMachine::new(Arc::clone(&game));
+        machine.extend(2, game.initial()).expect("2 lanes");
+        machine
+            .step_actions(&[0, 0], &[false, true])
+            .expect("go in lane 1");
+        assert_eq!(machine.stuck_lanes()[0], 0b10);
+        let mut streams = [StreamGroup::new(std::array::from_fn(|i| {
+            Stream::new(1, i as u64)
+        }))];
+        let both = [0b11, 0, 0, 0, 0, 0, 0, 0];
+        let refused = machine.step_drawing(&[0, 0], &both, &[both], &mut streams);
+        assert_eq!(refused, Err(LaneError::NoLegalMove { lane: 1, role: 0 }));
     }
 
     /// Action numbers past a role's moves and illegal moves are refused with
@@ -1273,7 +1735,7 @@ mod tests {
     #[test]
     fn bytes_are_written_lowest_bit_first_and_cut_at_the_end() {
         let mut out = [9u8; 11];
-        write_bytes(0b101 | (1 << 10) | (1 << 12), &mut out);
+        write_flags(0b101 | (1 << 10) | (1 << 12), &mut out);
         assert_eq!(out, [1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1]);
     }
 }

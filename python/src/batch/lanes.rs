@@ -14,15 +14,20 @@
 //!
 //! The per-lane work is done word-wise where it can be, since it costs far
 //! more than the evaluation when done lane by lane (docs/PYTHON.md): the
-//! random actions are drawn on the machine from its legal bits, bit-sliced,
-//! eight lanes' streams at once (`LaneMachine::draw_actions`; the block
-//! keeps its lanes' streams side by side for it), the moves are set by
-//! action number and checked 512 lanes per move (`LaneMachine::step_actions`),
-//! and the observations come out of the transposition 64 bytes a store.
+//! block keeps its lanes' facts as `LaneSet`s (lanes waiting for a reset;
+//! per role, the lanes drawing), the random actions are drawn on the machine
+//! from its legal bits, bit-sliced, eight lanes' streams at once, their
+//! inputs set from the draw's words (`LaneMachine::step_drawing`; the block
+//! keeps its lanes' streams side by side for it), given actions are set by
+//! number and checked 512 lanes per move, the end tests, flags and restarts
+//! are words, the legal bits stay the machine's words (given actions are
+//! checked against them, `LaneMachine::is_legal`), and the observations and
+//! masks come out of the transposition 64 bytes a store. Only the lanes
+//! whose episode ends are visited one by one.
 
-use super::{Buffers, Lane, Rows, Setup, Shape};
-use ggpnet::propnet::driver::LaneMachine;
-use ggpnet::propnet::evaluator::{Lanes, LANES};
+use super::{all_drawn, Buffers, Lane, Rows, Setup, Shape};
+use ggpnet::propnet::driver::{LaneMachine, LaneSet};
+use ggpnet::propnet::evaluator::{Lanes, LANES, LANE_WORDS};
 use ggpnet::propnet::random::{Stream, StreamGroup};
 use ggpnet::propnet::State;
 use rayon::prelude::*;
@@ -44,21 +49,20 @@ pub struct Blocks {
     threads: usize,
 }
 
-/// One lane machine and the scratch space of its steps (one entry per lane).
+/// One lane machine and the scratch space of its steps.
 struct Block {
     machine: LaneMachine,
-    /// The actions of the step, lanes x roles, as numbers among each role's moves.
+    /// The actions of the step, lanes x roles, as numbers among each role's
+    /// moves (read where given, not where drawn).
     picks: Vec<u32>,
-    /// The lanes the step (or reset) concerns.
-    chosen: Vec<bool>,
-    /// The lanes drawing the action of a role.
-    drawing: Vec<bool>,
+    /// Per role, the lanes drawing its action in the step.
+    drawn: Vec<LaneSet>,
     /// The lanes' random streams, eight to a group (lane `i` of the batch
     /// draws from stream `i` of the seed, as on the scalar engine).
     streams: Vec<StreamGroup>,
-    terminal: Vec<bool>,
-    restart: Vec<bool>,
-    /// Legal bits, lanes x words, as `Lane::legal`.
+    /// The lanes whose episode ended without auto-reset, waiting for a reset.
+    waiting: LaneSet,
+    /// Legal bits, lanes x words, as `ScalarLane::legal` (for `sample`).
     legal: Vec<u64>,
     goals: Vec<Option<i64>>,
 }
@@ -110,19 +114,37 @@ impl Blocks {
         }
     }
 
+    /// Whether `action` (below `Shape::actions`) is legal for `role` in
+    /// lane `lane` (of the batch), read from its machine's words.
+    pub fn is_legal(&mut self, lane: usize, role: usize, action: usize) -> bool {
+        let block = &mut self.blocks[lane / self.per_block];
+        block
+            .machine
+            .is_legal(lane % self.per_block, role, action)
+            .expect("a lane and a role of the batch")
+    }
+
     /// Random legal actions of every lane (lanes x roles) into `out`, as
     /// `Shape::sample` draws them, from the lanes' streams.
     pub fn sample(&mut self, shape: &Shape, lanes: &[Lane], out: &mut [i64]) {
         let roles = shape.roles.max(1);
+        let words = shape.legal_words();
         let runs = lanes
             .chunks(self.per_block)
             .zip(out.chunks_mut(self.per_block * roles));
         for (block, (lanes, out)) in self.blocks.iter_mut().zip(runs) {
-            let groups = lanes.chunks(8).zip(out.chunks_mut(8 * roles));
-            for (group, (lanes, out)) in block.streams.iter_mut().zip(groups) {
+            block.legal.resize(lanes.len() * words, 0);
+            block
+                .machine
+                .legal_into(shape.actions, &mut block.legal)
+                .expect("legal words sized for the block's lanes");
+            let legal = block.legal.chunks(8 * words.max(1));
+            let groups = lanes.chunks(8).zip(out.chunks_mut(8 * roles)).zip(legal);
+            for (group, ((lanes, out), legal)) in block.streams.iter_mut().zip(groups) {
                 let mut eight: [Stream; 8] = std::array::from_fn(|k| group.stream(k));
-                for ((lane, rng), out) in lanes.iter().zip(&mut eight).zip(out.chunks_exact_mut(roles)) {
-                    shape.sample(lane, rng, out);
+                let rows = out.chunks_exact_mut(roles).zip(legal.chunks(words.max(1)));
+                for ((lane, rng), (out, legal)) in lanes.iter().zip(&mut eight).zip(rows) {
+                    shape.sample(lane, legal, rng, out);
                 }
                 *group = StreamGroup::new(eight);
             }
@@ -141,18 +163,19 @@ impl Blocks {
         let per_block = self.per_block;
         let runs = lanes.chunks_mut(per_block).zip(rows.chunks(per_block));
         for (b, (block, (lanes, mut rows))) in self.blocks.iter_mut().zip(runs).enumerate() {
-            block.chosen.fill(false);
+            let mut chosen = [0; LANE_WORDS];
             let mine = which
                 .iter()
                 .filter_map(|&i| i.checked_sub(b * per_block))
                 .filter(|&i| i < lanes.len());
             for i in mine {
-                block.chosen[i] = true;
+                chosen[i / 64] |= 1 << (i % 64);
                 block.machine.set_state(i, start).expect("a state of the game");
                 rows.row(i).clear_step();
             }
-            if block.chosen.contains(&true) {
-                block.settle(shape, lanes, rows);
+            if chosen.iter().any(|&w| w != 0) {
+                block.waiting = and(&block.waiting, &not(&chosen));
+                block.settle(shape, lanes, rows, &chosen);
             }
         }
     }
@@ -194,39 +217,35 @@ impl Block {
         Block {
             machine,
             picks: Vec::new(),
-            chosen: vec![false; lanes],
-            drawing: vec![false; lanes],
+            drawn: vec![[0; LANE_WORDS]; shape.roles],
             streams,
-            terminal: vec![false; lanes],
-            restart: vec![false; lanes],
-            legal: shape.initial_legal.repeat(lanes),
+            waiting: [0; LANE_WORDS],
+            legal: Vec::new(),
             goals: Vec::new(),
         }
     }
 
     /// Plays `actions` in the block's lanes whose episode goes on, on one
     /// evaluation of the net, and writes every row. Random actions are drawn
-    /// on the machine, eight lanes' streams at once, as the scalar engine
-    /// draws them (see [`LaneMachine::draw_actions`]).
+    /// on the machine, which sets their inputs itself, eight lanes' streams
+    /// at once, as the scalar engine draws them (see
+    /// [`LaneMachine::step_drawing`]).
     fn step(&mut self, shape: &Shape, lanes: &mut [Lane], actions: &[i64], mut rows: Rows<'_>) {
-        let roles = shape.roles;
-        self.picks.clear();
-        self.picks.resize(lanes.len() * roles, 0);
-        for (i, lane) in lanes.iter().enumerate() {
-            self.chosen[i] = lane.ended.is_none();
+        let going = and(&first_lanes(lanes.len()), &not(&self.waiting));
+        let all_drawn = all_drawn(actions);
+        // The given actions, read by the machine only where not drawn.
+        self.picks.resize(actions.len(), 0);
+        if !all_drawn {
+            self.picks
+                .iter_mut()
+                .zip(actions)
+                .for_each(|(p, &a)| *p = a as u32);
         }
-        let drawn = "one flag, stream and action per lane";
-        for role in 0..roles {
-            let random = Some(role) == shape.random_role;
-            for (i, &action) in actions.iter().skip(role).step_by(roles).enumerate() {
-                self.drawing[i] = self.chosen[i] && (action < 0 || random);
-                if self.chosen[i] && !self.drawing[i] {
-                    self.picks[i * roles + role] = action as u32;
-                }
-            }
-            self.machine
-                .draw_actions(role, &self.drawing, &mut self.streams, &mut self.picks)
-                .expect(drawn);
+        for (role, drawn) in self.drawn.iter_mut().enumerate() {
+            *drawn = match all_drawn || Some(role) == shape.random_role {
+                true => going,
+                false => and(&going, &negative_lanes(actions, role, shape.roles)),
+            };
         }
         let Buffers {
             rewards,
@@ -235,70 +254,134 @@ impl Block {
             ..
         } = &mut rows.out;
         rewards.fill(0.0);
-        for ((lane, terminated), truncated) in lanes
-            .iter_mut()
-            .zip(terminated.iter_mut())
-            .zip(truncated.iter_mut())
-        {
-            *terminated = lane.ended == Some(true);
-            *truncated = lane.ended == Some(false);
-            lane.steps += u64::from(lane.ended.is_none());
+        for_each_lane(&self.waiting, |i| {
+            terminated[i] = lanes[i].ended == Some(true);
+            truncated[i] = lanes[i].ended == Some(false);
+        });
+        for (i, lane) in lanes.iter_mut().enumerate() {
+            lane.steps += (going[i / 64] >> (i % 64)) & 1;
         }
-        let checked = "actions checked by Batch::check, one per lane and role";
+        let checked = "actions checked by Batch::check, one per lane and role, lanes with legal moves";
         self.machine
-            .step_actions(&self.picks, &self.chosen)
+            .step_drawing(&self.picks, &going, &self.drawn, &mut self.streams)
             .expect(checked);
-        self.settle(shape, lanes, rows);
+        self.settle(shape, lanes, rows, &going);
     }
 
-    /// Writes the rows of the chosen lanes for their states (legal actions,
-    /// rewards and flags where the episode ends, restarting those with
-    /// auto-reset), and every lane's observation.
-    fn settle(&mut self, shape: &Shape, lanes: &mut [Lane], mut rows: Rows<'_>) {
+    /// Writes the rows of the `chosen` lanes for their states (rewards and
+    /// flags where the episode ends, restarting those with auto-reset), and
+    /// every lane's legal actions and observation: word-wise, 64 lanes an
+    /// operation, but for the lanes whose episode ends.
+    fn settle(&mut self, shape: &Shape, lanes: &mut [Lane], mut rows: Rows<'_>, chosen: &LaneSet) {
         let sized = "buffers sized for the block's lanes";
-        let words = shape.initial_legal.len();
-        self.legal.resize(lanes.len() * words, 0);
-        self.machine.terminal_into(&mut self.terminal).expect(sized);
+        let terminal = and(&self.machine.terminal_lanes(), chosen);
+        let stuck = or(&self.machine.stuck_lanes(), &at_limit(lanes, shape.max_steps));
+        let cut = and(&and(chosen, &not(&terminal)), &stuck);
+        for_each_lane(&terminal, |i| {
+            self.machine.best_goals_into(i, &mut self.goals).expect(sized);
+            shape.reward(&self.goals, &mut rows.row(i));
+        });
+        write_lane_flags(chosen, &terminal, rows.out.terminated);
+        write_lane_flags(chosen, &cut, rows.out.truncated);
+        let ended = or(&terminal, &cut);
+        if shape.auto_reset {
+            for_each_lane(&ended, |i| lanes[i].steps = 0);
+            self.machine.restart_lanes(&ended);
+        } else {
+            for_each_lane(&ended, |i| {
+                lanes[i].ended = Some(terminal[i / 64] >> (i % 64) & 1 == 1)
+            });
+            self.waiting = or(&self.waiting, &ended);
+        }
         self.machine
-            .legal_into(shape.actions, &mut self.legal)
+            .legal_mask_into(shape.actions, rows.out.mask)
             .expect(sized);
         let mask_row = shape.roles * shape.actions;
-        for (i, lane) in lanes.iter_mut().enumerate() {
-            self.restart[i] = false;
-            if !self.chosen[i] {
-                continue;
-            }
-            let ended = if self.terminal[i] {
-                self.machine.best_goals_into(i, &mut self.goals).expect(sized);
-                shape.reward(&self.goals, &mut rows.row(i));
-                true
-            } else {
-                let legal = &self.legal[i * words..(i + 1) * words];
-                let cut = shape.stuck(legal) || lane.steps >= shape.max_steps;
-                rows.out.truncated[i] = cut;
-                cut
-            };
-            let legal = &mut self.legal[i * words..(i + 1) * words];
-            if ended && shape.auto_reset {
-                self.restart[i] = true;
-                lane.steps = 0;
-                legal.copy_from_slice(&shape.initial_legal);
-            } else if ended {
-                lane.ended = Some(rows.out.terminated[i]);
-                legal.fill(0);
-            }
-            // Word by word: a copy of a length known at run time calls memmove.
-            lane.legal
-                .iter_mut()
-                .zip(&*legal)
-                .for_each(|(to, &from)| *to = from);
-            write_mask(legal, &mut rows.out.mask[i * mask_row..(i + 1) * mask_row]);
-        }
-        self.machine.restart(&self.restart).expect(sized);
+        for_each_lane(&self.waiting, |i| {
+            rows.out.mask[i * mask_row..(i + 1) * mask_row].fill(false)
+        });
         self.machine
             .observations_into(rows.out.observations)
             .expect(sized);
     }
+}
+
+/// The first `lanes` lanes (at most [`LANES`]).
+fn first_lanes(lanes: usize) -> LaneSet {
+    std::array::from_fn(|w| match lanes.saturating_sub(64 * w) {
+        0 => 0,
+        n if n >= 64 => !0,
+        n => !0 >> (64 - n),
+    })
+}
+
+/// The lanes whose action of `role` in `actions` (lanes x `roles`) is
+/// negative (drawn at random).
+fn negative_lanes(actions: &[i64], role: usize, roles: usize) -> LaneSet {
+    let mut lanes = [0; LANE_WORDS];
+    for (word, chunk) in lanes.iter_mut().zip(actions.chunks(64 * roles)) {
+        *word = chunk
+            .chunks_exact(roles)
+            .enumerate()
+            .fold(0, |bits, (i, lane)| bits | u64::from(lane[role] < 0) << i);
+    }
+    lanes
+}
+
+/// The lanes of `lanes` that took `max_steps` steps or more.
+fn at_limit(lanes: &[Lane], max_steps: u64) -> LaneSet {
+    let mut set = [0; LANE_WORDS];
+    for (word, lanes) in set.iter_mut().zip(lanes.chunks(64)) {
+        *word = lanes.iter().enumerate().fold(0, |bits, (i, lane)| {
+            bits | u64::from(lane.steps >= max_steps) << i
+        });
+    }
+    set
+}
+
+/// Writes lane `i`'s membership of `set` into `out[i]` for the lanes `i`
+/// of `chosen`; the other flags keep their value.
+fn write_lane_flags(chosen: &LaneSet, set: &LaneSet, out: &mut [bool]) {
+    for (w, flags) in out.chunks_mut(64).enumerate() {
+        let (chosen, set) = (chosen[w], set[w]);
+        if chosen == !0 && flags.len() == 64 {
+            // Every lane of the word: eight flags a store.
+            for (k, eight) in flags.chunks_exact_mut(8).enumerate() {
+                eight.copy_from_slice(&FLAGS_OF[(set >> (8 * k)) as u8 as usize]);
+            }
+            continue;
+        }
+        for (i, flag) in flags.iter_mut().enumerate() {
+            let bit = 1 << i;
+            *flag = if chosen & bit != 0 { set & bit != 0 } else { *flag };
+        }
+    }
+}
+
+/// Calls `f` with every lane of `lanes`, ascending.
+fn for_each_lane(lanes: &LaneSet, mut f: impl FnMut(usize)) {
+    for (w, &word) in lanes.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            f(w * 64 + bits.trailing_zeros() as usize);
+            bits &= bits - 1;
+        }
+    }
+}
+
+/// The lanes in both sets.
+fn and(a: &LaneSet, b: &LaneSet) -> LaneSet {
+    std::array::from_fn(|w| a[w] & b[w])
+}
+
+/// The lanes in either set.
+fn or(a: &LaneSet, b: &LaneSet) -> LaneSet {
+    std::array::from_fn(|w| a[w] | b[w])
+}
+
+/// The lanes not in `a`.
+fn not(a: &LaneSet) -> LaneSet {
+    std::array::from_fn(|w| !a[w])
 }
 
 /// Each byte value's bits as eight flags, lowest bit first.
@@ -315,17 +398,3 @@ const FLAGS_OF: [[bool; 8]; 256] = {
     }
     table
 };
-
-/// Writes bit `i` of `words` into `out[i]`, eight at a time (a copy of a
-/// constant size is one store), the rest one by one.
-fn write_mask(words: &[u64], out: &mut [bool]) {
-    for (k, flags) in out.chunks_exact_mut(8).enumerate() {
-        let byte = (words[k / 8] >> (8 * (k % 8))) as u8;
-        flags.copy_from_slice(&FLAGS_OF[byte as usize]);
-    }
-    let done = 8 * (out.len() / 8);
-    for (i, flag) in out[done..].iter_mut().enumerate() {
-        let at = done + i;
-        *flag = (words[at / 64] >> (at % 64)) & 1 == 1;
-    }
-}
