@@ -199,3 +199,27 @@ def test_the_interpreter_has_no_vector_env(game):
         ggpnet.VectorEnv(slow, 2)
     with pytest.raises(ValueError):
         ggpnet.VectorEnv(game, 0)
+
+
+# Role b has no legal move once a has moved, and the game never ends (a game
+# whose initial state is like that does not load).
+STUCK_AFTER_ONE_STEP = """
+(role a) (role b) (init (control a))
+(<= (legal a go) (true (control a))) (<= (legal b noop) (true (control a)))
+(<= (next (control b)) (does a go))
+(<= terminal (true done)) (goal a 0) (goal b 0)
+"""
+
+
+@pytest.mark.parametrize("evaluator", ["sweep", "lanes"])
+@pytest.mark.parametrize("auto_reset", [True, False])
+def test_a_lane_without_a_legal_move_is_truncated(evaluator, auto_reset):
+    game = ggpnet.Game.load(STUCK_AFTER_ONE_STEP)
+    env = ggpnet.VectorEnv(game, 3, evaluator=evaluator, auto_reset=auto_reset)
+    stuck = game.next_state(game.initial_state(), ["go", "noop"])
+    env.set_state(2, stuck)
+    for _ in range(3):
+        env.step(env.sample_actions())
+        assert env.truncated.all() and not env.terminated.any()
+        env.step(np.full((3, 2), -1))
+        assert env.truncated.all() and not env.terminated.any()
