@@ -3,7 +3,8 @@
 //! The stages, each in its own module: `normalize` (expand `or`, push `not`
 //! down), `check` (the GDL spec's restrictions, each error naming the rule),
 //! `factor` (independent parts of a rule body split apart), `project`
-//! (variables local to one literal projected away),
+//! (variables local to one literal projected away), `branch` (parts of a body
+//! that meet the rest through one variable split into relations of their own),
 //! `decompose` (long rule bodies split so variables are dropped early),
 //! and `instantiate` (static relations evaluated, dynamic rules instantiated
 //! over the reachable sentences). [`ground`] runs them all; [`prepare`] runs
@@ -25,6 +26,7 @@
 #![cfg_attr(not(test), warn(clippy::too_many_lines))]
 #![forbid(unsafe_code)]
 
+mod branch;
 mod check;
 mod config;
 mod decompose;
@@ -39,6 +41,7 @@ mod program;
 mod project;
 mod terms;
 
+use branch::branch;
 use check::check;
 pub use check::Analysis;
 pub use config::{
@@ -69,7 +72,8 @@ pub fn prepare(description: &mut ggpnet_kif::Description) -> Result<(Vec<NormalR
     let rules = factor(rules, &analysis, &mut description.symbols);
     // New relations are never recursive: the analysis still says which heads are.
     let rules = project(rules, &analysis, &mut description.symbols);
-    let analysis = check(description, &rules)?;
+    let mut analysis = check(description, &rules)?;
+    let rules = branch(rules, &mut analysis, &mut description.symbols);
     let rules = decompose(rules, &analysis, &mut description.symbols);
     let analysis = check(description, &rules)?;
     Ok((rules, analysis))
