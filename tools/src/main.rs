@@ -5,13 +5,6 @@
 
 #![cfg_attr(not(test), warn(clippy::too_many_lines))]
 
-/// The allocator of the command: the interpreter and the grounder allocate
-/// terms, tuples and index entries by the million, and glibc's `malloc` and
-/// `free` took about 30% of the interpreter's time on merrills. Transparent
-/// huge pages are off (`no_thp`): with them a small game's peak memory doubled.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use failure::Failure;
 
