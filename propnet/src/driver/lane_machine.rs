@@ -1480,6 +1480,36 @@ const BYTES_OF: [[u8; 8]; 256] = {
     table
 };
 
+/// Writes lane `i`'s membership of `set` into `out[i]` for the lanes `i` of
+/// `chosen` (at most `out.len()`); the other flags keep their value. Words
+/// whose 64 lanes are all chosen are written eight flags a store.
+///
+/// ```
+/// use ggpnet_propnet::driver::{write_lane_flags, LaneSet};
+/// let mut chosen: LaneSet = [0; ggpnet_propnet::evaluator::LANE_WORDS];
+/// let mut set = chosen;
+/// chosen[0] = 0b0111; // lanes 0, 1 and 2
+/// set[0] = 0b1010; // lanes 1 and 3
+/// let mut flags = [true; 4];
+/// write_lane_flags(&chosen, &set, &mut flags);
+/// assert_eq!(flags, [false, true, false, true]); // lane 3 not chosen: kept
+/// ```
+pub fn write_lane_flags(chosen: &LaneSet, set: &LaneSet, out: &mut [bool]) {
+    for (w, flags) in out.chunks_mut(64).enumerate() {
+        let (chosen, set) = (chosen[w], set[w]);
+        if chosen == !0 && flags.len() == 64 {
+            for (k, eight) in flags.chunks_exact_mut(8).enumerate() {
+                eight.copy_from_slice(&FLAGS_OF[(set >> (8 * k)) as u8 as usize]);
+            }
+            continue;
+        }
+        for (i, flag) in flags.iter_mut().enumerate() {
+            let bit = 1 << i;
+            *flag = if chosen & bit != 0 { set & bit != 0 } else { *flag };
+        }
+    }
+}
+
 /// Each byte value's bits as eight flags, lowest bit first.
 const FLAGS_OF: [[bool; 8]; 256] = {
     let mut table = [[false; 8]; 256];

@@ -20,7 +20,7 @@ mod leaf;
 mod perft;
 
 pub use config::{Budget, McConfig, SettingError, DEFAULT_MAX_DEPTH, MAX_SECONDS, MAX_THREADS};
-pub use lane_machine::{LaneError, LaneMachine, LaneSet};
+pub use lane_machine::{write_lane_flags, LaneError, LaneMachine, LaneSet};
 pub use lanes::LanePlayouts;
 pub use leaf::LaneBatch;
 pub use perft::{perft, perft_from, PerftReport, MAX_PERFT_DEPTH};

@@ -26,7 +26,7 @@
 //! whose episode ends are visited one by one.
 
 use super::{all_drawn, Buffers, Lane, Rows, Setup, Shape};
-use ggpnet::propnet::driver::{LaneMachine, LaneSet};
+use ggpnet::propnet::driver::{write_lane_flags, LaneMachine, LaneSet};
 use ggpnet::propnet::evaluator::{Lanes, LANES, LANE_WORDS};
 use ggpnet::propnet::random::{Stream, StreamGroup};
 use ggpnet::propnet::State;
@@ -339,25 +339,6 @@ fn at_limit(lanes: &[Lane], max_steps: u64) -> LaneSet {
     set
 }
 
-/// Writes lane `i`'s membership of `set` into `out[i]` for the lanes `i`
-/// of `chosen`; the other flags keep their value.
-fn write_lane_flags(chosen: &LaneSet, set: &LaneSet, out: &mut [bool]) {
-    for (w, flags) in out.chunks_mut(64).enumerate() {
-        let (chosen, set) = (chosen[w], set[w]);
-        if chosen == !0 && flags.len() == 64 {
-            // Every lane of the word: eight flags a store.
-            for (k, eight) in flags.chunks_exact_mut(8).enumerate() {
-                eight.copy_from_slice(&FLAGS_OF[(set >> (8 * k)) as u8 as usize]);
-            }
-            continue;
-        }
-        for (i, flag) in flags.iter_mut().enumerate() {
-            let bit = 1 << i;
-            *flag = if chosen & bit != 0 { set & bit != 0 } else { *flag };
-        }
-    }
-}
-
 /// Calls `f` with every lane of `lanes`, ascending.
 fn for_each_lane(lanes: &LaneSet, mut f: impl FnMut(usize)) {
     for (w, &word) in lanes.iter().enumerate() {
@@ -383,18 +364,3 @@ fn or(a: &LaneSet, b: &LaneSet) -> LaneSet {
 fn not(a: &LaneSet) -> LaneSet {
     std::array::from_fn(|w| !a[w])
 }
-
-/// Each byte value's bits as eight flags, lowest bit first.
-const FLAGS_OF: [[bool; 8]; 256] = {
-    let mut table = [[false; 8]; 256];
-    let mut value = 0;
-    while value < 256 {
-        let mut bit = 0;
-        while bit < 8 {
-            table[value][bit] = (value >> bit) & 1 == 1;
-            bit += 1;
-        }
-        value += 1;
-    }
-    table
-};
