@@ -25,7 +25,7 @@ pub use lanes::LanePlayouts;
 pub use leaf::LaneBatch;
 pub use perft::{perft, perft_from, PerftReport, MAX_PERFT_DEPTH};
 
-use crate::evaluator::{bits, EvaluatorKind, Lanes, Scalar, ScalarEvaluator, LANES};
+use crate::evaluator::{bits, Bound, EvaluatorKind, Lanes, Scalar, ScalarEvaluator, LANES};
 use crate::game::{Game, Move, State};
 use crate::layout::CompiledNet;
 use crate::random::Stream;
@@ -48,11 +48,16 @@ pub(crate) fn best_goals<E: ScalarEvaluator>(
     cache: &mut E::Cache,
     out: &mut Vec<Option<i64>>,
 ) {
-    evaluator.refresh_goals(cache);
+    goals_of_bound(game, &mut Bound::new(evaluator, cache), out);
+}
+
+/// [`best_goals`] on an evaluator bound to its cache.
+fn goals_of_bound<E: ScalarEvaluator>(game: &Game, bound: &mut Bound<'_, E>, out: &mut Vec<Option<i64>>) {
+    bound.refresh_goals();
     out.clear();
     out.resize(game.roles().len(), None);
     for (g, &(role, value)) in game.goals().iter().enumerate() {
-        if evaluator.value(cache, game.net().goal_slots()[g]) {
+        if bound.value(game.net().goal_slots()[g]) {
             out[role] = Some(out[role].map_or(value, |best| best.max(value)));
         }
     }
@@ -471,15 +476,19 @@ impl Playout {
     ) {
         let net = game.net();
         self.state.clone_from(&self.start);
+        // The owner checked once a playout, and the start state; every later
+        // state is one the evaluator wrote.
+        let mut bound = Bound::new(evaluator, cache);
+        bound.check_state(self.state.0.as_raw_slice());
         let mut depth = 0u64;
         // The depth at which to look at the depth limit and the clock next: one
         // comparison per state.
         let mut checkpoint = self.max_depth.min(CLOCK_INTERVAL);
         loop {
             totals.states += 1;
-            evaluator.load_state(cache, self.state.0.as_raw_slice());
-            if evaluator.value(cache, net.terminal_slot()) {
-                best_goals(game, evaluator, cache, &mut self.goals);
+            bound.load_state(self.state.0.as_raw_slice());
+            if bound.value(net.terminal_slot()) {
+                goals_of_bound(game, &mut bound, &mut self.goals);
                 totals.finish_with(depth, self.goals.iter().copied());
                 return;
             }
@@ -497,7 +506,7 @@ impl Playout {
             self.joint.clear();
             self.moves.clear();
             for role in 0..game.roles().len() {
-                match random_move(net, evaluator.legal_words(cache, role), role, rng) {
+                match random_move(net, bound.legal_words(role), role, rng) {
                     Some(m) => {
                         self.joint.push(Move(m));
                         self.moves.push(m);
@@ -509,8 +518,8 @@ impl Playout {
                 }
             }
             on_move(&self.state, &self.joint);
-            evaluator.load_moves(cache, &self.moves);
-            evaluator.next_state(cache, self.next.0.as_raw_mut_slice());
+            bound.load_moves(&self.moves);
+            bound.next_state(self.next.0.as_raw_mut_slice());
             std::mem::swap(&mut self.state, &mut self.next);
             totals.transitions += 1;
             depth += 1;

@@ -35,7 +35,7 @@
 use super::bits::copy_short;
 use super::move_cones::MoveCones;
 use super::sweep::{in_place, Program};
-use super::{check_state, Evaluator, EvaluatorId, EvaluatorKind, ScalarEvaluator};
+use super::{Evaluator, EvaluatorId, EvaluatorKind, Owned, ScalarEvaluator};
 use crate::jit::Layout;
 use crate::layout::{fixpoint, role_words, run_steps};
 use crate::layout::{CompiledNet, Gate};
@@ -1369,10 +1369,22 @@ impl Propagation<'_> {
     }
 }
 
-impl ScalarEvaluator for Differential {
+impl ScalarEvaluator for Differential {}
+
+/// The cache's owner is checked by the caller ([`ScalarEvaluator`], [`super::Bound`]).
+impl Owned for Differential {
+    #[inline(always)]
+    fn id(&self) -> EvaluatorId {
+        self.id
+    }
+
+    #[inline(always)]
+    fn owner(cache: &DifferentialCache) -> EvaluatorId {
+        cache.owner
+    }
+
     #[inline]
-    fn legal_words<'c>(&self, cache: &'c DifferentialCache, role: usize) -> &'c [u64] {
-        self.id.check(cache.owner);
+    unsafe fn legal_words_owned<'c>(&self, cache: &'c DifferentialCache, role: usize) -> &'c [u64] {
         &cache.values.legal[self.plan.role_words[role]..self.plan.role_words[role + 1]]
     }
 
@@ -1381,9 +1393,7 @@ impl ScalarEvaluator for Differential {
     /// threshold, where the other order would list it twice for nothing
     /// (breakthrough: 30% less time). The initial state's values may be copied
     /// from a snapshot of its first load (see `Plan::restore_initial`).
-    fn load_state(&self, cache: &mut DifferentialCache, state: &[u64]) {
-        self.id.check(cache.owner);
-        check_state(&self.net, state);
+    unsafe fn load_state_owned(&self, cache: &mut DifferentialCache, state: &[u64]) {
         cache.goals_fresh = false;
         let bases = self.net.base_slots().len();
         let words = cache.state.len();
@@ -1432,8 +1442,7 @@ impl ScalarEvaluator for Differential {
         }
     }
 
-    fn load_moves(&self, cache: &mut DifferentialCache, moves: &[u32]) {
-        self.id.check(cache.owner);
+    unsafe fn load_moves_owned(&self, cache: &mut DifferentialCache, moves: &[u32]) {
         let Differential { net, plan, .. } = self;
         let DifferentialCache {
             values,
@@ -1477,8 +1486,7 @@ impl ScalarEvaluator for Differential {
     }
 
     #[inline]
-    fn value(&self, cache: &DifferentialCache, slot: u32) -> bool {
-        self.id.check(cache.owner);
+    unsafe fn value_owned(&self, cache: &DifferentialCache, slot: u32) -> bool {
         match &self.plan.move_cones {
             Some(move_cones) if move_cones.is_moved(slot) => move_cones.value(&cache.values.next, slot),
             _ => slot_value(&self.plan, &cache.values.counters, slot),
@@ -1487,15 +1495,15 @@ impl ScalarEvaluator for Differential {
 
     /// Evaluates the gates read only on the way to goals, from the kept slots
     /// they read, unless they are up to date.
-    fn refresh_goals(&self, cache: &mut DifferentialCache) {
-        self.id.check(cache.owner);
+    unsafe fn refresh_goals_owned(&self, cache: &mut DifferentialCache) {
         if cache.goals_fresh {
             return;
         }
         let mut values = std::mem::take(&mut cache.values_scratch);
         values.resize(self.net.slots(), false);
         for &slot in &self.plan.goal_reads {
-            values[slot as usize] = self.value(cache, slot);
+            // SAFETY: this function's contract: the evaluator made the cache.
+            values[slot as usize] = unsafe { self.value_owned(cache, slot) };
         }
         self.plan.goal_program.run(&self.net, &mut values, &mut []);
         for &slot in &self.plan.goal_gates {
@@ -1505,8 +1513,7 @@ impl ScalarEvaluator for Differential {
         cache.goals_fresh = true;
     }
 
-    fn next_state(&self, cache: &DifferentialCache, out: &mut [u64]) {
-        self.id.check(cache.owner);
+    unsafe fn next_state_owned(&self, cache: &DifferentialCache, out: &mut [u64]) {
         copy_short(out, &cache.values.next);
     }
 }

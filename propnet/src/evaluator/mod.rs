@@ -24,46 +24,20 @@ mod decoded;
 mod differential;
 mod lanes;
 mod move_cones;
+mod owned;
 mod skipping;
 mod sweep;
 
 pub use differential::{Differential, DifferentialCache};
 pub(crate) use lanes::{and, for_each_lane, not, or, xor, Lane, ALL_LANES, NO_LANES};
 pub use lanes::{LaneValues, Lanes, VectorWidth, LANES, LANE_WORDS};
+pub(crate) use owned::{Bound, EvaluatorId, Owned};
 pub use sweep::{Sweep, SweepCache};
 
 use crate::layout::CompiledNet;
 use std::fmt;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-
-/// The identity of one evaluator, carried by every cache it makes. A cache's
-/// sizes and offsets are those of the plan of the evaluator that made it, and
-/// the evaluators index it unchecked in their hot loops; so every entry point
-/// that takes a cache checks it against the evaluator with [`EvaluatorId::check`],
-/// and a cache handed to another evaluator (of another game, or another plan of
-/// the same game) panics instead of being read out of bounds.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) struct EvaluatorId(u64);
-
-impl EvaluatorId {
-    /// An identity no other evaluator of this process has.
-    pub(crate) fn fresh() -> EvaluatorId {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        EvaluatorId(NEXT.fetch_add(1, Ordering::Relaxed))
-    }
-
-    /// Panics unless `cache` (a cache's owner) is this evaluator.
-    #[inline(always)]
-    #[track_caller]
-    pub(crate) fn check(self, cache: EvaluatorId) {
-        assert!(
-            self == cache,
-            "a cache used with an evaluator other than the one that made it"
-        );
-    }
-}
 
 /// Panics unless `state` holds exactly the words of `net`'s bases with no bit
 /// set past them: the scalar evaluators' check of the states they load.
@@ -101,28 +75,67 @@ pub trait Evaluator: Send + Sync {
 
 /// An evaluator that evaluates one state at a time (and, after
 /// [`ScalarEvaluator::load_moves`], one joint move), into a cache.
-pub trait ScalarEvaluator: Evaluator {
+///
+/// Every method checks first that the cache is one this evaluator made, and
+/// panics if not (module `owned`: a foreign cache would be read out of bounds).
+/// The trait is implemented by [`Sweep`] and [`Differential`] only.
+pub trait ScalarEvaluator: Evaluator + Owned {
     /// Sets the bases to the state whose base `b` is bit `b` of `state` and
-    /// evaluates everything that depends only on it.
-    fn load_state(&self, cache: &mut Self::Cache, state: &[u64]);
+    /// evaluates everything that depends only on it. Panics unless `state` has
+    /// exactly the net's words of bases, with no bit set past them.
+    #[track_caller]
+    fn load_state(&self, cache: &mut Self::Cache, state: &[u64]) {
+        let mut bound = Bound::new(self, cache);
+        bound.check_state(state);
+        bound.load_state(state);
+    }
+
     /// Sets the move propositions to `moves` (move indexes) and evaluates the
     /// part that depends on moves. Call after [`ScalarEvaluator::load_state`].
-    fn load_moves(&self, cache: &mut Self::Cache, moves: &[u32]);
+    #[track_caller]
+    fn load_moves(&self, cache: &mut Self::Cache, moves: &[u32]) {
+        Bound::new(self, cache).load_moves(moves);
+    }
+
     /// The value of an output slot (terminal, goal, legality, next value) after
     /// the last load (of a goal read only on the way to goals, after
     /// [`ScalarEvaluator::refresh_goals`]). Other gates' values are not kept by every
     /// evaluator: the native sweep computes a gate read once in a register of
     /// its reader.
-    fn value(&self, cache: &Self::Cache, slot: u32) -> bool;
+    #[inline]
+    #[track_caller]
+    fn value(&self, cache: &Self::Cache, slot: u32) -> bool {
+        self.check_owner(cache);
+        // SAFETY: the evaluator made the cache (checked above).
+        unsafe { self.value_owned(cache, slot) }
+    }
+
     /// Brings the gates read only on the way to goals ([`CompiledNet::goal_only`])
     /// up to date, for evaluators that leave them until goals are asked for.
-    fn refresh_goals(&self, cache: &mut Self::Cache);
+    #[track_caller]
+    fn refresh_goals(&self, cache: &mut Self::Cache) {
+        Bound::new(self, cache).refresh_goals();
+    }
+
     /// The legality of `role`'s moves after the last [`ScalarEvaluator::load_state`]:
     /// bit `at` of word `w` tells whether its move at position `64 w + at` is legal.
-    fn legal_words<'c>(&self, cache: &'c Self::Cache, role: usize) -> &'c [u64];
+    #[inline]
+    #[track_caller]
+    fn legal_words<'c>(&self, cache: &'c Self::Cache, role: usize) -> &'c [u64] {
+        self.check_owner(cache);
+        // SAFETY: the evaluator made the cache (checked above).
+        unsafe { self.legal_words_owned(cache, role) }
+    }
+
     /// Writes the next state (bit `b`: base `b`'s next value) after the last
     /// [`ScalarEvaluator::load_moves`] into `out`, whose bits past the bases stay zero.
-    fn next_state(&self, cache: &Self::Cache, out: &mut [u64]);
+    #[track_caller]
+    fn next_state(&self, cache: &Self::Cache, out: &mut [u64]) {
+        self.check_owner(cache);
+        // SAFETY: the evaluator made the cache (checked above).
+        unsafe { self.next_state_owned(cache, out) }
+    }
+
     /// The legal moves of `role` after the last [`ScalarEvaluator::load_state`], ascending, into `out`.
     fn legal_moves(&self, cache: &Self::Cache, role: usize, out: &mut Vec<u32>) {
         out.clear();

@@ -25,7 +25,7 @@ use super::conditions::{self, Condition};
 use super::cones::Cones;
 use super::decoded::DecodedMoves;
 use super::skipping::{self, Blocks, Candidate, Marks};
-use super::{check_state, Evaluator, EvaluatorId, EvaluatorKind, ScalarEvaluator};
+use super::{Evaluator, EvaluatorId, EvaluatorKind, Owned, ScalarEvaluator};
 use crate::jit::{Layout, NativeGate, NativeProgram, NativeStep, Skip};
 use crate::layout::{fixpoint, role_words};
 use crate::layout::{CompiledNet, Gate, Step};
@@ -938,16 +938,26 @@ impl Evaluator for Sweep {
     }
 }
 
-impl ScalarEvaluator for Sweep {
+impl ScalarEvaluator for Sweep {}
+
+/// The cache's owner is checked by the caller ([`ScalarEvaluator`], [`super::Bound`]).
+impl Owned for Sweep {
+    #[inline(always)]
+    fn id(&self) -> EvaluatorId {
+        self.id
+    }
+
+    #[inline(always)]
+    fn owner(cache: &SweepCache) -> EvaluatorId {
+        cache.owner
+    }
+
     #[inline]
-    fn legal_words<'c>(&self, cache: &'c SweepCache, role: usize) -> &'c [u64] {
-        self.id.check(cache.owner);
+    unsafe fn legal_words_owned<'c>(&self, cache: &'c SweepCache, role: usize) -> &'c [u64] {
         &cache.legal[self.plan.role_words[role]..self.plan.role_words[role + 1]]
     }
 
-    fn load_state(&self, cache: &mut SweepCache, state: &[u64]) {
-        self.id.check(cache.owner);
-        check_state(&self.net, state);
+    unsafe fn load_state_owned(&self, cache: &mut SweepCache, state: &[u64]) {
         let (net, plan) = (&*self.net, &self.plan);
         let (values, base_slots) = (&mut cache.values[..], net.base_slots());
         // Only the bases that differ from the state loaded before.
@@ -965,8 +975,7 @@ impl ScalarEvaluator for Sweep {
         cache.goals_fresh = false;
     }
 
-    fn load_moves(&self, cache: &mut SweepCache, moves: &[u32]) {
-        self.id.check(cache.owner);
+    unsafe fn load_moves_owned(&self, cache: &mut SweepCache, moves: &[u32]) {
         let (net, plan, values) = (&*self.net, &self.plan, &mut cache.values);
         if let Some(cones) = &plan.cones {
             if cache.ran_whole {
@@ -1004,21 +1013,18 @@ impl ScalarEvaluator for Sweep {
     }
 
     #[inline]
-    fn value(&self, cache: &SweepCache, slot: u32) -> bool {
-        self.id.check(cache.owner);
+    unsafe fn value_owned(&self, cache: &SweepCache, slot: u32) -> bool {
         cache.values[self.plan.located[slot as usize] as usize]
     }
 
-    fn refresh_goals(&self, cache: &mut SweepCache) {
-        self.id.check(cache.owner);
+    unsafe fn refresh_goals_owned(&self, cache: &mut SweepCache) {
         if !cache.goals_fresh {
             self.plan.goals.run(&self.net, &mut cache.values, &mut []);
             cache.goals_fresh = true;
         }
     }
 
-    fn next_state(&self, cache: &SweepCache, out: &mut [u64]) {
-        self.id.check(cache.owner);
+    unsafe fn next_state_owned(&self, cache: &SweepCache, out: &mut [u64]) {
         copy_short(out, &cache.next);
     }
 }
