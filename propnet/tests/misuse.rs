@@ -3,10 +3,14 @@
 //! in native code and interpreted: a cache made by another evaluator (of another
 //! game, or another plan of the same game), a state of another game, state
 //! words of the wrong length or with bits past the bases, a next state of the
-//! wrong length, and move, role and slot indexes past the net's.
+//! wrong length, and move, role and slot indexes past the net's; and, in the
+//! playout loop (which checks the cache once a playout), a foreign cache and a
+//! start state of another game.
 
+use ggpnet_propnet::driver::{Playout, PlayoutTotals};
 use ggpnet_propnet::evaluator::{Differential, ScalarEvaluator, Sweep};
 use ggpnet_propnet::layout::CompiledNet;
+use ggpnet_propnet::random::Stream;
 use ggpnet_propnet::{load, Game, LoadConfig};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -192,4 +196,50 @@ fn bad_arguments_to_the_sweep_panic() {
 #[test]
 fn bad_arguments_to_the_differential_evaluator_panic() {
     bad_arguments_panic(Differential::candidates);
+}
+
+/// The playout loop binds the cache to the evaluator once a playout: a foreign
+/// cache, and a start state of another game, panic there too, and a playout on
+/// the evaluator's own cache afterwards runs to the end.
+fn foreign_playout_arguments_panic<E: ScalarEvaluator>(candidates: Candidates<E>) {
+    every_pair(candidates, |user, maker, game| {
+        let mut totals = PlayoutTotals::new(game.roles().len());
+        let mut rng = Stream::new(1, 0);
+        let mut playout = Playout::for_game(game, 1000);
+        assert!(
+            panics(|| playout.run_on(user, &mut maker.cache(), game, &mut rng, &mut totals, |_, _| {})),
+            "a foreign cache in run_on"
+        );
+    });
+    let (small, large) = (game(SMALL), game(&large()));
+    for (g, other) in [(&small, &large), (&large, &small)] {
+        for evaluator in evaluators(g, candidates) {
+            let mut totals = PlayoutTotals::new(g.roles().len());
+            let mut rng = Stream::new(1, 0);
+            let mut playout = Playout::for_game(g, 1000);
+            playout.start_from(other.initial());
+            let mut cache = evaluator.cache();
+            assert!(
+                panics(|| playout.run_on(&evaluator, &mut cache, g, &mut rng, &mut totals, |_, _| {})),
+                "a start state of another game"
+            );
+            let mut playout = Playout::for_game(g, 1000);
+            let mut cache = evaluator.cache();
+            playout.run_on(&evaluator, &mut cache, g, &mut rng, &mut totals, |_, _| {});
+            assert_eq!(
+                totals.playouts, 1,
+                "the playout on the evaluator's own cache ends"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_foreign_cache_or_state_in_a_sweep_playout_panics() {
+    foreign_playout_arguments_panic(Sweep::candidates);
+}
+
+#[test]
+fn a_foreign_cache_or_state_in_a_differential_playout_panics() {
+    foreign_playout_arguments_panic(Differential::candidates);
 }
