@@ -87,6 +87,25 @@ pub enum Leaves {
     Lanes,
 }
 
+impl Leaves {
+    /// Every kind, in the order the command line lists them.
+    pub const ALL: [Leaves; 3] = [Leaves::Auto, Leaves::Scalar, Leaves::Lanes];
+
+    /// Its name on the command line.
+    ///
+    /// ```
+    /// use ggpnet::player::Leaves;
+    /// assert_eq!(Leaves::ALL.map(Leaves::name), ["auto", "scalar", "lanes"]);
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Leaves::Auto => "auto",
+            Leaves::Scalar => "scalar",
+            Leaves::Lanes => "lanes",
+        }
+    }
+}
+
 /// Settings of a [`Player`], built from [`PlayerConfig::new`] by builder
 /// methods; counts that must be positive are checked by their methods.
 ///

@@ -211,6 +211,10 @@ struct MatchArgs {
     /// Search threads of each built-in player.
     #[arg(long, default_value_t = 1, value_parser = options::threads)]
     threads: usize,
+    /// How the built-in UCT players evaluate a leaf: auto (measured at the
+    /// start of each match), scalar (one playout) or lanes (512 playouts at once).
+    #[arg(long, default_value = "auto", value_parser = options::leaves)]
+    leaves: ggpnet::player::Leaves,
     /// Moves after which a match is aborted (rtGDL: updates, moves and expiries).
     #[arg(long, default_value_t = DEFAULT_MAX_DEPTH, value_parser = clap::value_parser!(u64).range(1..))]
     max_steps: u64,
@@ -244,6 +248,10 @@ struct PlayArgs {
     /// Search threads per match (default: every core).
     #[arg(long, value_parser = options::threads)]
     threads: Option<usize>,
+    /// How UCT evaluates a leaf: auto (measured at the start of each match),
+    /// scalar (one playout) or lanes (512 playouts at once).
+    #[arg(long, default_value = "auto", value_parser = options::leaves)]
+    leaves: ggpnet::player::Leaves,
     /// Seconds before a clock runs out at which the player answers.
     #[arg(long, default_value_t = 0.3, value_parser = options::seconds)]
     margin: f64,

@@ -35,14 +35,16 @@ pub(crate) fn player_spec(text: &str) -> Result<PlayerSpec, String> {
     })
 }
 
-/// The link to the player `spec` names, with `threads` for a built-in one.
-fn link(spec: &str, threads: usize) -> Link {
+/// The link to the player `spec` names; a built-in one with the match's
+/// `--threads` and `--leaves`.
+fn link(spec: &str, args: &MatchArgs) -> Link {
     match spec.strip_prefix("builtin:").map(super::options::search) {
         Some(Ok(search)) => Link::builtin(
             PlayerConfig::new()
                 .name(format!("builtin-{}", search.name()))
                 .search(search)
-                .threads(threads)
+                .leaves(args.leaves)
+                .threads(args.threads)
                 .expect("clap checks --threads")
                 .game(super::game_config()),
         ),
@@ -70,10 +72,7 @@ pub(crate) fn run(args: &MatchArgs) -> Result<bool, Failure> {
     let game = super::load_any_from(path, &source, &super::game_config())?;
     let roles = game.roles().to_vec();
     let specs = player_specs(args, &roles, "uct", |role| role.eq_ignore_ascii_case("random"))?;
-    let links: Vec<Option<Link>> = specs
-        .iter()
-        .map(|s| s.as_ref().map(|s| link(s, args.threads)))
-        .collect();
+    let links: Vec<Option<Link>> = specs.iter().map(|s| s.as_ref().map(|s| link(s, args))).collect();
     let mut tallies: Vec<Tally> = specs.iter().map(|_| Tally::default()).collect();
     let mut records = Vec::new();
     // With --rotate, players move round the roles other than `random`.
@@ -216,7 +215,7 @@ fn run_rt(args: &MatchArgs, source: &str) -> Result<bool, Failure> {
     let specs = player_specs(args, &roles, "mc", |_| false)?;
     let links: Vec<Link> = specs
         .iter()
-        .map(|s| link(s.as_deref().unwrap_or_default(), args.threads))
+        .map(|s| link(s.as_deref().unwrap_or_default(), args))
         .collect();
     let mut tallies: Vec<Tally> = specs.iter().map(|_| Tally::default()).collect();
     let mut records = Vec::new();

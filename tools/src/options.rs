@@ -111,6 +111,14 @@ pub fn search(s: &str) -> Result<ggpnet::player::Search, String> {
         .ok_or_else(|| format!("unknown search '{s}' (expected uct, mc or random)"))
 }
 
+/// `--leaves`: how UCT evaluates its leaves, `auto`, `scalar` or `lanes`.
+pub fn leaves(s: &str) -> Result<ggpnet::player::Leaves, String> {
+    ggpnet::player::Leaves::ALL
+        .into_iter()
+        .find(|l| l.name() == s)
+        .ok_or_else(|| format!("unknown leaf evaluation '{s}' (expected auto, scalar or lanes)"))
+}
+
 /// `--gdl2-form`: `2010` or `2013`.
 pub fn gdl2_form(s: &str) -> Result<ggpnet::manager::Gdl2Form, String> {
     use ggpnet::manager::Gdl2Form::*;

@@ -242,6 +242,7 @@ pub(crate) fn run(args: &PlayArgs) -> Result<bool, Failure> {
     });
     let config = PlayerConfig::new()
         .search(args.search)
+        .leaves(args.leaves)
         .threads(threads)
         .expect("clap checks --threads, and the cores are capped")
         .margin(Duration::from_secs_f64(args.margin))

@@ -131,6 +131,63 @@ fn a_game_that_is_not_utf8_is_refused() {
     assert_eq!(player.post(&format!("( START m.2 o ({rules}) 5 1 )")), "ready");
 }
 
+/// `--leaves` sets how UCT evaluates its leaves: the START and PLAY notes of
+/// the JSON log name the kind set, and the replies stay legal moves.
+#[test]
+fn the_leaf_evaluation_is_set_by_an_option() {
+    for leaves in ["scalar", "lanes"] {
+        let log = File::new(&format!("leaves-{leaves}.jsonl"), "");
+        let log_path = log.to_str().expect("a UTF-8 path").to_owned();
+        let player = PlayerProcess::start(&[
+            "--search",
+            "uct",
+            "--threads",
+            "1",
+            "--leaves",
+            leaves,
+            "--json-log",
+            &log_path,
+        ]);
+        let rules = TIC_TAC_TOE.replace('\n', " ");
+        assert_eq!(player.post(&format!("( START m.1 x ({rules}) 2 1 )")), "ready");
+        let reply = player.post("( PLAY m.1 NIL )");
+        assert!(reply.starts_with("(mark "), "{reply}");
+        // The log line of a request is written after its reply is sent.
+        let notes = log_notes(&log, 2);
+        drop(player);
+        assert_eq!(notes.len(), 2, "START and PLAY logged: {notes:?}");
+        assert!(notes[0].contains(&format!("{leaves} leaves (set)")), "{notes:?}");
+        assert!(notes[1].contains(&format!("on {leaves} leaves")), "{notes:?}");
+    }
+    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_ggpnet"))
+        .args(["play", "--leaves", "many"])
+        .output()
+        .expect("ggpnet runs");
+    assert_eq!(refused.status.code(), Some(2), "a usage error");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("--leaves") && stderr.contains("expected auto, scalar or lanes"),
+        "{stderr}"
+    );
+}
+
+/// The notes of a player's JSON log once it has `lines` lines, or what it
+/// has after 30 s.
+fn log_notes(log: &Path, lines: usize) -> Vec<String> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let text = std::fs::read_to_string(log).expect("the JSON log");
+        let complete: Vec<&str> = text.lines().filter(|l| l.ends_with('}')).collect();
+        if complete.len() >= lines || std::time::Instant::now() > deadline {
+            return complete
+                .iter()
+                .map(|line| serde_json::from_str::<Value>(line).expect("a JSON line")["note"].to_string())
+                .collect();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// The corpus, or `None` after a notice (a failure when it is required).
 fn corpus() -> Option<PathBuf> {
     ggpnet_tools::corpus::for_test("skipping")
