@@ -95,11 +95,7 @@ pub fn perft_from(
         Choice::Fixed(kind) => (kind, Some(false)),
         Choice::Auto => (choose::evaluator(game, config, &scalar_kinds), None),
     };
-    let mut machine = Expander {
-        game,
-        scalar: choose::scalar(game, kind, config.get_native()),
-        last_ply: None,
-    };
+    let mut machine = Expander::new(game, choose::scalar(game, kind, config.get_native()));
     if depth >= 2 && on_lanes != Some(false) {
         let mut last_ply = LastPly::new(game);
         if on_lanes.unwrap_or_else(|| lanes_pay(&mut machine, &mut last_ply, from)) {
@@ -114,25 +110,40 @@ pub fn perft_from(
         ..Default::default()
     };
     if depth > 0 {
-        // Depth first from an explicit stack, not recursion (a game may last
-        // longer than a thread's stack holds levels): per level, the children
-        // still to expand, the next last.
-        let mut levels: Vec<Vec<State>> = Vec::new();
-        levels.extend(expand(&mut machine, from, 0, depth, &mut report));
-        while let Some(children) = levels.last_mut() {
-            let Some(child) = children.pop() else {
-                levels.pop();
-                continue;
-            };
-            let level = levels.len();
-            levels.extend(expand(&mut machine, &child, level, depth, &mut report));
-        }
+        walk(&mut machine, from, depth, &mut report);
         if let Some(last_ply) = &mut machine.last_ply {
             last_ply.flush(&mut report);
         }
     }
     report.seconds = start.elapsed().as_secs_f64();
     report
+}
+
+/// Depth first from `from` to `depth`, counting into `report`, from an
+/// explicit stack, not recursion (a game may last longer than a thread's
+/// stack holds levels): per level, the children still to expand as the words
+/// of their states, the next last. The levels' buffers are kept for the next
+/// node at that level, so that the walk allocates only while they grow.
+fn walk(machine: &mut Expander, from: &State, depth: usize, report: &mut PerftReport) {
+    let words = from.0.as_raw_slice().len();
+    let mut levels: Vec<Vec<u64>> = vec![Vec::new()];
+    let mut state = from.0.as_raw_slice().to_vec();
+    let mut active = usize::from(expand(machine, &state, 0, depth, report, &mut levels[0]));
+    while active > 0 {
+        let children = &mut levels[active - 1];
+        let Some(at) = children.len().checked_sub(words) else {
+            active -= 1;
+            continue;
+        };
+        state.copy_from_slice(&children[at..]);
+        children.truncate(at);
+        if levels.len() == active {
+            levels.push(Vec::new());
+        }
+        let level = &mut levels[active];
+        level.clear();
+        active += usize::from(expand(machine, &state, active, depth, report, level));
+    }
 }
 
 /// Whether the last ply runs faster on the lanes than on `machine`'s scalar
@@ -197,39 +208,66 @@ fn sample(machine: &mut Expander, from: &State) -> Vec<(State, Vec<Vec<u32>>)> {
     parents
 }
 
-/// Counts the joint moves of `state`, at `level`, into `report`; its children
-/// in reverse joint-move order (the first last, to be expanded first), if
-/// they are to be expanded.
+/// Counts the joint moves of the state whose words are `state`, at `level`,
+/// into `report`; writes the words of its children into `children` in
+/// reverse joint-move order (the first last, to be expanded first), if they
+/// are to be expanded, and says whether it did.
 fn expand(
     machine: &mut Expander,
-    state: &State,
+    state: &[u64],
     level: usize,
     depth: usize,
     report: &mut PerftReport,
-) -> Option<Vec<State>> {
-    machine.scalar.load_state(state.0.as_raw_slice());
+    children: &mut Vec<u64>,
+) -> bool {
+    machine.scalar.load_state(state);
     if machine.scalar.value(machine.game.net().terminal_slot()) {
-        return None;
+        return false;
     }
     report.nodes += 1;
     let roles = machine.game.roles().len();
-    let legal: Vec<Vec<u32>> = (0..roles).map(|r| machine.legal_moves(r)).collect();
-    let paths: u128 = legal.iter().map(|l| l.len() as u128).product();
+    let paths: u128 = (0..roles)
+        .map(|r| {
+            machine
+                .scalar
+                .legal_words(r)
+                .iter()
+                .map(|w| w.count_ones() as u128)
+                .sum::<u128>()
+        })
+        .product();
     report.counts[level] += paths;
     if level + 1 == depth || paths == 0 {
-        return None;
+        return false;
     }
-    if level + 2 == depth {
-        if let Some(last_ply) = &mut machine.last_ply {
-            for_each_joint(&legal, |joint| last_ply.add(state, joint, report));
-            return None;
+    let mut legal = std::mem::take(&mut machine.legal);
+    legal.resize_with(roles, Vec::new);
+    for (role, moves) in legal.iter_mut().enumerate() {
+        machine.scalar.legal_moves(role, moves);
+    }
+    let expanded = match &mut machine.last_ply {
+        Some(last_ply) if level + 2 == depth => {
+            machine.parent.0.as_raw_mut_slice().copy_from_slice(state);
+            for_each_joint(&legal, |joint| last_ply.add(&machine.parent, joint, report));
+            false
         }
+        _ => {
+            for_each_joint(&legal, |joint| machine.next_into(joint, children));
+            reverse_states(children, state.len());
+            true
+        }
+    };
+    machine.legal = legal;
+    expanded
+}
+
+/// Reverses the order of the states of `words` words each in `states`.
+fn reverse_states(states: &mut [u64], words: usize) {
+    let n = states.len() / words;
+    for i in 0..n / 2 {
+        let (front, back) = states.split_at_mut((n - 1 - i) * words);
+        front[i * words..(i + 1) * words].swap_with_slice(&mut back[..words]);
     }
-    // All children first, while the parent is loaded.
-    let mut children = Vec::with_capacity(paths.min(1 << 16) as usize);
-    for_each_joint(&legal, |joint| children.push(machine.next(joint)));
-    children.reverse();
-    Some(children)
 }
 
 /// Calls `f` with every joint move of the roles' `legal` moves (none empty),
@@ -263,9 +301,23 @@ struct Expander<'a> {
     game: &'a Game,
     scalar: Scalar,
     last_ply: Option<LastPly>,
+    /// The roles' legal moves in the state loaded, kept for their buffers.
+    legal: Vec<Vec<u32>>,
+    /// The state loaded, where the last ply on the lanes needs it as a state.
+    parent: State,
 }
 
-impl Expander<'_> {
+impl<'a> Expander<'a> {
+    fn new(game: &'a Game, scalar: Scalar) -> Expander<'a> {
+        Expander {
+            game,
+            scalar,
+            last_ply: None,
+            legal: Vec::new(),
+            parent: game.initial().clone(),
+        }
+    }
+
     /// Expands the children of `parents` (states, each with the joint moves
     /// to make its children by) as the scalar perft's last ply does, counting
     /// them into `report` at depth 2, parent after parent (from the first
@@ -277,13 +329,17 @@ impl Expander<'_> {
         report: &mut PerftReport,
     ) -> usize {
         let mut done = 0;
+        let (mut children, mut none) = (Vec::new(), Vec::new());
         for (parent, joints) in parents.iter().cycle().take(n) {
             self.scalar.load_state(parent.0.as_raw_slice());
-            let children: Vec<State> = joints.iter().map(|joint| self.next(joint)).collect();
-            for child in &children {
-                expand(self, child, 1, 2, report);
+            children.clear();
+            for joint in joints {
+                self.next_into(joint, &mut children);
             }
-            done += children.len();
+            for child in children.chunks_exact(parent.0.as_raw_slice().len()) {
+                expand(self, child, 1, 2, report, &mut none);
+            }
+            done += joints.len();
             if done >= n {
                 break;
             }
@@ -304,6 +360,14 @@ impl Expander<'_> {
         let mut next = self.game.initial().clone();
         self.scalar.next_state(next.0.as_raw_mut_slice());
         next
+    }
+
+    /// Appends the words of the state after `joint` in the state loaded to `out`.
+    fn next_into(&mut self, joint: &[u32], out: &mut Vec<u64>) {
+        self.scalar.load_moves(joint);
+        let at = out.len();
+        out.resize(at + self.parent.0.as_raw_slice().len(), 0);
+        self.scalar.next_state(&mut out[at..]);
     }
 }
 
@@ -438,11 +502,7 @@ mod tests {
         let game = crate::load(TURNS, &crate::LoadConfig::default())
             .expect("loads")
             .game;
-        let mut machine = Expander {
-            game: &game,
-            scalar: choose::scalar(&game, EvaluatorKind::Sweep, true),
-            last_ply: None,
-        };
+        let mut machine = Expander::new(&game, choose::scalar(&game, EvaluatorKind::Sweep, true));
         let parents = sample(&mut machine, game.initial());
         let pairs: usize = parents.iter().map(|(_, joints)| joints.len()).sum();
         assert!(pairs > 0 && pairs <= LANES, "{pairs} pairs");
