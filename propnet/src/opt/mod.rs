@@ -193,7 +193,8 @@ pub struct PastDeadline(pub &'static str);
 /// first optimized without either, and then each enabled combination of the two is
 /// tried on a copy of that (much smaller) circuit; the one with the fewest
 /// components is kept, the earlier on a tie. Exactly-one groups of bases are proved
-/// on that first circuit and used in every later round.
+/// on that first circuit and used in every later round. (The combination of
+/// neither is that first circuit itself, when its rounds settled.)
 ///
 /// Each pass is near-linear in the circuit, but the rounds and candidates run
 /// dozens of them: past `deadline`, the optimizer stops before its next pass.
@@ -203,7 +204,7 @@ pub fn optimize(
     deadline: Option<Instant>,
 ) -> Result<(), PastDeadline> {
     let plain = config.disable(Pass::Factor).disable(Pass::ExclusiveInputs);
-    run_rounds(circuit, &plain, &[], deadline)?;
+    let mut settled = run_rounds(circuit, &plain, &[], deadline)?;
     let base_groups = if config.is_enabled(Pass::ExclusiveBases) {
         before(deadline, "exclusive-bases")?;
         groups::exactly_one_groups(circuit, GROUP_PROOF_BUDGET)
@@ -211,7 +212,7 @@ pub fn optimize(
         Vec::new()
     };
     if !base_groups.is_empty() {
-        run_rounds(circuit, &plain, &base_groups, deadline)?;
+        settled = run_rounds(circuit, &plain, &base_groups, deadline)?;
     }
     // The first candidate is rewritten in place; the others start from this copy.
     let start = circuit.clone();
@@ -230,6 +231,14 @@ pub fn optimize(
         if first {
             run_rounds(circuit, &variant, &base_groups, deadline)?;
             first = false;
+            continue;
+        }
+        // Without either, the passes are those that made `start`: if they
+        // settled there, another run would change nothing.
+        if settled && !exclusive_inputs && !factor {
+            if start.nodes.len() < circuit.nodes.len() {
+                circuit.clone_from(&start);
+            }
             continue;
         }
         let mut candidate = start.clone();
@@ -254,13 +263,14 @@ fn with(config: OptimizeConfig, pass: Pass, on: bool) -> OptimizeConfig {
 type PassFn = fn(&mut Circuit) -> usize;
 
 /// Runs the enabled passes until a round changes nothing (at most 8 rounds);
-/// `base_groups` are exactly-one groups of base indices.
+/// `base_groups` are exactly-one groups of base indices. Whether a round
+/// changed nothing (else the rounds ran out).
 fn run_rounds(
     circuit: &mut Circuit,
     config: &OptimizeConfig,
     base_groups: &[Vec<usize>],
     deadline: Option<Instant>,
-) -> Result<(), PastDeadline> {
+) -> Result<bool, PastDeadline> {
     for _ in 0..8 {
         let mut changed = 0;
         if config.is_enabled(Pass::Factor) {
@@ -302,10 +312,10 @@ fn run_rounds(
             }
         }
         if changed == 0 {
-            break;
+            return Ok(true);
         }
     }
-    Ok(())
+    Ok(false)
 }
 
 /// Runs the pass `name` on `circuit` unless `deadline` has passed; what it changed.
