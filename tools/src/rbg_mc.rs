@@ -84,6 +84,8 @@ impl std::fmt::Display for TurnError {
     }
 }
 
+impl std::error::Error for TurnError {}
+
 /// Whose turn a state is: none (terminal), the keeper's (every role's only
 /// legal step is its pass, `noop`), or a role's.
 enum Turn {
