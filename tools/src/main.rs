@@ -29,6 +29,7 @@ mod options;
 mod peers;
 mod play;
 mod rbg;
+mod rbg_mc;
 mod rtgdl;
 mod stats_dir;
 
@@ -799,8 +800,11 @@ fn mc(args: &McArgs) -> Result<(), Failure> {
     if args.direct && !rbg::is_rbg(path) {
         return Err(rbg::direct_needs_rbg());
     }
-    if let Some(rbg_file) = path.filter(|p| args.direct && rbg::is_rbg(Some(p))) {
-        return rbg::mc(args, rbg_file);
+    if let Some(rbg_file) = path.filter(|p| rbg::is_rbg(Some(p))) {
+        return match args.direct {
+            true => rbg::mc(args, rbg_file),
+            false => rbg_mc::mc(args, rbg_file),
+        };
     }
     let source = read_game(path)?;
     if rtgdl::is_rtgdl(path, &source) {

@@ -1,8 +1,9 @@
 //! Regular Boardgames (`.rbg`) files: every command reads them through their
 //! GDL translation ([`read_rbg`], `ggpnet_rbg::to_gdl`: one GDL step per
-//! modifier of a move), and `ggpnet perft` counts RBG moves on it (a path ends
-//! a move at a player's `(s T X)` step; [`perft_translation`]). With
-//! `--direct`, `perft` and `mc` run the direct engine of `ggpnet_rbg` instead.
+//! modifier of a move), `ggpnet perft` counts RBG moves on it (a path ends
+//! a move at a player's `(s T X)` step; [`perft_translation`]) and `ggpnet mc`
+//! draws per RBG move on it (`rbg_mc`). With `--direct`, `perft` and `mc` run
+//! the direct engine of `ggpnet_rbg` instead.
 
 use crate::failure::{Classify, Failure, Kind};
 use crate::{emit, game_name, McArgs, PerftArgs};
@@ -167,7 +168,7 @@ pub(crate) fn mc(args: &McArgs, path: &Path) -> Result<(), Failure> {
     emit(args.game.json, &value, || {
         let mut out = format!(
             "game: {}\nengine: rbg (direct), threads: {threads}, seconds: {seconds:.2}\nmoves: {} ({:.0} moves/s)\nplayouts: {} ({:.0} playouts/s)\naverage length: {:.2} player moves\n",
-            value.game, totals.moves, value.transitions_per_sec, totals.playouts, value.run.playouts_per_sec, value.avg_depth
+            value.mc.game, totals.moves, value.mc.transitions_per_sec, totals.playouts, value.mc.run.playouts_per_sec, value.mc.avg_depth
         );
         if totals.abandoned > 0 {
             out.push_str(&format!(
@@ -193,7 +194,7 @@ fn average_scores(totals: &Totals) -> Vec<Option<f64>> {
         .collect()
 }
 
-/// The report of `ggpnet mc --json` on an RBG game.
+/// The report of `ggpnet mc GAME.rbg --direct --json`.
 fn mc_report(
     args: &McArgs,
     path: &Path,
@@ -201,9 +202,9 @@ fn mc_report(
     totals: &Totals,
     threads: usize,
     seconds: f64,
-) -> report::Mc {
+) -> report::RbgMc {
     let ended = totals.playouts + totals.abandoned;
-    report::Mc {
+    let mc = report::Mc {
         game: game_name(Some(path)),
         engine: report::EngineUsed {
             engine: "rbg".to_owned(),
@@ -231,6 +232,11 @@ fn mc_report(
         } else {
             0.0
         },
+    };
+    report::RbgMc {
+        mc,
+        transition_unit: report::RBG_PLAYER_MOVE.to_owned(),
+        gdl_steps: None,
     }
 }
 

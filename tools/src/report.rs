@@ -364,6 +364,25 @@ pub struct Mc {
     pub avg_depth: f64,
 }
 
+/// The unit of the counts of `ggpnet mc GAME.rbg` ([`RbgMc::transition_unit`]):
+/// one per move of a player, keeper moves not counted (rbg2cpp's benchmark's unit).
+pub const RBG_PLAYER_MOVE: &str = "rbg_player_move";
+
+/// `ggpnet mc --json` on a Regular Boardgames (`.rbg`) game: the fields of
+/// [`Mc`], whose `transitions`, `transitions_per_sec`, `avg_depth` and
+/// `max_depth` count RBG player moves, as the unit field says.
+#[derive(Clone, Debug, Serialize)]
+pub struct RbgMc {
+    /// The common fields (flattened).
+    #[serde(flatten)]
+    pub mc: Mc,
+    /// The unit of the move counts: always [`RBG_PLAYER_MOVE`].
+    pub transition_unit: String,
+    /// GDL steps applied along the playouts (player and keeper steps of the
+    /// translation); `None` on the direct engine.
+    pub gdl_steps: Option<u64>,
+}
+
 /// `ggpnet mc --json` on a real-time GDL game: random timed playouts.
 #[derive(Clone, Debug, Serialize)]
 pub struct RtMc {

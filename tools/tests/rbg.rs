@@ -402,15 +402,20 @@ fn the_command_line_runs_rbg_files() {
         value["avg_goals"].clone()
     };
     assert_eq!(mc("1"), mc("2"));
-    // On the translation: two GDL steps per move ([x], then the switch).
+    // On the translation: RBG moves counted, as on the direct engine; two
+    // GDL steps per move ([x], then the switch).
     let out = run(&["mc", "--json", "--playouts", "40", "--threads", "1"], &game);
     assert!(out.status.success());
     let value: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(value["engine"].as_str(), Some("propnet"));
-    let playouts = value["playouts"].as_u64().unwrap();
+    assert_eq!(value["transition_unit"].as_str(), Some("rbg_player_move"));
+    assert_eq!(
+        (value["playouts"].as_u64(), value["transitions"].as_u64()),
+        (Some(40), Some(120)),
+        "{value}"
+    );
     // Every playout: the keeper's switch, then three moves of two steps each.
-    assert!(playouts >= 40, "{value}");
-    assert_eq!(value["transitions"].as_u64(), Some(7 * playouts), "{value}");
+    assert_eq!(value["gdl_steps"].as_u64(), Some(7 * 40), "{value}");
     // A malformed file: exit 2, the file, line and column named.
     let bad = dir.join("bad.rbg");
     std::fs::write(&bad, with_rules("->a north")).unwrap();

@@ -4,8 +4,10 @@
 //! RBG moves, against the rbg2cpp counts of `traces-rbg/` at every depth up to
 //! [`PERFT_BUDGET`]) and along random playouts (the board, the variables, the
 //! player to move, the set of legal moves, terminal and scores compared at
-//! every RBG state); its `rbg2gdl` output passes `ggpnet check`. The games it
-//! refuses are listed in [`UNTRANSLATABLE`] with the reason checked.
+//! every RBG state); its `rbg2gdl` output passes `ggpnet check`; flat
+//! Monte-Carlo on it (`ggpnet mc GAME.rbg`, one uniform draw per RBG move)
+//! gives rbg2cpp's mean length and scores within the trace's tolerance. The
+//! games it refuses are listed in [`UNTRANSLATABLE`] with the reason checked.
 
 mod scratch;
 
@@ -43,6 +45,16 @@ fn playouts(name: &str) -> usize {
         "gomoku_freeStyle" | "gomoku_standard" => 200,
         "breakthrough" | "gomoku_standard_11x11" | "hex" | "hex_9x9" | "knightthrough" => 300,
         _ => 1000,
+    }
+}
+
+/// Flat Monte-Carlo playouts per game and scalar evaluator on the
+/// translation: 400, 200 on the large boards (each move enumerates every
+/// complete move of the state on the propnet).
+fn mc_playouts(name: &str) -> u64 {
+    match name {
+        "gomoku_freeStyle" | "gomoku_standard" | "gomoku_standard_11x11" | "hex" | "hex_9x9" => 200,
+        _ => 400,
     }
 }
 
@@ -295,6 +307,112 @@ fn translated_playouts_agree_with_the_direct_engine() {
             started.elapsed().as_secs_f64()
         );
     }
+}
+
+/// Whether `ours` (a mean over `n` playouts) agrees with the trace's `theirs`
+/// over its `playouts`, sd `sd` (taken for both): FORMAT.md's tolerance,
+/// 4 standard errors of the difference.
+fn within_tolerance(ours: f64, n: u64, theirs: f64, sd: f64, playouts: f64) -> bool {
+    (ours - theirs).abs() <= 4.0 * (sd * sd / n as f64 + sd * sd / playouts).sqrt()
+}
+
+/// Checks one `ggpnet mc --json` run of `n` playouts of `name` against its trace.
+fn check_mc(name: &str, evaluator: &str, value: &Value, trace: &Value, n: u64) {
+    let at = format!("{name} ({evaluator})");
+    assert_eq!(value["evaluator"], evaluator, "{at}");
+    assert_eq!(value["transition_unit"], "rbg_player_move", "{at}");
+    assert_eq!(value["playouts"], n, "{at}: every playout ends");
+    let length = value["avg_depth"].as_f64().unwrap();
+    let moves = value["transitions"].as_u64().unwrap();
+    assert!(
+        (length * n as f64 - moves as f64).abs() < 0.5,
+        "{at}: moves {moves}, mean {length}"
+    );
+    let playouts = trace["playouts"].as_f64().unwrap();
+    let (mean, sd) = (
+        trace["mean_length"].as_f64().unwrap(),
+        trace["sd_length"].as_f64().unwrap(),
+    );
+    assert!(
+        within_tolerance(length, n, mean, sd, playouts),
+        "{at}: mean length {length}, rbg2cpp {mean} (sd {sd})"
+    );
+    for (player, theirs) in trace["mean_scores"].as_object().unwrap() {
+        let ours = value["avg_goals"][player].as_f64().unwrap();
+        let (theirs, sd) = (
+            theirs.as_f64().unwrap(),
+            trace["sd_scores"][player].as_f64().unwrap(),
+        );
+        assert!(
+            within_tolerance(ours, n, theirs, sd, playouts),
+            "{at}: {player} scores {ours}, rbg2cpp {theirs} (sd {sd})"
+        );
+    }
+}
+
+#[test]
+fn translated_flat_mc_draws_rbg_moves_as_rbg2cpp() {
+    let Some((files, traces)) = corpus() else { return };
+    for file in &files {
+        let name = stem(file);
+        if UNTRANSLATABLE.contains(&name.as_str()) {
+            continue;
+        }
+        let trace: Value =
+            serde_json::from_str(&std::fs::read_to_string(traces.join(format!("{name}.json"))).unwrap())
+                .unwrap();
+        let n = mc_playouts(&name);
+        for evaluator in ["sweep", "differential"] {
+            let started = Instant::now();
+            let args = [
+                "mc",
+                "--json",
+                "--threads",
+                "1",
+                "--evaluator",
+                evaluator,
+                "--playouts",
+                &n.to_string(),
+            ];
+            let value: Value = serde_json::from_str(&ggpnet(&args, file)).unwrap();
+            check_mc(&name, evaluator, &value, &trace, n);
+            println!(
+                "{name} ({evaluator}): {n} playouts, mean length {:.2} (rbg2cpp {}) ({:.1} s)",
+                value["avg_depth"].as_f64().unwrap(),
+                trace["mean_length"],
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+}
+
+#[test]
+fn lanes_are_refused_for_flat_mc_on_a_translated_game() {
+    let dir = scratch::dir("rbg-lanes");
+    let file = dir.join("tiny.rbg");
+    std::fs::write(
+        &file,
+        "#players = a(100), b(100) #pieces = e, x #variables = #board = rectangle(u, d, l, r, [e, e])
+         #rules = [$ a = 50, b = 50] (->a (l* + r*) {e} [x] ->b ->>)*",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ggpnet"))
+        .args(["mc", "--evaluator", "lanes", "--playouts", "10"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--evaluator lanes"));
+    let value: Value = serde_json::from_str(&ggpnet(
+        &["mc", "--json", "--playouts", "10", "--evaluator", "sweep"],
+        &file,
+    ))
+    .unwrap();
+    // `a` fills a cell, `b` passes, twice; then `a` has no move: 4 player moves a playout.
+    assert_eq!(value["transitions"], 40);
+    assert_eq!(value["avg_depth"], 4.0);
+    assert_eq!(value["avg_goals"]["a"], 50.0);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
