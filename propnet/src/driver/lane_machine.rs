@@ -22,9 +22,11 @@
 //!   the restarted lanes, slot by slot, which costs a word operation per slot
 //!   instead of an evaluation of the state part.
 //! - Per-lane data comes out by bit-matrix transposition: 64 rows (bases, or
-//!   legal inputs) of 64 lanes are transposed at once, so that a lane's row is
+//!   legal inputs) of all 512 lanes are transposed at once, as eight 64 x 64
+//!   matrices side by side in the vector registers, so that a lane's row is
 //!   a word of 64 bits, written out as bytes ([`LaneMachine::observations_into`])
-//!   or as bit sets ([`LaneMachine::legal_into`]) without a per-bit loop.
+//!   or as bit sets ([`LaneMachine::legal_into`]) without a per-bit loop,
+//!   each lane's row as one run of stores into its slice of the output.
 //!
 //! - Random moves are drawn for all lanes at once
 //!   ([`LaneMachine::draw_actions`]): counts of legal moves and ranks are
@@ -1422,16 +1424,10 @@ unsafe fn write_flags_avx512(values: &[Lane], rows: &[u32], lanes: usize, out: &
 /// Calls `emit(lane, chunk, bits)` for every lane below `lanes` and every
 /// 64 rows of `rows` (slots of `values`, or [`NO_ROW`]), lane after lane and
 /// chunk after chunk: bit `i` of `bits` is row `64 * chunk + i`'s value in
-/// the lane. Each 64 rows are read as whole lane words, 512 lanes a load,
-/// and transposed as eight 64 x 64 bit matrices at once ([`transpose64`]),
-/// every chunk before any lane is emitted, so that a lane's row is written in
-/// one run (chunk by chunk, wide rows were written in pieces 64 lanes apart,
-/// and the memory went back and forth: a 60% loss on chess at 4096 lanes).
-/// Reading a row's eight words one by one into the matrix of each 64 lanes,
-/// as this did before, stored 8 bytes that the vectorised transposition read
-/// back 64 at a time, which the CPU cannot forward from its store buffer:
-/// with whole words the rows go from the values to the matrix by 64-byte
-/// loads and stores.
+/// the lane. Every chunk is transposed ([`transposed`]) before any lane is
+/// emitted, so that a lane's row is written in one run (chunk by chunk, wide
+/// rows were written in pieces 64 lanes apart, and the memory went back and
+/// forth: a 60% loss on chess at 4096 lanes).
 #[inline(always)]
 fn for_each_lane_row(values: &[Lane], rows: &[u32], lanes: usize, mut emit: impl FnMut(usize, usize, u64)) {
     let blocks = transposed(values, rows);
@@ -1446,7 +1442,13 @@ fn for_each_lane_row(values: &[Lane], rows: &[u32], lanes: usize, mut emit: impl
 /// The values of `rows` (slots of `values`, or [`NO_ROW`]: zero) 64 rows a
 /// block, each block transposed: word `w` of row `l` of block `c` holds
 /// lane `64 * w + l`'s values of rows `64 * c` to `64 * c + 63`, row by bit,
-/// zero past the rows.
+/// zero past the rows. Each row is read as a whole lane word, 512 lanes a
+/// 64-byte load, and the eight 64 x 64 bit matrices of a block are
+/// transposed at once ([`transpose64`]). Reading a row's eight words one by
+/// one into the matrix of each 64 lanes, as this did before, stored 8 bytes
+/// that the vectorised transposition read back 64 at a time, which the CPU
+/// cannot forward from its store buffer (`perf` of `VectorEnv` on connect
+/// four at 4096 lanes: the writers took 43% of a step, 34% now).
 #[inline(always)]
 fn transposed(values: &[Lane], rows: &[u32]) -> Vec<RowBlock> {
     let mut blocks = vec![RowBlock([NO_LANES; 64]); rows.len().div_ceil(64)];
