@@ -1355,8 +1355,26 @@ impl Flag for bool {
 /// Writes every lane's value of `rows` into `out`, lane after lane, a flag
 /// per row, by `write(bits, flags)` for each 64 rows of a lane (bit `i` of
 /// `bits` the flag of row `64 * chunk + i`, `flags` at most 64 long).
+/// Lanes of one word are transposed one word a row, more all of them (see
+/// [`transposed`]).
 #[inline(always)]
 fn write_rows<T: Flag>(
+    values: &[Lane],
+    rows: &[u32],
+    lanes: usize,
+    out: &mut [T],
+    write: impl Fn(u64, &mut [T]),
+) {
+    if lanes <= 64 {
+        write_rows_of::<T, 1>(values, rows, lanes, out, write)
+    } else {
+        write_rows_of::<T, LANE_WORDS>(values, rows, lanes, out, write)
+    }
+}
+
+/// [`write_rows`] of lanes in the first `W` words.
+#[inline(always)]
+fn write_rows_of<T: Flag, const W: usize>(
     values: &[Lane],
     rows: &[u32],
     lanes: usize,
@@ -1367,7 +1385,7 @@ fn write_rows<T: Flag>(
     if width == 0 {
         return;
     }
-    let blocks = transposed(values, rows);
+    let blocks = transposed::<W>(values, rows);
     for (lane, row) in out.chunks_exact_mut(width).take(lanes).enumerate() {
         let (word, l) = (lane / 64, lane % 64);
         for (flags, block) in row.chunks_mut(64).zip(&blocks) {
@@ -1429,8 +1447,23 @@ unsafe fn write_flags_avx512(values: &[Lane], rows: &[u32], lanes: usize, out: &
 /// rows were written in pieces 64 lanes apart, and the memory went back and
 /// forth: a 60% loss on chess at 4096 lanes).
 #[inline(always)]
-fn for_each_lane_row(values: &[Lane], rows: &[u32], lanes: usize, mut emit: impl FnMut(usize, usize, u64)) {
-    let blocks = transposed(values, rows);
+fn for_each_lane_row(values: &[Lane], rows: &[u32], lanes: usize, emit: impl FnMut(usize, usize, u64)) {
+    if lanes <= 64 {
+        for_each_lane_row_of::<1>(values, rows, lanes, emit)
+    } else {
+        for_each_lane_row_of::<LANE_WORDS>(values, rows, lanes, emit)
+    }
+}
+
+/// [`for_each_lane_row`] of lanes in the first `W` words.
+#[inline(always)]
+fn for_each_lane_row_of<const W: usize>(
+    values: &[Lane],
+    rows: &[u32],
+    lanes: usize,
+    mut emit: impl FnMut(usize, usize, u64),
+) {
+    let blocks = transposed::<W>(values, rows);
     for lane in 0..lanes {
         let (word, l) = (lane / 64, lane % 64);
         for (chunk, block) in blocks.iter().enumerate() {
@@ -1439,23 +1472,26 @@ fn for_each_lane_row(values: &[Lane], rows: &[u32], lanes: usize, mut emit: impl
     }
 }
 
-/// The values of `rows` (slots of `values`, or [`NO_ROW`]: zero) 64 rows a
-/// block, each block transposed: word `w` of row `l` of block `c` holds
-/// lane `64 * w + l`'s values of rows `64 * c` to `64 * c + 63`, row by bit,
-/// zero past the rows. Each row is read as a whole lane word, 512 lanes a
-/// 64-byte load, and the eight 64 x 64 bit matrices of a block are
-/// transposed at once ([`transpose64`]). Reading a row's eight words one by
-/// one into the matrix of each 64 lanes, as this did before, stored 8 bytes
-/// that the vectorised transposition read back 64 at a time, which the CPU
-/// cannot forward from its store buffer (`perf` of `VectorEnv` on connect
-/// four at 4096 lanes: the writers took 43% of a step, 34% now).
+/// The first `W` words of the values of `rows` (slots of `values`, or
+/// [`NO_ROW`]: zero) 64 rows a block, each block transposed: word `w` of row
+/// `l` of block `c` holds lane `64 * w + l`'s values of rows `64 * c` to
+/// `64 * c + 63`, row by bit, zero past the rows. With `W` the lane words,
+/// each row is read whole, 512 lanes a 64-byte load, and the eight 64 x 64
+/// bit matrices of a block are transposed at once ([`transpose64`]).
+/// Reading a row's eight words one by one into the matrix of each 64 lanes,
+/// as this did before, stored 8 bytes that the vectorised transposition read
+/// back 64 at a time, which the CPU cannot forward from its store buffer
+/// (`perf` of `VectorEnv` on connect four at 4096 lanes: the writers took 43%
+/// of a step, 34% now). A block of at most 64 lanes takes `W = 1`: eight
+/// words would be eight times its work.
 #[inline(always)]
-fn transposed(values: &[Lane], rows: &[u32]) -> Vec<RowBlock> {
-    let mut blocks = vec![RowBlock([NO_LANES; 64]); rows.len().div_ceil(64)];
+fn transposed<const W: usize>(values: &[Lane], rows: &[u32]) -> Vec<RowBlock<W>> {
+    let mut blocks = vec![RowBlock([[0; W]; 64]); rows.len().div_ceil(64)];
     for (block, slots) in blocks.iter_mut().zip(rows.chunks(64)) {
         for (row, &slot) in block.0.iter_mut().zip(slots) {
             if slot != NO_ROW {
-                *row = values[slot as usize];
+                let lanes = &values[slot as usize];
+                *row = std::array::from_fn(|w| lanes[w]);
             }
         }
         transpose64(&mut block.0);
@@ -1463,21 +1499,21 @@ fn transposed(values: &[Lane], rows: &[u32]) -> Vec<RowBlock> {
     blocks
 }
 
-/// 64 rows of lane words on cache lines of their own (64-byte aligned, as
-/// the evaluator's values), so that the transposition's 512-bit loads and
+/// 64 rows of `W` lane words on cache lines of their own (64-byte aligned,
+/// as the evaluator's values), so that the transposition's 512-bit loads and
 /// stores never straddle two lines.
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
-struct RowBlock([Lane; 64]);
+struct RowBlock<const W: usize>([[u64; W]; 64]);
 
-/// Transposes, word by word, eight 64 x 64 bit matrices in place: bit `j` of
+/// Transposes, word by word, `W` 64 x 64 bit matrices in place: bit `j` of
 /// word `w` of row `i` becomes bit `i` of word `w` of row `j`. Six rounds
 /// swap ever smaller blocks across the diagonal (Hacker's Delight, 7-3), 32
-/// row pairs a round, each operation on whole rows of eight words. Inlined,
-/// so that its rounds run in 512-bit registers in the callers compiled for
-/// AVX-512 (a row a register), and in narrower ones elsewhere.
+/// row pairs a round, each operation on whole rows of `W` words. Inlined, so
+/// that its rounds run in 512-bit registers in the callers compiled for
+/// AVX-512 (a row of eight words a register), and in narrower ones elsewhere.
 #[inline(always)]
-fn transpose64(m: &mut [Lane; 64]) {
+fn transpose64<const W: usize>(m: &mut [[u64; W]; 64]) {
     let mut width = 32;
     let mut mask: u64 = 0x0000_0000_FFFF_FFFF;
     while width != 0 {
@@ -1485,7 +1521,7 @@ fn transpose64(m: &mut [Lane; 64]) {
         while k < 64 {
             for i in k..k + width {
                 let (a, b) = (m[i], m[i + width]);
-                let t: Lane = std::array::from_fn(|w| ((a[w] >> width) ^ b[w]) & mask);
+                let t: [u64; W] = std::array::from_fn(|w| ((a[w] >> width) ^ b[w]) & mask);
                 m[i] = std::array::from_fn(|w| a[w] ^ (t[w] << width));
                 m[i + width] = std::array::from_fn(|w| b[w] ^ t[w]);
             }
@@ -1811,7 +1847,7 @@ mod tests {
             let rows: Vec<u32> = (0..width)
                 .map(|r| if r % 5 == 3 { NO_ROW } else { (r * 7 % 300) as u32 })
                 .collect();
-            for (lanes, offset) in [(512, 0), (100, 1), (3, 17), (512, 48), (65, 63)] {
+            for (lanes, offset) in [(512, 0), (100, 1), (3, 17), (64, 5), (512, 48), (65, 63)] {
                 let expected: Vec<u8> = (0..lanes * width)
                     .map(|k| match rows[k % width] {
                         NO_ROW => 0,
