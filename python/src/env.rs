@@ -16,6 +16,7 @@ use numpy::{
 };
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PySlice, PyTuple};
 use std::sync::Arc;
 
 /// The compiled game behind `game`, or `EngineError` when the interpreter runs it.
@@ -73,6 +74,19 @@ macro_rules! with_buffers {
 }
 
 /// A numpy borrow that failed, as a `ValueError`.
+/// A zeroed C-contiguous array of `dtype` (a one-byte type) and `shape`
+/// whose data starts on a 64-byte line: a view into a slightly longer array.
+/// numpy starts an array's data 16 bytes past a line, and the lanes engine
+/// writes 64 flags a store, which then straddled two lines (docs/PYTHON.md).
+fn on_lines<'py>(py: Python<'py>, dtype: &str, shape: &[usize]) -> PyResult<Bound<'py, PyAny>> {
+    let len: usize = shape.iter().product();
+    let flat = PyArray1::<u8>::zeros(py, len + 63, false);
+    let start = (64 - flat.data() as usize % 64) % 64;
+    let view = flat.get_item(PySlice::new(py, start as isize, (start + len) as isize, 1))?;
+    view.call_method1("view", (dtype,))?
+        .call_method1("reshape", (PyTuple::new(py, shape)?,))
+}
+
 fn borrow_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(format!("the environment's arrays cannot be written: {e}"))
 }
@@ -145,8 +159,8 @@ impl VectorEnv {
         let (roles, actions, bases) = (batch.roles(), batch.actions(), batch.bases());
         let mut env = VectorEnv {
             game,
-            observations: PyArray2::zeros(py, [n, bases], false).unbind(),
-            legal_mask: PyArray3::zeros(py, [n, roles, actions], false).unbind(),
+            observations: on_lines(py, "uint8", &[n, bases])?.cast_into()?.unbind(),
+            legal_mask: on_lines(py, "bool", &[n, roles, actions])?.cast_into()?.unbind(),
             rewards: PyArray2::zeros(py, [n, roles], false).unbind(),
             terminated: PyArray1::zeros(py, [n], false).unbind(),
             truncated: PyArray1::zeros(py, [n], false).unbind(),

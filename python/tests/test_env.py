@@ -84,6 +84,25 @@ def run_arrays(env, steps, sampled):
     return seen
 
 
+@pytest.mark.parametrize("evaluator", ["lanes", "sweep"])
+def test_arrays_start_on_a_cache_line_and_stay_in_place(game, evaluator):
+    """The observations and the mask start on a 64-byte line (the lanes engine
+    writes them 64 flags a store), are C-contiguous and writable, and each
+    step writes the same arrays."""
+    env = ggpnet.VectorEnv(game, 5, seed=3, evaluator=evaluator)
+    obs, mask = env.observations, env.legal_mask
+    for array, dtype in ((obs, np.uint8), (mask, np.bool_)):
+        assert array.ctypes.data % 64 == 0
+        assert array.dtype == dtype and array.flags["C_CONTIGUOUS"] and array.flags["WRITEABLE"]
+    assert obs.shape == (5, len(game.bases)) and mask.shape[:2] == (5, len(game.roles))
+    assert env.step(env.sample_actions())[0] is not None
+    assert env.observations.ctypes.data == obs.ctypes.data
+    assert env.legal_mask.ctypes.data == mask.ctypes.data
+    for i in range(5):
+        expected_obs, expected_mask = expected_rows(game, env.state(i))
+        assert (obs[i] == expected_obs).all() and (mask[i] == expected_mask).all()
+
+
 @pytest.mark.parametrize("auto_reset", [True, False])
 def test_lanes_and_scalar_machines_give_the_same_games(game, auto_reset):
     """600 lanes are two blocks of 300 on the lanes engine; with or without

@@ -22,9 +22,11 @@
 //!   the restarted lanes, slot by slot, which costs a word operation per slot
 //!   instead of an evaluation of the state part.
 //! - Per-lane data comes out by bit-matrix transposition: 64 rows (bases, or
-//!   legal inputs) of 64 lanes are transposed at once, so that a lane's row is
+//!   legal inputs) of all 512 lanes are transposed at once, as eight 64 x 64
+//!   matrices side by side in the vector registers, so that a lane's row is
 //!   a word of 64 bits, written out as bytes ([`LaneMachine::observations_into`])
-//!   or as bit sets ([`LaneMachine::legal_into`]) without a per-bit loop.
+//!   or as bit sets ([`LaneMachine::legal_into`]) without a per-bit loop,
+//!   each lane's row as one run of stores into its slice of the output.
 //!
 //! - Random moves are drawn for all lanes at once
 //!   ([`LaneMachine::draw_actions`]): counts of legal moves and ranks are
@@ -1351,7 +1353,10 @@ impl Flag for bool {
 }
 
 /// Writes every lane's value of `rows` into `out`, lane after lane, a flag
-/// per row, by `write(bits, flags)` for each 64 rows of a lane.
+/// per row, by `write(bits, flags)` for each 64 rows of a lane (bit `i` of
+/// `bits` the flag of row `64 * chunk + i`, `flags` at most 64 long).
+/// Lanes of one word are transposed one word a row, more all of them (see
+/// [`transposed`]).
 #[inline(always)]
 fn write_rows<T: Flag>(
     values: &[Lane],
@@ -1360,12 +1365,33 @@ fn write_rows<T: Flag>(
     out: &mut [T],
     write: impl Fn(u64, &mut [T]),
 ) {
+    if lanes <= 64 {
+        write_rows_of::<T, 1>(values, rows, lanes, out, write)
+    } else {
+        write_rows_of::<T, LANE_WORDS>(values, rows, lanes, out, write)
+    }
+}
+
+/// [`write_rows`] of lanes in the first `W` words.
+#[inline(always)]
+fn write_rows_of<T: Flag, const W: usize>(
+    values: &[Lane],
+    rows: &[u32],
+    lanes: usize,
+    out: &mut [T],
+    write: impl Fn(u64, &mut [T]),
+) {
     let width = rows.len();
-    for_each_lane_row(values, rows, lanes, |lane, chunk, bits| {
-        let first = lane * width + chunk * 64;
-        let end = (first + 64).min((lane + 1) * width);
-        write(bits, &mut out[first..end]);
-    });
+    if width == 0 {
+        return;
+    }
+    let blocks = transposed::<W>(values, rows);
+    for (lane, row) in out.chunks_exact_mut(width).take(lanes).enumerate() {
+        let (word, l) = (lane / 64, lane % 64);
+        for (flags, block) in row.chunks_mut(64).zip(&blocks) {
+            write(block.0[l][word], flags);
+        }
+    }
 }
 
 /// [`write_rows`] in 512-bit registers: 64 flags expanded from a word of
@@ -1416,47 +1442,88 @@ unsafe fn write_flags_avx512(values: &[Lane], rows: &[u32], lanes: usize, out: &
 /// Calls `emit(lane, chunk, bits)` for every lane below `lanes` and every
 /// 64 rows of `rows` (slots of `values`, or [`NO_ROW`]), lane after lane and
 /// chunk after chunk: bit `i` of `bits` is row `64 * chunk + i`'s value in
-/// the lane. 64 lanes by 64 rows are transposed at once, every chunk of 64
-/// lanes before any is emitted, so that a lane's row is written in one run
-/// (chunk by chunk, wide rows were written in pieces 64 lanes apart, and the
-/// memory went back and forth: a 60% loss on chess at 4096 lanes).
+/// the lane. Every chunk is transposed ([`transposed`]) before any lane is
+/// emitted, so that a lane's row is written in one run (chunk by chunk, wide
+/// rows were written in pieces 64 lanes apart, and the memory went back and
+/// forth: a 60% loss on chess at 4096 lanes).
 #[inline(always)]
-fn for_each_lane_row(values: &[Lane], rows: &[u32], lanes: usize, mut emit: impl FnMut(usize, usize, u64)) {
-    let mut blocks = vec![[0u64; 64]; rows.len().div_ceil(64)];
-    (0..lanes.div_ceil(64)).for_each(|word| {
-        let here = (lanes - word * 64).min(64);
-        for (block, slots) in blocks.iter_mut().zip(rows.chunks(64)) {
-            for (i, row) in block.iter_mut().enumerate() {
-                *row = match slots.get(i) {
-                    Some(&slot) if slot != NO_ROW => values[slot as usize][word],
-                    _ => 0,
-                };
-            }
-            transpose64(block);
-        }
-        for l in 0..here {
-            for (chunk, block) in blocks.iter().enumerate() {
-                emit(word * 64 + l, chunk, block[l]);
-            }
-        }
-    });
+fn for_each_lane_row(values: &[Lane], rows: &[u32], lanes: usize, emit: impl FnMut(usize, usize, u64)) {
+    if lanes <= 64 {
+        for_each_lane_row_of::<1>(values, rows, lanes, emit)
+    } else {
+        for_each_lane_row_of::<LANE_WORDS>(values, rows, lanes, emit)
+    }
 }
 
-/// Transposes a 64 x 64 bit matrix in place: bit `j` of word `i` becomes
-/// bit `i` of word `j`. Six rounds swap ever smaller blocks across the
-/// diagonal (Hacker's Delight, 7-3), 32 word pairs a round. Inlined, so
-/// that its rounds are vectorised in the callers compiled for AVX-512.
+/// [`for_each_lane_row`] of lanes in the first `W` words.
 #[inline(always)]
-fn transpose64(m: &mut [u64; 64]) {
+fn for_each_lane_row_of<const W: usize>(
+    values: &[Lane],
+    rows: &[u32],
+    lanes: usize,
+    mut emit: impl FnMut(usize, usize, u64),
+) {
+    let blocks = transposed::<W>(values, rows);
+    for lane in 0..lanes {
+        let (word, l) = (lane / 64, lane % 64);
+        for (chunk, block) in blocks.iter().enumerate() {
+            emit(lane, chunk, block.0[l][word]);
+        }
+    }
+}
+
+/// The first `W` words of the values of `rows` (slots of `values`, or
+/// [`NO_ROW`]: zero) 64 rows a block, each block transposed: word `w` of row
+/// `l` of block `c` holds lane `64 * w + l`'s values of rows `64 * c` to
+/// `64 * c + 63`, row by bit, zero past the rows. With `W` the lane words,
+/// each row is read whole, 512 lanes a 64-byte load, and the eight 64 x 64
+/// bit matrices of a block are transposed at once ([`transpose64`]).
+/// Reading a row's eight words one by one into the matrix of each 64 lanes,
+/// as this did before, stored 8 bytes that the vectorised transposition read
+/// back 64 at a time, which the CPU cannot forward from its store buffer
+/// (`perf` of `VectorEnv` on connect four at 4096 lanes: the writers took 43%
+/// of a step, 34% now). A block of at most 64 lanes takes `W = 1`: eight
+/// words would be eight times its work.
+#[inline(always)]
+fn transposed<const W: usize>(values: &[Lane], rows: &[u32]) -> Vec<RowBlock<W>> {
+    let mut blocks = vec![RowBlock([[0; W]; 64]); rows.len().div_ceil(64)];
+    for (block, slots) in blocks.iter_mut().zip(rows.chunks(64)) {
+        for (row, &slot) in block.0.iter_mut().zip(slots) {
+            if slot != NO_ROW {
+                let lanes = &values[slot as usize];
+                *row = std::array::from_fn(|w| lanes[w]);
+            }
+        }
+        transpose64(&mut block.0);
+    }
+    blocks
+}
+
+/// 64 rows of `W` lane words on cache lines of their own (64-byte aligned,
+/// as the evaluator's values), so that the transposition's 512-bit loads and
+/// stores never straddle two lines.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct RowBlock<const W: usize>([[u64; W]; 64]);
+
+/// Transposes, word by word, `W` 64 x 64 bit matrices in place: bit `j` of
+/// word `w` of row `i` becomes bit `i` of word `w` of row `j`. Six rounds
+/// swap ever smaller blocks across the diagonal (Hacker's Delight, 7-3), 32
+/// row pairs a round, each operation on whole rows of `W` words. Inlined, so
+/// that its rounds run in 512-bit registers in the callers compiled for
+/// AVX-512 (a row of eight words a register), and in narrower ones elsewhere.
+#[inline(always)]
+fn transpose64<const W: usize>(m: &mut [[u64; W]; 64]) {
     let mut width = 32;
     let mut mask: u64 = 0x0000_0000_FFFF_FFFF;
     while width != 0 {
         let mut k = 0;
         while k < 64 {
             for i in k..k + width {
-                let t = ((m[i] >> width) ^ m[i + width]) & mask;
-                m[i] ^= t << width;
-                m[i + width] ^= t;
+                let (a, b) = (m[i], m[i + width]);
+                let t: [u64; W] = std::array::from_fn(|w| ((a[w] >> width) ^ b[w]) & mask);
+                m[i] = std::array::from_fn(|w| a[w] ^ (t[w] << width));
+                m[i + width] = std::array::from_fn(|w| b[w] ^ t[w]);
             }
             k += 2 * width;
         }
@@ -1752,12 +1819,59 @@ mod tests {
     #[test]
     fn transposition_moves_each_bit_across_the_diagonal() {
         let mut rng = crate::random::Stream::new(5, 0);
-        let original: [u64; 64] = std::array::from_fn(|_| rng.next_u64());
+        let original: [Lane; 64] = std::array::from_fn(|_| std::array::from_fn(|_| rng.next_u64()));
         let mut m = original;
         transpose64(&mut m);
-        for (i, &word) in original.iter().enumerate() {
-            for (j, &transposed) in m.iter().enumerate() {
-                assert_eq!((transposed >> i) & 1, (word >> j) & 1, "bit {j} of word {i}");
+        for w in 0..LANE_WORDS {
+            for (i, word) in original.iter().enumerate() {
+                for (j, transposed) in m.iter().enumerate() {
+                    let (from, to) = ((word[w] >> j) & 1, (transposed[w] >> i) & 1);
+                    assert_eq!(to, from, "bit {j} of word {w} of row {i}");
+                }
+            }
+        }
+    }
+
+    /// Rows of widths around the 64-flag chunks, with missing rows, for
+    /// some lanes (whole words of 64 and parts), on buffers at offsets from a
+    /// 64-byte line, written by both writers, are the lanes' bits, flag by
+    /// flag.
+    #[test]
+    fn rows_written_are_each_lanes_bits() {
+        let mut rng = crate::random::Stream::new(9, 0);
+        let values: Vec<Lane> = (0..300)
+            .map(|_| std::array::from_fn(|_| rng.next_u64()))
+            .collect();
+        let mut buffer = vec![0u8; 512 * 200 + 128];
+        for width in [1, 7, 14, 63, 64, 65, 128, 200] {
+            let rows: Vec<u32> = (0..width)
+                .map(|r| if r % 5 == 3 { NO_ROW } else { (r * 7 % 300) as u32 })
+                .collect();
+            for (lanes, offset) in [(512, 0), (100, 1), (3, 17), (64, 5), (512, 48), (65, 63)] {
+                let expected: Vec<u8> = (0..lanes * width)
+                    .map(|k| match rows[k % width] {
+                        NO_ROW => 0,
+                        slot => (values[slot as usize][k / width / 64] >> (k / width % 64)) as u8 & 1,
+                    })
+                    .collect();
+                let start = offset + (64 - buffer.as_ptr() as usize % 64) % 64;
+                let out = &mut buffer[start..start + lanes * width];
+                out.fill(9);
+                write_rows(&values, &rows, lanes, out, write_flags);
+                assert!(
+                    out == expected.as_slice(),
+                    "width {width}, {lanes} lanes, offset {offset}"
+                );
+                #[cfg(target_arch = "x86_64")]
+                if wide_bytes() {
+                    out.fill(9);
+                    // SAFETY: the CPU has AVX-512F and AVX-512BW (`wide_bytes`).
+                    unsafe { write_observations_avx512(&values, &rows, lanes, out) };
+                    assert!(
+                        out == expected.as_slice(),
+                        "width {width}, {lanes} lanes, offset {offset}, AVX-512"
+                    );
+                }
             }
         }
     }
