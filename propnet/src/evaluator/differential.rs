@@ -1357,10 +1357,13 @@ impl Propagation<'_> {
         let end = (start..net.slots() as u32)
             .find(|&s| net.cycle_start()[s as usize] != start)
             .unwrap_or(net.slots() as u32);
-        // The fixpoint reads the values of the component's fan-in and members.
+        // The fixpoint reads only the component's fan-in (its members among
+        // it, which it sets first): only those are brought up to date.
         let mut values = std::mem::take(self.scratch);
-        values.clear();
-        values.extend((0..net.slots() as u32).map(|s| slot_value(self.plan, self.counters, s)));
+        values.resize(net.slots(), false);
+        for &read in (start..end).flat_map(|member| net.fanin(member)) {
+            values[read as usize] = slot_value(self.plan, self.counters, read);
+        }
         fixpoint(&mut values, start, end, false, net);
         for slot in start..end {
             self.set(slot, values[slot as usize]);

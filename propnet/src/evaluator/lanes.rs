@@ -3,7 +3,7 @@
 //! `driver/lanes.rs`, choose the moves and step the states).
 
 use super::{Evaluator, EvaluatorKind};
-use crate::layout::{fixpoint, CompiledNet, Gate, GateValue, Step};
+use crate::layout::{fixpoint_by_passes, CompiledNet, Gate, GateValue, Step};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -235,7 +235,7 @@ impl Program {
                     8 => self.run_gates::<8>(run, values),
                     _ => self.run_wide_gates(run, values),
                 },
-                Part::Cycle(start, end) => fixpoint(values, start, end, NO_LANES, &NetGates(net)),
+                Part::Cycle(start, end) => fixpoint_by_passes(values, start, end, NO_LANES, &NetGates(net)),
             }
         }
     }
@@ -428,6 +428,11 @@ impl GateValue<Lane> for NetGates<'_> {
     #[inline(always)]
     fn value(&self, values: &[Lane], slot: u32) -> Lane {
         gate_value(self.0.gates()[slot as usize], self.0.fanin(slot), values)
+    }
+
+    #[inline(always)]
+    fn readers(&self, slot: u32) -> &[u32] {
+        self.0.fanout(slot)
     }
 }
 

@@ -2,6 +2,7 @@
 //! bool per slot, or a word of lanes), which every evaluator builds on and the
 //! profile measures with; and the packed bit sets they read and write.
 
+use super::fixpoint::fixpoint;
 use super::net::{CompiledNet, Gate, Step};
 
 /// How a gate's value of width `V` (one bool, or a word of lanes) is computed
@@ -10,6 +11,10 @@ use super::net::{CompiledNet, Gate, Step};
 pub(crate) trait GateValue<V> {
     /// The value of gate `slot` from the current `values`.
     fn value(&self, values: &[V], slot: u32) -> V;
+
+    /// The slots that read `slot`, ascending (what a cyclic component's
+    /// [`fixpoint`] re-evaluates when `slot` rises).
+    fn readers(&self, slot: u32) -> &[u32];
 }
 
 /// Evaluates `steps` over `values` (one value per slot, of any width): each gate
@@ -29,32 +34,6 @@ pub(crate) fn run_steps<V: Copy + PartialEq>(
                 }
             }
             Step::Cycle(start, end) => fixpoint(values, start, end, all_false, gate),
-        }
-    }
-}
-
-/// Evaluates the cyclic component `start..end` to its least fixpoint: from all
-/// false, re-evaluate until nothing changes (its cycles carry no negation).
-#[inline(always)]
-pub(crate) fn fixpoint<V: Copy + PartialEq>(
-    values: &mut [V],
-    start: u32,
-    end: u32,
-    all_false: V,
-    gate: &impl GateValue<V>,
-) {
-    values[start as usize..end as usize].fill(all_false);
-    loop {
-        let mut changed = false;
-        for slot in start..end {
-            let v = gate.value(values, slot);
-            if v != values[slot as usize] {
-                values[slot as usize] = v;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
         }
     }
 }
@@ -98,6 +77,11 @@ impl GateValue<u64> for CompiledNet {
             Gate::Not => !values[fanin[0] as usize],
         }
     }
+
+    #[inline(always)]
+    fn readers(&self, slot: u32) -> &[u32] {
+        self.fanout(slot)
+    }
 }
 
 /// One value per slot: a gate from its operands' values.
@@ -110,5 +94,10 @@ impl GateValue<bool> for CompiledNet {
             Gate::Or => fanin.iter().any(|&i| values[i as usize]),
             Gate::Not => !values[fanin[0] as usize],
         }
+    }
+
+    #[inline(always)]
+    fn readers(&self, slot: u32) -> &[u32] {
+        self.fanout(slot)
     }
 }
