@@ -203,40 +203,71 @@ fn mc_report(
     threads: usize,
     seconds: f64,
 ) -> report::RbgMc {
-    let ended = totals.playouts + totals.abandoned;
+    let run = report::PlayoutRun {
+        threads,
+        seconds,
+        playouts: totals.playouts,
+        playouts_per_sec: totals.playouts as f64 / seconds,
+        avg_goals: report::per_role(game.players(), &average_scores(totals)),
+        missing_goals: report::per_role(game.players(), &vec![0; game.players().len()]),
+        seed: args.seed,
+    };
+    let counts = MoveCounts {
+        abandoned: totals.abandoned,
+        moves: totals.moves,
+        finished_moves: totals.finished_moves,
+    };
+    rbg_mc_report(args, path, ("rbg", "direct"), run, &counts, None)
+}
+
+/// What flat Monte-Carlo on an RBG game counts besides its playouts, in RBG
+/// player moves (keeper moves not counted), on either engine.
+pub(crate) struct MoveCounts {
+    /// Playouts abandoned at the depth limit.
+    pub(crate) abandoned: u64,
+    /// Moves of every playout.
+    pub(crate) moves: u64,
+    /// Moves of the finished playouts.
+    pub(crate) finished_moves: u64,
+}
+
+/// The report of `ggpnet mc GAME.rbg --json` on the engine and evaluator
+/// `used`: `run`'s playouts, `counts`, and the GDL steps of a run on the
+/// translation.
+pub(crate) fn rbg_mc_report(
+    args: &McArgs,
+    path: &Path,
+    used: (&str, &str),
+    run: report::PlayoutRun,
+    counts: &MoveCounts,
+    gdl_steps: Option<u64>,
+) -> report::RbgMc {
+    let (seconds, playouts) = (run.seconds, run.playouts);
+    let ended = playouts + counts.abandoned;
     let mc = report::Mc {
         game: game_name(Some(path)),
         engine: report::EngineUsed {
-            engine: "rbg".to_owned(),
+            engine: used.0.to_owned(),
             fallback_reason: None,
         },
-        evaluator: "direct".to_owned(),
-        run: report::PlayoutRun {
-            threads,
-            seconds,
-            playouts: totals.playouts,
-            playouts_per_sec: totals.playouts as f64 / seconds,
-            avg_goals: report::per_role(game.players(), &average_scores(totals)),
-            missing_goals: report::per_role(game.players(), &vec![0; game.players().len()]),
-            seed: args.seed,
-        },
-        transitions: totals.moves,
-        states: totals.moves + ended,
-        abandoned: totals.abandoned,
-        at_depth_limit: totals.abandoned,
+        evaluator: used.1.to_owned(),
+        run,
+        transitions: counts.moves,
+        states: counts.moves + ended,
+        abandoned: counts.abandoned,
+        at_depth_limit: counts.abandoned,
         max_depth: args.max_depth,
-        transitions_per_sec: totals.moves as f64 / seconds,
-        states_per_sec: (totals.moves + ended) as f64 / seconds,
-        avg_depth: if totals.playouts > 0 {
-            totals.finished_moves as f64 / totals.playouts as f64
-        } else {
-            0.0
+        transitions_per_sec: counts.moves as f64 / seconds,
+        states_per_sec: (counts.moves + ended) as f64 / seconds,
+        avg_depth: match playouts {
+            0 => 0.0,
+            n => counts.finished_moves as f64 / n as f64,
         },
     };
     report::RbgMc {
         mc,
         transition_unit: report::RBG_PLAYER_MOVE.to_owned(),
-        gdl_steps: None,
+        gdl_steps,
     }
 }
 

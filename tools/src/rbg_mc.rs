@@ -31,7 +31,8 @@
 //! here (`--direct` runs the direct engine).
 
 use crate::failure::Failure;
-use crate::{emit, game_name, McArgs};
+use crate::rbg::{rbg_mc_report, MoveCounts};
+use crate::{emit, McArgs};
 use ggpnet::propnet::driver::choose;
 use ggpnet::propnet::evaluator::{Choice, EvaluatorConfig, EvaluatorKind, Scalar};
 use ggpnet::propnet::{Game, State};
@@ -455,41 +456,30 @@ fn report(
     threads: usize,
     seconds: f64,
 ) -> report::RbgMc {
-    let ended = totals.playouts + totals.abandoned;
     let avg_goals =
         ggpnet::propnet::driver::average_goals(&totals.goal_sums, &totals.missing, totals.playouts);
-    report::RbgMc {
-        mc: report::Mc {
-            game: game_name(Some(path)),
-            engine: report::EngineUsed {
-                engine: "propnet".to_owned(),
-                fallback_reason: None,
-            },
-            evaluator: kind.name().to_owned(),
-            run: report::PlayoutRun {
-                threads,
-                seconds,
-                playouts: totals.playouts,
-                playouts_per_sec: totals.playouts as f64 / seconds,
-                avg_goals: report::per_role(roles, &avg_goals),
-                missing_goals: report::per_role(roles, &totals.missing),
-                seed: args.seed,
-            },
-            transitions: totals.moves,
-            states: totals.moves + ended,
-            abandoned: totals.abandoned,
-            at_depth_limit: totals.abandoned,
-            max_depth: args.max_depth,
-            transitions_per_sec: totals.moves as f64 / seconds,
-            states_per_sec: (totals.moves + ended) as f64 / seconds,
-            avg_depth: match totals.playouts {
-                0 => 0.0,
-                n => totals.finished_moves as f64 / n as f64,
-            },
-        },
-        transition_unit: report::RBG_PLAYER_MOVE.to_owned(),
-        gdl_steps: Some(totals.steps),
-    }
+    let run = report::PlayoutRun {
+        threads,
+        seconds,
+        playouts: totals.playouts,
+        playouts_per_sec: totals.playouts as f64 / seconds,
+        avg_goals: report::per_role(roles, &avg_goals),
+        missing_goals: report::per_role(roles, &totals.missing),
+        seed: args.seed,
+    };
+    let counts = MoveCounts {
+        abandoned: totals.abandoned,
+        moves: totals.moves,
+        finished_moves: totals.finished_moves,
+    };
+    rbg_mc_report(
+        args,
+        path,
+        ("propnet", kind.name()),
+        run,
+        &counts,
+        Some(totals.steps),
+    )
 }
 
 /// The text of `ggpnet mc GAME.rbg`.
