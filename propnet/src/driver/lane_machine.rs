@@ -55,8 +55,8 @@
 //! bits to bytes 64 at a time with AVX-512BW where the CPU has it.
 
 use crate::evaluator::{
-    and, for_each_lane, not, or, xor, Evaluator, Lane, LaneValues, Lanes, VectorWidth, LANES, LANE_WORDS,
-    NO_LANES,
+    and, for_each_lane, not, or, xor, Evaluator, Lane, LaneValues, Lanes, OnLines, VectorWidth, LANES,
+    LANE_WORDS, NO_LANES,
 };
 use crate::game::{Game, MachineError, Move, State};
 use crate::layout::Step;
@@ -944,22 +944,23 @@ impl LaneMachine {
         let game = Arc::clone(&self.game);
         let legal_slots = game.net().legal_slots();
         // The counts, over the moves legal in some drawing lane (those walked below).
-        let mut planes = [NO_LANES; P];
+        let mut planes = OnLines([NO_LANES; P]);
+        let planes = &mut planes.0;
         let mut taken = std::mem::take(&mut self.taken);
         taken.clear();
         for (a, m) in game.role_moves()[role].iter().enumerate() {
             let legal = and(&self.values[legal_slots[m.0 as usize] as usize], &draw.mask);
             if legal.iter().any(|&w| w != 0) {
-                increment(&mut planes, &legal);
+                increment(planes, &legal);
                 taken.push((a as u32, legal));
             }
         }
-        draw_ranks(&mut planes, &draw, streams);
+        draw_ranks(planes, &draw, streams);
         // Each lane's rank counted down at every legal move: the lane takes the
         // move where it drops below zero, the borrow out of the top plane.
         for (_, lanes) in &mut taken {
             let mut borrow = *lanes;
-            for plane in &mut planes {
+            for plane in planes.iter_mut() {
                 let next = and(&borrow, &not(plane));
                 *plane = xor(plane, &borrow);
                 borrow = next;

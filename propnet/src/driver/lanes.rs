@@ -15,8 +15,8 @@
 
 use super::PlayoutTotals;
 use crate::evaluator::{
-    and, for_each_lane, not, or, xor, Evaluator, Lane, LaneValues, Lanes, VectorWidth, ALL_LANES, LANES,
-    LANE_WORDS, NO_LANES,
+    and, for_each_lane, not, or, xor, Evaluator, Lane, LaneValues, Lanes, OnLines, VectorWidth, ALL_LANES,
+    LANES, LANE_WORDS, NO_LANES,
 };
 use crate::game::{Game, Move, State};
 use crate::layout::CompiledNet;
@@ -329,7 +329,8 @@ impl LanePlayouts {
         let net = &*self.net;
         let moves = &self.game.role_moves()[role];
         let legal_of = |values: &[Lane], m: &Move| values[net.legal_slots()[m.0 as usize] as usize];
-        let mut planes = [NO_LANES; P];
+        let mut planes = OnLines([NO_LANES; P]);
+        let planes = &mut planes.0;
         let mut waiting = CarrySave::<P>::new();
         // Only the moves legal in some active lane are counted and walked
         // (in games of thousands of moves, a few of them).
@@ -338,13 +339,13 @@ impl LanePlayouts {
         for m in moves {
             let legal = and(&legal_of(&self.values, m), active);
             if legal != NO_LANES {
-                waiting.add(&mut planes, legal);
+                waiting.add(planes, legal);
                 self.walk[walked] = m.0;
                 walked += 1;
             }
         }
         self.walked = walked;
-        waiting.flush(&mut planes);
+        waiting.flush(planes);
         // Per word of 64 lanes: each lane's rank drawn below its count, into the planes.
         let mut abandoned = NO_LANES;
         for w in 0..LANE_WORDS {
@@ -394,7 +395,7 @@ impl LanePlayouts {
         // -2^P), so no lane is taken out of the walk and the walk has no branch.
         for &m in &self.walk[first_walked..self.walked] {
             let mut borrow = and(&legal_of(&self.values, &Move(m)), active);
-            for plane in &mut planes {
+            for plane in planes.iter_mut() {
                 let next_borrow = and(&borrow, &not(plane));
                 *plane = xor(plane, &borrow);
                 borrow = next_borrow;
@@ -412,14 +413,14 @@ impl LanePlayouts {
 struct CarrySave<const P: usize> {
     /// Bit `k` set: `addend[k]` waits at weight 2^k.
     waiting: u32,
-    addend: [Lane; P],
+    addend: OnLines<[Lane; P]>,
 }
 
 impl<const P: usize> CarrySave<P> {
     fn new() -> Self {
         CarrySave {
             waiting: 0,
-            addend: [NO_LANES; P],
+            addend: OnLines([NO_LANES; P]),
         }
     }
 
@@ -430,11 +431,11 @@ impl<const P: usize> CarrySave<P> {
         for (k, plane) in planes.iter_mut().enumerate() {
             if self.waiting & (1 << k) == 0 {
                 self.waiting |= 1 << k;
-                self.addend[k] = x;
+                self.addend.0[k] = x;
                 return;
             }
             self.waiting &= !(1 << k);
-            let y = self.addend[k];
+            let y = self.addend.0[k];
             let partial = xor(plane, &y);
             let carry = or(&and(plane, &y), &and(&partial, &x));
             *plane = xor(&partial, &x);
@@ -448,7 +449,7 @@ impl<const P: usize> CarrySave<P> {
         while self.waiting != 0 {
             let k = self.waiting.trailing_zeros() as usize;
             self.waiting &= self.waiting - 1;
-            let mut carry = self.addend[k];
+            let mut carry = self.addend.0[k];
             for plane in &mut planes[k..] {
                 let next_carry = and(plane, &carry);
                 *plane = xor(plane, &carry);

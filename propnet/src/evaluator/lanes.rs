@@ -15,22 +15,26 @@ pub const LANES: usize = LANE_WORDS * 64;
 /// One bit per lane.
 pub(crate) type Lane = [u64; LANE_WORDS];
 
-/// A lane word on a cache line of its own (64 bytes, aligned to 64), so that
-/// 512-bit loads and stores never straddle two lines.
+/// Lane words on cache lines of their own (aligned to 64), so that 512-bit
+/// loads and stores never straddle two lines: in the heap ([`LaneValues`]),
+/// and on the stack, where a local's alignment is otherwise 8, so that whether
+/// its words straddle depended on where the callers left the stack pointer
+/// (identical code of the lanes' step ran 5-10% slower or faster from one
+/// build to the next); an aligned local makes the compiler align the frame.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
-struct AlignedLane(Lane);
+pub(crate) struct OnLines<T>(pub(crate) T);
 
 /// Lane words, each on a cache line of its own, read and written as a slice of
 /// lane words (`[u64; LANE_WORDS]`, one bit per lane). Misaligned words cost gomoku and hex 12% of their lanes speed,
 /// depending on where the allocator put them.
 #[derive(Clone, Debug)]
-pub struct LaneValues(Vec<AlignedLane>);
+pub struct LaneValues(Vec<OnLines<Lane>>);
 
 impl LaneValues {
     /// `n` words, no lane set.
     pub(crate) fn new(n: usize) -> LaneValues {
-        LaneValues(vec![AlignedLane(NO_LANES); n])
+        LaneValues(vec![OnLines(NO_LANES); n])
     }
 }
 
@@ -38,7 +42,7 @@ impl std::ops::Deref for LaneValues {
     type Target = [Lane];
 
     fn deref(&self) -> &[Lane] {
-        // SAFETY: `AlignedLane` is `repr(C)` around one `Lane` and its size,
+        // SAFETY: `OnLines<Lane>` is `repr(C)` around one `Lane` and its size,
         // 64, is that of a `Lane`, so `n` of them are laid out as `n` `Lane`s.
         unsafe { std::slice::from_raw_parts(self.0.as_ptr().cast(), self.0.len()) }
     }

@@ -29,7 +29,7 @@ mod skipping;
 mod sweep;
 
 pub use differential::{Differential, DifferentialCache};
-pub(crate) use lanes::{and, for_each_lane, not, or, xor, Lane, ALL_LANES, NO_LANES};
+pub(crate) use lanes::{and, for_each_lane, not, or, xor, Lane, OnLines, ALL_LANES, NO_LANES};
 pub use lanes::{LaneValues, Lanes, VectorWidth, LANES, LANE_WORDS};
 pub(crate) use owned::{Bound, EvaluatorId, Owned};
 pub use sweep::{Sweep, SweepCache};
