@@ -24,7 +24,7 @@ pub mod node;
 pub mod verify;
 
 pub use builder::{build, BuildError};
-pub use components::components;
+pub use components::{components, Components};
 pub use node::{Node, NodeId, NodeKind};
 pub use verify::{VerifyError, MAX_FANIN, MAX_NODES};
 

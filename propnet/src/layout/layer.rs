@@ -84,7 +84,7 @@ pub fn layer(circuit: &Circuit) -> Result<Layering, CycleError> {
     }
     let layers = level.iter().max().map_or(0, |&m| m as usize + 1);
     Ok(Layering {
-        components,
+        components: components.iter().map(<[NodeId]>::to_vec).collect(),
         level,
         cycles,
         layers,

@@ -58,13 +58,18 @@ pub fn complement_exclusive(circuit: &mut Circuit, groups: &[Vec<NodeId>]) -> us
                 .filter(|i| !removed.contains(i))
                 .collect();
             // Only a group of more than half the members (plus the two new gates) gains,
-            // and only when the negated rest (one `not`, one `or`) is smaller.
+            // and only when the negated rest (one `not`, one `or`) is smaller. The rest
+            // is listed only then: a role's inputs may number tens of thousands, and
+            // most `or`s read a few of them.
+            if group.len() < 4 || group.len() * 2 <= all.len() + 2 {
+                continue;
+            }
             let rest: Vec<NodeId> = all
                 .iter()
                 .copied()
                 .filter(|i| group.binary_search(i).is_err())
                 .collect();
-            if group.len() < 4 || group.len() * 2 <= all.len() + 2 || rest.len() + 2 >= group.len() {
+            if rest.len() + 2 >= group.len() {
                 continue;
             }
             let negated = if rest.is_empty() {

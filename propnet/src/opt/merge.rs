@@ -12,8 +12,8 @@ pub fn merge(circuit: &mut Circuit) -> usize {
     let mut seen: FxHashMap<(NodeKind, Vec<NodeId>), NodeId> = FxHashMap::default();
     let mut merged = 0;
     // Dependencies first, so a gate sees its operands' representatives.
-    for component in components(circuit) {
-        for id in component {
+    for component in components(circuit).iter() {
+        for &id in component {
             let node = &mut circuit.nodes[id.index()];
             for operand in &mut node.fanin {
                 *operand = map[operand.index()];

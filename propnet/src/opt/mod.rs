@@ -393,7 +393,7 @@ pub(crate) mod tests {
 
     /// Values of every node of an acyclic circuit for base 0 = false and = true.
     pub fn eval_all(c: &Circuit) -> Vec<(bool, bool)> {
-        let order: Vec<NodeId> = crate::ir::components(c).into_iter().flatten().collect();
+        let order: Vec<NodeId> = crate::ir::components(c).nodes().to_vec();
         let run = |base: bool| {
             let mut v = vec![false; c.nodes.len()];
             for id in &order {

@@ -85,7 +85,7 @@ impl Intervals {
 pub fn fix_reachable_constants(circuit: &mut Circuit) -> usize {
     let n = circuit.nodes.len();
     let mut cyclic = vec![false; n];
-    for component in components(circuit) {
+    for component in components(circuit).iter() {
         let first = component[0].index();
         if component.len() > 1 || circuit.nodes[first].fanin.contains(&component[0]) {
             for id in component {
