@@ -7,7 +7,7 @@
 //! sentence that reads it, so `legal` counts every gate that only serves to
 //! compute legality. Gates read by no sentence are `(unnamed)`.
 
-use crate::ir::{Circuit, NodeKind};
+use crate::ir::{Circuit, NodeKind, Readers};
 use crate::layout::Layering;
 use ggpnet_kif::SymbolId;
 use serde::Serialize;
@@ -84,12 +84,7 @@ fn histogram(counts: impl Iterator<Item = usize>) -> Vec<Bucket> {
 pub fn breakdown(circuit: &Circuit, layering: &Layering) -> Breakdown {
     let n = circuit.nodes.len();
     let v = &circuit.vocabulary;
-    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (r, node) in circuit.nodes.iter().enumerate() {
-        for i in &node.fanin {
-            readers[i.index()].push(r);
-        }
-    }
+    let readers = Readers::of(circuit);
     // Relation of each labelled node, then spread to gates from their nearest labelled readers.
     let mut relation: Vec<Option<String>> = vec![None; n];
     let mut queue = VecDeque::new();
@@ -124,7 +119,7 @@ pub fn breakdown(circuit: &Circuit, layering: &Layering) -> Breakdown {
     let mut relations: Vec<(String, usize)> = by_relation.into_iter().collect();
     relations.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
 
-    let mut fan_out: Vec<usize> = readers.iter().map(Vec::len).collect();
+    let mut fan_out: Vec<usize> = (0..n).map(|i| readers.of_node(i).len()).collect();
     for root in circuit.roots() {
         fan_out[root.index()] += 1;
     }

@@ -21,11 +21,13 @@
 pub mod builder;
 mod components;
 pub mod node;
+mod readers;
 pub mod verify;
 
 pub use builder::{build, BuildError};
 pub use components::{components, Components};
 pub use node::{Node, NodeId, NodeKind};
+pub(crate) use readers::Readers;
 pub use verify::{VerifyError, MAX_FANIN, MAX_NODES};
 
 use ggpnet_grounder::{TermId, TermStore};

@@ -1,11 +1,11 @@
 //! Constant folding: gates whose value is fixed by constant operands become
 //! constants, and constant operands that cannot change a gate are dropped.
 
-use crate::ir::{Circuit, NodeKind};
+use crate::ir::{Circuit, NodeKind, Readers};
 
 /// Folds constants to a fixpoint; returns how many nodes became constants.
 pub fn fold_constants(circuit: &mut Circuit) -> usize {
-    let fanout = fanout(circuit);
+    let readers = Readers::of(circuit);
     let mut queue: Vec<usize> = (0..circuit.nodes.len())
         .filter(|&n| {
             matches!(
@@ -22,7 +22,7 @@ pub fn fold_constants(circuit: &mut Circuit) -> usize {
         circuit.nodes[n].kind = NodeKind::Constant(value);
         circuit.nodes[n].fanin.clear();
         folded += 1;
-        queue.extend(fanout[n].iter().copied());
+        queue.extend(readers.of_node(n).iter().map(|&r| r as usize));
     }
     folded
 }
@@ -59,17 +59,6 @@ fn simplify(circuit: &mut Circuit, n: usize) -> Option<bool> {
     }
     circuit.nodes[n].fanin = kept;
     None
-}
-
-/// For each node, the nodes reading it.
-pub(crate) fn fanout(circuit: &Circuit) -> Vec<Vec<usize>> {
-    let mut fanout = vec![Vec::new(); circuit.nodes.len()];
-    for (n, node) in circuit.nodes.iter().enumerate() {
-        for operand in &node.fanin {
-            fanout[operand.index()].push(n);
-        }
-    }
-    fanout
 }
 
 #[cfg(test)]

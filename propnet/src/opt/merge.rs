@@ -2,14 +2,19 @@
 //! keep one. Inputs of `and`/`or` are sorted and deduplicated first.
 
 use crate::ir::components;
-use crate::ir::{Circuit, NodeId, NodeKind};
-use rustc_hash::FxHashMap;
+use crate::ir::{Circuit, Node, NodeId, NodeKind};
+use hashbrown::HashTable;
+use rustc_hash::FxHasher;
+use std::hash::{Hash, Hasher};
 
 /// Merges structurally equal gates; returns how many were merged away.
+///
+/// The gates seen are kept by id in a table hashed on their kind and
+/// operands, compared in the circuit itself: no key is copied out of it.
 pub fn merge(circuit: &mut Circuit) -> usize {
     let n = circuit.nodes.len();
     let mut map: Vec<NodeId> = (0..n).map(NodeId::new).collect();
-    let mut seen: FxHashMap<(NodeKind, Vec<NodeId>), NodeId> = FxHashMap::default();
+    let mut seen: HashTable<NodeId> = HashTable::new();
     let mut merged = 0;
     // Dependencies first, so a gate sees its operands' representatives.
     for component in components(circuit).iter() {
@@ -25,20 +30,34 @@ pub fn merge(circuit: &mut Circuit) -> usize {
             if matches!(node.kind, NodeKind::Base(_) | NodeKind::Input(_)) {
                 continue;
             }
-            let key = (node.kind, node.fanin.clone());
-            match seen.get(&key) {
+            let nodes = &circuit.nodes;
+            let node = &nodes[id.index()];
+            let hash = structure_hash(node);
+            let same = |other: &NodeId| {
+                let other = &nodes[other.index()];
+                other.kind == node.kind && other.fanin == node.fanin
+            };
+            match seen.find(hash, same) {
                 Some(&representative) => {
                     map[id.index()] = representative;
                     merged += 1;
                 }
                 None => {
-                    seen.insert(key, id);
+                    seen.insert_unique(hash, id, |other| structure_hash(&nodes[other.index()]));
                 }
             }
         }
     }
     circuit.substitute(&map);
     merged
+}
+
+/// The hash of a gate's kind and operands.
+fn structure_hash(node: &Node) -> u64 {
+    let mut hasher = FxHasher::default();
+    node.kind.hash(&mut hasher);
+    node.fanin.hash(&mut hasher);
+    hasher.finish()
 }
 
 #[cfg(test)]

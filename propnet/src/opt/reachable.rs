@@ -19,7 +19,7 @@
 //! by legal play from the initial state, which is all a game ever evaluates; it is
 //! not an equivalence over arbitrary states and inputs.
 
-use crate::ir::components;
+use crate::ir::{components, Readers};
 use crate::ir::{Circuit, NodeId, NodeKind};
 
 /// Intervals of every node, and the counts of operands they were computed from.
@@ -32,7 +32,7 @@ struct Intervals {
     operands_hi: Vec<u32>,
     /// Nodes inside a cycle: their `lo` stays false.
     cyclic: Vec<bool>,
-    readers: Vec<Vec<u32>>,
+    readers: Readers,
     queue: Vec<u32>,
 }
 
@@ -57,14 +57,14 @@ impl Intervals {
     fn widen(&mut self, n: usize, lo: bool, hi: bool) {
         if self.lo[n] && !lo {
             self.lo[n] = false;
-            for &r in &self.readers[n] {
+            for &r in self.readers.of_node(n) {
                 self.operands_lo[r as usize] -= 1;
                 self.queue.push(r);
             }
         }
         if !self.hi[n] && hi {
             self.hi[n] = true;
-            for &r in &self.readers[n] {
+            for &r in self.readers.of_node(n) {
                 self.operands_hi[r as usize] += 1;
                 self.queue.push(r);
             }
@@ -93,12 +93,7 @@ pub fn fix_reachable_constants(circuit: &mut Circuit) -> usize {
             }
         }
     }
-    let mut readers = vec![Vec::new(); n];
-    for (r, node) in circuit.nodes.iter().enumerate() {
-        for operand in &node.fanin {
-            readers[operand.index()].push(r as u32);
-        }
-    }
+    let readers = Readers::of(circuit);
     // Start at the empty interval (lo true, hi false) for gates, at the assumptions for
     // bases (their initial value) and inputs (never played), then let the gates settle.
     let mut lo = vec![true; n];
