@@ -10,7 +10,7 @@
 
 use super::peers::{peer_file, PeerFile};
 use super::{load_game, Failure};
-use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig};
+use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH};
 use ggpnet::propnet::evaluator::{EvaluatorConfig, EvaluatorKind};
 use ggpnet_tools::report::{self, Anchors, BenchGame, BenchMeasured, BenchPerft, BenchResult, BenchRun};
 use std::collections::BTreeMap;
@@ -194,7 +194,8 @@ impl Runs<'_> {
                     error: e.message().to_owned(),
                 },
                 Ok(loaded) => {
-                    let (mc, mc_runs) = self.mc_rates(&loaded.game, &stem, &mut progress)?;
+                    let rbg = path.extension().is_some_and(|e| e == "rbg");
+                    let (mc, mc_runs) = self.mc_rates(&loaded.game, &stem, rbg, &mut progress)?;
                     progress.show(&stem, "perft");
                     let rbg_depth = anchors.rbg_perft.as_ref().map(|p| p.depth);
                     let perft = (!self.args.skip_perft).then(|| {
@@ -206,6 +207,7 @@ impl Runs<'_> {
                         components: report::component_count(&loaded.report),
                         mc,
                         mc_runs,
+                        transition_unit: rbg.then(|| report::RBG_PLAYER_MOVE.to_owned()),
                         perft,
                     })
                 }
@@ -223,17 +225,21 @@ impl Runs<'_> {
 
     /// Flat Monte-Carlo on `game` (named `stem`) with every evaluator and
     /// thread count: the median rate of each (evaluator → threads → rate), and
-    /// the rates of all its runs.
+    /// the rates of all its runs. On the translation of a Regular Boardgames
+    /// file (`rbg`), the playouts draw one RBG move at a time and the rates
+    /// are RBG player moves per second, as `ggpnet mc GAME.rbg` counts them;
+    /// the lanes, which have no per-move draw, are left out.
     fn mc_rates(
         &self,
         game: &std::sync::Arc<ggpnet::propnet::Game>,
         stem: &str,
+        rbg: bool,
         progress: &mut Progress,
     ) -> Result<(Rates<f64>, Rates<Vec<f64>>), Failure> {
         let repeats = self.args.repeats as usize;
         let mut mc = BTreeMap::new();
         let mut mc_runs = BTreeMap::new();
-        for &kind in &self.evaluators {
+        for &kind in self.evaluators.iter().filter(|k| !rbg || k.is_scalar()) {
             let mut runs: Vec<Vec<f64>> = vec![Vec::new(); self.thread_counts.len()];
             for repeat in 0..repeats {
                 for (&t, samples) in self.thread_counts.iter().zip(&mut runs) {
@@ -241,13 +247,11 @@ impl Runs<'_> {
                         stem,
                         &format!("{kind}, {t} thread(s), run {}/{repeats}", repeat + 1),
                     );
-                    let config = McConfig::new(Budget::Seconds(self.args.seconds / repeats as f64))
-                        .and_then(|c| c.threads(t))
-                        .map_err(|e| Failure::input(format!("error: {e}")))?
-                        .evaluator(EvaluatorConfig::from(kind).native(self.args.native))
-                        .seed(1);
-                    let report = monte_carlo(game, &config).map_err(|e| Failure::of(&e))?;
-                    samples.push(report.transitions_per_sec());
+                    let seconds = self.args.seconds / repeats as f64;
+                    samples.push(match rbg {
+                        true => self.rbg_rate(game, stem, kind, t, seconds)?,
+                        false => self.gdl_rate(game, kind, t, seconds)?,
+                    });
                 }
             }
             let medians = self.thread_counts.iter().zip(&runs).map(|(&t, r)| (t, median(r)));
@@ -256,6 +260,48 @@ impl Runs<'_> {
             mc_runs.insert(kind.name().to_owned(), all.collect());
         }
         Ok((mc, mc_runs))
+    }
+
+    /// State transitions per second of the library's flat Monte-Carlo on
+    /// `game` with `kind` on `threads` threads for `seconds`.
+    fn gdl_rate(
+        &self,
+        game: &std::sync::Arc<ggpnet::propnet::Game>,
+        kind: EvaluatorKind,
+        threads: usize,
+        seconds: f64,
+    ) -> Result<f64, Failure> {
+        let config = McConfig::new(Budget::Seconds(seconds))
+            .and_then(|c| c.threads(threads))
+            .map_err(|e| Failure::input(format!("error: {e}")))?
+            .evaluator(EvaluatorConfig::from(kind).native(self.args.native))
+            .seed(1);
+        let report = monte_carlo(game, &config).map_err(|e| Failure::of(&e))?;
+        Ok(report.transitions_per_sec())
+    }
+
+    /// RBG player moves per second of flat Monte-Carlo drawn per RBG move
+    /// (`super::rbg_mc`) on `game`, the translation of the RBG game `stem`,
+    /// with the scalar `kind` on `threads` threads for `seconds`.
+    fn rbg_rate(
+        &self,
+        game: &std::sync::Arc<ggpnet::propnet::Game>,
+        stem: &str,
+        kind: EvaluatorKind,
+        threads: usize,
+        seconds: f64,
+    ) -> Result<f64, Failure> {
+        let settings = super::rbg_mc::Settings {
+            kind,
+            native: self.args.native,
+            threads,
+            budget: Budget::Seconds(seconds),
+            seed: 1,
+            max_moves: DEFAULT_MAX_DEPTH,
+        };
+        let (totals, seconds) = super::rbg_mc::draw_playouts(game, &settings)
+            .map_err(|e| Failure::invalid(format!("error: {stem}: {e}")))?;
+        Ok(totals.moves as f64 / seconds)
     }
 }
 
@@ -454,6 +500,15 @@ fn markdown(bench: &report::Bench) -> String {
     out
 }
 
+/// The name of `game` in a table: with the unit of its rates where it is not
+/// the run's (RBG player moves on a `.rbg` file).
+fn with_unit(game: &str, m: &BenchMeasured) -> String {
+    match &m.transition_unit {
+        Some(unit) => format!("{game} ({unit}s/s)"),
+        None => game.to_owned(),
+    }
+}
+
 /// The table of one-thread rates beside the anchors, with the ratios.
 fn one_thread_table(out: &mut String, bench: &report::Bench) {
     out.push_str("Flat Monte-Carlo, state transitions/s, one thread\n\n");
@@ -472,6 +527,7 @@ fn one_thread_table(out: &mut String, bench: &report::Bench) {
             }
             BenchResult::Measured(m) => m,
         };
+        let name = with_unit(name, m);
         let one = |k: &str| rate(m, k, 1);
         let best_scalar = match (one("sweep"), one("differential")) {
             (Some(a), Some(b)) => Some(a.max(b)),

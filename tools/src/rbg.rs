@@ -16,9 +16,10 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-/// The most GDL steps of one RBG move and the keeper moves after it that
-/// `perft` follows; a longer chain is an error (the keeper's rules do not end).
-const MAX_MOVE_STEPS: usize = 1000;
+/// The most GDL steps of one RBG move, or of the keeper's steps between two
+/// player moves, on the translation (`perft` and `mc`); a longer one is an
+/// error (the rules do not end a move).
+pub const MAX_MOVE_STEPS: usize = 1000;
 
 /// Whether `path` names a Regular Boardgames file.
 pub fn is_rbg(path: Option<&Path>) -> bool {
@@ -275,6 +276,8 @@ pub(crate) fn rbg_mc_report(
 /// each step where a player plays `(s T X)`; keeper steps (every role
 /// `noop`) and the other steps of a move do not count.
 struct MoveCounter<'a> {
+    /// The file, named by every error.
+    path: &'a Path,
     game: &'a ggpnet::Game,
     machine: ggpnet::Machine,
     /// Whether a move is a switch step, by move.
@@ -298,10 +301,12 @@ impl MoveCounter<'_> {
         }
         if steps > MAX_MOVE_STEPS {
             return Err(Failure::invalid(format!(
-                "error: a move (with the keeper's moves after it) of more than {MAX_MOVE_STEPS} GDL steps"
+                "error: {}: a move (with the keeper's moves after it) of more than {MAX_MOVE_STEPS} GDL steps",
+                self.path.display()
             )));
         }
-        let refused = |e: ggpnet::Error| Failure::invalid(format!("error: {e}"));
+        let path = self.path;
+        let refused = |e: ggpnet::Error| Failure::invalid(format!("error: {}: {e}", path.display()));
         if self.machine.is_terminal(state).map_err(refused)? {
             return Ok(0);
         }
@@ -338,6 +343,7 @@ pub(crate) fn perft_translation(args: &PerftArgs, path: &Path) -> Result<(), Fai
         )
     });
     let mut counter = MoveCounter {
+        path,
         game: &game,
         machine: kind.map_or_else(|| game.machine(), |k| game.machine_with_evaluator(k)),
         switch: HashMap::new(),
