@@ -330,6 +330,26 @@ impl MoveCounter<'_> {
     }
 }
 
+/// The RBG moves of every depth from 1 to `depth` from the initial state of
+/// `game`, the translation of the file `path`, counted on the machine of the
+/// scalar evaluator `kind` (the interpreter's when `None`), each depth
+/// separately: `ggpnet perft GAME.rbg`, and perft in `ggpnet bench` on a `.rbg` file.
+pub(crate) fn count_moves(
+    path: &Path,
+    game: &ggpnet::Game,
+    kind: Option<EvaluatorKind>,
+    depth: usize,
+) -> Result<Vec<u64>, Failure> {
+    let mut counter = MoveCounter {
+        path,
+        game,
+        machine: kind.map_or_else(|| game.machine(), |k| game.machine_with_evaluator(k)),
+        switch: HashMap::new(),
+    };
+    let start = game.initial_state();
+    (1..=depth).map(|d| counter.count(&start, d, 0)).collect()
+}
+
 /// `ggpnet perft GAME.rbg`: RBG moves counted on the propnet of the translation.
 pub(crate) fn perft_translation(args: &PerftArgs, path: &Path) -> Result<(), Failure> {
     let game = crate::load_any(Some(path), &crate::game_config())?;
@@ -342,18 +362,8 @@ pub(crate) fn perft_translation(args: &PerftArgs, path: &Path) -> Result<(), Fai
             &[EvaluatorKind::Sweep, EvaluatorKind::Differential],
         )
     });
-    let mut counter = MoveCounter {
-        path,
-        game: &game,
-        machine: kind.map_or_else(|| game.machine(), |k| game.machine_with_evaluator(k)),
-        switch: HashMap::new(),
-    };
-    let start = game.initial_state();
     let timer = Instant::now();
-    let mut counts = Vec::with_capacity(args.depth);
-    for d in 1..=args.depth {
-        counts.push(counter.count(&start, d, 0)?);
-    }
+    let counts = count_moves(path, &game, kind, args.depth)?;
     let seconds = timer.elapsed().as_secs_f64();
     let nodes = 1 + counts[..args.depth - 1].iter().sum::<u64>();
     let evaluator = kind.map_or("interpreter", |k| k.name());
