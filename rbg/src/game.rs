@@ -445,7 +445,8 @@ impl Game {
     fn draw(&self, state: &State, s: &mut Scratch, rng: &mut Rng) -> (usize, usize) {
         let mut k = rng.below(usize::try_from(s.count).unwrap_or(usize::MAX));
         if s.ends.len() as u64 != s.count {
-            self.search(state, s, Mode::Nth(k as u64));
+            s.nth = k as u64;
+            self.search(state, s, Mode::Nth);
             k = 0;
         }
         let start = if k == 0 { 0 } else { s.ends[k - 1] };

@@ -77,8 +77,8 @@ pub(crate) enum Mode {
     Collect,
     /// As `Collect` up to [`MAX_DRAW_STEPS`] pairs kept, then only count.
     Draw,
-    /// Keep the move of this index (from 0, in the order of `Collect`) and stop.
-    Nth(u64),
+    /// Keep the move of index [`Scratch::nth`] (from 0, in the order of `Collect`) and stop.
+    Nth,
     /// Keep the first move and stop.
     First,
     /// Only count the moves.
@@ -97,6 +97,8 @@ pub(crate) struct Scratch {
     pub(crate) moves: Vec<(u32, u32)>,
     pub(crate) ends: Vec<usize>,
     pub(crate) count: u64,
+    /// The index of the move [`Mode::Nth`] keeps.
+    pub(crate) nth: u64,
     /// The modifiers applied now (the move's and the patterns').
     applied: usize,
     /// A copy of the state's [`Semi`] the search changes in place (kept for its memory).
@@ -184,22 +186,18 @@ impl Search<'_> {
     fn emit(&mut self) {
         match self.s.mode {
             Some(Mode::Count) => self.s.count += 1,
-            Some(Mode::Draw) if self.s.moves.len() + self.s.path.len() > MAX_DRAW_STEPS => {
-                self.s.count += 1;
-            }
-            Some(Mode::Nth(n)) => {
-                if self.s.count == n {
+            Some(mode) => {
+                let keep = match mode {
+                    Mode::Draw => self.s.moves.len() + self.s.path.len() <= MAX_DRAW_STEPS,
+                    Mode::Nth => self.s.count == self.s.nth,
+                    _ => true,
+                };
+                if keep {
                     self.s.moves.extend_from_slice(&self.s.path);
                     self.s.ends.push(self.s.moves.len());
-                    self.s.stop = true;
                 }
                 self.s.count += 1;
-            }
-            Some(mode) => {
-                self.s.moves.extend_from_slice(&self.s.path);
-                self.s.ends.push(self.s.moves.len());
-                self.s.count += 1;
-                self.s.stop = mode == Mode::First;
+                self.s.stop = mode == Mode::First || (mode == Mode::Nth && keep);
             }
             None => {}
         }
