@@ -522,3 +522,33 @@ fn per_move_bounds_of_the_translation_are_errors() {
     assert_eq!(code, Some(0), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The size limits of a description not reached by `hostile_inputs_are_specific_errors`:
+/// the text, the names, the automaton, and the values the translation tabulates.
+#[test]
+fn more_size_limits_are_specific_errors() {
+    // More than 4 MiB of text (a comment is enough).
+    let text = format!("{}/*{}*/", with_rules("->a"), " ".repeat(4 << 20));
+    assert_eq!(error_of(&text), (ErrorKind::RulesTooLarge, 1, 1));
+    // More than 4,096 pieces.
+    let pieces: Vec<String> = (0..5000).map(|i| format!("p{i}")).collect();
+    let text = with_rules("->a").replace(
+        "#pieces = e, x",
+        &format!("#pieces = e, x, {}", pieces.join(", ")),
+    );
+    assert_eq!(error_of(&text), (ErrorKind::RulesTooLarge, 2, 1));
+    // A star over a sum of 6,000 shifts: 36 million transitions, more than 2^25.
+    let text = with_rules(&format!("->a ({})* ->b", vec!["left"; 6000].join(" + ")));
+    let err = Game::parse(&text).unwrap_err();
+    assert_eq!((err.kind(), err.line()), (ErrorKind::RulesTooLarge, 5), "{err}");
+    assert!(err.reason().contains("more than 33554432 transitions"), "{err}");
+    // An assignment whose values the translation would tabulate: 200,001 of them.
+    let game = Game::parse(&with_rules("->a [$ v = v] ->b").replace("v(5)", "v(200000)")).unwrap();
+    let err = ggpnet_rbg::to_gdl(&game).unwrap_err();
+    assert_eq!(
+        (err.kind(), err.line(), err.column()),
+        (ErrorKind::RulesTooLarge, 5, 17),
+        "{err}"
+    );
+    assert!(err.reason().contains("more than 100000 values"), "{err}");
+}
