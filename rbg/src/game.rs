@@ -439,8 +439,25 @@ impl Game {
         total
     }
 
+    /// After a search of `state` in [`Mode::Draw`] that found moves: one of
+    /// them drawn uniformly with `rng`, as the range of its pairs in
+    /// `s.moves` (searched for again when there were too many to keep).
+    fn draw(&self, state: &State, s: &mut Scratch, rng: &mut Rng) -> (usize, usize) {
+        let mut k = rng.below(usize::try_from(s.count).unwrap_or(usize::MAX));
+        if s.ends.len() as u64 != s.count {
+            s.nth = k as u64;
+            self.search(state, s, Mode::Nth);
+            k = 0;
+        }
+        let start = if k == 0 { 0 } else { s.ends[k - 1] };
+        (start, s.ends[k])
+    }
+
     /// Plays uniformly random legal moves from `state` until the play is over,
-    /// or `max_moves` moves have been played.
+    /// or `max_moves` moves have been played. A state's moves are kept to
+    /// draw from up to [`crate::MAX_DRAW_STEPS`] (modifier, cell) pairs;
+    /// beyond, they are counted and the one drawn is searched for again
+    /// (the same draw, in bounded memory).
     ///
     /// ```
     /// let game = ggpnet_rbg::Game::parse("#players = w(1) #pieces = e, x #variables =
@@ -455,16 +472,15 @@ impl Game {
         let mut state = state.clone();
         let mut moves = 0;
         let ended = self.with_scratch(|s| loop {
-            self.search(&state, s, Mode::Collect);
-            if s.ends.is_empty() {
+            self.search(&state, s, Mode::Draw);
+            if s.count == 0 {
                 return true;
             }
             if moves >= max_moves {
                 return false;
             }
-            let k = rng.below(s.ends.len());
-            let start = if k == 0 { 0 } else { s.ends[k - 1] };
-            self.replay(&mut state, &s.moves[start..s.ends[k]]);
+            let (start, end) = self.draw(&state, s, rng);
+            self.replay(&mut state, &s.moves[start..end]);
             self.complete(&mut state, s);
             moves += 1;
         });
@@ -503,6 +519,34 @@ mod tests {
         #turn(me; opp; mine) = ->me any {e} [mine] ->>
             ({! win(mine)} + {? win(mine)} [$ me = 100, opp = 0] ->> {})
         #rules = [$ x = 50, o = 50] (turn(x; o; X) turn(o; x; O))*";
+
+    #[test]
+    fn a_state_with_more_moves_than_kept_draws_the_same_move() {
+        // 3^7 x 10 moves of 309 pairs each: more pairs than a draw keeps.
+        let text = "#players = a(100), b(100) #pieces = e, x #variables = v(5)
+             #board = rectangle(u, d, l, r, [e, e, e]) #rules = ->a ([$ v = 1]) ^ 300 ((l* + r*) [x]) ^ 7
+             ([$ a = 0] + [$ a = 1] + [$ a = 2] + [$ a = 3] + [$ a = 4] + [$ a = 5] + [$ a = 6]
+              + [$ a = 7] + [$ a = 8] + [$ a = 9]) ->b";
+        let g = Game::parse(text).unwrap();
+        let start = g.initial_state();
+        g.with_scratch(|s| {
+            g.search(&start, s, Mode::Collect);
+            let all = (std::mem::take(&mut s.moves), std::mem::take(&mut s.ends));
+            assert_eq!(all.1.len(), 21_870);
+            assert!(all.0.len() > crate::MAX_DRAW_STEPS);
+            for seed in 0..4 {
+                let k = Rng::new(seed).below(all.1.len());
+                let expected = &all.0[if k == 0 { 0 } else { all.1[k - 1] }..all.1[k]];
+                g.search(&start, s, Mode::Draw);
+                assert_eq!(s.count, 21_870);
+                assert!(s.moves.len() <= crate::MAX_DRAW_STEPS);
+                let (from, to) = g.draw(&start, s, &mut Rng::new(seed));
+                assert_eq!(&s.moves[from..to], expected, "seed {seed}");
+            }
+        });
+        let end = g.random_playout(&start, &mut Rng::new(1), 10);
+        assert_eq!((end.moves, end.ended), (1, true));
+    }
 
     #[test]
     fn tic_tac_toe_has_the_known_perft() {

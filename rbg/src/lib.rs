@@ -73,7 +73,7 @@ pub use error::{ErrorKind, RbgError};
 pub use game::{Game, Move, Playout, State, MAX_KEEPER_MOVES};
 pub use gdl::{to_gdl, MAX_CHECK_WORK, MAX_GDL_BYTES, MAX_VALUES};
 pub use random::Rng;
-pub use search::MAX_MOVE_MODIFIERS;
+pub use search::{MAX_DRAW_STEPS, MAX_MOVE_MODIFIERS};
 pub use syntax::{MAX_ACTIONS, MAX_BOUND, MAX_NAMES, MAX_NESTING};
 
 /// The most entries (4 bytes each) of the search's visited tables: automaton

@@ -15,6 +15,12 @@ use crate::syntax::{Cmp, Expr};
 /// its time on an improper description may still grow exponentially.
 pub const MAX_MOVE_MODIFIERS: usize = 1024;
 
+/// The most (modifier, cell) pairs a random playout keeps of the moves of
+/// one state (32 MiB); beyond, it counts the moves, then searches again for
+/// the one drawn, so that a state with more moves than memory holds is still
+/// played with the same uniform draw.
+pub const MAX_DRAW_STEPS: usize = 1 << 22;
+
 /// The part of a game state the actions read and change.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub(crate) struct Semi {
@@ -69,6 +75,10 @@ impl Semi {
 pub(crate) enum Mode {
     /// Keep every move in [`Scratch::moves`].
     Collect,
+    /// As `Collect` up to [`MAX_DRAW_STEPS`] pairs kept, then only count.
+    Draw,
+    /// Keep the move of index [`Scratch::nth`] (from 0, in the order of `Collect`) and stop.
+    Nth,
     /// Keep the first move and stop.
     First,
     /// Only count the moves.
@@ -87,6 +97,8 @@ pub(crate) struct Scratch {
     pub(crate) moves: Vec<(u32, u32)>,
     pub(crate) ends: Vec<usize>,
     pub(crate) count: u64,
+    /// The index of the move [`Mode::Nth`] keeps.
+    pub(crate) nth: u64,
     /// The modifiers applied now (the move's and the patterns').
     applied: usize,
     /// A copy of the state's [`Semi`] the search changes in place (kept for its memory).
@@ -175,10 +187,17 @@ impl Search<'_> {
         match self.s.mode {
             Some(Mode::Count) => self.s.count += 1,
             Some(mode) => {
-                self.s.moves.extend_from_slice(&self.s.path);
-                self.s.ends.push(self.s.moves.len());
+                let keep = match mode {
+                    Mode::Draw => self.s.moves.len() + self.s.path.len() <= MAX_DRAW_STEPS,
+                    Mode::Nth => self.s.count == self.s.nth,
+                    _ => true,
+                };
+                if keep {
+                    self.s.moves.extend_from_slice(&self.s.path);
+                    self.s.ends.push(self.s.moves.len());
+                }
                 self.s.count += 1;
-                self.s.stop = mode == Mode::First;
+                self.s.stop = mode == Mode::First || (mode == Mode::Nth && keep);
             }
             None => {}
         }

@@ -10,7 +10,7 @@
 
 use super::peers::{peer_file, PeerFile};
 use super::{load_game, Failure};
-use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig};
+use ggpnet::propnet::driver::{monte_carlo, perft, Budget, McConfig, DEFAULT_MAX_DEPTH, MAX_PERFT_DEPTH};
 use ggpnet::propnet::evaluator::{EvaluatorConfig, EvaluatorKind};
 use ggpnet_tools::report::{self, Anchors, BenchGame, BenchMeasured, BenchPerft, BenchResult, BenchRun};
 use std::collections::BTreeMap;
@@ -194,20 +194,9 @@ impl Runs<'_> {
                     error: e.message().to_owned(),
                 },
                 Ok(loaded) => {
-                    let (mc, mc_runs) = self.mc_rates(&loaded.game, &stem, &mut progress)?;
-                    progress.show(&stem, "perft");
-                    let rbg_depth = anchors.rbg_perft.as_ref().map(|p| p.depth);
-                    let perft = (!self.args.skip_perft).then(|| {
-                        perft_against_trace(corpus, &stem, &loaded.game, rbg_depth, self.args.native)
-                    });
-                    all_match &= perft.as_ref().is_none_or(|p| p.counts_match);
-                    BenchResult::Measured(BenchMeasured {
-                        init_seconds: report::load_seconds(&loaded.report),
-                        components: report::component_count(&loaded.report),
-                        mc,
-                        mc_runs,
-                        perft,
-                    })
+                    let m = self.measure(corpus, &path, &stem, &anchors, loaded, &mut progress)?;
+                    all_match &= m.perft.as_ref().is_none_or(|p| p.counts_match);
+                    BenchResult::Measured(m)
                 }
             };
             progress.done_game();
@@ -221,19 +210,67 @@ impl Runs<'_> {
         Ok((rows, all_match))
     }
 
+    /// The figures of the game at `path` (named `stem`, with the peers'
+    /// `anchors`), `loaded`: flat Monte-Carlo and perft. On a Regular
+    /// Boardgames file both count RBG player moves, perft against the
+    /// counts of `traces-rbg/`.
+    fn measure(
+        &self,
+        corpus: &Path,
+        path: &Path,
+        stem: &str,
+        anchors: &Anchors,
+        loaded: ggpnet::propnet::Loaded,
+        progress: &mut Progress,
+    ) -> Result<BenchMeasured, Failure> {
+        let rbg = path.extension().is_some_and(|e| e == "rbg");
+        let (mc, mc_runs) = self.mc_rates(&loaded.game, stem, rbg, progress)?;
+        progress.show(stem, "perft");
+        let (init_seconds, components) = (
+            report::load_seconds(&loaded.report),
+            report::component_count(&loaded.report),
+        );
+        let perft = match (self.args.skip_perft, rbg) {
+            (true, _) => None,
+            (false, true) => Some(rbg_perft(corpus, path, loaded, self.args.native)?),
+            (false, false) => {
+                let rbg_depth = anchors.rbg_perft.as_ref().map(|p| p.depth);
+                Some(perft_against_trace(
+                    corpus,
+                    stem,
+                    &loaded.game,
+                    rbg_depth,
+                    self.args.native,
+                ))
+            }
+        };
+        Ok(BenchMeasured {
+            init_seconds,
+            components,
+            mc,
+            mc_runs,
+            transition_unit: rbg.then(|| report::RBG_PLAYER_MOVE.to_owned()),
+            perft,
+        })
+    }
+
     /// Flat Monte-Carlo on `game` (named `stem`) with every evaluator and
     /// thread count: the median rate of each (evaluator → threads → rate), and
-    /// the rates of all its runs.
+    /// the rates of all its runs. On the translation of a Regular Boardgames
+    /// file (`rbg`), the playouts draw one RBG move at a time and the rates
+    /// are RBG player moves per second, as `ggpnet mc GAME.rbg` counts them;
+    /// the lanes, which have no per-move draw, are left out.
     fn mc_rates(
         &self,
         game: &std::sync::Arc<ggpnet::propnet::Game>,
         stem: &str,
+        rbg: bool,
         progress: &mut Progress,
     ) -> Result<(Rates<f64>, Rates<Vec<f64>>), Failure> {
         let repeats = self.args.repeats as usize;
         let mut mc = BTreeMap::new();
         let mut mc_runs = BTreeMap::new();
-        for &kind in &self.evaluators {
+        for &kind in self.evaluators.iter().filter(|k| !rbg || k.is_scalar()) {
             let mut runs: Vec<Vec<f64>> = vec![Vec::new(); self.thread_counts.len()];
             for repeat in 0..repeats {
                 for (&t, samples) in self.thread_counts.iter().zip(&mut runs) {
@@ -241,13 +278,11 @@ impl Runs<'_> {
                         stem,
                         &format!("{kind}, {t} thread(s), run {}/{repeats}", repeat + 1),
                     );
-                    let config = McConfig::new(Budget::Seconds(self.args.seconds / repeats as f64))
-                        .and_then(|c| c.threads(t))
-                        .map_err(|e| Failure::input(format!("error: {e}")))?
-                        .evaluator(EvaluatorConfig::from(kind).native(self.args.native))
-                        .seed(1);
-                    let report = monte_carlo(game, &config).map_err(|e| Failure::of(&e))?;
-                    samples.push(report.transitions_per_sec());
+                    let seconds = self.args.seconds / repeats as f64;
+                    samples.push(match rbg {
+                        true => self.rbg_rate(game, stem, kind, t, seconds)?,
+                        false => self.gdl_rate(game, kind, t, seconds)?,
+                    });
                 }
             }
             let medians = self.thread_counts.iter().zip(&runs).map(|(&t, r)| (t, median(r)));
@@ -256,6 +291,48 @@ impl Runs<'_> {
             mc_runs.insert(kind.name().to_owned(), all.collect());
         }
         Ok((mc, mc_runs))
+    }
+
+    /// State transitions per second of the library's flat Monte-Carlo on
+    /// `game` with `kind` on `threads` threads for `seconds`.
+    fn gdl_rate(
+        &self,
+        game: &std::sync::Arc<ggpnet::propnet::Game>,
+        kind: EvaluatorKind,
+        threads: usize,
+        seconds: f64,
+    ) -> Result<f64, Failure> {
+        let config = McConfig::new(Budget::Seconds(seconds))
+            .and_then(|c| c.threads(threads))
+            .map_err(|e| Failure::input(format!("error: {e}")))?
+            .evaluator(EvaluatorConfig::from(kind).native(self.args.native))
+            .seed(1);
+        let report = monte_carlo(game, &config).map_err(|e| Failure::of(&e))?;
+        Ok(report.transitions_per_sec())
+    }
+
+    /// RBG player moves per second of flat Monte-Carlo drawn per RBG move
+    /// (`super::rbg_mc`) on `game`, the translation of the RBG game `stem`,
+    /// with the scalar `kind` on `threads` threads for `seconds`.
+    fn rbg_rate(
+        &self,
+        game: &std::sync::Arc<ggpnet::propnet::Game>,
+        stem: &str,
+        kind: EvaluatorKind,
+        threads: usize,
+        seconds: f64,
+    ) -> Result<f64, Failure> {
+        let settings = super::rbg_mc::Settings {
+            kind,
+            native: self.args.native,
+            threads,
+            budget: Budget::Seconds(seconds),
+            seed: 1,
+            max_moves: DEFAULT_MAX_DEPTH,
+        };
+        let (totals, seconds) = super::rbg_mc::draw_playouts(game, &settings)
+            .map_err(|e| Failure::invalid(format!("error: {stem}: {e}")))?;
+        Ok(totals.moves as f64 / seconds)
     }
 }
 
@@ -383,6 +460,71 @@ fn perft_against_trace(
     }
 }
 
+/// The most RBG move sequences perft counts to on the translation of a
+/// `.rbg` file in `bench`: it runs to the deepest depth of the trace whose
+/// count is at most this.
+const RBG_PERFT_BUDGET: u64 = 100_000;
+
+/// Perft on the translation of the Regular Boardgames file `path`, counting
+/// RBG moves (`super::rbg::count_moves`) with each scalar evaluator (in native
+/// code if `native`), against the counts of `traces-rbg/NAME.json`: to the
+/// deepest depth up to which every count is at most [`RBG_PERFT_BUDGET`]
+/// (2 without a trace); the faster evaluator's rate and time.
+fn rbg_perft(
+    corpus: &Path,
+    path: &Path,
+    loaded: ggpnet::propnet::Loaded,
+    native: bool,
+) -> Result<BenchPerft, Failure> {
+    let name = path
+        .file_stem()
+        .map_or(String::new(), |s| s.to_string_lossy().into_owned());
+    let trace =
+        super::read_input(&corpus.join("traces-rbg").join(format!("{name}.json"))).unwrap_or_default();
+    let expected: BTreeMap<usize, u64> = serde_json::from_str::<serde_json::Value>(&trace)
+        .ok()
+        .and_then(|v| {
+            let perft = v.get("perft")?.as_object()?.clone();
+            Some(
+                perft
+                    .iter()
+                    .filter_map(|(d, n)| Some((d.parse().ok().filter(|&d: &usize| d >= 1)?, n.as_u64()?)))
+                    .collect(),
+            )
+        })
+        .unwrap_or_default();
+    let within = expected
+        .iter()
+        .take_while(|&(&d, &n)| n <= RBG_PERFT_BUDGET && d <= MAX_PERFT_DEPTH);
+    let depth = within.map(|(&d, _)| d).last().unwrap_or(2);
+    let expected: BTreeMap<usize, u64> = expected.into_iter().filter(|&(d, _)| d <= depth).collect();
+    let config = super::game_config().native(native);
+    let game = ggpnet::Game::from_loaded(loaded, &config);
+    let mut fastest: Option<(EvaluatorKind, Vec<u64>, f64)> = None;
+    let mut matches = true;
+    for kind in [EvaluatorKind::Sweep, EvaluatorKind::Differential] {
+        let timer = std::time::Instant::now();
+        let counts = super::rbg::count_moves(path, &game, Some(kind), depth)?;
+        let seconds = timer.elapsed().as_secs_f64().max(1e-9);
+        matches &= expected.iter().all(|(&d, &n)| counts[d - 1] == n);
+        if fastest.as_ref().is_none_or(|f| seconds < f.2) {
+            fastest = Some((kind, counts, seconds));
+        }
+    }
+    let (kind, counts, seconds) = fastest.expect("two runs");
+    let nodes = 1 + counts[..depth - 1].iter().sum::<u64>();
+    Ok(BenchPerft {
+        depth,
+        evaluator: kind.name().to_owned(),
+        nodes,
+        nodes_per_sec: nodes as f64 / seconds,
+        seconds,
+        counts,
+        trace_depths: expected.len(),
+        counts_match: matches,
+    })
+}
+
 fn cpu_model() -> String {
     super::proc_field("/proc/cpuinfo", "model name").unwrap_or_else(|| "unknown".to_owned())
 }
@@ -454,6 +596,15 @@ fn markdown(bench: &report::Bench) -> String {
     out
 }
 
+/// The name of `game` in a table: with the unit of its rates where it is not
+/// the run's (RBG player moves on a `.rbg` file).
+fn with_unit(game: &str, m: &BenchMeasured) -> String {
+    match &m.transition_unit {
+        Some(unit) => format!("{game} ({unit}s/s)"),
+        None => game.to_owned(),
+    }
+}
+
 /// The table of one-thread rates beside the anchors, with the ratios.
 fn one_thread_table(out: &mut String, bench: &report::Bench) {
     out.push_str("Flat Monte-Carlo, state transitions/s, one thread\n\n");
@@ -472,6 +623,7 @@ fn one_thread_table(out: &mut String, bench: &report::Bench) {
             }
             BenchResult::Measured(m) => m,
         };
+        let name = with_unit(name, m);
         let one = |k: &str| rate(m, k, 1);
         let best_scalar = match (one("sweep"), one("differential")) {
             (Some(a), Some(b)) => Some(a.max(b)),

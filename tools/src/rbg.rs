@@ -16,9 +16,10 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-/// The most GDL steps of one RBG move and the keeper moves after it that
-/// `perft` follows; a longer chain is an error (the keeper's rules do not end).
-const MAX_MOVE_STEPS: usize = 1000;
+/// The most GDL steps of one RBG move, or of the keeper's steps between two
+/// player moves, on the translation (`perft` and `mc`); a longer one is an
+/// error (the rules do not end a move).
+pub const MAX_MOVE_STEPS: usize = 1000;
 
 /// Whether `path` names a Regular Boardgames file.
 pub fn is_rbg(path: Option<&Path>) -> bool {
@@ -275,6 +276,8 @@ pub(crate) fn rbg_mc_report(
 /// each step where a player plays `(s T X)`; keeper steps (every role
 /// `noop`) and the other steps of a move do not count.
 struct MoveCounter<'a> {
+    /// The file, named by every error.
+    path: &'a Path,
     game: &'a ggpnet::Game,
     machine: ggpnet::Machine,
     /// Whether a move is a switch step, by move.
@@ -298,10 +301,12 @@ impl MoveCounter<'_> {
         }
         if steps > MAX_MOVE_STEPS {
             return Err(Failure::invalid(format!(
-                "error: a move (with the keeper's moves after it) of more than {MAX_MOVE_STEPS} GDL steps"
+                "error: {}: a move (with the keeper's moves after it) of more than {MAX_MOVE_STEPS} GDL steps",
+                self.path.display()
             )));
         }
-        let refused = |e: ggpnet::Error| Failure::invalid(format!("error: {e}"));
+        let path = self.path;
+        let refused = |e: ggpnet::Error| Failure::invalid(format!("error: {}: {e}", path.display()));
         if self.machine.is_terminal(state).map_err(refused)? {
             return Ok(0);
         }
@@ -325,6 +330,26 @@ impl MoveCounter<'_> {
     }
 }
 
+/// The RBG moves of every depth from 1 to `depth` from the initial state of
+/// `game`, the translation of the file `path`, counted on the machine of the
+/// scalar evaluator `kind` (the interpreter's when `None`), each depth
+/// separately: `ggpnet perft GAME.rbg`, and perft in `ggpnet bench` on a `.rbg` file.
+pub(crate) fn count_moves(
+    path: &Path,
+    game: &ggpnet::Game,
+    kind: Option<EvaluatorKind>,
+    depth: usize,
+) -> Result<Vec<u64>, Failure> {
+    let mut counter = MoveCounter {
+        path,
+        game,
+        machine: kind.map_or_else(|| game.machine(), |k| game.machine_with_evaluator(k)),
+        switch: HashMap::new(),
+    };
+    let start = game.initial_state();
+    (1..=depth).map(|d| counter.count(&start, d, 0)).collect()
+}
+
 /// `ggpnet perft GAME.rbg`: RBG moves counted on the propnet of the translation.
 pub(crate) fn perft_translation(args: &PerftArgs, path: &Path) -> Result<(), Failure> {
     let game = crate::load_any(Some(path), &crate::game_config())?;
@@ -337,17 +362,8 @@ pub(crate) fn perft_translation(args: &PerftArgs, path: &Path) -> Result<(), Fai
             &[EvaluatorKind::Sweep, EvaluatorKind::Differential],
         )
     });
-    let mut counter = MoveCounter {
-        game: &game,
-        machine: kind.map_or_else(|| game.machine(), |k| game.machine_with_evaluator(k)),
-        switch: HashMap::new(),
-    };
-    let start = game.initial_state();
     let timer = Instant::now();
-    let mut counts = Vec::with_capacity(args.depth);
-    for d in 1..=args.depth {
-        counts.push(counter.count(&start, d, 0)?);
-    }
+    let counts = count_moves(path, &game, kind, args.depth)?;
     let seconds = timer.elapsed().as_secs_f64();
     let nodes = 1 + counts[..args.depth - 1].iter().sum::<u64>();
     let evaluator = kind.map_or("interpreter", |k| k.name());

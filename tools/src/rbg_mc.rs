@@ -31,21 +31,17 @@
 //! here (`--direct` runs the direct engine).
 
 use crate::failure::Failure;
-use crate::rbg::{rbg_mc_report, MoveCounts};
+use crate::rbg::{rbg_mc_report, MoveCounts, MAX_MOVE_STEPS};
 use crate::{emit, McArgs};
-use ggpnet::propnet::driver::choose;
+use ggpnet::propnet::driver::{choose, Budget};
 use ggpnet::propnet::evaluator::{Choice, EvaluatorConfig, EvaluatorKind, Scalar};
 use ggpnet::propnet::{Game, State};
 use ggpnet::Stream;
 use ggpnet_tools::report;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// The most GDL steps of one RBG move, or of the keeper's steps between two
-/// player moves; a longer one is an error (the rules do not end a move).
-pub const MAX_MOVE_STEPS: usize = 1000;
 
 /// The most complete moves of one state the search enumerates; more is an error.
 pub const MAX_MOVES: u64 = 1 << 22;
@@ -299,12 +295,15 @@ impl Walker {
     }
 }
 
-/// Totals of the playouts of one thread.
+/// Totals of the playouts of one thread, or of a run.
 #[derive(Default)]
-struct Totals {
-    playouts: u64,
+pub(crate) struct Totals {
+    /// Playouts that reached a terminal state.
+    pub(crate) playouts: u64,
+    /// Playouts abandoned at the depth limit.
     abandoned: u64,
-    moves: u64,
+    /// RBG player moves of every playout.
+    pub(crate) moves: u64,
     finished_moves: u64,
     steps: u64,
     goal_sums: Vec<f64>,
@@ -350,36 +349,88 @@ impl Totals {
     }
 }
 
+/// How a run of per-move flat Monte-Carlo is made (`ggpnet mc GAME.rbg`,
+/// and `ggpnet bench` on a `.rbg` file): the scalar evaluator, threads,
+/// budget, seed and the RBG player moves at which a playout is abandoned.
+pub(crate) struct Settings {
+    pub(crate) kind: EvaluatorKind,
+    pub(crate) native: bool,
+    pub(crate) threads: usize,
+    pub(crate) budget: Budget,
+    pub(crate) seed: u64,
+    pub(crate) max_moves: u64,
+}
+
 /// What every thread of a run shares.
 struct Run<'a> {
     game: &'a Arc<Game>,
-    kind: EvaluatorKind,
     marks: Arc<Marks>,
-    args: &'a McArgs,
+    settings: &'a Settings,
     next: AtomicU64,
     deadline: Option<Instant>,
+    /// Set by a thread whose playout failed, so that the others stop.
+    failed: AtomicBool,
 }
 
 /// Runs playouts on one thread: playout `i` (numbers handed out by `run.next`)
 /// draws from its own stream (seed, `i`), so a fixed number of playouts gives
 /// the same totals on any number of threads.
 fn worker(run: &Run) -> Result<Totals, TurnError> {
+    let settings = run.settings;
     let mut walker = Walker::new(
         Arc::clone(run.game),
-        run.kind,
-        run.args.native,
+        settings.kind,
+        settings.native,
         Arc::clone(&run.marks),
     );
     let mut totals = Totals::default();
     let start = run.game.initial().clone();
+    let limit = match settings.budget {
+        Budget::Playouts(n) => Some(n),
+        Budget::Seconds(_) => None,
+    };
     loop {
         let i = run.next.fetch_add(1, Ordering::Relaxed);
-        if run.args.playouts.is_some_and(|n| i >= n) || run.deadline.is_some_and(|d| Instant::now() >= d) {
+        if limit.is_some_and(|n| i >= n)
+            || run.deadline.is_some_and(|d| Instant::now() >= d)
+            || run.failed.load(Ordering::Relaxed)
+        {
             return Ok(totals);
         }
-        let mut rng = Stream::new(run.args.seed, i);
-        totals.add(&walker.playout(&start, run.args.max_depth, &mut rng)?);
+        let mut rng = Stream::new(settings.seed, i);
+        let end = walker.playout(&start, settings.max_moves, &mut rng);
+        totals.add(&end.inspect_err(|_| run.failed.store(true, Ordering::Relaxed))?);
     }
+}
+
+/// Flat Monte-Carlo per RBG move on `game`, the propnet of a translation, as
+/// `settings` say: the totals of every thread and the wall seconds taken; the
+/// first thread's error if a playout failed (the others stop at their next playout).
+pub(crate) fn draw_playouts(game: &Arc<Game>, settings: &Settings) -> Result<(Totals, f64), TurnError> {
+    let timer = Instant::now();
+    let run = Run {
+        game,
+        marks: Arc::new(Marks::of(game)),
+        settings,
+        next: AtomicU64::new(0),
+        deadline: match settings.budget {
+            Budget::Seconds(s) => Some(timer + Duration::from_secs_f64(s)),
+            Budget::Playouts(_) => None,
+        },
+        failed: AtomicBool::new(false),
+    };
+    let parts: Vec<Result<Totals, TurnError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..settings.threads)
+            .map(|_| scope.spawn(|| worker(&run)))
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    });
+    let seconds = timer.elapsed().as_secs_f64().max(1e-9);
+    let mut totals = Totals::default();
+    for part in parts {
+        totals.merge(&part?);
+    }
+    Ok((totals, seconds))
 }
 
 /// The scalar evaluator `args` asks for on `game` (auto: the faster of
@@ -412,34 +463,21 @@ pub(crate) fn mc(args: &McArgs, path: &Path) -> Result<(), Failure> {
             path.display()
         )));
     };
-    let kind = evaluator(args, &net.game)?;
-    let (threads, _) = crate::mc_threads_and_budget(args);
-    let timer = Instant::now();
-    let run = Run {
-        game: &net.game,
-        kind,
-        marks: Arc::new(Marks::of(&net.game)),
-        args,
-        next: AtomicU64::new(0),
-        deadline: args
-            .playouts
-            .is_none()
-            .then(|| timer + Duration::from_secs_f64(args.seconds.unwrap_or(5.0))),
+    let (threads, budget) = crate::mc_threads_and_budget(args);
+    let settings = Settings {
+        kind: evaluator(args, &net.game)?,
+        native: args.native,
+        threads,
+        budget,
+        seed: args.seed,
+        max_moves: args.max_depth,
     };
-    let parts: Vec<Result<Totals, TurnError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(|| worker(&run))).collect();
-        handles.into_iter().filter_map(|h| h.join().ok()).collect()
-    });
-    let seconds = timer.elapsed().as_secs_f64().max(1e-9);
-    let mut totals = Totals::default();
-    for part in parts {
-        let part = part.map_err(|e| Failure::invalid(format!("error: {}: {e}", path.display())))?;
-        totals.merge(&part);
-    }
+    let (mut totals, seconds) = draw_playouts(&net.game, &settings)
+        .map_err(|e| Failure::invalid(format!("error: {}: {e}", path.display())))?;
     let roles = loaded.roles();
     totals.goal_sums.resize(roles.len(), 0.0);
     totals.missing.resize(roles.len(), 0);
-    let value = report(args, path, roles, kind, &totals, threads, seconds);
+    let value = report(args, path, roles, settings.kind, &totals, threads, seconds);
     emit(args.game.json, &value, || {
         text(&value, &totals, roles, args.max_depth)
     });
@@ -498,4 +536,53 @@ fn text(value: &report::RbgMc, totals: &Totals, roles: &[String], max_depth: u64
     let avg = ggpnet::propnet::driver::average_goals(&totals.goal_sums, &totals.missing, totals.playouts);
     crate::average_goal_lines(&mut out, roles, &avg, &totals.missing);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One playout on the propnet of the GDL `kif` (not a translation: these
+    /// are the turns no translation of an RBG game makes, which the walker
+    /// must refuse all the same).
+    fn playout(kif: &str) -> Result<Playout, TurnError> {
+        let loaded = ggpnet::propnet::load(kif, &ggpnet::propnet::LoadConfig::default()).unwrap();
+        let marks = Arc::new(Marks::of(&loaded.game));
+        let mut walker = Walker::new(Arc::clone(&loaded.game), EvaluatorKind::Sweep, false, marks);
+        let start = loaded.game.initial().clone();
+        walker.playout(&start, 100, &mut Stream::new(1, 0))
+    }
+
+    /// Two roles; from `(c 0)`, the `legal` rules given; `go` leads to `(c 1)`, `(s 1)` to `(c 2)`, which is terminal.
+    fn game(legal: &str) -> String {
+        format!(
+            "(role a) (role b) (init (c 0))
+             (<= (next (c 1)) (true (c 0))) (<= (next (c 2)) (true (c 1)))
+             (<= terminal (true (c 2))) (goal a 50) (goal b 50)
+             {legal}"
+        )
+    }
+
+    #[test]
+    fn turns_no_translation_makes_are_errors() {
+        // A partial move of `a` that ends where `b` is to move.
+        let interrupted = "(<= (legal a go) (true (c 0))) (<= (legal b noop) (true (c 0)))
+            (<= (legal a noop) (true (c 1))) (<= (legal b go) (true (c 1)))";
+        assert_eq!(playout(&game(interrupted)).err(), Some(TurnError::Interrupted));
+        // Both roles move in one state.
+        let both = "(<= (legal a go) (true (c 0))) (<= (legal b go) (true (c 0)))";
+        assert_eq!(playout(&game(both)).err(), Some(TurnError::Simultaneous));
+        // `b` has no legal step after `a`'s partial move, in a non-terminal state.
+        let none = "(<= (legal a go) (true (c 0))) (<= (legal b noop) (true (c 0)))
+            (<= (legal a noop) (true (c 1)))";
+        assert_eq!(playout(&game(none)).err(), Some(TurnError::NoLegalMove));
+        // A whole move `go (s 1)` is one RBG move; then the game ends.
+        let whole = "(<= (legal a go) (true (c 0))) (<= (legal b noop) (true (c 0)))
+            (<= (legal a (s 1)) (true (c 1))) (<= (legal b noop) (true (c 1)))";
+        let end = playout(&game(whole)).unwrap();
+        assert_eq!(
+            (end.moves, end.steps, end.goals),
+            (1, 2, Some(vec![Some(50), Some(50)]))
+        );
+    }
 }

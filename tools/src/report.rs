@@ -849,7 +849,8 @@ pub struct BenchRun {
     pub seconds: f64,
     /// Runs those seconds are split into (`--repeats`).
     pub repeats: u32,
-    /// The unit of every rate: state transitions (joint moves applied) per second.
+    /// The unit of every rate: state transitions (joint moves applied) per
+    /// second, except in a game whose `transition_unit` says otherwise.
     pub unit: String,
     /// The peers' figures used.
     pub peers: Peers,
@@ -930,6 +931,11 @@ pub struct BenchMeasured {
     /// The same, every run (`repeats` of `seconds / repeats` each, alternating
     /// between the thread counts).
     pub mc_runs: BTreeMap<String, BTreeMap<usize, Vec<f64>>>,
+    /// The unit of `mc` and `mc_runs` where it is not the run's: on a
+    /// Regular Boardgames file, [`RBG_PLAYER_MOVE`] (RBG player moves per
+    /// second, one uniform draw per RBG move, keeper moves not counted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transition_unit: Option<String>,
     /// Perft against the reference trace; left out with `--skip-perft`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub perft: Option<BenchPerft>,
@@ -1255,10 +1261,14 @@ mod tests {
                 components: 9,
                 mc: [("sweep".to_owned(), [(1, 1e6), (2, 2e6)].into())].into(),
                 mc_runs: [("sweep".to_owned(), [(1, vec![1e6])].into())].into(),
+                transition_unit: Some(RBG_PLAYER_MOVE.to_owned()),
                 perft: None,
             }),
         };
-        assert!(matches!(reads_back(&measured).result, BenchResult::Measured(_)));
+        let BenchResult::Measured(read) = reads_back(&measured).result else {
+            panic!("measured read back as not loaded");
+        };
+        assert_eq!(read.transition_unit.as_deref(), Some(RBG_PLAYER_MOVE));
         let not_loaded = BenchGame {
             game: "n".to_owned(),
             anchors: Anchors::default(),

@@ -122,3 +122,56 @@ fn bench_reports_every_evaluator_anchors_and_perft() {
 fn number(cell: &str) -> Option<f64> {
     cell.trim().replace(',', "").parse().ok()
 }
+
+/// `ggpnet bench` on Regular Boardgames files counts RBG player moves, as
+/// `ggpnet mc GAME.rbg` does: per-move draws on the translation (the lanes,
+/// which have none, left out), perft in RBG moves; the unit in the JSON.
+#[test]
+fn bench_on_rbg_files_counts_rbg_moves() {
+    let dir = scratch::dir("bench-rbg");
+    let header = "#players = a(100), b(100) #pieces = e, x #variables =
+        #board = rectangle(up, down, left, right, [e, e, e]) #rules = ";
+    let line = dir.join("line.rbg");
+    let rules = "(->a (left* + right*) {e} [x] ->b (left* + right*) {e} [x])*";
+    std::fs::write(&line, format!("{header}{rules}")).unwrap();
+    // Only the keeper moves: GDL steps, but no RBG player move.
+    let keeper = dir.join("keeper.rbg");
+    std::fs::write(&keeper, format!("{header}->> [x] ->> [x] ->>")).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_ggpnet"))
+        .arg("bench")
+        .args([&line, &keeper])
+        .args(["--seconds", "0.2", "--repeats", "1", "--threads", "2", "--json"])
+        .arg("--corpus")
+        .arg(&dir)
+        .arg("--out-dir")
+        .arg(dir.join("out"))
+        .output()
+        .expect("ggpnet runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let report: Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    let games = report["games"].as_array().expect("games");
+    let (line, keeper) = (&games[0], &games[1]);
+    for game in games {
+        assert_eq!(game["transition_unit"], "rbg_player_move", "{game}");
+        assert!(game["mc"].get("lanes").is_none(), "{game}");
+    }
+    for threads in ["1", "2"] {
+        for evaluator in ["sweep", "differential"] {
+            assert!(
+                line["mc"][evaluator][threads].as_f64().unwrap_or(0.0) > 0.0,
+                "{line}"
+            );
+            assert_eq!(keeper["mc"][evaluator][threads].as_f64(), Some(0.0), "{keeper}");
+        }
+    }
+    // Three cells filled one by one: 3, then 2 moves each, then 1 (GDL steps would count 3, 3, 6).
+    let counts: Vec<u64> = line["perft"]["counts"]
+        .as_array()
+        .expect("perft counts")
+        .iter()
+        .filter_map(Value::as_u64)
+        .collect();
+    assert_eq!(counts, [3, 6], "{line}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

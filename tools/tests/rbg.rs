@@ -447,3 +447,108 @@ fn the_command_line_runs_rbg_files() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Runs `ggpnet ARGS FILE`: its exit code and standard error.
+fn run_on(args: &[&str], file: &Path) -> (Option<i32>, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ggpnet"))
+        .args(args)
+        .arg(file)
+        .output()
+        .unwrap();
+    (out.status.code(), String::from_utf8(out.stderr).unwrap())
+}
+
+/// The bounds of the per-move draws of `ggpnet mc GAME.rbg` on the
+/// translation (`TurnError`) and of `ggpnet perft GAME.rbg`: each is exit 1
+/// with its reason and the file, never a panic or a hang.
+#[test]
+fn per_move_bounds_of_the_translation_are_errors() {
+    let dir = scratch::dir("rbg-bounds");
+    let write = |name: &str, text: &str| {
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        file
+    };
+    let mc = ["mc", "--playouts", "4", "--threads", "2"];
+    // A move of 1001 modifiers: 1002 GDL steps.
+    let long = write("long.rbg", &with_rules("->a ([$ v = 1]) ^ 1001 ->b"));
+    let too_long = "a move or the keeper's steps longer than 1000 GDL steps";
+    let (code, err) = run_on(&mc, &long);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&format!("error: {}: {too_long}", long.display())),
+        "{err}"
+    );
+    let (code, err) = run_on(&["perft", "--depth", "1"], &long);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "error: {}: a move (with the keeper's moves after it) of more than 1000 GDL steps",
+            long.display()
+        )),
+        "{err}"
+    );
+    // Within the bound, the same move is one RBG move.
+    let fits = write("fits.rbg", &with_rules("->a ([$ v = 1]) ^ 990 ->b"));
+    let (code, err) = run_on(&mc, &fits);
+    assert_eq!(code, Some(0), "{err}");
+    // The keeper switching to itself for ever.
+    let keeper = write("keeper.rbg", &with_rules("(->>)*"));
+    let (code, err) = run_on(&mc, &keeper);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&format!("error: {}: {too_long}", keeper.display())),
+        "{err}"
+    );
+    // 256^3 = 2^24 moves in the first state: two pieces and the switch, each on any of 256 cells.
+    let line = format!("[{}e]", "e, ".repeat(15));
+    let board = format!("rectangle(up, down, left, right, {})", vec![line; 16].join(" "));
+    let any = "(up* + down*) (left* + right*)";
+    let many = with_rules(&format!("->a {any} [x] {any} [x] {any} ->b"))
+        .replace("rectangle(up, down, left, right, [e, e, e])", &board);
+    let many = write("many.rbg", &many);
+    let (code, err) = run_on(&mc, &many);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "error: {}: a state with more than 4194304 complete moves",
+            many.display()
+        )),
+        "{err}"
+    );
+    // The direct engine plays it, keeping a bounded part of those moves
+    // (`ggpnet_rbg::MAX_DRAW_STEPS`) and searching again for the one drawn.
+    let (code, err) = run_on(&["mc", "--direct", "--playouts", "1", "--threads", "1"], &many);
+    assert_eq!(code, Some(0), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The size limits of a description not reached by `hostile_inputs_are_specific_errors`:
+/// the text, the names, the automaton, and the values the translation tabulates.
+#[test]
+fn more_size_limits_are_specific_errors() {
+    // More than 4 MiB of text (a comment is enough).
+    let text = format!("{}/*{}*/", with_rules("->a"), " ".repeat(4 << 20));
+    assert_eq!(error_of(&text), (ErrorKind::RulesTooLarge, 1, 1));
+    // More than 4,096 pieces.
+    let pieces: Vec<String> = (0..5000).map(|i| format!("p{i}")).collect();
+    let text = with_rules("->a").replace(
+        "#pieces = e, x",
+        &format!("#pieces = e, x, {}", pieces.join(", ")),
+    );
+    assert_eq!(error_of(&text), (ErrorKind::RulesTooLarge, 2, 1));
+    // A star over a sum of 6,000 shifts: 36 million transitions, more than 2^25.
+    let text = with_rules(&format!("->a ({})* ->b", vec!["left"; 6000].join(" + ")));
+    let err = Game::parse(&text).unwrap_err();
+    assert_eq!((err.kind(), err.line()), (ErrorKind::RulesTooLarge, 5), "{err}");
+    assert!(err.reason().contains("more than 33554432 transitions"), "{err}");
+    // An assignment whose values the translation would tabulate: 200,001 of them.
+    let game = Game::parse(&with_rules("->a [$ v = v] ->b").replace("v(5)", "v(200000)")).unwrap();
+    let err = ggpnet_rbg::to_gdl(&game).unwrap_err();
+    assert_eq!(
+        (err.kind(), err.line(), err.column()),
+        (ErrorKind::RulesTooLarge, 5, 17),
+        "{err}"
+    );
+    assert!(err.reason().contains("more than 100000 values"), "{err}");
+}
