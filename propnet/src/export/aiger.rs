@@ -171,7 +171,7 @@ pub fn build(circuit: &Circuit, layering: &Layering, max_ands: usize) -> Result<
     };
     let mut lit = vec![FALSE; circuit.nodes.len()];
     let (mut unrolled, mut largest, mut most_rounds) = (0usize, 0usize, 0usize);
-    for component in &layering.components {
+    for component in layering.components.iter() {
         let first = &circuit.nodes[component[0].index()];
         let cyclic = component.len() > 1 || first.fanin.contains(&component[0]);
         if !cyclic {

@@ -67,6 +67,20 @@ impl Components {
     pub fn nodes(&self) -> &[NodeId] {
         &self.nodes
     }
+
+    /// Components given as lists of nodes, as they are: nothing is checked
+    /// (a layering's `verify` checks them against its circuit).
+    #[cfg(test)]
+    pub(crate) fn from_lists(lists: impl IntoIterator<Item = Vec<NodeId>>) -> Components {
+        let mut found = Components::default();
+        for list in lists {
+            found.nodes.extend(list);
+            found
+                .ends
+                .push(u32::try_from(found.nodes.len()).expect("node ids fit in u32"));
+        }
+        found
+    }
 }
 
 /// Not yet reached by the search.

@@ -3,7 +3,7 @@
 //! state) as long as no negation lies on one; each cycle is evaluated to its
 //! least fixpoint.
 
-use crate::ir::{components, Circuit, NodeId, NodeKind, VerifyError};
+use crate::ir::{components, Circuit, Components, NodeId, NodeKind, VerifyError};
 use std::fmt;
 
 /// A cycle through a negation: the game is not stratified once ground.
@@ -29,7 +29,7 @@ impl std::error::Error for CycleError {}
 #[derive(Clone, Debug)]
 pub struct Layering {
     /// Components in topological order; a component of one node without a self-loop is acyclic.
-    pub components: Vec<Vec<NodeId>>,
+    pub components: Components,
     /// Level of each node: 0 for bases, inputs and constants, else one more than its deepest operand
     /// outside its own component.
     pub level: Vec<u32>,
@@ -84,7 +84,7 @@ pub fn layer(circuit: &Circuit) -> Result<Layering, CycleError> {
     }
     let layers = level.iter().max().map_or(0, |&m| m as usize + 1);
     Ok(Layering {
-        components: components.iter().map(<[NodeId]>::to_vec).collect(),
+        components,
         level,
         cycles,
         layers,
@@ -181,13 +181,17 @@ mod tests {
         (<= reach (true a)) (<= reach reach (true b))
         (<= terminal (not reach)) (goal r 100)";
 
-    fn refused(edit: impl Fn(&mut Layering)) -> String {
+    /// The error for the game's layering after `edit` changed its components
+    /// (as lists of nodes) and levels.
+    fn refused(edit: impl Fn(&mut Vec<Vec<NodeId>>, &mut Vec<u32>)) -> String {
         let loaded =
             load(GAME, &LoadConfig::new().optimize(crate::OptimizeConfig::none())).expect("the game loads");
         let mut layering = loaded.layering.clone();
         assert_eq!(layering.verify(&loaded.circuit), Ok(()));
         assert_eq!(layering.cycles, 1, "the game has a cycle");
-        edit(&mut layering);
+        let mut lists: Vec<Vec<NodeId>> = layering.components.iter().map(<[NodeId]>::to_vec).collect();
+        edit(&mut lists, &mut layering.level);
+        layering.components = Components::from_lists(lists);
         let error = Game::new(&loaded.circuit, &layering).expect_err("a broken layering compiled");
         assert_eq!(layering.verify(&loaded.circuit), Err(error.clone()));
         format!("{}: {}", error.place, error.reason)
@@ -195,24 +199,24 @@ mod tests {
 
     #[test]
     fn a_layering_of_another_circuit_is_refused() {
-        let m = refused(|l| {
-            l.level.pop();
+        let m = refused(|_, level| {
+            level.pop();
         });
         assert!(m.starts_with("layering: has "), "{m}");
-        let m = refused(|l| {
-            l.components.pop();
+        let m = refused(|components, _| {
+            components.pop();
         });
         assert!(m.starts_with("layering: has no component holding node "), "{m}");
-        let m = refused(|l| {
-            let node = l.components[0][0];
-            l.components[1].push(node);
+        let m = refused(|components, _| {
+            let node = components[0][0];
+            components[1].push(node);
         });
         assert!(m.contains("which component 0 holds too"), "{m}");
-        let m = refused(|l| l.components[0].push(NodeId::new(9999)));
+        let m = refused(|components, _| components[0].push(NodeId::new(9999)));
         assert!(m.contains("holds node 9999, which does not exist"), "{m}");
-        let m = refused(|l| l.components.reverse());
+        let m = refused(|components, _| components.reverse());
         assert!(m.contains("reads node") && m.contains("from component"), "{m}");
-        let m = refused(|l| l.level.iter_mut().for_each(|level| *level = 0));
+        let m = refused(|_, levels| levels.iter_mut().for_each(|level| *level = 0));
         assert!(
             m.contains("reads node") && m.contains("(level 0) from component"),
             "{m}"
@@ -221,16 +225,16 @@ mod tests {
 
     #[test]
     fn a_negation_in_a_cyclic_component_is_refused() {
-        let m = refused(|l| {
+        let m = refused(|components, levels| {
             // The cycle swallows every later component (a coarser but sound
             // order), the negation of terminal among them.
-            let cyclic = l.components.iter().position(|c| c.len() > 1).expect("a cycle");
-            let later: Vec<NodeId> = l.components.drain(cyclic + 1..).flatten().collect();
-            let level = l.level[l.components[cyclic][0].index()];
+            let cyclic = components.iter().position(|c| c.len() > 1).expect("a cycle");
+            let later: Vec<NodeId> = components.drain(cyclic + 1..).flatten().collect();
+            let level = levels[components[cyclic][0].index()];
             for id in &later {
-                l.level[id.index()] = level;
+                levels[id.index()] = level;
             }
-            l.components[cyclic].extend(later);
+            components[cyclic].extend(later);
         });
         assert!(m.contains("a negation in the cyclic component"), "{m}");
     }

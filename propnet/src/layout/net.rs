@@ -351,7 +351,7 @@ type Group = (Vec<usize>, bool, bool);
 /// component of `layering` (a component depends on moves as a whole).
 fn depends_on_move(circuit: &Circuit, layering: &Layering) -> Vec<bool> {
     let mut depends_on_move = vec![false; circuit.nodes.len()];
-    for component in &layering.components {
+    for component in layering.components.iter() {
         let moved = component.iter().any(|id| {
             let node = &circuit.nodes[id.index()];
             matches!(node.kind, NodeKind::Input(_)) || node.fanin.iter().any(|i| depends_on_move[i.index()])
@@ -383,7 +383,7 @@ fn gate_groups(circuit: &Circuit, layering: &Layering, depends_on_move: &[bool])
     let is_gate = |id: usize| !matches!(circuit.nodes[id].kind, NodeKind::Base(_) | NodeKind::Input(_));
     let mut ordered = Vec::new();
     for moves in [false, true] {
-        for component in &layering.components {
+        for component in layering.components.iter() {
             let gates: Vec<usize> = component
                 .iter()
                 .map(|id| id.index())
