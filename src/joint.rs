@@ -1,7 +1,18 @@
 //! Joint moves: random ones (some roles' moves given), every legal one, and
 //! the successors of a state, on either engine.
+//!
+//! Every joint move of a state is one combination of the roles' legal moves,
+//! listed by one odometer ([`for_each_joint`], the first role's move changing
+//! slowest), the one perft walks children with. [`Machine::successors`] does
+//! not step each joint move as [`Machine::next_state`] would: that checks the
+//! joint move (its length, each move's game, role and legality) and packs
+//! the state into a fresh buffer per call. The moves combined are the legal
+//! moves just listed, so the state is loaded once (the scalar evaluator's
+//! state part evaluated once) and each child costs the move part and the
+//! packing of its state only.
 
 use crate::machine::{Error, Machine, Move, State, MAX_JOINT_MOVES};
+use crate::propnet::driver::for_each_joint;
 use crate::propnet::random::Stream;
 use crate::propnet::MachineError;
 
@@ -103,20 +114,16 @@ impl Machine {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn legal_joint_moves(&mut self, state: &State) -> Result<Vec<Vec<Move>>, Error> {
-        let legal = (0..self.game().roles().len())
-            .map(|role| self.legal_moves(state, role))
-            .collect::<Result<Vec<_>, _>>()?;
-        let count = legal
-            .iter()
-            .fold(1u128, |n, moves| n.saturating_mul(moves.len() as u128));
-        if count > MAX_JOINT_MOVES as u128 {
-            return Err(Error::TooManyJointMoves { count });
-        }
-        Ok(joint_moves(&legal))
+        let legal = self.every_legal_move(state)?;
+        let mut joints = Vec::with_capacity(joint_count(&legal)?);
+        for_each_joint(&legal, |joint| joints.push(joint.to_vec()));
+        Ok(joints)
     }
 
     /// Each of [`Machine::legal_joint_moves`] with the state it leads to, in
-    /// the same order and with the same bound.
+    /// the same order and with the same bound. On the propnet the state part
+    /// of `state` is evaluated once, and each child costs the move part and
+    /// the packing of its state (no check of moves known to be legal).
     ///
     /// ```
     /// use ggpnet::{Config, Game};
@@ -130,29 +137,28 @@ impl Machine {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn successors(&mut self, state: &State) -> Result<Vec<(Vec<Move>, State)>, Error> {
-        let joints = self.legal_joint_moves(state)?;
-        joints
-            .into_iter()
-            .map(|joint| {
-                let next = self.next_state(state, &joint)?;
-                Ok((joint, next))
-            })
+        let legal = self.every_legal_move(state)?;
+        let mut successors = Vec::with_capacity(joint_count(&legal)?);
+        self.children_into(state, &legal, &mut successors)?;
+        Ok(successors)
+    }
+
+    /// Per role, its legal moves in `state`.
+    fn every_legal_move(&mut self, state: &State) -> Result<Vec<Vec<Move>>, Error> {
+        (0..self.game().roles().len())
+            .map(|role| self.legal_moves(state, role))
             .collect()
     }
 }
 
-/// Every joint move: one of each role's `legal` moves, in every combination.
-fn joint_moves(legal: &[Vec<Move>]) -> Vec<Vec<Move>> {
-    legal.iter().fold(vec![Vec::new()], |joints, moves| {
-        joints
-            .iter()
-            .flat_map(|joint| {
-                moves.iter().map(move |m| {
-                    let mut longer = joint.clone();
-                    longer.push(m.clone());
-                    longer
-                })
-            })
-            .collect()
-    })
+/// The number of joint moves of the roles' `legal` moves (the product of
+/// their numbers), refused past [`MAX_JOINT_MOVES`].
+fn joint_count(legal: &[Vec<Move>]) -> Result<usize, Error> {
+    let count = legal
+        .iter()
+        .fold(1u128, |n, moves| n.saturating_mul(moves.len() as u128));
+    if count > MAX_JOINT_MOVES as u128 {
+        return Err(Error::TooManyJointMoves { count });
+    }
+    Ok(count as usize)
 }

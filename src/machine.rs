@@ -5,7 +5,7 @@
 //! only: every answer depends on the arguments alone, never on earlier queries.
 
 use crate::game::{Backend, Game};
-use crate::propnet::driver::{Playout, PlayoutTotals};
+use crate::propnet::driver::{for_each_joint, Playout, PlayoutTotals};
 use crate::propnet::evaluator::EvaluatorKind;
 use crate::propnet::random::Stream;
 use crate::propnet::{self, StateMachine};
@@ -510,6 +510,36 @@ impl Machine {
         Ok(self.game.state(repr))
     }
 
+    /// Appends to `out` every joint move of the roles' `legal` moves in
+    /// `state` (their legal moves there, in role order), with the state it
+    /// leads to, in [`for_each_joint`]'s order. The moves are legal, so
+    /// nothing is checked per child; on the propnet the state is loaded once
+    /// and each child evaluates the move part only.
+    pub(crate) fn children_into(
+        &mut self,
+        state: &State,
+        legal: &[Vec<Move>],
+        out: &mut Vec<(Vec<Move>, State)>,
+    ) -> Result<(), Error> {
+        let game = &self.game;
+        match (&mut self.engine, game.repr(state)?) {
+            (MachineEngine::Propnet(p), StateRepr::Bits(bits)) => p.children(bits, legal, |joint, next| {
+                out.push((joint.to_vec(), game.state(StateRepr::Bits(next))))
+            }),
+            (MachineEngine::Interpreter(r), StateRepr::Facts(facts)) => {
+                let mut joints = Vec::new();
+                for_each_joint(legal, |joint| joints.push(joint.to_vec()));
+                for joint in joints {
+                    let texts: Vec<String> = joint.iter().map(text_of).collect();
+                    let next = game.state(StateRepr::Facts(r.next_state(facts, &texts)?));
+                    out.push((joint, next));
+                }
+            }
+            _ => unreachable!("a game's states are of its engine"),
+        }
+        Ok(())
+    }
+
     /// Per role (in role order), the percepts of GDL-II: every `P` such that
     /// `(sees ROLE P)` holds in `state` with the `does` facts of `joint`, as
     /// canonical KIF (the form of [`Game::move_to_kif`]: `(open_door 3)`,
@@ -652,6 +682,28 @@ impl Machine {
 }
 
 impl PropnetScratch {
+    /// Calls `f` with every joint move of `legal` (the roles' legal moves in
+    /// `state`) and the state it leads to, in [`for_each_joint`]'s order:
+    /// `state` loaded once (no evaluation when the legal moves were just
+    /// listed there), then per child the move part and the next state.
+    fn children(
+        &mut self,
+        state: &propnet::State,
+        legal: &[Vec<Move>],
+        mut f: impl FnMut(&[Move], propnet::State),
+    ) {
+        // Loads `state`, which `next_into` steps from.
+        self.machine.is_terminal(state);
+        let mut inputs = Vec::with_capacity(legal.len());
+        for_each_joint(legal, |joint| {
+            inputs.clear();
+            inputs.extend(joint.iter().map(input_of));
+            let mut next = state.clone();
+            self.machine.next_into(&inputs, &mut next);
+            f(joint, next);
+        });
+    }
+
     /// One playout from `from` on the propnet's scalar driver; `None` when
     /// `deadline` stopped it.
     fn playout(
