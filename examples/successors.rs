@@ -5,10 +5,18 @@
 //! game one JSON line: states, children, and per child the nanoseconds of
 //! each (medians over the rounds) and their ratio.
 //!
-//! `cargo run --release --example successors GAME.kif... [--rounds N] [--walks N] [--evaluator sweep|differential]`
+//! With `--lanes`, the scalar expansion (`Expansion::Scalar`) against the
+//! lanes (`Expansion::Lanes`) instead, state by state: per range of numbers
+//! of children, the states in it and the nanoseconds per child of each
+//! (sums over the states of each state's median over the rounds), which
+//! place the number of children from which the lanes pay; and the seconds
+//! the machine's first expansion on the lanes took (the lanes machine made).
+//!
+//! `cargo run --release --example successors GAME.kif... [--rounds N] [--walks N] [--evaluator sweep|differential] [--lanes]`
 //! (5 rounds, 20 walks of at most 200 moves; the facade's default evaluator).
 
-use ggpnet::{Config, EngineChoice, EvaluatorKind, Game, Machine, Move, State, Stream};
+use ggpnet::propnet::layout::Step;
+use ggpnet::{Config, EngineChoice, EvaluatorKind, Expansion, Game, Machine, Move, State, Stream};
 use std::time::Instant;
 
 /// Moves a walk plays at most.
@@ -60,6 +68,98 @@ fn time(machine: &mut Machine, states: &[State], expand: Expand) -> Result<(f64,
     Ok((start.elapsed().as_secs_f64(), children))
 }
 
+/// The ranges of numbers of children the lanes mode reports on.
+const RANGES: [(usize, usize); 7] = [
+    (1, 8),
+    (9, 32),
+    (33, 64),
+    (65, 128),
+    (129, 256),
+    (257, 512),
+    (513, usize::MAX),
+];
+
+/// Each state's children and its median seconds per expansion with
+/// `Expansion::Scalar`, `Expansion::Lanes` and `Expansion::Auto`, alternating.
+fn per_state(
+    machine: &mut Machine,
+    states: &[State],
+    rounds: usize,
+) -> Result<Vec<(usize, f64, f64, f64)>, ggpnet::Error> {
+    let mut times = vec![(0, Vec::new(), Vec::new(), Vec::new()); states.len()];
+    let ways = [Expansion::Scalar, Expansion::Lanes, Expansion::Auto];
+    for _ in 0..rounds {
+        for (at, (state, time)) in states.iter().zip(&mut times).enumerate() {
+            let seconds = [&mut time.1, &mut time.2, &mut time.3];
+            for (expansion, seconds) in ways.into_iter().zip(seconds) {
+                // Another state loaded first, as in a walk or a search.
+                machine.is_terminal(&states[(at + 1) % states.len()])?;
+                let start = Instant::now();
+                time.0 = std::hint::black_box(machine.successors_with(state, expansion)?).len();
+                seconds.push(start.elapsed().as_secs_f64());
+            }
+        }
+    }
+    let medians = |(n, s, l, a)| (n, median(s), median(l), median(a));
+    Ok(times.into_iter().map(medians).collect())
+}
+
+/// The gate slots of the state part (which depends on the state only) and
+/// of the move part of `game`'s net.
+fn part_slots(game: &Game) -> (u32, u32) {
+    let Some(loaded) = game.propnet() else {
+        return (0, 0);
+    };
+    let net = loaded.game.net();
+    let size = |steps: &[Step]| -> u32 {
+        let range = |step: &Step| match *step {
+            Step::Gates(start, end) | Step::Cycle(start, end) => end - start,
+        };
+        steps.iter().map(range).sum()
+    };
+    let (state, moves) = net.steps().split_at(net.state_steps());
+    (size(state), size(moves))
+}
+
+/// The lanes mode's JSON line for a game.
+fn lanes_report(
+    path: &str,
+    machine: &mut Machine,
+    states: &[State],
+    rounds: usize,
+) -> Result<String, ggpnet::Error> {
+    let (state_slots, move_slots) = part_slots(machine.game());
+    let first = Instant::now();
+    machine.successors_with(&states[0], Expansion::Lanes)?;
+    let first = first.elapsed().as_secs_f64();
+    let times = per_state(machine, states, rounds)?;
+    let ranges: Vec<String> = RANGES
+        .iter()
+        .filter_map(|&(low, high)| {
+            let inside: Vec<_> = times.iter().filter(|t| (low..=high).contains(&t.0)).collect();
+            let children: usize = inside.iter().map(|t| t.0).sum();
+            let ns = |s: f64| s * 1e9 / children as f64;
+            let sum = |part: fn(&(usize, f64, f64, f64)) -> f64| inside.iter().map(|&t| part(t)).sum::<f64>();
+            let (scalar, lanes, auto) = (sum(|t| t.1), sum(|t| t.2), sum(|t| t.3));
+            (children > 0).then(|| {
+                format!(
+                    "{{\"children\":\"{low}-{high}\",\"states\":{},\"scalar_ns\":{:.1},\"lanes_ns\":{:.1},\"auto_ns\":{:.1},\"lanes_speedup\":{:.2}}}",
+                    inside.len(),
+                    ns(scalar),
+                    ns(lanes),
+                    ns(auto),
+                    scalar / lanes
+                )
+            })
+        })
+        .collect();
+    Ok(format!(
+        "{{\"game\":{path:?},\"states\":{},\"state_slots\":{state_slots},\"move_slots\":{move_slots},\"first_lanes_seconds\":{first:.4},\"ranges\":[{}]}}",
+        states.len(),
+        ranges.join(",")
+    ))
+}
+
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs[xs.len() / 2]
@@ -94,6 +194,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             _ => game.machine(),
         };
         let states = walk_states(&game, &mut machine, walks)?;
+        if args.iter().any(|a| a == "--lanes") {
+            if !states.is_empty() {
+                println!("{}", lanes_report(path, &mut machine, &states, rounds)?);
+            }
+            continue;
+        }
         let (mut old, mut new, mut children) = (Vec::new(), Vec::new(), 0);
         for _ in 0..rounds {
             let (seconds, n) = time(&mut machine, &states, naive)?;

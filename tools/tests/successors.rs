@@ -3,10 +3,13 @@
 //! taking, simultaneous moves, three roles), its successors equal each of the
 //! roles' legal moves combined (the first role's move changing slowest) with
 //! the state `next_state` makes of it, on both scalar evaluators and on the
-//! interpreter. Needs the corpus (`../shared` or `$GGPNET_CORPUS`); without
-//! it the test prints a notice and passes, unless `GGPNET_REQUIRE_CORPUS=1`.
+//! interpreter; and on the lanes (`Expansion::Lanes`, in batches of 512
+//! pairs) they are the same as one at a time (`Expansion::Scalar`), also
+//! across batches. The corpus games need the corpus (`../shared` or
+//! `$GGPNET_CORPUS`); without it that test prints a notice and passes,
+//! unless `GGPNET_REQUIRE_CORPUS=1`.
 
-use ggpnet::{Config, EngineChoice, EvaluatorKind, Game, Machine, Move, State, Stream};
+use ggpnet::{Config, EngineChoice, EvaluatorKind, Expansion, Game, Machine, Move, State, Stream};
 
 /// The games walked, and for how many moves each: turn taking, large
 /// branching, simultaneous moves, more than two roles.
@@ -101,4 +104,44 @@ fn successors_of_a_state_of_another_game_are_refused() {
     let other = Game::load(ggpnet::DEFAULT_GAME, &Config::default()).expect("loads");
     let refused = game.machine().successors(&other.initial_state());
     assert_eq!(refused, Err(ggpnet::Error::ForeignState));
+}
+
+/// Two roles moving at once, each picking one of `n` numbers; the state
+/// remembers both picks (and the turn, to end after two).
+fn picks(n: usize) -> String {
+    let mut text =
+        String::from("(role a) (role b) (init (turn 0)) (succ 0 1) (succ 1 2) (<= terminal (true (turn 2)))");
+    for k in 1..=n {
+        text += &format!(" (num {k})");
+    }
+    text + " (<= (legal ?r (pick ?n)) (role ?r) (num ?n)) (<= (next (picked ?r ?n)) (does ?r (pick ?n)))
+        (<= (next (turn ?y)) (true (turn ?x)) (succ ?x ?y)) (<= (goal ?r 0) (role ?r))"
+}
+
+#[test]
+fn successors_on_the_lanes_span_batches_in_order() {
+    let game = Game::load(&picks(40), &Config::new().engine(EngineChoice::Propnet)).expect("loads");
+    let mut machine = game.machine();
+    let start = game.initial_state();
+    let one_by_one = machine
+        .successors_with(&start, Expansion::Scalar)
+        .expect("successors");
+    assert_eq!(one_by_one.len(), 40 * 40, "more than three batches of 512");
+    assert_eq!(one_by_one, naive(&mut machine, &start));
+    let on_lanes = machine
+        .successors_with(&start, Expansion::Lanes)
+        .expect("successors");
+    assert_eq!(on_lanes, one_by_one);
+    // A second state on the same lanes machine, after a smaller batch.
+    let next = &one_by_one[777].1;
+    let again = machine
+        .successors_with(next, Expansion::Lanes)
+        .expect("successors");
+    assert_eq!(
+        again,
+        machine
+            .successors_with(next, Expansion::Scalar)
+            .expect("successors")
+    );
+    assert_eq!(machine.successors(next).expect("successors"), again);
 }
