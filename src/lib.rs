@@ -47,6 +47,7 @@ mod playouts;
 pub use game::{Calibration, Config, Engine, EngineChoice, EvaluatorChoice, Game, LoadError, Refusal};
 pub use ggpnet_grounder::SettingError;
 
+pub use joint::Expansion;
 pub use machine::{Error, Machine, Move, PlayoutEnd, State, MAX_JOINT_MOVES};
 pub use playouts::{Budget, PlayoutReport, Playouts, MAX_THREADS};
 pub use propnet::driver::PlayoutTotals;

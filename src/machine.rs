@@ -5,8 +5,9 @@
 //! only: every answer depends on the arguments alone, never on earlier queries.
 
 use crate::game::{Backend, Game};
-use crate::propnet::driver::{Playout, PlayoutTotals};
+use crate::propnet::driver::{choose, for_each_joint, LaneMachine, Playout, PlayoutTotals};
 use crate::propnet::evaluator::EvaluatorKind;
+use crate::propnet::evaluator::LANES;
 use crate::propnet::random::Stream;
 use crate::propnet::{self, StateMachine};
 use ggpnet_grounder::SettingError;
@@ -212,6 +213,8 @@ impl Game {
                     playout,
                     totals,
                     legal: Vec::new(),
+                    lanes: None,
+                    lanes_from: None,
                 }))
             }
             Backend::Interpreter(reference, _) => {
@@ -403,6 +406,23 @@ struct PropnetScratch {
     totals: PlayoutTotals,
     /// The legal moves of the last [`Machine::legal_moves_into`].
     legal: Vec<propnet::Move>,
+    /// Successors on the lanes evaluator, made at the first expansion that
+    /// runs there or races there.
+    lanes: Option<Box<SuccessorLanes>>,
+    /// From how many children successors run on the lanes (`None` inside:
+    /// never), once raced.
+    lanes_from: Option<Option<usize>>,
+}
+
+/// A lanes machine and its buffers, for successors in batches of [`LANES`]
+/// (state, joint move) pairs.
+struct SuccessorLanes {
+    machine: LaneMachine,
+    /// The batch's joint moves, lanes x roles, as the facade's moves and as inputs.
+    joints: Vec<Move>,
+    inputs: Vec<propnet::Move>,
+    /// The batch's next states, lanes x words.
+    words: Vec<u64>,
 }
 
 impl fmt::Debug for PropnetScratch {
@@ -508,6 +528,56 @@ impl Machine {
             _ => unreachable!("a game's states are of its engine"),
         };
         Ok(self.game.state(repr))
+    }
+
+    /// Appends to `out` every joint move of the roles' `legal` moves in
+    /// `state` (their legal moves there, in role order), with the state it
+    /// leads to, in [`for_each_joint`]'s order. The moves are legal, so
+    /// nothing is checked per child; on the propnet the state is loaded once
+    /// and each child evaluates the move part only, or, `on_lanes`, the
+    /// children are made in batches on the lanes evaluator.
+    pub(crate) fn children_into(
+        &mut self,
+        state: &State,
+        legal: &[Vec<Move>],
+        on_lanes: bool,
+        out: &mut Vec<(Vec<Move>, State)>,
+    ) -> Result<(), Error> {
+        let game = &self.game;
+        let mut add = |joint: &[Move], next| out.push((joint.to_vec(), game.state(StateRepr::Bits(next))));
+        match (&mut self.engine, game.repr(state)?) {
+            (MachineEngine::Propnet(p), StateRepr::Bits(bits)) if on_lanes => {
+                p.children_on_lanes(bits, legal, add)
+            }
+            (MachineEngine::Propnet(p), StateRepr::Bits(bits)) => p.children(bits, legal, &mut add),
+            (MachineEngine::Interpreter(r), StateRepr::Facts(facts)) => {
+                let mut joints = Vec::new();
+                for_each_joint(legal, |joint| joints.push(joint.to_vec()));
+                for joint in joints {
+                    let texts: Vec<String> = joint.iter().map(text_of).collect();
+                    let next = game.state(StateRepr::Facts(r.next_state(facts, &texts)?));
+                    out.push((joint, next));
+                }
+            }
+            _ => unreachable!("a game's states are of its engine"),
+        }
+        Ok(())
+    }
+
+    /// Whether the `children` children of `state` (by the roles' `legal`
+    /// moves there) are made faster on the lanes than on the scalar
+    /// evaluator: from [`RACE_FROM`] children, as the machine's race says
+    /// (run at the first such state); never on the interpreter.
+    pub(crate) fn lanes_pay(
+        &mut self,
+        state: &State,
+        legal: &[Vec<Move>],
+        children: usize,
+    ) -> Result<bool, Error> {
+        Ok(match (&mut self.engine, self.game.repr(state)?) {
+            (MachineEngine::Propnet(p), StateRepr::Bits(bits)) => p.lanes_pay(bits, legal, children),
+            _ => false,
+        })
     }
 
     /// Per role (in role order), the percepts of GDL-II: every `P` such that
@@ -652,6 +722,89 @@ impl Machine {
 }
 
 impl PropnetScratch {
+    /// Calls `f` with every joint move of `legal` (the roles' legal moves in
+    /// `state`) and the state it leads to, in [`for_each_joint`]'s order, on
+    /// the scalar evaluator ([`scalar_children`]).
+    fn children(
+        &mut self,
+        state: &propnet::State,
+        legal: &[Vec<Move>],
+        f: impl FnMut(&[Move], propnet::State),
+    ) {
+        scalar_children(&mut self.machine, state, legal, f);
+    }
+
+    /// [`PropnetScratch::children`] on the lanes evaluator: `state` in up to
+    /// [`LANES`] lanes, each stepped by one joint move, a batch at a time
+    /// (the lanes machine made at the first call).
+    fn children_on_lanes(
+        &mut self,
+        state: &propnet::State,
+        legal: &[Vec<Move>],
+        mut f: impl FnMut(&[Move], propnet::State),
+    ) {
+        let roles = legal.len();
+        if roles == 0 {
+            // The one joint move of no moves would move no lane.
+            return self.children(state, legal, f);
+        }
+        let lanes = SuccessorLanes::made(&mut self.lanes, self.machine.game());
+        for_each_joint(legal, |joint| {
+            lanes.joints.extend_from_slice(joint);
+            if lanes.joints.len() == LANES * roles {
+                lanes.flush(state, roles, &mut f);
+            }
+        });
+        lanes.flush(state, roles, &mut f);
+    }
+
+    /// Whether `children` children of `state` (by the roles' `legal` moves)
+    /// are made faster on the lanes: from [`RACE_FROM`], as a race of the two
+    /// on `state`'s children says, run at the first call that gets there and
+    /// kept.
+    fn lanes_pay(&mut self, state: &propnet::State, legal: &[Vec<Move>], children: usize) -> bool {
+        if children < RACE_FROM || legal.is_empty() {
+            return false;
+        }
+        let from = match self.lanes_from {
+            Some(from) => from,
+            None => {
+                let from = self.race(state, legal);
+                *self.lanes_from.insert(from)
+            }
+        };
+        from.is_some_and(|from| children >= from)
+    }
+
+    /// The fewest children from which the lanes make them faster than the
+    /// scalar evaluator, `None` if not even a full batch: the costs of
+    /// [`choose::batch_costs`] racing the two on `state`'s children (cycled
+    /// to fill a batch), a few milliseconds, at most about 0.05 s.
+    fn race(&mut self, state: &propnet::State, legal: &[Vec<Move>]) -> Option<usize> {
+        let mut joints: Vec<Vec<Move>> = Vec::new();
+        for_each_joint(legal, |joint| joints.push(joint.to_vec()));
+        let roles = legal.len();
+        let pairs: Vec<Move> = joints.iter().cycle().take(LANES).flatten().cloned().collect();
+        let scalar = &mut self.machine;
+        let lanes = SuccessorLanes::made(&mut self.lanes, scalar.game());
+        let costs = choose::batch_costs(
+            |n| {
+                let mut done = 0;
+                while done < n {
+                    scalar_children(scalar, state, legal, |_, next| drop(std::hint::black_box(next)));
+                    done += joints.len();
+                }
+                done
+            },
+            |n| {
+                lanes.joints.extend_from_slice(&pairs[..n.min(LANES) * roles]);
+                lanes.flush(state, roles, &mut |_, next| drop(std::hint::black_box(next)));
+                n.min(LANES)
+            },
+        );
+        costs.lanes_from()
+    }
+
     /// One playout from `from` on the propnet's scalar driver; `None` when
     /// `deadline` stopped it.
     fn playout(
@@ -681,6 +834,79 @@ impl PropnetScratch {
         }
     }
 }
+
+/// Calls `f` with every joint move of `legal` (the roles' legal moves in
+/// `state`) and the state it leads to, in [`for_each_joint`]'s order, on
+/// `machine`: `state` loaded once (no evaluation when the legal moves were
+/// just listed there), then per child the move part and the next state.
+fn scalar_children(
+    machine: &mut StateMachine,
+    state: &propnet::State,
+    legal: &[Vec<Move>],
+    mut f: impl FnMut(&[Move], propnet::State),
+) {
+    // Loads `state`, which `next_into` steps from.
+    machine.is_terminal(state);
+    let mut inputs = Vec::with_capacity(legal.len());
+    for_each_joint(legal, |joint| {
+        inputs.clear();
+        inputs.extend(joint.iter().map(input_of));
+        let mut next = state.clone();
+        machine.next_into(&inputs, &mut next);
+        f(joint, next);
+    });
+}
+
+impl SuccessorLanes {
+    /// The lanes machine kept in `kept`, made for `game` if there is none yet.
+    fn made<'a>(
+        kept: &'a mut Option<Box<SuccessorLanes>>,
+        game: &Arc<propnet::Game>,
+    ) -> &'a mut SuccessorLanes {
+        kept.get_or_insert_with(|| {
+            Box::new(SuccessorLanes {
+                machine: LaneMachine::new(Arc::clone(game)),
+                joints: Vec::new(),
+                inputs: Vec::new(),
+                words: Vec::new(),
+            })
+        })
+    }
+
+    /// Steps a lane of `state` by each joint move of the batch (`roles`
+    /// moves each, legal in `state`) and calls `f` with each joint move and
+    /// its next state, in order; empties the batch.
+    fn flush(&mut self, state: &propnet::State, roles: usize, f: &mut impl FnMut(&[Move], propnet::State)) {
+        let lanes = self.joints.len() / roles;
+        if lanes == 0 {
+            return;
+        }
+        let invariant = "a state of the game in free lanes, stepped by joint moves legal there";
+        self.inputs.clear();
+        self.inputs.extend(self.joints.iter().map(input_of));
+        self.machine.clear();
+        self.machine.extend(lanes, state).expect(invariant);
+        self.machine.step(&self.inputs).expect(invariant);
+        let words = state.0.as_raw_slice().len();
+        self.words.resize(lanes * words, 0);
+        self.machine.states_into(&mut self.words).expect(invariant);
+        let children = self
+            .joints
+            .chunks_exact(roles)
+            .zip(self.words.chunks_exact(words));
+        for (joint, next_words) in children {
+            let mut next = state.clone();
+            next.0.as_raw_mut_slice().copy_from_slice(next_words);
+            f(joint, next);
+        }
+        self.joints.clear();
+    }
+}
+
+/// The fewest children with which [`Expansion::Auto`](crate::Expansion)
+/// races the lanes: below, a batch's evaluation of the whole net for 512
+/// lanes never paid in the measurements (docs/PLAYING.md).
+const RACE_FROM: usize = 8;
 
 /// One random playout on the interpreter from `state`, and the state it ended
 /// in; `None` when `deadline` passed first (the playout is left unfinished);

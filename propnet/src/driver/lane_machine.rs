@@ -565,6 +565,36 @@ impl LaneMachine {
         Ok(())
     }
 
+    /// Every lane's state as the words of a [`State`] (its bit set's words,
+    /// base `b` at bit `b % 64` of word `b / 64`, zero past the bases): lane
+    /// `l`'s are `out[l * w..(l + 1) * w]`, `w` = the bases in words. One
+    /// transposition for all lanes, where [`LaneMachine::state`] reads a lane
+    /// base by base.
+    ///
+    /// ```
+    /// use ggpnet_propnet::driver::LaneMachine;
+    /// use std::sync::Arc;
+    /// let rules = "(role r) (init (at 0)) (<= (legal r go) (true (at 0)))
+    ///     (<= (next (at 1)) (does r go)) (<= terminal (true (at 1))) (goal r 100)";
+    /// let game = Arc::new(ggpnet_propnet::load(rules, &Default::default())?.game);
+    /// let mut lanes = LaneMachine::new(Arc::clone(&game));
+    /// lanes.extend(2, game.initial())?;
+    /// let words = game.initial().0.as_raw_slice().len();
+    /// let mut out = vec![0; 2 * words];
+    /// lanes.states_into(&mut out)?;
+    /// assert_eq!(&out[words..], game.initial().0.as_raw_slice());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn states_into(&mut self, out: &mut [u64]) -> Result<(), LaneError> {
+        let rows = self.game.net().base_slots();
+        let words = rows.len().div_ceil(64);
+        self.check_length("state words", self.lanes * words, out.len())?;
+        for_each_lane_row(&self.values, rows, self.lanes, |lane, chunk, bits| {
+            out[lane * words + chunk] = bits;
+        });
+        Ok(())
+    }
+
     /// Every lane's state as bytes, 1 where a base holds and 0 where not:
     /// lane `l`'s base `b` is `out[l * bases + b]` (bases in the game's order).
     pub fn observations_into(&mut self, out: &mut [u8]) -> Result<(), LaneError> {
@@ -1643,6 +1673,9 @@ mod tests {
                     .expect("draws");
             }
             machine.step_actions(&actions, &everyone).expect("legal actions");
+            let words = game.initial().0.as_raw_slice().len();
+            let mut packed = vec![0; lanes * words];
+            machine.states_into(&mut packed).expect("words for every lane");
             let mut ended = vec![false; lanes];
             for (l, state) in states.iter_mut().enumerate() {
                 let joint: Vec<Move> = (0..roles)
@@ -1659,6 +1692,8 @@ mod tests {
                     .collect();
                 *state = scalar.next_state(state, &joint).expect("a legal joint move");
                 assert_eq!(machine.state(l).expect("a lane"), *state, "step {step}, lane {l}");
+                let lane_words = &packed[l * words..(l + 1) * words];
+                assert_eq!(lane_words, state.0.as_raw_slice(), "step {step}, lane {l}");
                 ended[l] = scalar.is_terminal(state);
                 if ended[l] {
                     *state = game.initial().clone();

@@ -23,7 +23,7 @@ pub use config::{Budget, McConfig, SettingError, DEFAULT_MAX_DEPTH, MAX_SECONDS,
 pub use lane_machine::{write_lane_flags, LaneError, LaneMachine, LaneSet};
 pub use lanes::LanePlayouts;
 pub use leaf::LaneBatch;
-pub use perft::{perft, perft_from, PerftReport, MAX_PERFT_DEPTH};
+pub use perft::{for_each_joint, perft, perft_from, PerftReport, MAX_PERFT_DEPTH};
 
 use crate::evaluator::{bits, Bound, EvaluatorKind, Lanes, Scalar, ScalarEvaluator, LANES};
 use crate::game::{Game, Move, State};

@@ -270,12 +270,27 @@ fn reverse_states(states: &mut [u64], words: usize) {
     }
 }
 
-/// Calls `f` with every joint move of the roles' `legal` moves (none empty),
-/// in order: an odometer over the roles' lists, the last role fastest.
-fn for_each_joint(legal: &[Vec<u32>], mut f: impl FnMut(&[u32])) {
+/// Calls `f` with every joint move of the roles' `legal` moves, in order:
+/// an odometer over the roles' lists, the last role fastest (the first role's
+/// move changing slowest); never when some role has no move, once with the
+/// empty joint move when there are no roles. Perft expands a state's
+/// children in this order, and the facade lists joint moves and successors
+/// in it.
+///
+/// ```
+/// use ggpnet_propnet::driver::for_each_joint;
+/// let mut joints = Vec::new();
+/// for_each_joint(&[vec!['a', 'b'], vec!['x', 'y']], |joint| joints.push(joint.to_vec()));
+/// assert_eq!(joints, [['a', 'x'], ['a', 'y'], ['b', 'x'], ['b', 'y']]);
+/// for_each_joint(&[vec!['a'], vec![]], |_| panic!("a role without moves has no joint move"));
+/// ```
+pub fn for_each_joint<T: Clone>(legal: &[Vec<T>], mut f: impl FnMut(&[T])) {
+    if legal.iter().any(Vec::is_empty) {
+        return;
+    }
     let roles = legal.len();
     let mut choice = vec![0usize; roles];
-    let mut joint: Vec<u32> = legal.iter().map(|l| l[0]).collect();
+    let mut joint: Vec<T> = legal.iter().map(|l| l[0].clone()).collect();
     loop {
         f(&joint);
         let mut r = roles;
@@ -286,11 +301,11 @@ fn for_each_joint(legal: &[Vec<u32>], mut f: impl FnMut(&[u32])) {
             r -= 1;
             choice[r] += 1;
             if choice[r] < legal[r].len() {
-                joint[r] = legal[r][choice[r]];
+                joint[r] = legal[r][choice[r]].clone();
                 break;
             }
             choice[r] = 0;
-            joint[r] = legal[r][0];
+            joint[r] = legal[r][0].clone();
         }
     }
 }
