@@ -3,7 +3,7 @@
 //! debug builds and tests, on every circuit read from JSON, and before a
 //! circuit is compiled ([`crate::layout::CompiledNet::new`]).
 
-use super::{Circuit, NodeId, NodeKind};
+use super::{Circuit, NodeId, NodeKind, Readers};
 use ggpnet_grounder::TermId;
 use std::fmt;
 
@@ -294,24 +294,7 @@ impl Circuit {
     fn verify_state_outputs(&self) -> Result<(), VerifyError> {
         let n = self.nodes.len();
         const NONE: u32 = u32::MAX;
-        let mut offsets = vec![0u32; n + 1];
-        for node in &self.nodes {
-            for operand in &node.fanin {
-                offsets[operand.index() + 1] += 1;
-            }
-        }
-        for i in 0..n {
-            offsets[i + 1] += offsets[i];
-        }
-        let mut next = offsets.clone();
-        let mut readers = vec![0u32; offsets[n] as usize];
-        for (reader, node) in self.nodes.iter().enumerate() {
-            for operand in &node.fanin {
-                readers[next[operand.index()] as usize] = reader as u32;
-                next[operand.index()] += 1;
-            }
-        }
-        drop(next);
+        let readers = Readers::of(self);
         let first_input = self.bases.len();
         let mut moved_by = vec![NONE; n];
         let mut work: Vec<u32> = Vec::new();
@@ -321,11 +304,7 @@ impl Circuit {
         }
         while let Some(node) = work.pop() {
             let by = moved_by[node as usize];
-            let (start, end) = (
-                offsets[node as usize] as usize,
-                offsets[node as usize + 1] as usize,
-            );
-            for &reader in &readers[start..end] {
+            for &reader in readers.of_node(node as usize) {
                 if moved_by[reader as usize] == NONE {
                     moved_by[reader as usize] = by;
                     work.push(reader);
