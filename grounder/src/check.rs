@@ -28,7 +28,8 @@ pub struct Analysis {
     /// Relations on a cycle of the dependency graph.
     pub recursive: FxHashSet<SymbolId>,
     /// Demand relations: they only choose which instances of other relations are
-    /// made, and are never part of the ground program (empty until `prepare` adds them).
+    /// made, and are never part of the ground program (empty until `prepare` adds
+    /// them). The static ones are in the last stratum; the others are not in `dynamic`.
     pub demand: FxHashSet<SymbolId>,
 }
 

@@ -1356,7 +1356,58 @@ impl RuleSink {
 
 /// Grounds a checked description: evaluates static relations and instantiates
 /// every dynamic rule over the reachable sentences.
+///
+/// Where `prepare` added demand relations, the rules are first grounded without
+/// them, under at most [`DEMAND_AFTER`] rule instances: the demand rules' own
+/// rounds cost start-up where the plain instantiation is small. Past that, the
+/// rules are grounded on demand, and if that passes a limit too, plainly under
+/// the full limits (the time limit counts from the first attempt).
 pub fn instantiate(
+    description: &Description,
+    rules: &[NormalRule],
+    analysis: &Analysis,
+    config: &Config,
+) -> Result<GroundProgram, GdlError> {
+    if analysis.demand.is_empty() {
+        return instantiate_once(description, rules, analysis, config);
+    }
+    let start = std::time::Instant::now();
+    let (plain_rules, plain) = crate::demand::without_demand(rules, analysis);
+    let small = config
+        .clone()
+        .max_ground_rules(config.get_max_ground_rules().min(DEMAND_AFTER));
+    let remaining = || {
+        let left = config.get_max_time().map(|t| t.saturating_sub(start.elapsed()));
+        config.clone().max_time(left)
+    };
+    match instantiate_once(description, &plain_rules, &plain, &small) {
+        Err(e) if past_a_size_limit(&e) => {}
+        done => return done,
+    }
+    match instantiate_once(
+        description,
+        rules,
+        &crate::demand::with_demand(analysis),
+        &remaining(),
+    ) {
+        Err(e) if past_a_size_limit(&e) && config.get_max_ground_rules() > DEMAND_AFTER => {
+            instantiate_once(description, &plain_rules, &plain, &remaining())
+        }
+        done => done,
+    }
+}
+
+/// Rule instances the plain instantiation may find before rules with demand
+/// relations are grounded on demand instead.
+pub const DEMAND_AFTER: usize = 2_000_000;
+
+/// Whether `error` is a size limit (not the time limit, not an invalid game).
+fn past_a_size_limit(error: &GdlError) -> bool {
+    matches!(error.kind, crate::ErrorKind::TooLarge { limit, .. } if limit != Limit::Time)
+}
+
+/// [`instantiate`] of exactly `rules`, on the configured threads.
+fn instantiate_once(
     description: &Description,
     rules: &[NormalRule],
     analysis: &Analysis,

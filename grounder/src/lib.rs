@@ -55,7 +55,7 @@ use decompose::decompose;
 use demand::demand;
 pub use error::{ErrorKind, GdlError, Limit};
 use factor::factor;
-pub use instantiate::instantiate;
+pub use instantiate::{instantiate, DEMAND_AFTER};
 pub use limits::time_limit_passed;
 use normalize::normalize;
 pub use normalize::{NormalLiteral, NormalRule};
