@@ -27,6 +27,10 @@ pub struct Analysis {
     pub dynamic: FxHashSet<SymbolId>,
     /// Relations on a cycle of the dependency graph.
     pub recursive: FxHashSet<SymbolId>,
+    /// Demand relations: they only choose which instances of other relations are
+    /// made, and are never part of the ground program (empty until `prepare` adds
+    /// them). The static ones are in the last stratum; the others are not in `dynamic`.
+    pub demand: FxHashSet<SymbolId>,
 }
 
 fn keyword_arity(relation: SymbolId) -> Option<usize> {
@@ -409,6 +413,7 @@ pub fn check(description: &Description, rules: &[NormalRule]) -> Result<Analysis
         static_strata,
         dynamic,
         recursive,
+        demand: FxHashSet::default(),
     })
 }
 

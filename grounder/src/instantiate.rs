@@ -294,6 +294,8 @@ struct Engine<'a> {
     store: TermStore,
     relations: FxHashMap<SymbolId, Relation>,
     dynamic: &'a FxHashSet<SymbolId>,
+    /// Demand relations: their rules, facts and literals stay out of the program.
+    demand: &'a FxHashSet<SymbolId>,
     symbols: &'a SymbolTable,
     config: &'a Config,
     /// Instances found and bytes in use, against the limits.
@@ -319,6 +321,7 @@ struct Engine<'a> {
 struct Facts<'a> {
     relations: &'a FxHashMap<SymbolId, Relation>,
     dynamic: &'a FxHashSet<SymbolId>,
+    demand: &'a FxHashSet<SymbolId>,
 }
 
 /// Where a join reads ground terms and puts the ones it builds.
@@ -635,7 +638,8 @@ impl<'a, T: Terms> Join<'a, T> {
             facts,
             rule,
             windows: &spec.windows,
-            record,
+            // A demand relation's instances only add facts: their bodies are not kept.
+            record: record && !facts.demand.contains(&rule.head_relation),
             binding: vec![UNBOUND; rule.vars],
             matched: vec![UNBOUND; rule.positives.len()],
             pending: (0..rule.positives.len()).collect(),
@@ -831,7 +835,9 @@ impl<'a, T: Terms> Join<'a, T> {
     }
 
     fn passes(&self, filter: &Filter) -> bool {
-        let Facts { relations, dynamic } = self.facts;
+        let Facts {
+            relations, dynamic, ..
+        } = self.facts;
         let store = self.terms.store();
         match filter {
             Filter::Distinct(a, b) => !same_term(store, a, b, &self.binding),
@@ -852,13 +858,13 @@ impl<'a, T: Terms> Join<'a, T> {
     }
 
     fn emit(&mut self) {
-        let dynamic = self.facts.dynamic;
+        let Facts { dynamic, demand, .. } = self.facts;
         let out = &mut self.out;
         out.heads
             .push(build(&mut self.terms, &self.rule.head, &self.binding));
         if self.record {
             for (atom, &sentence) in self.rule.positives.iter().zip(&self.matched) {
-                if dynamic.contains(&atom.relation) {
+                if dynamic.contains(&atom.relation) && !demand.contains(&atom.relation) {
                     out.literals.push(GroundLiteral {
                         atom: sentence,
                         positive: true,
@@ -945,6 +951,7 @@ impl Engine<'_> {
         Facts {
             relations: &self.relations,
             dynamic: self.dynamic,
+            demand: self.demand,
         }
     }
 
@@ -1019,6 +1026,7 @@ impl Engine<'_> {
         let facts = Facts {
             relations: &self.relations,
             dynamic: self.dynamic,
+            demand: self.demand,
         };
         let mut results = Vec::with_capacity(joins.len());
         for spec in joins {
@@ -1300,7 +1308,7 @@ impl Engine<'_> {
                 let mut start = 0;
                 for (&head, &end) in out.heads.iter().zip(&out.body_ends) {
                     any_new |= self.insert(head, true)?;
-                    if let Some(sink) = record.as_deref_mut() {
+                    if let Some(sink) = record.as_deref_mut().filter(|_| !self.demand.contains(&relation)) {
                         sink.add(head, &out.literals[start..end as usize]);
                     }
                     start = end as usize;
@@ -1348,7 +1356,58 @@ impl RuleSink {
 
 /// Grounds a checked description: evaluates static relations and instantiates
 /// every dynamic rule over the reachable sentences.
+///
+/// Where `prepare` added demand relations, the rules are first grounded without
+/// them, under at most [`DEMAND_AFTER`] rule instances: the demand rules' own
+/// rounds cost start-up where the plain instantiation is small. Past that, the
+/// rules are grounded on demand, and if that passes a limit too, plainly under
+/// the full limits (the time limit counts from the first attempt).
 pub fn instantiate(
+    description: &Description,
+    rules: &[NormalRule],
+    analysis: &Analysis,
+    config: &Config,
+) -> Result<GroundProgram, GdlError> {
+    if analysis.demand.is_empty() {
+        return instantiate_once(description, rules, analysis, config);
+    }
+    let start = std::time::Instant::now();
+    let (plain_rules, plain) = crate::demand::without_demand(rules, analysis);
+    let small = config
+        .clone()
+        .max_ground_rules(config.get_max_ground_rules().min(DEMAND_AFTER));
+    let remaining = || {
+        let left = config.get_max_time().map(|t| t.saturating_sub(start.elapsed()));
+        config.clone().max_time(left)
+    };
+    match instantiate_once(description, &plain_rules, &plain, &small) {
+        Err(e) if past_a_size_limit(&e) => {}
+        done => return done,
+    }
+    match instantiate_once(
+        description,
+        rules,
+        &crate::demand::with_demand(analysis),
+        &remaining(),
+    ) {
+        Err(e) if past_a_size_limit(&e) && config.get_max_ground_rules() > DEMAND_AFTER => {
+            instantiate_once(description, &plain_rules, &plain, &remaining())
+        }
+        done => done,
+    }
+}
+
+/// Rule instances the plain instantiation may find before rules with demand
+/// relations are grounded on demand instead.
+pub const DEMAND_AFTER: usize = 2_000_000;
+
+/// Whether `error` is a size limit (not the time limit, not an invalid game).
+fn past_a_size_limit(error: &GdlError) -> bool {
+    matches!(error.kind, crate::ErrorKind::TooLarge { limit, .. } if limit != Limit::Time)
+}
+
+/// [`instantiate`] of exactly `rules`, on the configured threads.
+fn instantiate_once(
     description: &Description,
     rules: &[NormalRule],
     analysis: &Analysis,
@@ -1384,6 +1443,7 @@ fn instantiate_with(
         store: TermStore::new(),
         relations: FxHashMap::default(),
         dynamic: &analysis.dynamic,
+        demand: &analysis.demand,
         symbols: &description.symbols,
         config,
         budget: Budget::new(
@@ -1453,7 +1513,7 @@ fn instantiate_with(
     ground_rules.par_sort_unstable();
 
     let mut atoms = Vec::new();
-    let mut dynamic_relations: Vec<&SymbolId> = growing.iter().collect();
+    let mut dynamic_relations: Vec<&SymbolId> = growing.difference(&analysis.demand).collect();
     dynamic_relations.sort();
     for relation in dynamic_relations {
         if let Some(r) = engine.relations.get(relation) {

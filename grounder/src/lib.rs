@@ -6,6 +6,8 @@
 //! (variables local to one literal projected away), `branch` (parts of a body
 //! that meet the rest through one variable split into relations of their own),
 //! `decompose` (long rule bodies split so variables are dropped early),
+//! `demand` (recursive relations instantiated only for the arguments their
+//! callers bind),
 //! and `instantiate` (static relations evaluated, dynamic rules instantiated
 //! over the reachable sentences). [`ground`] runs them all; [`prepare`] runs
 //! all but the last. The stages are private: what they produce is public
@@ -30,6 +32,7 @@ mod branch;
 mod check;
 mod config;
 mod decompose;
+mod demand;
 mod error;
 mod factor;
 mod instantiate;
@@ -49,9 +52,10 @@ pub use config::{
     DEFAULT_MAX_JOIN_STEPS, DEFAULT_MAX_TERM_DEPTH, MAX_SECONDS, MAX_THREADS,
 };
 use decompose::decompose;
+use demand::demand;
 pub use error::{ErrorKind, GdlError, Limit};
 use factor::factor;
-pub use instantiate::instantiate;
+pub use instantiate::{instantiate, DEMAND_AFTER};
 pub use limits::time_limit_passed;
 use normalize::normalize;
 pub use normalize::{NormalLiteral, NormalRule};
@@ -75,7 +79,9 @@ pub fn prepare(description: &mut ggpnet_kif::Description) -> Result<(Vec<NormalR
     let mut analysis = check(description, &rules)?;
     let rules = branch(rules, &mut analysis, &mut description.symbols);
     let rules = decompose(rules, &analysis, &mut description.symbols);
-    let analysis = check(description, &rules)?;
+    let mut analysis = check(description, &rules)?;
+    // Demand rules are checked by construction: the analysis is extended, not redone.
+    let rules = demand(rules, &mut analysis, &mut description.symbols);
     Ok((rules, analysis))
 }
 
