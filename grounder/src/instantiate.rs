@@ -327,7 +327,8 @@ struct Facts<'a> {
 /// Where a join reads ground terms and puts the ones it builds.
 trait Terms {
     fn store(&self) -> &TermStore;
-    fn intern(&mut self, term: GroundTerm) -> TermId;
+    /// The id of the compound term `(functor args...)`, interned if new.
+    fn intern_compound(&mut self, functor: SymbolId, args: &[TermId]) -> TermId;
     /// An estimate of the bytes of the terms this holds.
     fn bytes(&self) -> usize;
 }
@@ -340,8 +341,8 @@ impl Terms for OwnStore<'_> {
         self.0
     }
 
-    fn intern(&mut self, term: GroundTerm) -> TermId {
-        self.0.intern(term)
+    fn intern_compound(&mut self, functor: SymbolId, args: &[TermId]) -> TermId {
+        self.0.intern_compound(functor, args)
     }
 
     fn bytes(&self) -> usize {
@@ -369,8 +370,8 @@ impl Terms for SharedStore<'_> {
         self.store
     }
 
-    fn intern(&mut self, term: GroundTerm) -> TermId {
-        self.new.intern(self.store, term)
+    fn intern_compound(&mut self, functor: SymbolId, args: &[TermId]) -> TermId {
+        self.new.intern_compound(self.store, functor, args)
     }
 
     fn bytes(&self) -> usize {
@@ -508,18 +509,18 @@ fn resolve(store: &TermStore, pattern: &Pattern, binding: &[TermId]) -> Option<O
             (t != UNBOUND).then_some(Some(t))
         }
         Pattern::Func(f, args) => {
-            let mut ids = Vec::with_capacity(args.len());
+            let mut ids = ArgBuffer::new(args.len());
             let mut missing = false;
-            for a in args.iter() {
+            for (slot, a) in ids.slots().iter_mut().zip(args.iter()) {
                 match resolve(store, a, binding)? {
-                    Some(id) => ids.push(id),
+                    Some(id) => *slot = id,
                     None => missing = true,
                 }
             }
             if missing {
                 return Some(None);
             }
-            Some(store.get(&GroundTerm::Compound(*f, ids.into())))
+            Some(store.get_compound(*f, ids.slots()))
         }
     }
 }
@@ -530,8 +531,40 @@ fn build(terms: &mut impl Terms, pattern: &Pattern, binding: &[TermId]) -> TermI
         Pattern::Ground(id) => *id,
         Pattern::Var(v) => binding[*v as usize],
         Pattern::Func(f, args) => {
-            let ids: Box<[TermId]> = args.iter().map(|a| build(terms, a, binding)).collect();
-            terms.intern(GroundTerm::Compound(*f, ids))
+            let mut ids = ArgBuffer::new(args.len());
+            for (slot, a) in ids.slots().iter_mut().zip(args.iter()) {
+                *slot = build(terms, a, binding);
+            }
+            terms.intern_compound(*f, ids.slots())
+        }
+    }
+}
+
+/// The arguments of a term being built or looked up: on the stack for the
+/// usual few, so that a term that exists already costs no allocation.
+enum ArgBuffer {
+    Few([TermId; ArgBuffer::FEW], usize),
+    Many(Vec<TermId>),
+}
+
+impl ArgBuffer {
+    /// Arguments kept on the stack.
+    const FEW: usize = 8;
+
+    /// Room for `len` arguments.
+    fn new(len: usize) -> ArgBuffer {
+        if len <= ArgBuffer::FEW {
+            ArgBuffer::Few([TermId::NONE; ArgBuffer::FEW], len)
+        } else {
+            ArgBuffer::Many(vec![TermId::NONE; len])
+        }
+    }
+
+    /// The arguments.
+    fn slots(&mut self) -> &mut [TermId] {
+        match self {
+            ArgBuffer::Few(few, len) => &mut few[..*len],
+            ArgBuffer::Many(many) => many,
         }
     }
 }

@@ -3,9 +3,10 @@
 //! sets of integers.
 
 use ggpnet_kif::{SymbolId, SymbolTable};
-use rustc_hash::FxHashMap;
-use std::collections::hash_map::Entry;
+use hashbrown::HashTable;
+use rustc_hash::FxHasher;
 use std::fmt::Write;
+use std::hash::{Hash, Hasher};
 
 /// A ground term interned in a [`TermStore`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -32,10 +33,11 @@ impl TermId {
 }
 
 /// Estimated bytes one interned term takes besides its arguments: its slot, its
-/// hash-table entry (the key is a second copy), and two allocation headers.
+/// hash-table entry and allocation header, rounded up to the figure of the
+/// store that kept each term twice, so that the memory limit stops where it did.
 const TERM_BYTES: usize = 96;
 
-/// Estimated bytes one argument takes (stored twice: in the slot and the key).
+/// Estimated bytes one argument takes (rounded up likewise).
 const ARG_BYTES: usize = 8;
 
 /// The estimated bytes of interning `term`.
@@ -57,12 +59,52 @@ pub enum GroundTerm {
 
 /// Owns every ground term of a game. Two stores are equal when they hold the same
 /// terms under the same ids.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// Each term is kept once, in `terms`; the table holds ids, hashed on the
+/// term's functor and arguments and compared in `terms`, so that a term can
+/// be looked up by its parts ([`TermStore::intern_compound`]) without
+/// building it first: a join builds most of its terms many times over.
+#[derive(Clone, Debug, Default)]
 pub struct TermStore {
     terms: Vec<GroundTerm>,
-    ids: FxHashMap<GroundTerm, TermId>,
+    ids: HashTable<TermId>,
     /// An estimate of the memory the terms take, for the grounder's memory limit.
     bytes: usize,
+}
+
+impl PartialEq for TermStore {
+    fn eq(&self, other: &TermStore) -> bool {
+        // The table is a function of the terms.
+        self.terms == other.terms
+    }
+}
+
+impl Eq for TermStore {}
+
+/// The hash of a term given by its parts: a constant has no arguments, a
+/// compound term a (possibly empty) list of them.
+fn hash_parts(functor: SymbolId, args: Option<&[TermId]>) -> u64 {
+    let mut hasher = FxHasher::default();
+    functor.hash(&mut hasher);
+    args.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// [`hash_parts`] of a term.
+fn hash_term(term: &GroundTerm) -> u64 {
+    match term {
+        GroundTerm::Atom(s) => hash_parts(*s, None),
+        GroundTerm::Compound(f, args) => hash_parts(*f, Some(&args[..])),
+    }
+}
+
+/// Whether `term` is the term of these parts.
+fn is_term_of(term: &GroundTerm, functor: SymbolId, args: Option<&[TermId]>) -> bool {
+    match (term, args) {
+        (GroundTerm::Atom(s), None) => *s == functor,
+        (GroundTerm::Compound(f, own), Some(args)) => *f == functor && **own == *args,
+        _ => false,
+    }
 }
 
 impl TermStore {
@@ -73,29 +115,75 @@ impl TermStore {
 
     /// The id of `term`, interning it if new.
     pub fn intern(&mut self, term: GroundTerm) -> TermId {
-        let next = TermId(u32::try_from(self.terms.len()).expect("fewer than 2^32 ground terms"));
-        match self.ids.entry(term) {
-            Entry::Occupied(entry) => *entry.get(),
-            Entry::Vacant(entry) => {
-                self.bytes += term_bytes(entry.key());
-                self.terms.push(entry.key().clone());
-                entry.insert(next);
-                next
-            }
+        match self.get(&term) {
+            Some(id) => id,
+            None => self.push(term),
         }
+    }
+
+    /// The id of the compound term `(functor args...)`, interning it if new;
+    /// its arguments are copied only then.
+    ///
+    /// ```
+    /// use ggpnet_grounder::{GroundTerm, TermStore};
+    /// let mut symbols = ggpnet_kif::SymbolTable::new();
+    /// let mut store = TermStore::new();
+    /// let one = store.intern(GroundTerm::Atom(symbols.intern("1")));
+    /// let cell = store.intern_compound(symbols.intern("cell"), &[one, one]);
+    /// assert_eq!(store.get_compound(symbols.intern("cell"), &[one, one]), Some(cell));
+    /// assert_eq!(store.intern(GroundTerm::Compound(symbols.intern("cell"), vec![one, one].into())), cell);
+    /// ```
+    pub fn intern_compound(&mut self, functor: SymbolId, args: &[TermId]) -> TermId {
+        match self.find(functor, Some(args)) {
+            Some(id) => id,
+            None => self.push(GroundTerm::Compound(functor, args.into())),
+        }
+    }
+
+    /// Stores `term`, which is not in the store yet.
+    fn push(&mut self, term: GroundTerm) -> TermId {
+        let id = TermId(u32::try_from(self.terms.len()).expect("fewer than 2^32 ground terms"));
+        let hash = hash_term(&term);
+        self.bytes += term_bytes(&term);
+        self.terms.push(term);
+        let terms = &self.terms;
+        self.ids
+            .insert_unique(hash, id, |other| hash_term(&terms[other.index()]));
+        id
     }
 
     /// Forgets the terms interned after the first `len`.
     pub(crate) fn truncate(&mut self, len: usize) {
-        for term in self.terms.drain(len..) {
-            self.bytes -= term_bytes(&term);
-            self.ids.remove(&term);
+        for index in (len..self.terms.len()).rev() {
+            let term = &self.terms[index];
+            self.bytes -= term_bytes(term);
+            if let Ok(entry) = self.ids.find_entry(hash_term(term), |id| id.index() == index) {
+                entry.remove();
+            }
         }
+        self.terms.truncate(len);
     }
 
     /// The id of `term` if it was interned.
     pub fn get(&self, term: &GroundTerm) -> Option<TermId> {
-        self.ids.get(term).copied()
+        match term {
+            GroundTerm::Atom(s) => self.find(*s, None),
+            GroundTerm::Compound(f, args) => self.find(*f, Some(&args[..])),
+        }
+    }
+
+    /// The id of the compound term `(functor args...)` if it was interned.
+    pub fn get_compound(&self, functor: SymbolId, args: &[TermId]) -> Option<TermId> {
+        self.find(functor, Some(args))
+    }
+
+    /// The id of the term of these parts if it was interned.
+    fn find(&self, functor: SymbolId, args: Option<&[TermId]>) -> Option<TermId> {
+        let hash = hash_parts(functor, args);
+        let terms = &self.terms;
+        self.ids
+            .find(hash, |id| is_term_of(&terms[id.index()], functor, args))
+            .copied()
     }
 
     /// The shape of a term.
@@ -216,13 +304,14 @@ impl LocalTerms {
         }
     }
 
-    /// The id of `term`: its id in `base` if it is there, else a provisional one.
-    /// `base` must be the store these terms were started over, unchanged since.
-    pub(crate) fn intern(&mut self, base: &TermStore, term: GroundTerm) -> TermId {
-        if let Some(id) = base.get(&term) {
+    /// The id of the compound term `(functor args...)`: its id in `base` if it
+    /// is there, else a provisional one. `base` must be the store these terms
+    /// were started over, unchanged since.
+    pub(crate) fn intern_compound(&mut self, base: &TermStore, functor: SymbolId, args: &[TermId]) -> TermId {
+        if let Some(id) = base.get_compound(functor, args) {
             return id;
         }
-        TermId(self.base_len + self.new.intern(term).0)
+        TermId(self.base_len + self.new.intern_compound(functor, args).0)
     }
     /// An estimate of the bytes the new terms take.
     pub(crate) fn bytes(&self) -> usize {
@@ -278,5 +367,47 @@ impl std::fmt::Display for TermId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_char('t')?;
         write!(f, "{}", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terms_by_parts_and_whole_are_one_and_truncation_forgets_them() {
+        let mut symbols = SymbolTable::new();
+        let (f, a, b) = (symbols.intern("f"), symbols.intern("a"), symbols.intern("b"));
+        let mut store = TermStore::new();
+        let ta = store.intern(GroundTerm::Atom(a));
+        let tb = store.intern(GroundTerm::Atom(b));
+        // `(f)` with no arguments is not the constant `f`.
+        let f0 = store.intern_compound(f, &[]);
+        assert_ne!(Some(f0), store.get(&GroundTerm::Atom(f)));
+        let fab = store.intern_compound(f, &[ta, tb]);
+        assert_eq!(store.intern(GroundTerm::Compound(f, vec![ta, tb].into())), fab);
+        assert_eq!(store.get_compound(f, &[tb, ta]), None);
+        let mark = store.len();
+        let fba = store.intern_compound(f, &[tb, ta]);
+        let bytes = store.bytes();
+        store.intern_compound(f, &[fab, fba]);
+        store.truncate(mark);
+        assert_eq!((store.len(), store.get_compound(f, &[tb, ta])), (mark, None));
+        assert!(store.bytes() < bytes);
+        assert_eq!(store.get_compound(f, &[ta, tb]), Some(fab), "earlier terms stay");
+        assert_eq!(store.intern_compound(f, &[tb, ta]), fba, "the id is given again");
+        // Many terms: the table grows and still finds each.
+        let ids: Vec<TermId> = (0..5000)
+            .map(|k| store.intern_compound(f, &[fab, TermId(k)]))
+            .collect();
+        for (k, &id) in ids.iter().enumerate() {
+            assert_eq!(store.get_compound(f, &[fab, TermId(k as u32)]), Some(id));
+        }
+        let mut local = LocalTerms::new(&store);
+        let seen = local.intern_compound(&store, f, &[ta, tb]);
+        let fresh = local.intern_compound(&store, f, &[fba, fba]);
+        assert_eq!(seen, fab);
+        let map = store.absorb(local);
+        assert_eq!(store.get_compound(f, &[fba, fba]), Some(map.get(fresh)));
     }
 }
