@@ -331,7 +331,7 @@ impl Runs<'_> {
             max_moves: DEFAULT_MAX_DEPTH,
         };
         let (totals, seconds) = super::rbg_mc::draw_playouts(game, &settings)
-            .map_err(|e| Failure::invalid(format!("error: {stem}: {e}")))?;
+            .map_err(|e| Failure::worded(&e, format!("error: {stem}: {e}")))?;
         Ok(totals.moves as f64 / seconds)
     }
 }

@@ -206,6 +206,14 @@ impl Failure {
         }
     }
 
+    /// A limit this program enforces itself was reached: exit 3.
+    pub fn limit(message: impl Into<String>) -> Failure {
+        Failure {
+            message: message.into(),
+            kind: Kind::Limit,
+        }
+    }
+
     /// The failure `error` is: its message, and the kind [`Classify`] gives it.
     pub fn of(error: &impl Classify) -> Failure {
         Failure::worded(error, error.to_string())

@@ -300,7 +300,7 @@ impl MoveCounter<'_> {
             return Ok(1);
         }
         if steps > MAX_MOVE_STEPS {
-            return Err(Failure::invalid(format!(
+            return Err(Failure::limit(format!(
                 "error: {}: a move (with the keeper's moves after it) of more than {MAX_MOVE_STEPS} GDL steps",
                 self.path.display()
             )));

@@ -30,7 +30,7 @@
 //! lock-step, one GDL step each, and has no per-lane search, so it is refused
 //! here (`--direct` runs the direct engine).
 
-use crate::failure::Failure;
+use crate::failure::{Classify, Failure, Kind};
 use crate::rbg::{rbg_mc_report, MoveCounts, MAX_MOVE_STEPS};
 use crate::{emit, McArgs};
 use ggpnet::propnet::driver::{choose, Budget};
@@ -82,6 +82,17 @@ impl std::fmt::Display for TurnError {
 }
 
 impl std::error::Error for TurnError {}
+
+impl Classify for TurnError {
+    /// A move or a state beyond the search's bounds is a limit; a
+    /// translation that does not take turns as RBG does, an invalid game.
+    fn kind(&self) -> Kind {
+        match self {
+            TurnError::TooLong | TurnError::TooManyMoves => Kind::Limit,
+            TurnError::Simultaneous | TurnError::NoLegalMove | TurnError::Interrupted => Kind::Invalid,
+        }
+    }
+}
 
 /// Whose turn a state is: none (terminal), the keeper's (every role's only
 /// legal step is its pass, `noop`), or a role's.
@@ -473,7 +484,7 @@ pub(crate) fn mc(args: &McArgs, path: &Path) -> Result<(), Failure> {
         max_moves: args.max_depth,
     };
     let (mut totals, seconds) = draw_playouts(&net.game, &settings)
-        .map_err(|e| Failure::invalid(format!("error: {}: {e}", path.display())))?;
+        .map_err(|e| Failure::worded(&e, format!("error: {}: {e}", path.display())))?;
     let roles = loaded.roles();
     totals.goal_sums.resize(roles.len(), 0.0);
     totals.missing.resize(roles.len(), 0);

@@ -459,8 +459,8 @@ fn run_on(args: &[&str], file: &Path) -> (Option<i32>, String) {
 }
 
 /// The bounds of the per-move draws of `ggpnet mc GAME.rbg` on the
-/// translation (`TurnError`) and of `ggpnet perft GAME.rbg`: each is exit 1
-/// with its reason and the file, never a panic or a hang.
+/// translation (`TurnError`) and of `ggpnet perft GAME.rbg`: each is a
+/// limit, exit 3, with its reason and the file, never a panic or a hang.
 #[test]
 fn per_move_bounds_of_the_translation_are_errors() {
     let dir = scratch::dir("rbg-bounds");
@@ -474,13 +474,13 @@ fn per_move_bounds_of_the_translation_are_errors() {
     let long = write("long.rbg", &with_rules("->a ([$ v = 1]) ^ 1001 ->b"));
     let too_long = "a move or the keeper's steps longer than 1000 GDL steps";
     let (code, err) = run_on(&mc, &long);
-    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(code, Some(3), "{err}");
     assert!(
         err.contains(&format!("error: {}: {too_long}", long.display())),
         "{err}"
     );
     let (code, err) = run_on(&["perft", "--depth", "1"], &long);
-    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(code, Some(3), "{err}");
     assert!(
         err.contains(&format!(
             "error: {}: a move (with the keeper's moves after it) of more than 1000 GDL steps",
@@ -495,7 +495,7 @@ fn per_move_bounds_of_the_translation_are_errors() {
     // The keeper switching to itself for ever.
     let keeper = write("keeper.rbg", &with_rules("(->>)*"));
     let (code, err) = run_on(&mc, &keeper);
-    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(code, Some(3), "{err}");
     assert!(
         err.contains(&format!("error: {}: {too_long}", keeper.display())),
         "{err}"
@@ -508,7 +508,7 @@ fn per_move_bounds_of_the_translation_are_errors() {
         .replace("rectangle(up, down, left, right, [e, e, e])", &board);
     let many = write("many.rbg", &many);
     let (code, err) = run_on(&mc, &many);
-    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(code, Some(3), "{err}");
     assert!(
         err.contains(&format!(
             "error: {}: a state with more than 4194304 complete moves",
