@@ -64,7 +64,6 @@ struct Block {
     waiting: LaneSet,
     /// Legal bits, lanes x words, as `ScalarLane::legal` (for `sample`).
     legal: Vec<u64>,
-    goals: Vec<Option<i64>>,
 }
 
 impl Blocks {
@@ -221,7 +220,6 @@ impl Block {
             streams,
             waiting: [0; LANE_WORDS],
             legal: Vec::new(),
-            goals: Vec::new(),
         }
     }
 
@@ -272,14 +270,16 @@ impl Block {
     /// flags where the episode ends, restarting those with auto-reset), and
     /// every lane's legal actions and observation: word-wise, 64 lanes an
     /// operation, but for the lanes whose episode ends.
-    fn settle(&mut self, shape: &Shape, lanes: &mut [Lane], mut rows: Rows<'_>, chosen: &LaneSet) {
+    fn settle(&mut self, shape: &Shape, lanes: &mut [Lane], rows: Rows<'_>, chosen: &LaneSet) {
         let sized = "buffers sized for the block's lanes";
         let terminal = and(&self.machine.terminal_lanes(), chosen);
         let stuck = or(&self.machine.stuck_lanes(), &at_limit(lanes, shape.max_steps));
         let cut = and(&and(chosen, &not(&terminal)), &stuck);
-        for_each_lane(&terminal, |i| {
-            self.machine.best_goals_into(i, &mut self.goals).expect(sized);
-            shape.reward(&self.goals, &mut rows.row(i));
+        // Rewards are zero in the chosen lanes (cleared by the caller): each
+        // role's goal values come ascending, the highest written last.
+        let (rewards, roles) = (&mut *rows.out.rewards, shape.roles);
+        self.machine.goal_lanes(&terminal, |i, role, value| {
+            rewards[i * roles + role] = value as f32;
         });
         write_lane_flags(chosen, &terminal, rows.out.terminated);
         write_lane_flags(chosen, &cut, rows.out.truncated);
