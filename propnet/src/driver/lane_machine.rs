@@ -27,12 +27,21 @@
 //!   a word of 64 bits, written out as bytes ([`LaneMachine::observations_into`])
 //!   or as bit sets ([`LaneMachine::legal_into`]) without a per-bit loop,
 //!   each lane's row as one run of stores into its slice of the output.
+//!   Where the CPU has AVX-512BW a lane's 64 flags are one expansion and one
+//!   store in a loop without a check per lane, and rows narrower than 64
+//!   flags (the legal mask of a game of few moves) are packed several lanes
+//!   to a 64-byte line; the transposed blocks are kept from call to call.
 //!
 //! - Random moves are drawn for all lanes at once
 //!   ([`LaneMachine::draw_actions`]): counts of legal moves and ranks are
 //!   bit-sliced, eight lanes' streams draw side by side, and each lane draws
 //!   exactly as its stream alone would, so a caller stepping lanes one by one
-//!   on scalar machines with the same streams plays the same games. Moves
+//!   on scalar machines with the same streams plays the same games.
+//!   [`LaneMachine::step_drawing`] draws every role's move in rounds: a lane
+//!   draws only for the roles with a choice, role after role, so round `k`
+//!   merges every lane's `k`-th such role into one pass over the streams (in
+//!   a game of turns, one pass, where role after role walked the streams
+//!   once per role). Moves
 //!   given by number ([`LaneMachine::step_actions`]) are checked move by move
 //!   for 512 lanes at once. Both exist because a caller stepping every lane
 //!   spends far more on per-lane work than on the evaluation when that work
@@ -46,7 +55,9 @@
 //!   [`LaneMachine::terminal_lanes`], [`LaneMachine::stuck_lanes`] and
 //!   [`LaneMachine::restart_lanes`] give and take the end tests and the
 //!   restarts as words; [`LaneMachine::legal_mask_into`] writes legal flags
-//!   from the transposed words as observations are written. `VectorEnv`
+//!   from the transposed words as observations are written;
+//!   [`LaneMachine::goal_lanes`] reads the goals of the lanes that ended a
+//!   goal a word of lanes at once. `VectorEnv`
 //!   (python/src/batch/lanes.rs) spent about half its time on per-lane
 //!   bookkeeping before these (docs/PYTHON.md).
 //!

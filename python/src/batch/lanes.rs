@@ -23,7 +23,8 @@
 //! are words, the legal bits stay the machine's words (given actions are
 //! checked against them, `LaneMachine::is_legal`), and the observations and
 //! masks come out of the transposition 64 bytes a store. Only the lanes
-//! whose episode ends are visited one by one.
+//! whose episode ends are visited one by one, for their step counts and the
+//! goals the machine reads word-wise (`LaneMachine::goal_lanes`).
 
 use super::{all_drawn, Buffers, Lane, Rows, Setup, Shape};
 use ggpnet::propnet::driver::{write_lane_flags, LaneMachine, LaneSet};
