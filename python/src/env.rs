@@ -49,6 +49,10 @@ pub struct VectorEnv {
     terminated: Py<PyArray1<bool>>,
     /// Lanes, `bool`.
     truncated: Py<PyArray1<bool>>,
+    /// The actions of the last step, copied out of the caller's array, kept
+    /// from step to step (an allocation of lanes x roles words a step, and
+    /// its release, were a few percent of a step at 4096 lanes).
+    actions: Vec<i64>,
 }
 
 /// Runs `work` on the environment's arrays, borrowed mutably, with the GIL
@@ -165,6 +169,7 @@ impl VectorEnv {
             terminated: PyArray1::zeros(py, [n], false).unbind(),
             truncated: PyArray1::zeros(py, [n], false).unbind(),
             batch,
+            actions: Vec::new(),
         };
         with_buffers!(&mut env, py, |batch, out| batch.reset(None, None, None, out));
         Ok(env)
@@ -281,14 +286,19 @@ impl VectorEnv {
                 "actions must have shape {expected:?}, not {shape:?}"
             )));
         }
-        let actions: Vec<i64> = match actions.as_slice() {
-            Ok(contiguous) => contiguous.to_vec(),
-            Err(_) => actions.as_array().iter().copied().collect(),
-        };
-        if let Err(refused) = slf.batch.check(&actions) {
+        // A copy: the caller's array may change while the GIL is released.
+        let mut copy = std::mem::take(&mut slf.actions);
+        copy.clear();
+        match actions.as_slice() {
+            Ok(contiguous) => copy.extend_from_slice(contiguous),
+            Err(_) => copy.extend(actions.as_array().iter().copied()),
+        }
+        if let Err(refused) = slf.batch.check(&copy) {
             return Err(slf.illegal(py, refused));
         }
-        with_buffers!(&mut slf, py, |batch, out| batch.step(&actions, out));
+        let given = &copy;
+        with_buffers!(&mut slf, py, |batch, out| batch.step(given, out));
+        slf.actions = copy;
         let tuple = (
             slf.observations(py),
             slf.rewards(py),

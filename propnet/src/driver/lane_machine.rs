@@ -27,12 +27,21 @@
 //!   a word of 64 bits, written out as bytes ([`LaneMachine::observations_into`])
 //!   or as bit sets ([`LaneMachine::legal_into`]) without a per-bit loop,
 //!   each lane's row as one run of stores into its slice of the output.
+//!   Where the CPU has AVX-512BW a lane's 64 flags are one expansion and one
+//!   store in a loop without a check per lane, and rows narrower than 64
+//!   flags (the legal mask of a game of few moves) are packed several lanes
+//!   to a 64-byte line; the transposed blocks are kept from call to call.
 //!
 //! - Random moves are drawn for all lanes at once
 //!   ([`LaneMachine::draw_actions`]): counts of legal moves and ranks are
 //!   bit-sliced, eight lanes' streams draw side by side, and each lane draws
 //!   exactly as its stream alone would, so a caller stepping lanes one by one
-//!   on scalar machines with the same streams plays the same games. Moves
+//!   on scalar machines with the same streams plays the same games.
+//!   [`LaneMachine::step_drawing`] draws every role's move in rounds: a lane
+//!   draws only for the roles with a choice, role after role, so round `k`
+//!   merges every lane's `k`-th such role into one pass over the streams (in
+//!   a game of turns, one pass, where role after role walked the streams
+//!   once per role). Moves
 //!   given by number ([`LaneMachine::step_actions`]) are checked move by move
 //!   for 512 lanes at once. Both exist because a caller stepping every lane
 //!   spends far more on per-lane work than on the evaluation when that work
@@ -46,7 +55,9 @@
 //!   [`LaneMachine::terminal_lanes`], [`LaneMachine::stuck_lanes`] and
 //!   [`LaneMachine::restart_lanes`] give and take the end tests and the
 //!   restarts as words; [`LaneMachine::legal_mask_into`] writes legal flags
-//!   from the transposed words as observations are written. `VectorEnv`
+//!   from the transposed words as observations are written;
+//!   [`LaneMachine::goal_lanes`] reads the goals of the lanes that ended a
+//!   goal a word of lanes at once. `VectorEnv`
 //!   (python/src/batch/lanes.rs) spent about half its time on per-lane
 //!   bookkeeping before these (docs/PYTHON.md).
 //!
@@ -247,6 +258,9 @@ pub struct LaneMachine {
     /// The last draw's outcome (scratch space): each action legal in some
     /// drawing lane, with the lanes that took it.
     taken: Vec<(u32, Lane)>,
+    /// [`LaneMachine::step_drawing`]'s draw (scratch space): per role, each
+    /// action legal in some drawing lane, with the lanes that took it.
+    taken_by_role: Vec<Vec<(u32, Lane)>>,
     /// The moves whose inputs the last step set (to clear before the next;
     /// a move may be listed more than once).
     touched: Vec<u32>,
@@ -261,6 +275,10 @@ pub struct LaneMachine {
     /// Whether the CPU has AVX-512BW (and F), which writes 64 observation
     /// bytes from a word of bits in two instructions.
     wide_bytes: bool,
+    /// The transposed rows of the writers, kept from call to call.
+    transposed: Transposed,
+    /// The game's goals (indexes into `Game::goals`), by ascending value.
+    goal_order: Vec<u32>,
 }
 
 /// The state restarted lanes take, and the value of every slot of the net's
@@ -306,10 +324,13 @@ impl LaneMachine {
             fresh: false,
             touched: Vec::new(),
             taken: Vec::new(),
+            taken_by_role: Vec::new(),
             state_ranges,
             legal_rows: (0, Vec::new()),
             vector: VectorWidth::detect(),
             wide_bytes: wide_bytes(),
+            transposed: Transposed::default(),
+            goal_order: goal_order(&game),
             game,
         }
     }
@@ -523,6 +544,45 @@ impl LaneMachine {
         Ok(())
     }
 
+    /// Calls `emit(lane, role, value)` for every lane of `lanes` (bits past
+    /// the lanes loaded ignored) and every goal value derivable for a role
+    /// in its state, each role's values ascending, so that the last value a
+    /// lane and role get is the highest, as [`LaneMachine::best_goals_into`]
+    /// gives it. Word-wise: a goal is tested for 512 lanes at once, where
+    /// [`LaneMachine::best_goals_into`] tests every goal of one lane (the
+    /// cheaper way to read the goals of many lanes that ended).
+    ///
+    /// ```
+    /// use ggpnet_propnet::driver::{LaneMachine, LaneSet};
+    /// use std::sync::Arc;
+    ///
+    /// let rules = "(role r) (init a) (<= (legal r go) (true a))
+    ///     (<= (next b) (does r go)) (<= terminal (true b))
+    ///     (<= (goal r 100) (true b)) (<= (goal r 50) (true b)) (<= (goal r 0) (true a))";
+    /// let game = ggpnet_propnet::load(rules, &Default::default())?.game;
+    /// let mut lanes = LaneMachine::new(Arc::clone(&game));
+    /// lanes.extend(2, game.initial())?;
+    /// lanes.step_actions(&[0, 0], &[false, true])?; // lane 1 goes to b
+    /// let mut best = [None; 2];
+    /// let both: LaneSet = [0b11, 0, 0, 0, 0, 0, 0, 0];
+    /// lanes.goal_lanes(&both, |lane, _role, value| best[lane] = Some(value));
+    /// assert_eq!(best, [Some(0), Some(100)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn goal_lanes(&mut self, lanes: &LaneSet, mut emit: impl FnMut(usize, usize, i64)) {
+        let lanes = and(lanes, &self.loaded());
+        if lanes == NO_LANES {
+            return;
+        }
+        self.refresh();
+        let (goals, slots) = (self.game.goals(), self.game.net().goal_slots());
+        for &g in &self.goal_order {
+            let (role, value) = goals[g as usize];
+            let holds = and(&self.values[slots[g as usize] as usize], &lanes);
+            for_each_lane(&holds, |lane| emit(lane, role, value));
+        }
+    }
+
     /// Whether each lane's state is terminal, one flag per lane loaded.
     pub fn terminal_into(&mut self, out: &mut [bool]) -> Result<(), LaneError> {
         self.check_length("terminal flags", self.lanes, out.len())?;
@@ -554,14 +614,11 @@ impl LaneMachine {
         if self.legal_rows.0 != stride || self.legal_rows.1.is_empty() {
             self.legal_rows = (stride, self.legal_row_slots(stride));
         }
-        for_each_lane_row(
-            &self.values,
-            &self.legal_rows.1,
-            self.lanes,
-            |lane, chunk, bits| {
-                out[lane * words + chunk] = bits;
-            },
-        );
+        let rows = &self.legal_rows.1;
+        let scratch = &mut self.transposed;
+        for_each_lane_row(&self.values, rows, self.lanes, scratch, |lane, chunk, bits| {
+            out[lane * words + chunk] = bits;
+        });
         Ok(())
     }
 
@@ -589,7 +646,8 @@ impl LaneMachine {
         let rows = self.game.net().base_slots();
         let words = rows.len().div_ceil(64);
         self.check_length("state words", self.lanes * words, out.len())?;
-        for_each_lane_row(&self.values, rows, self.lanes, |lane, chunk, bits| {
+        let scratch = &mut self.transposed;
+        for_each_lane_row(&self.values, rows, self.lanes, scratch, |lane, chunk, bits| {
             out[lane * words + chunk] = bits;
         });
         Ok(())
@@ -604,10 +662,17 @@ impl LaneMachine {
         #[cfg(target_arch = "x86_64")]
         if self.wide_bytes {
             // SAFETY: `wide_bytes` is set only when the CPU has AVX-512F and AVX-512BW.
-            unsafe { write_observations_avx512(&self.values, rows, self.lanes, out) };
+            unsafe { write_observations_avx512(&self.values, rows, self.lanes, &mut self.transposed, out) };
             return Ok(());
         }
-        write_rows(&self.values, rows, self.lanes, out, write_flags);
+        write_rows(
+            &self.values,
+            rows,
+            self.lanes,
+            &mut self.transposed,
+            out,
+            write_flags,
+        );
         Ok(())
     }
 
@@ -808,10 +873,17 @@ impl LaneMachine {
         #[cfg(target_arch = "x86_64")]
         if self.wide_bytes {
             // SAFETY: `wide_bytes` is set only when the CPU has AVX-512F and AVX-512BW.
-            unsafe { write_flags_avx512(&self.values, rows, self.lanes, out) };
+            unsafe { write_flags_avx512(&self.values, rows, self.lanes, &mut self.transposed, out) };
             return Ok(());
         }
-        write_rows(&self.values, rows, self.lanes, out, write_flags);
+        write_rows(
+            &self.values,
+            rows,
+            self.lanes,
+            &mut self.transposed,
+            out,
+            write_flags,
+        );
         Ok(())
     }
 
@@ -872,10 +944,11 @@ impl LaneMachine {
         }
         let game = Arc::clone(&self.game);
         let move_slots = game.net().move_slots();
-        for (role, drawn) in drawn.iter().enumerate() {
-            self.draw(role, and(&moving, drawn), streams);
-            let moves = &game.role_moves()[role];
-            for &(a, lanes) in &self.taken {
+        let drawing: Vec<Lane> = drawn.iter().map(|d| and(&moving, d)).collect();
+        self.draw_joint(&drawing, streams);
+        let taken = std::mem::take(&mut self.taken_by_role);
+        for (moves, taken) in game.role_moves().iter().zip(&taken) {
+            for &(a, lanes) in taken {
                 let m = moves[a as usize].0;
                 let value = &mut self.values[move_slots[m as usize] as usize];
                 if value.iter().all(|&w| w == 0) {
@@ -884,6 +957,7 @@ impl LaneMachine {
                 *value = or(value, &lanes);
             }
         }
+        self.taken_by_role = taken;
         self.evaluate(Part::Moves(moving));
         self.fresh = false;
         Ok(())
@@ -998,6 +1072,177 @@ impl LaneMachine {
             *lanes = borrow;
         }
         self.taken = taken;
+    }
+}
+
+impl LaneMachine {
+    /// Draws every role's move in its lanes of `drawing` (one set per role,
+    /// the state part evaluated) into `taken_by_role`, as [`LaneMachine::draw`]
+    /// draws them role after role, but in rounds: a lane draws from its
+    /// stream only for the roles with a choice (two legal moves or more),
+    /// role after role, so round `k` draws every lane's `k`-th such role, all
+    /// roles' lanes in one pass over the streams. Each lane's stream gives the
+    /// same draws in the same order as role after role; in a game of turns
+    /// (one role with a choice in each state) there is one round, where role
+    /// after role walked every stream group once per role, each with the
+    /// lanes of that role's turn (`perf` of `VectorEnv` on connect four: the
+    /// draws were 18% of a step).
+    fn draw_joint(&mut self, drawing: &[Lane], streams: &mut [StreamGroup]) {
+        let widest = self.game.role_moves().iter().map(Vec::len).max().unwrap_or(0);
+        let vector = self.vector;
+        match (vector.bits(), usize::BITS - widest.leading_zeros()) {
+            // SAFETY: a `VectorWidth` is 512 only when the CPU has AVX-512F.
+            #[cfg(target_arch = "x86_64")]
+            (512, bits) => unsafe { self.draw_joint_avx512(bits, drawing, vector, streams) },
+            // SAFETY: and 256 only when it has AVX2.
+            #[cfg(target_arch = "x86_64")]
+            (256, bits) => unsafe { self.draw_joint_avx2(bits, drawing, vector, streams) },
+            (_, bits) => self.draw_joint_planes(bits, drawing, vector, streams),
+        }
+    }
+
+    /// [`Self::draw_joint_planes`] compiled for AVX-512F.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn draw_joint_avx512(
+        &mut self,
+        bits: u32,
+        drawing: &[Lane],
+        vector: VectorWidth,
+        streams: &mut [StreamGroup],
+    ) {
+        self.draw_joint_planes(bits, drawing, vector, streams)
+    }
+
+    /// [`Self::draw_joint_planes`] compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn draw_joint_avx2(
+        &mut self,
+        bits: u32,
+        drawing: &[Lane],
+        vector: VectorWidth,
+        streams: &mut [StreamGroup],
+    ) {
+        self.draw_joint_planes(bits, drawing, vector, streams)
+    }
+
+    /// [`LaneMachine::draw_joint`] with as many bit planes as the count of
+    /// the widest role's moves (`bits` bits) needs.
+    #[inline(always)]
+    fn draw_joint_planes(
+        &mut self,
+        bits: u32,
+        drawing: &[Lane],
+        vector: VectorWidth,
+        streams: &mut [StreamGroup],
+    ) {
+        match bits {
+            0..=4 => self.draw_joint_in::<4>(drawing, vector, streams),
+            5..=8 => self.draw_joint_in::<8>(drawing, vector, streams),
+            9..=16 => self.draw_joint_in::<16>(drawing, vector, streams),
+            _ => self.draw_joint_in::<32>(drawing, vector, streams),
+        }
+    }
+
+    /// [`LaneMachine::draw_joint`] with `P` planes.
+    #[inline(always)]
+    fn draw_joint_in<const P: usize>(
+        &mut self,
+        drawing: &[Lane],
+        vector: VectorWidth,
+        streams: &mut [StreamGroup],
+    ) {
+        let game = Arc::clone(&self.game);
+        let legal_slots = game.net().legal_slots();
+        let mut taken = std::mem::take(&mut self.taken_by_role);
+        taken.resize_with(drawing.len(), Vec::new);
+        // Per role, the counts of legal moves, then the ranks drawn below them.
+        let mut planes = vec![OnLines([NO_LANES; P]); drawing.len()];
+        for (role, moves) in game.role_moves().iter().enumerate() {
+            taken[role].clear();
+            for (a, m) in moves.iter().enumerate() {
+                let legal = and(&self.values[legal_slots[m.0 as usize] as usize], &drawing[role]);
+                if legal.iter().any(|&w| w != 0) {
+                    increment(&mut planes[role].0, &legal);
+                    taken[role].push((a as u32, legal));
+                }
+            }
+        }
+        let choosing: Vec<Lane> = planes.iter().map(|p| choice(&p.0)).collect();
+        draw_rounds(&mut planes, &choosing, vector, streams);
+        // Each lane's rank counted down at every legal move: the lane takes the
+        // move where it drops below zero, the borrow out of the top plane.
+        for (planes, taken) in planes.iter_mut().zip(&mut taken) {
+            for (_, lanes) in taken.iter_mut() {
+                let mut borrow = *lanes;
+                for plane in planes.0.iter_mut() {
+                    let next = and(&borrow, &not(plane));
+                    *plane = xor(plane, &borrow);
+                    borrow = next;
+                }
+                *lanes = borrow;
+            }
+        }
+        self.taken_by_role = taken;
+    }
+}
+
+/// The lanes whose bit-sliced count in `planes` is two or more.
+#[inline(always)]
+fn choice<const P: usize>(planes: &[Lane; P]) -> Lane {
+    planes[1..].iter().fold(NO_LANES, |any, plane| or(&any, plane))
+}
+
+/// Replaces each role's counts in `planes` (one set per role) by the ranks
+/// drawn below them in the lanes of `choosing` (the role's lanes counting
+/// two or more) and by 0 elsewhere, in rounds ([`LaneMachine::draw_joint`]):
+/// each round merges the counts of every lane's first role left into one
+/// set of planes and draws them at once ([`draw_ranks`]).
+#[inline(always)]
+fn draw_rounds<const P: usize>(
+    planes: &mut [OnLines<[Lane; P]>],
+    choosing: &[Lane],
+    vector: VectorWidth,
+    streams: &mut [StreamGroup],
+) {
+    let mut left = choosing.to_vec();
+    loop {
+        let (mut merged, mut round) = (OnLines([NO_LANES; P]), NO_LANES);
+        let mine: Vec<Lane> = left
+            .iter_mut()
+            .map(|left| {
+                let mine = and(left, &not(&round));
+                round = or(&round, &mine);
+                *left = and(left, &not(&mine));
+                mine
+            })
+            .collect();
+        if round == NO_LANES {
+            break;
+        }
+        for (planes, mine) in planes.iter().zip(&mine) {
+            for (m, p) in merged.0.iter_mut().zip(&planes.0) {
+                *m = or(m, &and(p, mine));
+            }
+        }
+        draw_ranks(&mut merged.0, &Draw { mask: round, vector }, streams);
+        for (planes, mine) in planes.iter_mut().zip(&mine) {
+            for (p, m) in planes.0.iter_mut().zip(&merged.0) {
+                *p = or(&and(p, &not(mine)), &and(m, mine));
+            }
+        }
+    }
+    for (planes, choosing) in planes.iter_mut().zip(choosing) {
+        for p in planes.0.iter_mut() {
+            *p = and(p, choosing);
+        }
     }
 }
 
@@ -1349,6 +1594,13 @@ impl fmt::Debug for LaneMachine {
     }
 }
 
+/// The goals of `game` (indexes into [`Game::goals`]) by ascending value.
+fn goal_order(game: &Game) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..game.goals().len() as u32).collect();
+    order.sort_by_key(|&g| game.goals()[g as usize].1);
+    order
+}
+
 /// Whether the CPU has AVX-512F and AVX-512BW.
 fn wide_bytes() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -1387,65 +1639,136 @@ impl Flag for bool {
 /// per row, by `write(bits, flags)` for each 64 rows of a lane (bit `i` of
 /// `bits` the flag of row `64 * chunk + i`, `flags` at most 64 long).
 /// Lanes of one word are transposed one word a row, more all of them (see
-/// [`transposed`]).
+/// [`transpose_into`]), into `scratch`.
 #[inline(always)]
 fn write_rows<T: Flag>(
     values: &[Lane],
     rows: &[u32],
     lanes: usize,
+    scratch: &mut Transposed,
     out: &mut [T],
     write: impl Fn(u64, &mut [T]),
 ) {
     if lanes <= 64 {
-        write_rows_of::<T, 1>(values, rows, lanes, out, write)
+        let blocks = transpose_into(values, rows, &mut scratch.narrow);
+        write_rows_of::<T, 1>(blocks, rows.len(), lanes, out, write)
     } else {
-        write_rows_of::<T, LANE_WORDS>(values, rows, lanes, out, write)
+        let blocks = transpose_into(values, rows, &mut scratch.wide);
+        write_rows_of::<T, LANE_WORDS>(blocks, rows.len(), lanes, out, write)
     }
 }
 
-/// [`write_rows`] of lanes in the first `W` words.
+/// [`write_rows`] of lanes in the first `W` words, from their `width`
+/// transposed rows.
 #[inline(always)]
 fn write_rows_of<T: Flag, const W: usize>(
-    values: &[Lane],
-    rows: &[u32],
+    blocks: &[RowBlock<W>],
+    width: usize,
     lanes: usize,
     out: &mut [T],
     write: impl Fn(u64, &mut [T]),
 ) {
-    let width = rows.len();
     if width == 0 {
         return;
     }
-    let blocks = transposed::<W>(values, rows);
     for (lane, row) in out.chunks_exact_mut(width).take(lanes).enumerate() {
         let (word, l) = (lane / 64, lane % 64);
-        for (flags, block) in row.chunks_mut(64).zip(&blocks) {
+        for (flags, block) in row.chunks_mut(64).zip(blocks) {
             write(block.0[l][word], flags);
         }
     }
 }
 
 /// [`write_rows`] in 512-bit registers: 64 flags expanded from a word of
-/// bits and stored, masked to the row's end, in two instructions (measured
-/// in `perf` profiles of `VectorEnv` on connect four, 128 bases: about 11 ns
-/// a lane against 29 ns with the table of [`write_flags`]).
+/// bits in one instruction (`vmovdqu8` of ones under the word as a mask) and
+/// stored whole, the row's last chunk under a mask of its width, in a loop
+/// with no bounds check nor closure per lane (it had about 17 instructions
+/// a lane and chunk: a third of `VectorEnv`'s step on connect four). Rows
+/// narrower than 64 flags whose width divides 64 (a mask of 16 flags: two
+/// roles of eight actions) are packed, `64 / width` lanes' bits shifted
+/// into one word and stored as one 64-byte line, where a store a lane
+/// would straddle lines.
 ///
 /// # Safety
 /// The CPU must have AVX-512F and AVX-512BW.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn write_rows_avx512<T: Flag>(values: &[Lane], rows: &[u32], lanes: usize, out: &mut [T]) {
-    use std::arch::x86_64::{_mm512_mask_storeu_epi8, _mm512_maskz_mov_epi8, _mm512_set1_epi8};
+unsafe fn write_rows_avx512<T: Flag>(
+    values: &[Lane],
+    rows: &[u32],
+    lanes: usize,
+    scratch: &mut Transposed,
+    out: &mut [T],
+) {
     const { assert!(std::mem::size_of::<T>() == 1) };
-    write_rows(values, rows, lanes, out, |bits, flags| {
-        let expanded = _mm512_maskz_mov_epi8(bits, _mm512_set1_epi8(1));
-        let within = u64::MAX.checked_shr(64 - flags.len().min(64) as u32).unwrap_or(0);
-        // SAFETY: a store of the first `flags.len()` bytes (at most 64: the
-        // mask `within`) of `flags`, one byte each (`T` is one byte, checked
-        // above), each 0 or 1: false and true of a `Flag` (its contract); the
-        // CPU has AVX-512BW, the caller's contract.
-        unsafe { _mm512_mask_storeu_epi8(flags.as_mut_ptr().cast(), within, expanded) };
-    });
+    let width = rows.len();
+    assert!(out.len() >= lanes * width, "a row of flags for every lane");
+    if width == 0 || lanes == 0 {
+        return;
+    }
+    // SAFETY (both): the CPU has AVX-512F and AVX-512BW, the caller's
+    // contract; `out` holds `lanes` rows of `width` one-byte flags, checked above.
+    if lanes <= 64 {
+        let blocks = transpose_into(values, rows, &mut scratch.narrow);
+        unsafe { store_rows_avx512::<T, 1>(blocks, width, lanes, out) }
+    } else {
+        let blocks = transpose_into(values, rows, &mut scratch.wide);
+        unsafe { store_rows_avx512::<T, LANE_WORDS>(blocks, width, lanes, out) }
+    }
+}
+
+/// The stores of [`write_rows_avx512`]: lane `l`'s row of `width` flags
+/// from `blocks` ([`transpose_into`]) into `out[l * width..(l + 1) * width]`.
+///
+/// # Safety
+/// The CPU must have AVX-512F and AVX-512BW; `T` is one byte; `out` holds
+/// at least `lanes * width` flags; `lanes <= 64 * W`; `blocks` holds
+/// `width.div_ceil(64)` blocks.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn store_rows_avx512<T: Flag, const W: usize>(
+    blocks: &[RowBlock<W>],
+    width: usize,
+    lanes: usize,
+    out: &mut [T],
+) {
+    use std::arch::x86_64::{
+        _mm512_mask_storeu_epi8, _mm512_maskz_mov_epi8, _mm512_set1_epi8, _mm512_storeu_si512,
+    };
+    let ones = _mm512_set1_epi8(1);
+    let base = out.as_mut_ptr().cast::<i8>();
+    let bits = |lane: usize, chunk: usize| blocks[chunk].0[lane % 64][lane / 64];
+    if width < 64 && 64 % width == 0 {
+        let per_line = 64 / width;
+        for first in (0..lanes).step_by(per_line) {
+            let group = per_line.min(lanes - first);
+            let word = (0..group).fold(0, |word, i| word | bits(first + i, 0) << (i * width));
+            let within = u64::MAX >> (64 - group * width);
+            // SAFETY: `group * width` bytes from flag `first * width`, of the
+            // `lanes * width` of `out`; each byte 0 or 1, a `Flag`'s false and true.
+            unsafe {
+                _mm512_mask_storeu_epi8(base.add(first * width), within, _mm512_maskz_mov_epi8(word, ones))
+            };
+        }
+        return;
+    }
+    let (full, tail) = (width / 64, width % 64);
+    let tail_mask = (1u64 << tail).wrapping_sub(1);
+    for lane in 0..lanes {
+        // SAFETY: within `out`: the row of lane `lane < lanes`.
+        let row = unsafe { base.add(lane * width) };
+        for chunk in 0..full {
+            let flags = _mm512_maskz_mov_epi8(bits(lane, chunk), ones);
+            // SAFETY: flags `64 * chunk..64 * chunk + 64` of the row, within it
+            // (`chunk < width / 64`); each byte 0 or 1.
+            unsafe { _mm512_storeu_si512(row.add(64 * chunk).cast(), flags) };
+        }
+        if tail != 0 {
+            let flags = _mm512_maskz_mov_epi8(bits(lane, full), ones);
+            // SAFETY: the row's last `tail` flags (the mask), within it.
+            unsafe { _mm512_mask_storeu_epi8(row.add(64 * full), tail_mask, flags) };
+        }
+    }
 }
 
 /// [`write_rows_avx512`] of observation bytes.
@@ -1454,9 +1777,15 @@ unsafe fn write_rows_avx512<T: Flag>(values: &[Lane], rows: &[u32], lanes: usize
 /// The CPU must have AVX-512F and AVX-512BW.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn write_observations_avx512(values: &[Lane], rows: &[u32], lanes: usize, out: &mut [u8]) {
+unsafe fn write_observations_avx512(
+    values: &[Lane],
+    rows: &[u32],
+    lanes: usize,
+    scratch: &mut Transposed,
+    out: &mut [u8],
+) {
     // SAFETY: the caller's contract.
-    unsafe { write_rows_avx512(values, rows, lanes, out) }
+    unsafe { write_rows_avx512(values, rows, lanes, scratch, out) }
 }
 
 /// [`write_rows_avx512`] of legal flags.
@@ -1465,36 +1794,47 @@ unsafe fn write_observations_avx512(values: &[Lane], rows: &[u32], lanes: usize,
 /// The CPU must have AVX-512F and AVX-512BW.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn write_flags_avx512(values: &[Lane], rows: &[u32], lanes: usize, out: &mut [bool]) {
+unsafe fn write_flags_avx512(
+    values: &[Lane],
+    rows: &[u32],
+    lanes: usize,
+    scratch: &mut Transposed,
+    out: &mut [bool],
+) {
     // SAFETY: the caller's contract.
-    unsafe { write_rows_avx512(values, rows, lanes, out) }
+    unsafe { write_rows_avx512(values, rows, lanes, scratch, out) }
 }
 
 /// Calls `emit(lane, chunk, bits)` for every lane below `lanes` and every
 /// 64 rows of `rows` (slots of `values`, or [`NO_ROW`]), lane after lane and
 /// chunk after chunk: bit `i` of `bits` is row `64 * chunk + i`'s value in
-/// the lane. Every chunk is transposed ([`transposed`]) before any lane is
+/// the lane. Every chunk is transposed ([`transpose_into`]) before any lane is
 /// emitted, so that a lane's row is written in one run (chunk by chunk, wide
 /// rows were written in pieces 64 lanes apart, and the memory went back and
 /// forth: a 60% loss on chess at 4096 lanes).
 #[inline(always)]
-fn for_each_lane_row(values: &[Lane], rows: &[u32], lanes: usize, emit: impl FnMut(usize, usize, u64)) {
+fn for_each_lane_row(
+    values: &[Lane],
+    rows: &[u32],
+    lanes: usize,
+    scratch: &mut Transposed,
+    emit: impl FnMut(usize, usize, u64),
+) {
     if lanes <= 64 {
-        for_each_lane_row_of::<1>(values, rows, lanes, emit)
+        for_each_lane_row_of::<1>(transpose_into(values, rows, &mut scratch.narrow), lanes, emit)
     } else {
-        for_each_lane_row_of::<LANE_WORDS>(values, rows, lanes, emit)
+        let blocks = transpose_into(values, rows, &mut scratch.wide);
+        for_each_lane_row_of::<LANE_WORDS>(blocks, lanes, emit)
     }
 }
 
 /// [`for_each_lane_row`] of lanes in the first `W` words.
 #[inline(always)]
 fn for_each_lane_row_of<const W: usize>(
-    values: &[Lane],
-    rows: &[u32],
+    blocks: &[RowBlock<W>],
     lanes: usize,
     mut emit: impl FnMut(usize, usize, u64),
 ) {
-    let blocks = transposed::<W>(values, rows);
     for lane in 0..lanes {
         let (word, l) = (lane / 64, lane % 64);
         for (chunk, block) in blocks.iter().enumerate() {
@@ -1514,20 +1854,38 @@ fn for_each_lane_row_of<const W: usize>(
 /// back 64 at a time, which the CPU cannot forward from its store buffer
 /// (`perf` of `VectorEnv` on connect four at 4096 lanes: the writers took 43%
 /// of a step, 34% now). A block of at most 64 lanes takes `W = 1`: eight
-/// words would be eight times its work.
+/// words would be eight times its work. The blocks go into `blocks`, which
+/// the machine keeps from call to call (an allocation and a zeroing of the
+/// blocks a call before, a few percent of `VectorEnv`'s step); the blocks
+/// are returned.
 #[inline(always)]
-fn transposed<const W: usize>(values: &[Lane], rows: &[u32]) -> Vec<RowBlock<W>> {
-    let mut blocks = vec![RowBlock([[0; W]; 64]); rows.len().div_ceil(64)];
+fn transpose_into<'a, const W: usize>(
+    values: &[Lane],
+    rows: &[u32],
+    blocks: &'a mut Vec<RowBlock<W>>,
+) -> &'a [RowBlock<W>] {
+    blocks.resize(rows.len().div_ceil(64), RowBlock([[0; W]; 64]));
     for (block, slots) in blocks.iter_mut().zip(rows.chunks(64)) {
-        for (row, &slot) in block.0.iter_mut().zip(slots) {
-            if slot != NO_ROW {
-                let lanes = &values[slot as usize];
-                *row = std::array::from_fn(|w| lanes[w]);
-            }
+        for (i, row) in block.0.iter_mut().enumerate() {
+            *row = match slots.get(i) {
+                Some(&slot) if slot != NO_ROW => {
+                    let lanes = &values[slot as usize];
+                    std::array::from_fn(|w| lanes[w])
+                }
+                _ => [0; W],
+            };
         }
         transpose64(&mut block.0);
     }
     blocks
+}
+
+/// The blocks of transposed rows of [`transpose_into`], kept by a machine
+/// from call to call: of one lane word (at most 64 lanes), and of all.
+#[derive(Default)]
+struct Transposed {
+    narrow: Vec<RowBlock<1>>,
+    wide: Vec<RowBlock<LANE_WORDS>>,
 }
 
 /// 64 rows of `W` lane words on cache lines of their own (64-byte aligned,
@@ -1703,13 +2061,29 @@ mod tests {
         }
     }
 
+    /// A game of simultaneous moves: both roles choose in state `(s 0)`,
+    /// only `a` in `(s 1)`, and the game ends in `(s 2)`.
+    const SIMULTANEOUS: &str = "(role a) (role b) (init (s 0)) (num 0) (num 1) (num 2)
+        (<= (legal a (pa ?n)) (num ?n))
+        (<= (legal b (pb ?n)) (num ?n) (true (s 0)) (distinct ?n 0))
+        (<= (legal b wait) (true (s 1)))
+        (<= (next (s ?n)) (does a (pa ?n)))
+        (<= terminal (true (s 2))) (goal a 50) (goal b 50)";
+
     /// Stepping with drawn moves (role 0 given in odd lanes, drawn in even
     /// ones, role 1 drawn everywhere) gives the states and streams of
-    /// drawing the action numbers and stepping by them, restarts and
-    /// terminal lanes as words included; a refused step draws nothing.
+    /// drawing the action numbers role after role and stepping by them,
+    /// restarts and terminal lanes as words included, in a game of turns
+    /// (one round of draws) and one of simultaneous moves (two rounds where
+    /// both roles choose); a refused step draws nothing.
     #[test]
     fn drawn_steps_are_draws_then_steps() {
-        let game = crate::load(TURNS, &Default::default())
+        drawn_steps_are_draws_then_steps_in(TURNS);
+        drawn_steps_are_draws_then_steps_in(SIMULTANEOUS);
+    }
+
+    fn drawn_steps_are_draws_then_steps_in(rules: &str) {
+        let game = crate::load(rules, &Default::default())
             .expect("the game loads")
             .game;
         let (lanes, roles) = (300, game.roles().len());
@@ -1773,6 +2147,55 @@ mod tests {
             "{refused:?}"
         );
         assert_eq!(drawing_groups, before, "a refused step draws nothing");
+    }
+
+    /// The goals read word-wise are each lane's best goals, lane by lane,
+    /// over 300 lanes playing random games (restarting as they end), for the
+    /// lanes asked for only.
+    #[test]
+    fn goal_lanes_are_each_lanes_best_goals() {
+        let game = crate::load(TURNS, &Default::default())
+            .expect("the game loads")
+            .game;
+        let (lanes, roles) = (300, game.roles().len());
+        let mut machine = LaneMachine::new(Arc::clone(&game));
+        machine.extend(lanes, game.initial()).expect("300 lanes");
+        let mut groups: Vec<StreamGroup> = (0..lanes.div_ceil(8))
+            .map(|g| StreamGroup::new(std::array::from_fn(|k| Stream::new(5, (8 * g + k) as u64))))
+            .collect();
+        let all: LaneSet = std::array::from_fn(|w| {
+            if w * 64 + 64 <= lanes {
+                !0
+            } else {
+                (1 << (lanes % 64)) - 1
+            }
+        });
+        let odd: LaneSet = std::array::from_fn(|w| all[w] & 0xAAAA_AAAA_AAAA_AAAA);
+        let (mut best, mut seen) = (Vec::new(), 0);
+        for step in 0..12 {
+            let mut got = vec![None; lanes * roles];
+            machine.goal_lanes(&odd, |lane, role, value| got[lane * roles + role] = Some(value));
+            seen += got.iter().flatten().count();
+            for lane in 0..lanes {
+                machine.best_goals_into(lane, &mut best).expect("a lane");
+                let expected = if lane % 2 == 1 {
+                    best.clone()
+                } else {
+                    vec![None; roles]
+                };
+                assert_eq!(
+                    got[lane * roles..(lane + 1) * roles],
+                    expected,
+                    "step {step}, lane {lane}"
+                );
+            }
+            machine
+                .step_drawing(&vec![0; lanes * roles], &all, &vec![all; roles], &mut groups)
+                .expect("legal draws");
+            let ended = or(&machine.terminal_lanes(), &machine.stuck_lanes());
+            machine.restart_lanes(&ended);
+        }
+        assert!(seen > 0, "some goals were read");
     }
 
     /// A role to draw for without a legal move is refused, naming the lane.
@@ -1879,7 +2302,8 @@ mod tests {
             .map(|_| std::array::from_fn(|_| rng.next_u64()))
             .collect();
         let mut buffer = vec![0u8; 512 * 200 + 128];
-        for width in [1, 7, 14, 63, 64, 65, 128, 200] {
+        let mut scratch = Transposed::default();
+        for width in [1, 2, 7, 8, 14, 16, 32, 63, 64, 65, 128, 200] {
             let rows: Vec<u32> = (0..width)
                 .map(|r| if r % 5 == 3 { NO_ROW } else { (r * 7 % 300) as u32 })
                 .collect();
@@ -1893,7 +2317,7 @@ mod tests {
                 let start = offset + (64 - buffer.as_ptr() as usize % 64) % 64;
                 let out = &mut buffer[start..start + lanes * width];
                 out.fill(9);
-                write_rows(&values, &rows, lanes, out, write_flags);
+                write_rows(&values, &rows, lanes, &mut scratch, out, write_flags);
                 assert!(
                     out == expected.as_slice(),
                     "width {width}, {lanes} lanes, offset {offset}"
@@ -1902,7 +2326,7 @@ mod tests {
                 if wide_bytes() {
                     out.fill(9);
                     // SAFETY: the CPU has AVX-512F and AVX-512BW (`wide_bytes`).
-                    unsafe { write_observations_avx512(&values, &rows, lanes, out) };
+                    unsafe { write_observations_avx512(&values, &rows, lanes, &mut scratch, out) };
                     assert!(
                         out == expected.as_slice(),
                         "width {width}, {lanes} lanes, offset {offset}, AVX-512"

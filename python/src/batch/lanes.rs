@@ -23,7 +23,8 @@
 //! are words, the legal bits stay the machine's words (given actions are
 //! checked against them, `LaneMachine::is_legal`), and the observations and
 //! masks come out of the transposition 64 bytes a store. Only the lanes
-//! whose episode ends are visited one by one.
+//! whose episode ends are visited one by one, for their step counts and the
+//! goals the machine reads word-wise (`LaneMachine::goal_lanes`).
 
 use super::{all_drawn, Buffers, Lane, Rows, Setup, Shape};
 use ggpnet::propnet::driver::{write_lane_flags, LaneMachine, LaneSet};
@@ -64,7 +65,6 @@ struct Block {
     waiting: LaneSet,
     /// Legal bits, lanes x words, as `ScalarLane::legal` (for `sample`).
     legal: Vec<u64>,
-    goals: Vec<Option<i64>>,
 }
 
 impl Blocks {
@@ -221,7 +221,6 @@ impl Block {
             streams,
             waiting: [0; LANE_WORDS],
             legal: Vec::new(),
-            goals: Vec::new(),
         }
     }
 
@@ -272,14 +271,16 @@ impl Block {
     /// flags where the episode ends, restarting those with auto-reset), and
     /// every lane's legal actions and observation: word-wise, 64 lanes an
     /// operation, but for the lanes whose episode ends.
-    fn settle(&mut self, shape: &Shape, lanes: &mut [Lane], mut rows: Rows<'_>, chosen: &LaneSet) {
+    fn settle(&mut self, shape: &Shape, lanes: &mut [Lane], rows: Rows<'_>, chosen: &LaneSet) {
         let sized = "buffers sized for the block's lanes";
         let terminal = and(&self.machine.terminal_lanes(), chosen);
         let stuck = or(&self.machine.stuck_lanes(), &at_limit(lanes, shape.max_steps));
         let cut = and(&and(chosen, &not(&terminal)), &stuck);
-        for_each_lane(&terminal, |i| {
-            self.machine.best_goals_into(i, &mut self.goals).expect(sized);
-            shape.reward(&self.goals, &mut rows.row(i));
+        // Rewards are zero in the chosen lanes (cleared by the caller): each
+        // role's goal values come ascending, the highest written last.
+        let (rewards, roles) = (&mut *rows.out.rewards, shape.roles);
+        self.machine.goal_lanes(&terminal, |i, role, value| {
+            rewards[i * roles + role] = value as f32;
         });
         write_lane_flags(chosen, &terminal, rows.out.terminated);
         write_lane_flags(chosen, &cut, rows.out.truncated);
