@@ -272,9 +272,11 @@ pub fn compile(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
         let game = Arc::new(Game::new(&circuit, &layering).map_err(LoadError::Invalid)?);
         Ok((layering, game))
     })?;
+    // The plan of the evaluator every state machine starts with; the others'
+    // (the sweep's, the lanes') are made by their first use, which a run
+    // does before its clock starts.
     timed(phases, progress, "plan", || {
         choose::scalar(&game, EvaluatorKind::Differential, true);
-        choose::scalar(&game, EvaluatorKind::Sweep, true);
     });
     report.layers = layering.layers;
     report.sccs = layering.cycles;
