@@ -1654,6 +1654,33 @@ mod tests {
     use super::*;
     use crate::config::DEFAULT_MAX_TERM_DEPTH;
 
+    /// A rule sink keeps each rule once, in its flat lists, and hands them
+    /// over sorted, without the literals rejected: a rule that then equals
+    /// another stays.
+    #[test]
+    fn a_rule_sink_keeps_each_rule_once_and_hands_them_over_sorted() {
+        let t = TermId::from_index;
+        let literal = |i: usize, positive: bool| GroundLiteral { atom: t(i), positive };
+        let mut sink = RuleSink::default();
+        sink.add(t(2), &[literal(5, true), literal(6, false)]);
+        sink.add(t(1), &[]);
+        sink.add(t(2), &[literal(5, true), literal(6, false)]);
+        sink.add(t(2), &[literal(5, true)]);
+        sink.add(t(2), &[literal(6, false), literal(5, true)]);
+        assert_eq!(sink.heads.len(), 4);
+        assert_eq!(sink.body(3), [literal(6, false), literal(5, true)]);
+        let rules = sink.into_rules(|l| l.atom != t(6));
+        let rule = |head: usize, body: &[GroundLiteral]| GroundRule {
+            head: t(head),
+            body: body.into(),
+        };
+        let five = [literal(5, true)];
+        assert_eq!(
+            rules,
+            [rule(1, &[]), rule(2, &five), rule(2, &five), rule(2, &five)]
+        );
+    }
+
     /// A game where `legal` joins a large relation `p` with two bound arguments, so
     /// that the join stops for a composite index and runs again once it is built.
     fn composite_game() -> Description {

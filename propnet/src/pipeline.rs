@@ -331,6 +331,18 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
+    /// Loading plans the differential evaluator, which every state machine
+    /// starts with, and leaves the sweep's plan to its first use.
+    #[test]
+    fn loading_plans_the_differential_evaluator_and_not_the_sweep() {
+        let loaded = load(crate::evaluator::TURNS, &LoadConfig::default()).unwrap();
+        let game = &loaded.game;
+        assert!(game.differential_evaluator(true).get().is_some());
+        assert!(game.sweep_evaluator(true).get().is_none());
+        choose::scalar(game, EvaluatorKind::Sweep, true);
+        assert!(game.sweep_evaluator(true).get().is_some());
+    }
+
     /// Past its deadline the optimizer stops before its next pass, naming it,
     /// and leaves the circuit as it was; before it, it runs to the end.
     #[test]

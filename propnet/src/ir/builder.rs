@@ -185,7 +185,7 @@ fn add_rules(
     let mut taken = 0usize;
     while let Some(rule) = rules.pop() {
         taken += 1;
-        if taken % FREE_EVERY == 0 {
+        if taken.is_multiple_of(FREE_EVERY) {
             rules.shrink_to_fit();
         }
         let Some(head) = node_of.get(rule.head) else {
