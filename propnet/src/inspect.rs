@@ -10,6 +10,7 @@
 use crate::ir::{Circuit, NodeKind, Readers};
 use crate::layout::Layering;
 use ggpnet_kif::SymbolId;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -38,6 +39,9 @@ pub struct Breakdown {
     /// Nodes per layer, layer 0 first.
     pub layer_widths: Vec<usize>,
 }
+
+/// A node of no relation in [`breakdown`].
+const UNNAMED: u32 = u32::MAX;
 
 /// Bucket index of a count: 0, 1, 2, 3-4, 5-8, 9-16, ...
 fn bucket(count: usize) -> usize {
@@ -85,36 +89,47 @@ pub fn breakdown(circuit: &Circuit, layering: &Layering) -> Breakdown {
     let n = circuit.nodes.len();
     let v = &circuit.vocabulary;
     let readers = Readers::of(circuit);
-    // Relation of each labelled node, then spread to gates from their nearest labelled readers.
-    let mut relation: Vec<Option<String>> = vec![None; n];
+    // Relation of each labelled node, then spread to gates from their nearest
+    // labelled readers: an index into `names` per node (a name per node took
+    // a tenth of the full amazons' peak memory).
+    let mut names: Vec<String> = Vec::new();
+    let mut name_of: FxHashMap<(bool, SymbolId), u32> = FxHashMap::default();
+    let mut relation: Vec<u32> = vec![UNNAMED; n];
     let mut queue = VecDeque::new();
     for (&id, &term) in &circuit.labels {
-        let name = match v.terms.functor(term) {
-            SymbolId::TRUE => {
-                let fact = v.terms.args(term)[0];
-                format!("true {}", v.symbols.name(v.terms.functor(fact)))
-            }
-            f => v.symbols.name(f).to_owned(),
+        let key = match v.terms.functor(term) {
+            SymbolId::TRUE => (true, v.terms.functor(v.terms.args(term)[0])),
+            f => (false, f),
         };
-        relation[id.index()] = Some(name);
+        relation[id.index()] = *name_of.entry(key).or_insert_with(|| {
+            names.push(match key {
+                (true, f) => format!("true {}", v.symbols.name(f)),
+                (false, f) => v.symbols.name(f).to_owned(),
+            });
+            names.len() as u32 - 1
+        });
         queue.push_back(id.index());
     }
     let mut ordered: Vec<usize> = queue.iter().copied().collect();
     ordered.sort_unstable();
     queue = ordered.into();
     while let Some(r) = queue.pop_front() {
-        for i in circuit.nodes[r].fanin.clone() {
-            if relation[i.index()].is_none() {
-                relation[i.index()] = relation[r].clone();
-                queue.push_back(i.index());
+        for k in 0..circuit.nodes[r].fanin.len() {
+            let i = circuit.nodes[r].fanin[k].index();
+            if relation[i] == UNNAMED {
+                relation[i] = relation[r];
+                queue.push_back(i);
             }
         }
     }
-    let mut by_relation: BTreeMap<String, usize> = BTreeMap::new();
+    let mut counts = vec![0usize; names.len() + 1];
     for r in relation {
-        *by_relation
-            .entry(r.unwrap_or_else(|| "(unnamed)".to_owned()))
-            .or_insert(0) += 1;
+        counts[(r as usize).min(names.len())] += 1;
+    }
+    names.push("(unnamed)".to_owned());
+    let mut by_relation: BTreeMap<String, usize> = BTreeMap::new();
+    for (name, count) in names.into_iter().zip(counts).filter(|&(_, c)| c > 0) {
+        *by_relation.entry(name).or_insert(0) += count;
     }
     let mut relations: Vec<(String, usize)> = by_relation.into_iter().collect();
     relations.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));

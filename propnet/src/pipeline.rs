@@ -272,9 +272,11 @@ pub fn compile(source: &str, config: &LoadConfig) -> Result<Loaded, LoadError> {
         let game = Arc::new(Game::new(&circuit, &layering).map_err(LoadError::Invalid)?);
         Ok((layering, game))
     })?;
+    // The plan of the evaluator every state machine starts with; the others'
+    // (the sweep's, the lanes') are made by their first use, which a run
+    // does before its clock starts.
     timed(phases, progress, "plan", || {
         choose::scalar(&game, EvaluatorKind::Differential, true);
-        choose::scalar(&game, EvaluatorKind::Sweep, true);
     });
     report.layers = layering.layers;
     report.sccs = layering.cycles;
@@ -328,6 +330,18 @@ fn check_initial_moves(game: &Arc<Game>) -> Result<(), GdlError> {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    /// Loading plans the differential evaluator, which every state machine
+    /// starts with, and leaves the sweep's plan to its first use.
+    #[test]
+    fn loading_plans_the_differential_evaluator_and_not_the_sweep() {
+        let loaded = load(crate::evaluator::TURNS, &LoadConfig::default()).unwrap();
+        let game = &loaded.game;
+        assert!(game.differential_evaluator(true).get().is_some());
+        assert!(game.sweep_evaluator(true).get().is_none());
+        choose::scalar(game, EvaluatorKind::Sweep, true);
+        assert!(game.sweep_evaluator(true).get().is_some());
+    }
 
     /// Past its deadline the optimizer stops before its next pass, naming it,
     /// and leaves the circuit as it was; before it, it runs to the end.

@@ -52,7 +52,7 @@ pub fn build(program: GroundProgram) -> Result<Circuit, BuildError> {
         circuit.goals.push(Goal {
             role,
             value,
-            node: node_of[&atom],
+            node: node_of.expect(atom),
         });
     }
     circuit.goals.sort_by_key(|g| (g.role, g.value));
@@ -60,7 +60,7 @@ pub fn build(program: GroundProgram) -> Result<Circuit, BuildError> {
         circuit.percepts.push(Percept {
             role,
             percept,
-            node: node_of[&atom],
+            node: node_of.expect(atom),
         });
     }
     circuit
@@ -74,6 +74,43 @@ pub fn build(program: GroundProgram) -> Result<Circuit, BuildError> {
     Ok(circuit)
 }
 
+/// The node of each sentence that has one: a table indexed by term id (the
+/// ids are dense, and a sentence is looked up once per rule literal; a hash
+/// map of them took three times the memory at the build's peak).
+struct NodeOf {
+    nodes: Vec<u32>,
+}
+
+impl NodeOf {
+    /// Where a term has no node.
+    const NONE: u32 = u32::MAX;
+
+    /// No node yet for any of `terms`' terms.
+    fn new(terms: &TermStore) -> NodeOf {
+        NodeOf {
+            nodes: vec![NodeOf::NONE; terms.len()],
+        }
+    }
+
+    /// The node of `atom`, if it has one.
+    fn get(&self, atom: TermId) -> Option<NodeId> {
+        match self.nodes.get(atom.index()) {
+            Some(&n) if n != NodeOf::NONE => Some(NodeId::new(n as usize)),
+            _ => None,
+        }
+    }
+
+    /// The node of `atom`, which has one.
+    fn expect(&self, atom: TermId) -> NodeId {
+        self.get(atom).expect("every atom has a node")
+    }
+
+    /// Records `node` as the node of `atom`, a term of the store.
+    fn insert(&mut self, atom: TermId, node: NodeId) {
+        self.nodes[atom.index()] = node.index() as u32;
+    }
+}
+
 /// Adds a node for each of the `atoms`: bases first, then inputs (the moves of
 /// roles), then an `or` per derived sentence. Returns the node of each atom, and
 /// the `does` atoms in the order of their inputs.
@@ -82,8 +119,8 @@ fn add_sentences(
     terms: &TermStore,
     atoms: &[TermId],
     role_index: &FxHashMap<TermId, usize>,
-) -> (FxHashMap<TermId, NodeId>, Vec<TermId>) {
-    let mut node_of: FxHashMap<TermId, NodeId> = FxHashMap::default();
+) -> (NodeOf, Vec<TermId>) {
+    let mut node_of = NodeOf::new(terms);
     let mut does_atoms = Vec::new();
     for &atom in atoms {
         if terms.functor(atom) == SymbolId::TRUE {
@@ -117,7 +154,7 @@ fn add_sentences(
         }
     }
     for &atom in atoms {
-        if !node_of.contains_key(&atom) && !matches!(terms.functor(atom), SymbolId::TRUE | SymbolId::DOES) {
+        if node_of.get(atom).is_none() && !matches!(terms.functor(atom), SymbolId::TRUE | SymbolId::DOES) {
             let node = circuit.add(NodeKind::Or, Vec::new());
             node_of.insert(atom, node);
             circuit.labels.insert(node, atom);
@@ -126,25 +163,37 @@ fn add_sentences(
     (node_of, does_atoms)
 }
 
+/// How many rules [`add_rules`] turns into gates between two shrinkings of
+/// their list (each may copy what is left of it: a few per build).
+const FREE_EVERY: usize = 1 << 18;
+
 /// Adds each rule instance to the fan-in of its head's `or`: an `and` of its body
 /// (with a shared `not` per negated node), `always` for an empty body, and
 /// `never` for an atom that has no node.
 fn add_rules(
     circuit: &mut Circuit,
-    rules: Vec<GroundRule>,
-    node_of: &FxHashMap<TermId, NodeId>,
+    mut rules: Vec<GroundRule>,
+    node_of: &NodeOf,
     never: NodeId,
     always: NodeId,
 ) {
     let mut negation: FxHashMap<NodeId, NodeId> = FxHashMap::default();
-    // Rules are consumed as they become gates, so their bodies free memory for the nodes.
-    for rule in rules {
-        let Some(&head) = node_of.get(&rule.head) else {
+    // Rules are consumed as they become gates, so their bodies free memory
+    // for the nodes; the list itself (24 bytes a rule) shrinks every
+    // `FREE_EVERY` rules. Reversed, it is taken from its end in its order.
+    rules.reverse();
+    let mut taken = 0usize;
+    while let Some(rule) = rules.pop() {
+        taken += 1;
+        if taken.is_multiple_of(FREE_EVERY) {
+            rules.shrink_to_fit();
+        }
+        let Some(head) = node_of.get(rule.head) else {
             continue;
         };
         let mut body = Vec::with_capacity(rule.body.len());
         for literal in rule.body.iter() {
-            let node = node_of.get(&literal.atom).copied().unwrap_or(never);
+            let node = node_of.get(literal.atom).unwrap_or(never);
             body.push(if literal.positive {
                 node
             } else {
@@ -167,7 +216,7 @@ fn add_rules(
 fn connect_outputs(
     circuit: &mut Circuit,
     terms: &TermStore,
-    node_of: &FxHashMap<TermId, NodeId>,
+    node_of: &NodeOf,
     does_atoms: &[TermId],
     never: NodeId,
 ) {
@@ -177,10 +226,7 @@ fn connect_outputs(
         } else {
             GroundTerm::Compound(relation, args.into())
         };
-        terms
-            .get(&sentence)
-            .and_then(|t| node_of.get(&t).copied())
-            .unwrap_or(never)
+        terms.get(&sentence).and_then(|t| node_of.get(t)).unwrap_or(never)
     };
     for base in &mut circuit.bases {
         base.next = find(SymbolId::NEXT, &[base.fact]);

@@ -84,16 +84,8 @@ impl Intervals {
 /// gates and references changed.
 pub fn fix_reachable_constants(circuit: &mut Circuit) -> usize {
     let n = circuit.nodes.len();
-    let mut cyclic = vec![false; n];
-    for component in components(circuit).iter() {
-        let first = component[0].index();
-        if component.len() > 1 || circuit.nodes[first].fanin.contains(&component[0]) {
-            for id in component {
-                cyclic[id.index()] = true;
-            }
-        }
-    }
     let readers = Readers::of(circuit);
+    let cyclic = cyclic_nodes(circuit, &readers);
     // Start at the empty interval (lo true, hi false) for gates, at the assumptions for
     // bases (their initial value) and inputs (never played), then let the gates settle.
     let mut lo = vec![true; n];
@@ -161,6 +153,47 @@ pub fn fix_reachable_constants(circuit: &mut Circuit) -> usize {
     apply(circuit, &intervals.lo, &intervals.hi)
 }
 
+/// Per node, whether it lies on a cycle (in a strongly connected component
+/// of several nodes, or reading itself). Most circuits have no cycle, which a
+/// topological sort over the `readers` shows at a fraction of the cost of the
+/// components, asked only when there is one.
+fn cyclic_nodes(circuit: &Circuit, readers: &Readers) -> Vec<bool> {
+    let mut cyclic = vec![false; circuit.nodes.len()];
+    if is_acyclic(circuit, readers) {
+        return cyclic;
+    }
+    for component in components(circuit).iter() {
+        let first = component[0].index();
+        if component.len() > 1 || circuit.nodes[first].fanin.contains(&component[0]) {
+            for id in component {
+                cyclic[id.index()] = true;
+            }
+        }
+    }
+    cyclic
+}
+
+/// Whether every node of `circuit` can be ordered after its operands (Kahn's
+/// algorithm: a node is ready once each of its operand positions is).
+fn is_acyclic(circuit: &Circuit, readers: &Readers) -> bool {
+    let mut waiting: Vec<u32> = circuit.nodes.iter().map(|node| node.fanin.len() as u32).collect();
+    let mut ready: Vec<u32> = (0..waiting.len() as u32)
+        .filter(|&i| waiting[i as usize] == 0)
+        .collect();
+    let mut ordered = 0;
+    while let Some(node) = ready.pop() {
+        ordered += 1;
+        for &reader in readers.of_node(node as usize) {
+            let left = &mut waiting[reader as usize];
+            *left -= 1;
+            if *left == 0 {
+                ready.push(reader);
+            }
+        }
+    }
+    ordered == circuit.nodes.len()
+}
+
 /// Makes fixed gates constants and points every reference to a fixed base or input
 /// at a constant; returns how many gates and references changed.
 fn apply(circuit: &mut Circuit, lo: &[bool], hi: &[bool]) -> usize {
@@ -220,6 +253,28 @@ mod tests {
             initial,
         });
         node
+    }
+
+    /// The nodes on a cycle, a gate reading itself included, and no other
+    /// (not those reading a cycle, nor a gate reading one operand twice).
+    #[test]
+    fn cyclic_nodes_are_those_on_a_cycle() {
+        let (mut c, [b0, t, _]) = tiny();
+        let twice = c.add(NodeKind::And, vec![b0, b0]);
+        assert!(is_acyclic(&c, &Readers::of(&c)));
+        assert_eq!(cyclic_nodes(&c, &Readers::of(&c)), vec![false; c.nodes.len()]);
+        let x = c.add(NodeKind::Or, vec![t]);
+        let y = c.add(NodeKind::And, vec![x, twice]);
+        c.nodes[x.index()].fanin.push(y);
+        let after = c.add(NodeKind::Not, vec![y]);
+        let own = c.add(NodeKind::Or, vec![b0]);
+        c.nodes[own.index()].fanin.push(own);
+        let readers = Readers::of(&c);
+        assert!(!is_acyclic(&c, &readers));
+        let cyclic = cyclic_nodes(&c, &readers);
+        let on_cycle: Vec<usize> = (0..c.nodes.len()).filter(|&i| cyclic[i]).collect();
+        assert_eq!(on_cycle, vec![x.index(), y.index(), own.index()]);
+        assert!(!cyclic[after.index()] && !cyclic[twice.index()]);
     }
 
     #[test]

@@ -103,6 +103,14 @@ impl Activity {
         }
         for &and in measured {
             let fanin = net.fanin(and);
+            // Where no operand changed, neither do the others' conjunctions:
+            // nothing to count (most `and`s in most transitions).
+            let changed = fanin
+                .iter()
+                .fold(0, |c, &i| c | (before[i as usize] ^ after[i as usize]));
+            if changed & lanes == 0 {
+                continue;
+            }
             let (false_before, false_after) = (Falses::of(fanin, before), Falses::of(fanin, after));
             let first_edge = net.fanin_offsets()[and as usize] as usize;
             for (k, &i) in fanin.iter().enumerate() {
