@@ -758,6 +758,15 @@ fn slot_value(plan: &Plan, counters: &[Counter], slot: u32) -> bool {
     }
 }
 
+/// The most gates in one slot's fan-out.
+fn max_fanout(plan: &Plan) -> usize {
+    plan.spans
+        .windows(2)
+        .map(|w| (w[0][1] - w[0][0]) as usize)
+        .max()
+        .unwrap_or(0)
+}
+
 /// Lists as offsets and one contiguous vector.
 fn flatten<T: Copy>(lists: Vec<Vec<T>>) -> (Vec<u32>, Vec<T>) {
     let mut offsets = Vec::with_capacity(lists.len() + 1);
@@ -958,30 +967,25 @@ pub struct DifferentialCache {
     /// [`Plan::restore_initial`]: playouts restart there.
     initial: Option<Box<Values>>,
     values_scratch: Vec<bool>,
+    /// Room for the fan-out of one slot: the guarded `and`s whose counters
+    /// crossed their thresholds as it changed.
+    crossed: Vec<u32>,
     /// Room for the words of a state being loaded that have bases turning false.
     falling: Vec<(u32, u64)>,
     /// The gates whose counters crossed, to be re-evaluated.
     work: Work,
 }
 
-/// The work a propagation has left, in stacks by kind, so that neither
-/// listing it nor doing it asks of each gate which kind it is (a branch taken
-/// either way at random, after the threshold crossings the most mispredicted
-/// of a transition on chess_200).
-///
-/// The order is free: each gate's counter is exact, and a gate re-evaluated
-/// after it changed back is left alone. A guarded `and` whose counter crossed
-/// joins or leaves its guard's ready set (or lazy legality) when its turn
-/// comes, after the plain gates: until then its guard's changes pass it by,
-/// and its turn reads the guard as it is then, so the ready sets and the
-/// legality set end as if it had been handled at once (the legality set holds
-/// a guard's lazy set while the guard is true, and either order keeps that).
+/// The gates to re-evaluate, in two stacks: guarded `and`s apart from the
+/// rest, so that neither listing them nor re-evaluating them asks of each
+/// gate which kind it is (a branch taken either way at random, ahead of the
+/// threshold crossings the most mispredicted of a transition on chess_200).
+/// The order of re-evaluation is free: each gate's counter is exact, and a
+/// gate re-evaluated after it changed back is left alone.
 #[derive(Clone, Debug, Default)]
 struct Work {
     /// Gates without a guard whose counters crossed.
     plain: Vec<u32>,
-    /// Guarded `and`s whose counters crossed.
-    toggled: Vec<u32>,
     /// Evaluated guarded `and`s whose other operands or guard changed.
     guarded: Vec<u32>,
 }
@@ -1102,6 +1106,7 @@ impl Evaluator for Differential {
             initial: None,
             goals_fresh: true,
             values_scratch: Vec::new(),
+            crossed: vec![0; max_fanout(plan)],
             falling: Vec::new(),
             work: Work::default(),
             values: Values {
@@ -1133,6 +1138,7 @@ impl DifferentialCache {
                 },
             pending,
             values_scratch,
+            crossed,
             work,
             ..
         } = self;
@@ -1150,6 +1156,7 @@ impl DifferentialCache {
                 summary: &mut pending.summary,
             },
             scratch: values_scratch,
+            crossed,
         }
     }
 }
@@ -1167,6 +1174,8 @@ struct Propagation<'a> {
     pending: PendingSlots<'a>,
     /// Room for the values a cyclic component's fixpoint reads.
     scratch: &'a mut Vec<bool>,
+    /// Room for the guarded `and`s of one fan-out that cross their thresholds.
+    crossed: &'a mut [u32],
     /// The gates to re-evaluate.
     work: &'a mut Work,
 }
@@ -1199,13 +1208,8 @@ impl Propagation<'_> {
                 let c = unsafe { self.counters.get_unchecked_mut(target as usize) };
                 c.0 = c.0.wrapping_add(delta);
                 if (c.0 ^ crossing) < 1 << FLAG_BITS {
-                    let work = &mut self.work;
-                    let list = if c.has(GUARDED) {
-                        &mut work.toggled
-                    } else {
-                        &mut work.plain
-                    };
-                    list.push(target);
+                    let guarded = c.has(GUARDED);
+                    self.threshold_crossed(target, guarded);
                 }
             }
         }
@@ -1232,51 +1236,52 @@ impl Propagation<'_> {
 
     /// Adds `delta` to the counters of fan-out `plan.targets[start..end]`
     /// without a branch per gate (whether one crosses its threshold is data,
-    /// and mostly unpredictable, and so is whether it is guarded): the gates
-    /// that cross are listed, then the list is split between their stacks of
-    /// [`Work`], again without a branch per gate.
+    /// and mostly unpredictable, and so is whether it is guarded): the plain
+    /// gates that cross join the work as they come, the guarded `and`s are
+    /// listed, then handled.
     #[inline(never)]
     fn tell_many(&mut self, start: usize, end: usize, delta: u32, crossing: u32) {
-        let Work { plain, toggled, .. } = &mut *self.work;
-        let first = toggled.len();
-        toggled.reserve(end - start);
-        let room = toggled.spare_capacity_mut().as_mut_ptr();
-        let mut crossings = 0;
+        let plain = &mut self.work.plain;
+        plain.reserve(end - start);
+        let mut listed = plain.len();
+        let mut guarded = 0;
+        let room = plain.spare_capacity_mut().as_mut_ptr();
+        let first = listed;
         for &target in &self.plan.targets[start..end] {
-            debug_assert!((target as usize) < self.counters.len() && crossings < end - start);
+            debug_assert!((target as usize) < self.counters.len() && guarded < self.crossed.len());
+            debug_assert!(listed - first < end - start);
             // SAFETY: fan-outs hold slots of the net, and there is a counter
-            // per slot; the spare capacity of `toggled` has room for this
-            // fan-out (`reserve` above), and takes one write per target.
+            // per slot; `crossed` has room for the longest fan-out, and the
+            // spare capacity of `plain` for this one (`reserve` above), so
+            // each write, at most one per target, lies within.
             unsafe {
                 let c = self.counters.get_unchecked_mut(target as usize);
-                c.0 = c.0.wrapping_add(delta);
-                (*room.add(crossings)).write(target);
-                crossings += usize::from((c.0 ^ crossing) < 1 << FLAG_BITS);
+                let now = c.0.wrapping_add(delta);
+                c.0 = now;
+                let crossed = (now ^ crossing) < 1 << FLAG_BITS;
+                let is_guarded = now & GUARDED != 0;
+                *self.crossed.get_unchecked_mut(guarded) = target;
+                (*room.add(listed - first)).write(target);
+                guarded += usize::from(crossed & is_guarded);
+                listed += usize::from(crossed & !is_guarded);
             }
         }
-        // SAFETY: the items up to `first + crossings` are written (the loop above).
-        unsafe { toggled.set_len(first + crossings) };
-        plain.reserve(crossings);
-        let room = plain.spare_capacity_mut().as_mut_ptr();
-        let (mut listed, mut kept) = (0, first);
-        for k in first..first + crossings {
-            let target = toggled[k];
-            let guarded = usize::from(self.counters[target as usize].has(GUARDED));
-            debug_assert!(listed < crossings && kept <= k);
-            // SAFETY: the spare capacity of `plain` has room for the
-            // crossings (`reserve` above); `kept` stays at most `k`.
-            unsafe {
-                (*room.add(listed)).write(target);
-                *toggled.get_unchecked_mut(kept) = target;
-            }
-            listed += 1 - guarded;
-            kept += guarded;
+        // SAFETY: the items up to `listed` are written (the loop above).
+        unsafe { plain.set_len(listed) };
+        for k in 0..guarded {
+            let target = self.crossed[k];
+            self.guarded_crossed(target);
         }
-        // SAFETY: the items up to `listed` are written (the loop above), and
-        // `kept` is at most the length of `toggled`.
-        unsafe {
-            plain.set_len(plain.len() + listed);
-            toggled.set_len(kept);
+    }
+
+    /// Gate `target`'s counter crossed its threshold: it is re-evaluated, or
+    /// if it is a guarded `and` (`guarded`), its guard's ready set changes.
+    #[inline(always)]
+    fn threshold_crossed(&mut self, target: u32, guarded: bool) {
+        if guarded {
+            self.guarded_crossed(target);
+        } else {
+            self.work.plain.push(target);
         }
     }
 
@@ -1327,9 +1332,8 @@ impl Propagation<'_> {
     }
 
     /// Re-evaluates the gates whose counters crossed, depth first, as they
-    /// come (see [`Work`]: the plain ones first, then the guarded `and`s that
-    /// crossed, then those to re-evaluate); then each pending cyclic
-    /// component, in slot order.
+    /// come (the plain ones before the guarded `and`s); then each pending
+    /// cyclic component, in slot order.
     fn propagate(&mut self) {
         loop {
             while let Some(slot) = self.work.plain.pop() {
@@ -1342,10 +1346,6 @@ impl Propagation<'_> {
                     counter.set_value(value);
                     self.changed(slot, value, c.flags());
                 }
-            }
-            if let Some(and) = self.work.toggled.pop() {
-                self.guarded_crossed(and);
-                continue;
             }
             if let Some(slot) = self.work.guarded.pop() {
                 let value = derived(self.plan, self.counters, slot);
