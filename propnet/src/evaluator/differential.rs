@@ -1263,12 +1263,13 @@ impl Propagation<'_> {
                 let c = self.counters.get_unchecked_mut(target as usize);
                 let now = c.0.wrapping_add(delta);
                 c.0 = now;
-                let crossed = (now ^ crossing) < 1 << FLAG_BITS;
-                let is_guarded = now & GUARDED != 0;
+                // 1 if it crossed, and of those, 1 if it is guarded.
+                let crossed = u32::from((now ^ crossing) < 1 << FLAG_BITS);
+                let is_guarded = crossed & (now >> GUARDED.trailing_zeros());
                 *self.crossed.get_unchecked_mut(guarded) = target;
                 (*room.add(listed - first)).write(target);
-                guarded += usize::from(crossed & is_guarded);
-                listed += usize::from(crossed & !is_guarded);
+                guarded += is_guarded as usize;
+                listed += (crossed - is_guarded) as usize;
             }
         }
         // SAFETY: the items up to `listed` are written (the loop above).
