@@ -662,7 +662,7 @@ impl LaneMachine {
         #[cfg(target_arch = "x86_64")]
         if self.wide_bytes {
             // SAFETY: `wide_bytes` is set only when the CPU has AVX-512F and AVX-512BW.
-            unsafe { write_observations_avx512(&self.values, rows, self.lanes, &mut self.transposed, out) };
+            unsafe { write_rows_avx512(&self.values, rows, self.lanes, &mut self.transposed, out) };
             return Ok(());
         }
         write_rows(
@@ -873,7 +873,7 @@ impl LaneMachine {
         #[cfg(target_arch = "x86_64")]
         if self.wide_bytes {
             // SAFETY: `wide_bytes` is set only when the CPU has AVX-512F and AVX-512BW.
-            unsafe { write_flags_avx512(&self.values, rows, self.lanes, &mut self.transposed, out) };
+            unsafe { write_rows_avx512(&self.values, rows, self.lanes, &mut self.transposed, out) };
             return Ok(());
         }
         write_rows(
@@ -1771,40 +1771,6 @@ unsafe fn store_rows_avx512<T: Flag, const W: usize>(
     }
 }
 
-/// [`write_rows_avx512`] of observation bytes.
-///
-/// # Safety
-/// The CPU must have AVX-512F and AVX-512BW.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn write_observations_avx512(
-    values: &[Lane],
-    rows: &[u32],
-    lanes: usize,
-    scratch: &mut Transposed,
-    out: &mut [u8],
-) {
-    // SAFETY: the caller's contract.
-    unsafe { write_rows_avx512(values, rows, lanes, scratch, out) }
-}
-
-/// [`write_rows_avx512`] of legal flags.
-///
-/// # Safety
-/// The CPU must have AVX-512F and AVX-512BW.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn write_flags_avx512(
-    values: &[Lane],
-    rows: &[u32],
-    lanes: usize,
-    scratch: &mut Transposed,
-    out: &mut [bool],
-) {
-    // SAFETY: the caller's contract.
-    unsafe { write_rows_avx512(values, rows, lanes, scratch, out) }
-}
-
 /// Calls `emit(lane, chunk, bits)` for every lane below `lanes` and every
 /// 64 rows of `rows` (slots of `values`, or [`NO_ROW`]), lane after lane and
 /// chunk after chunk: bit `i` of `bits` is row `64 * chunk + i`'s value in
@@ -2004,6 +1970,22 @@ mod tests {
     use crate::random::{Stream, StreamGroup};
     use crate::StateMachine;
 
+    /// A machine of `game` with `lanes` lanes in its initial state, and one
+    /// stream group of seed `seed` for every 8 lanes (lane `l` on stream `l`).
+    fn machine_and_groups(game: &Arc<Game>, lanes: usize, seed: u64) -> (LaneMachine, Vec<StreamGroup>) {
+        let mut machine = LaneMachine::new(Arc::clone(game));
+        machine.extend(lanes, game.initial()).expect("the lanes fit");
+        let groups = (0..lanes.div_ceil(8))
+            .map(|g| StreamGroup::new(std::array::from_fn(|k| Stream::new(seed, (8 * g + k) as u64))))
+            .collect();
+        (machine, groups)
+    }
+
+    /// The lanes of the set for which `lane` holds, below 512.
+    fn lane_set(lane: impl Fn(usize) -> bool) -> LaneSet {
+        std::array::from_fn(|w| (0..64).fold(0, |bits, i| bits | u64::from(lane(w * 64 + i)) << i))
+    }
+
     /// 300 lanes (five words, the last part full) drawing every role's move
     /// on the machine and stepping by action numbers stay equal, state by
     /// state, to each lane drawing alone from its stream on a scalar machine
@@ -2015,11 +1997,7 @@ mod tests {
             .expect("the game loads")
             .game;
         let (lanes, roles) = (300, game.roles().len());
-        let mut machine = LaneMachine::new(Arc::clone(&game));
-        machine.extend(lanes, game.initial()).expect("300 lanes");
-        let mut groups: Vec<StreamGroup> = (0..lanes.div_ceil(8))
-            .map(|g| StreamGroup::new(std::array::from_fn(|k| Stream::new(3, (8 * g + k) as u64))))
-            .collect();
+        let (mut machine, mut groups) = machine_and_groups(&game, lanes, 3);
         let mut streams: Vec<Stream> = (0..lanes).map(|l| Stream::new(3, l as u64)).collect();
         let mut states = vec![game.initial().clone(); lanes];
         let mut scalar = StateMachine::new(Arc::clone(&game));
@@ -2087,20 +2065,9 @@ mod tests {
             .expect("the game loads")
             .game;
         let (lanes, roles) = (300, game.roles().len());
-        let machine = || {
-            let mut machine = LaneMachine::new(Arc::clone(&game));
-            machine.extend(lanes, game.initial()).expect("300 lanes");
-            machine
-        };
-        let (mut drawing, mut numbered) = (machine(), machine());
-        let groups: Vec<StreamGroup> = (0..lanes.div_ceil(8))
-            .map(|g| StreamGroup::new(std::array::from_fn(|k| Stream::new(4, (8 * g + k) as u64))))
-            .collect();
-        let (mut drawing_groups, mut numbered_groups) = (groups.clone(), groups);
-        let set = |lane: &dyn Fn(usize) -> bool| -> LaneSet {
-            std::array::from_fn(|w| (0..64).fold(0, |bits, i| bits | u64::from(lane(w * 64 + i)) << i))
-        };
-        let (all, even) = (set(&|l| l < lanes), set(&|l| l < lanes && l % 2 == 0));
+        let (mut drawing, mut drawing_groups) = machine_and_groups(&game, lanes, 4);
+        let (mut numbered, mut numbered_groups) = machine_and_groups(&game, lanes, 4);
+        let (all, even) = (lane_set(|l| l < lanes), lane_set(|l| l < lanes && l % 2 == 0));
         let even_flags: Vec<bool> = (0..lanes).map(|l| l % 2 == 0).collect();
         for step in 0..12 {
             let mut actions = vec![0u32; lanes * roles];
@@ -2158,19 +2125,8 @@ mod tests {
             .expect("the game loads")
             .game;
         let (lanes, roles) = (300, game.roles().len());
-        let mut machine = LaneMachine::new(Arc::clone(&game));
-        machine.extend(lanes, game.initial()).expect("300 lanes");
-        let mut groups: Vec<StreamGroup> = (0..lanes.div_ceil(8))
-            .map(|g| StreamGroup::new(std::array::from_fn(|k| Stream::new(5, (8 * g + k) as u64))))
-            .collect();
-        let all: LaneSet = std::array::from_fn(|w| {
-            if w * 64 + 64 <= lanes {
-                !0
-            } else {
-                (1 << (lanes % 64)) - 1
-            }
-        });
-        let odd: LaneSet = std::array::from_fn(|w| all[w] & 0xAAAA_AAAA_AAAA_AAAA);
+        let (mut machine, mut groups) = machine_and_groups(&game, lanes, 5);
+        let (all, odd) = (lane_set(|l| l < lanes), lane_set(|l| l < lanes && l % 2 == 1));
         let (mut best, mut seen) = (Vec::new(), 0);
         for step in 0..12 {
             let mut got = vec![None; lanes * roles];
@@ -2326,7 +2282,7 @@ mod tests {
                 if wide_bytes() {
                     out.fill(9);
                     // SAFETY: the CPU has AVX-512F and AVX-512BW (`wide_bytes`).
-                    unsafe { write_observations_avx512(&values, &rows, lanes, &mut scratch, out) };
+                    unsafe { write_rows_avx512(&values, &rows, lanes, &mut scratch, out) };
                     assert!(
                         out == expected.as_slice(),
                         "width {width}, {lanes} lanes, offset {offset}, AVX-512"
