@@ -46,8 +46,12 @@ pub struct LanePlayouts {
     /// inputs hold its choices: the first `walked` of them.
     walk: Vec<u32>,
     walked: usize,
-    /// Per role, the best goal of the lane being finished.
-    goal_scratch: Vec<Option<i64>>,
+    /// The game's goals (indexes into `Game::goals`) by descending value:
+    /// the first that holds for a lane and role is its best.
+    goals_descending: Vec<u32>,
+    /// Per role, the lanes being finished that no goal read so far gives a
+    /// value.
+    unscored: Vec<Lane>,
     /// Lanes that played a move in the last step.
     moved: Lane,
     /// The value of each base in the state every playout starts from.
@@ -94,7 +98,8 @@ impl LanePlayouts {
             walk: vec![0; game.role_moves().iter().map(Vec::len).sum()],
             walked: 0,
             moved: NO_LANES,
-            goal_scratch: Vec::new(),
+            goals_descending: goals_descending(&game),
+            unscored: vec![NO_LANES; roles],
             totals: PlayoutTotals::new(roles),
             vector: VectorWidth::detect(),
             start: Vec::new(),
@@ -238,7 +243,7 @@ impl LanePlayouts {
             self.choose::<VECTOR_BITS>(role, &mut active, fewest_planes);
         }
         self.moved = active;
-        self.totals.transitions += active.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
+        self.totals.transitions += lane_count(&active);
         self.evaluator.load_moves(&mut self.values);
         // Read every next value before writing any base: a next value may be a base.
         let restart = not(&active);
@@ -275,25 +280,38 @@ impl LanePlayouts {
         self.earliest_start = ongoing.map(|(_, &start)| start).min().unwrap_or(self.steps + 1);
     }
 
+    /// Adds the playouts of the `terminal` lanes to the totals, word-wise: a
+    /// goal is read for 512 lanes at once, in descending value, and the lanes
+    /// it holds in score its value for its role and leave that role's
+    /// unscored lanes (the totals are those of [`PlayoutTotals::finish_with`]
+    /// lane by lane: each sum is of whole numbers, exact in any order).
     fn finish_playouts(&mut self, terminal: &Lane) {
-        let roles = self.game.roles().len();
-        let goals = &self.game.goals();
-        let goal_slots = self.net.goal_slots();
-        let values = &self.values;
+        if *terminal == NO_LANES {
+            return;
+        }
         let totals = &mut self.totals;
         let (starts, steps) = (&self.starts, self.steps);
-        let best = &mut self.goal_scratch;
+        let mut finished = 0;
         for_each_lane(terminal, |lane| {
-            let (word, bit) = (lane / 64, lane % 64);
-            best.clear();
-            best.resize(roles, None);
-            for (&(role, value), &slot) in goals.iter().zip(goal_slots) {
-                if (values[slot as usize][word] >> bit) & 1 != 0 {
-                    best[role] = Some(best[role].map_or(value, |b: i64| b.max(value)));
-                }
-            }
-            totals.finish_with(steps - starts[lane], best.iter().copied());
+            totals.depth_sum += steps - starts[lane];
+            finished += 1;
         });
+        totals.playouts += finished;
+        self.unscored.fill(*terminal);
+        let (goals, slots) = (self.game.goals(), self.net.goal_slots());
+        for &g in &self.goals_descending {
+            let (role, value) = goals[g as usize];
+            let unscored = &mut self.unscored[role];
+            let scored = and(unscored, &self.values[slots[g as usize] as usize]);
+            let count = lane_count(&scored);
+            if count != 0 {
+                totals.goal_sums[role] += value as f64 * count as f64;
+                *unscored = and(unscored, &not(&scored));
+            }
+        }
+        for (missing, unscored) in totals.missing_goals.iter_mut().zip(&self.unscored) {
+            *missing += lane_count(unscored);
+        }
     }
 
     /// Draws `role`'s move in every active lane; a lane where the role has no
@@ -405,6 +423,18 @@ impl LanePlayouts {
     }
 }
 
+/// How many lanes `lanes` holds.
+fn lane_count(lanes: &Lane) -> u64 {
+    lanes.iter().map(|w| u64::from(w.count_ones())).sum()
+}
+
+/// The goals of `game` (indexes into [`Game::goals`]) by descending value.
+fn goals_descending(game: &Game) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..game.goals().len() as u32).collect();
+    order.sort_by_key(|&g| std::cmp::Reverse(game.goals()[g as usize].1));
+    order
+}
+
 /// Bit-sliced counting with carry-save adders: an addend of weight 2^k waits
 /// until a second one arrives, and the two go with plane `k` through one full
 /// adder, whose carry moves on to weight 2^(k+1). Counting `n` one-bit addends
@@ -507,5 +537,42 @@ mod tests {
             assert_eq!(fewest.totals, other.totals, "{way}");
         }
         assert!(fewest.totals.playouts > 0, "no playout finished");
+    }
+
+    /// The word-wise totals of finished playouts are those of
+    /// [`PlayoutTotals::finish_with`] lane by lane, in a game where a role
+    /// may derive several goal values (the highest counts) or none.
+    #[test]
+    fn finished_lanes_score_their_best_goals() {
+        let rules = TURNS.replace(
+            "(goal a 50) (goal b 50)",
+            "(<= (goal a 100) (true (cell 1 a))) (<= (goal a 50) (true (cell 2 a)))
+             (<= (goal a 0) (true (cell 3 b))) (<= (goal b 30) (true (cell 5 b)))",
+        );
+        let game = crate::load(&rules, &crate::LoadConfig::default())
+            .expect("the test game loads")
+            .game;
+        let mut lanes = LanePlayouts::new(Arc::clone(&game), game.initial(), (3, 0), DEFAULT_MAX_DEPTH);
+        let (mut scored, mut missing) = (0, 0);
+        for step in 0..40 {
+            lanes.evaluator.load_states(&mut lanes.values);
+            let terminal = lanes.values[lanes.net.terminal_slot() as usize];
+            let mut expected = lanes.totals.clone();
+            for_each_lane(&terminal, |lane| {
+                let mut best = vec![None; game.roles().len()];
+                for (&(role, value), &slot) in game.goals().iter().zip(lanes.net.goal_slots()) {
+                    if (lanes.values[slot as usize][lane / 64] >> (lane % 64)) & 1 != 0 {
+                        best[role] = Some(best[role].map_or(value, |b: i64| b.max(value)));
+                    }
+                }
+                scored += best.iter().flatten().count();
+                missing += best.iter().filter(|b| b.is_none()).count();
+                expected.finish_with(lanes.steps - lanes.starts[lane], best);
+            });
+            lanes.finish_playouts(&terminal);
+            assert_eq!(lanes.totals, expected, "step {step}");
+            lanes.step();
+        }
+        assert!(scored > 0 && missing > 0, "scored {scored}, missing {missing}");
     }
 }
