@@ -46,12 +46,8 @@ pub struct LanePlayouts {
     /// inputs hold its choices: the first `walked` of them.
     walk: Vec<u32>,
     walked: usize,
-    /// The game's goals (indexes into `Game::goals`) by descending value:
-    /// the first that holds for a lane and role is its best.
-    goals_descending: Vec<u32>,
-    /// Per role, the lanes being finished that no goal read so far gives a
-    /// value.
-    unscored: Vec<Lane>,
+    /// The game's goals, to score finished lanes by.
+    goals: GoalsByRole,
     /// Lanes that played a move in the last step.
     moved: Lane,
     /// The value of each base in the state every playout starts from.
@@ -98,8 +94,7 @@ impl LanePlayouts {
             walk: vec![0; game.role_moves().iter().map(Vec::len).sum()],
             walked: 0,
             moved: NO_LANES,
-            goals_descending: goals_descending(&game),
-            unscored: vec![NO_LANES; roles],
+            goals: GoalsByRole::new(&game),
             totals: PlayoutTotals::new(roles),
             vector: VectorWidth::detect(),
             start: Vec::new(),
@@ -280,38 +275,18 @@ impl LanePlayouts {
         self.earliest_start = ongoing.map(|(_, &start)| start).min().unwrap_or(self.steps + 1);
     }
 
-    /// Adds the playouts of the `terminal` lanes to the totals, word-wise: a
-    /// goal is read for 512 lanes at once, in descending value, and the lanes
-    /// it holds in score its value for its role and leave that role's
-    /// unscored lanes (the totals are those of [`PlayoutTotals::finish_with`]
-    /// lane by lane: each sum is of whole numbers, exact in any order).
+    /// Adds the playouts of the `terminal` lanes to the totals, their goals
+    /// read word-wise ([`GoalsByRole::score`]).
     fn finish_playouts(&mut self, terminal: &Lane) {
         if *terminal == NO_LANES {
             return;
         }
         let totals = &mut self.totals;
         let (starts, steps) = (&self.starts, self.steps);
-        let mut finished = 0;
-        for_each_lane(terminal, |lane| {
-            totals.depth_sum += steps - starts[lane];
-            finished += 1;
-        });
-        totals.playouts += finished;
-        self.unscored.fill(*terminal);
-        let (goals, slots) = (self.game.goals(), self.net.goal_slots());
-        for &g in &self.goals_descending {
-            let (role, value) = goals[g as usize];
-            let unscored = &mut self.unscored[role];
-            let scored = and(unscored, &self.values[slots[g as usize] as usize]);
-            let count = lane_count(&scored);
-            if count != 0 {
-                totals.goal_sums[role] += value as f64 * count as f64;
-                *unscored = and(unscored, &not(&scored));
-            }
-        }
-        for (missing, unscored) in totals.missing_goals.iter_mut().zip(&self.unscored) {
-            *missing += lane_count(unscored);
-        }
+        for_each_lane(terminal, |lane| totals.depth_sum += steps - starts[lane]);
+        totals.playouts += lane_count(terminal);
+        let (values, slots) = (&self.values, self.net.goal_slots());
+        self.goals.score(terminal, |g| &values[slots[g] as usize], totals);
     }
 
     /// Draws `role`'s move in every active lane; a lane where the role has no
@@ -424,15 +399,58 @@ impl LanePlayouts {
 }
 
 /// How many lanes `lanes` holds.
-fn lane_count(lanes: &Lane) -> u64 {
+pub(super) fn lane_count(lanes: &Lane) -> u64 {
     lanes.iter().map(|w| u64::from(w.count_ones())).sum()
 }
 
-/// The goals of `game` (indexes into [`Game::goals`]) by descending value.
-fn goals_descending(game: &Game) -> Vec<u32> {
-    let mut order: Vec<u32> = (0..game.goals().len() as u32).collect();
-    order.sort_by_key(|&g| std::cmp::Reverse(game.goals()[g as usize].1));
-    order
+/// Each role's goals (value and index into [`Game::goals`]), highest value
+/// first: the first that holds for a lane is the role's best there.
+pub(super) struct GoalsByRole(Vec<Vec<(i64, usize)>>);
+
+impl GoalsByRole {
+    /// The goals of `game`.
+    pub(super) fn new(game: &Game) -> GoalsByRole {
+        let mut goals = vec![Vec::new(); game.roles().len()];
+        for (g, &(role, value)) in game.goals().iter().enumerate() {
+            goals[role].push((value, g));
+        }
+        for role in &mut goals {
+            role.sort_unstable_by_key(|goal| std::cmp::Reverse(goal.0));
+        }
+        GoalsByRole(goals)
+    }
+
+    /// The number of roles.
+    pub(super) fn roles(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Adds each role's best goal in every lane of `finished` to the
+    /// totals' goal sums, and the lanes where it has none to its missing
+    /// goals, reading the lanes where goal `g` holds as `holds(g)`:
+    /// word-wise, a goal tested for 512 lanes at once, the lanes it holds in
+    /// leaving the role's unscored ones (the totals are those of
+    /// [`PlayoutTotals::finish_with`] lane by lane: each sum is of whole
+    /// numbers, exact in any order).
+    pub(super) fn score<'a>(
+        &self,
+        finished: &Lane,
+        holds: impl Fn(usize) -> &'a Lane,
+        totals: &mut PlayoutTotals,
+    ) {
+        for (role, goals) in self.0.iter().enumerate() {
+            let mut unscored = *finished;
+            for &(value, g) in goals {
+                let scored = and(&unscored, holds(g));
+                let count = lane_count(&scored);
+                if count != 0 {
+                    totals.goal_sums[role] += value as f64 * count as f64;
+                    unscored = and(&unscored, &not(&scored));
+                }
+            }
+            totals.missing_goals[role] += lane_count(&unscored);
+        }
+    }
 }
 
 /// Bit-sliced counting with carry-save adders: an addend of weight 2^k waits

@@ -20,6 +20,7 @@
 //! state ([`LanePlayouts::restart_from`]): a search pays the set-up once, not
 //! per leaf.
 
+use super::lanes::{lane_count, GoalsByRole};
 use super::{LanePlayouts, McError, PlayoutTotals};
 use crate::evaluator::{and, not, or, Lane, Lanes, ALL_LANES, NO_LANES};
 use crate::game::{Game, State};
@@ -56,8 +57,8 @@ pub struct LaneBatch {
     is_base: Vec<bool>,
     /// Per watched slot, its lanes in the states the last step visited.
     seen: Vec<Lane>,
-    /// Per role, its goals as (value, index into `watched`), highest first.
-    goals: Vec<Vec<(i64, usize)>>,
+    /// The game's goals (goal `g` watched at `g + 1`).
+    goals: GoalsByRole,
     /// Moves after which a playout is abandoned.
     max_depth: u64,
     /// Bases of the game's states.
@@ -74,13 +75,7 @@ impl LaneBatch {
             .chain(net.goal_slots().iter().copied())
             .collect();
         let is_base = watched.iter().map(|s| net.base_slots().contains(s)).collect();
-        let mut goals = vec![Vec::new(); game.roles().len()];
-        for (g, &(role, value)) in game.goals().iter().enumerate() {
-            goals[role].push((value, g + 1));
-        }
-        for role in &mut goals {
-            role.sort_unstable_by_key(|goal| std::cmp::Reverse(goal.0));
-        }
+        let goals = GoalsByRole::new(&game);
         let initial = game.initial().clone();
         LaneBatch {
             lanes: LanePlayouts::with_evaluator(evaluator, game, &initial, (0, 0), max_depth),
@@ -111,7 +106,7 @@ impl LaneBatch {
             });
         }
         self.lanes.restart_from(from, streams);
-        let mut totals = PlayoutTotals::new(self.goals.len());
+        let mut totals = PlayoutTotals::new(self.goals.roles());
         let mut ended = NO_LANES;
         for depth in 0.. {
             if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -151,7 +146,7 @@ impl LaneBatch {
     fn count(&self, now: &Lane, depth: u64, totals: &mut PlayoutTotals) {
         let finished = and(now, &self.seen[0]);
         let abandoned = and(now, &not(&self.seen[0]));
-        let (finished_n, abandoned_n) = (ones(&finished), ones(&abandoned));
+        let (finished_n, abandoned_n) = (lane_count(&finished), lane_count(&abandoned));
         totals.playouts += finished_n;
         totals.depth_sum += depth * finished_n;
         totals.abandoned += abandoned_n;
@@ -160,21 +155,8 @@ impl LaneBatch {
         }
         totals.transitions += depth * (finished_n + abandoned_n);
         totals.states += (depth + 1) * (finished_n + abandoned_n);
-        for (role, goals) in self.goals.iter().enumerate() {
-            let mut unscored = finished;
-            for &(value, w) in goals {
-                let hit = and(&self.seen[w], &unscored);
-                totals.goal_sums[role] += (value * ones(&hit) as i64) as f64;
-                unscored = and(&unscored, &not(&hit));
-            }
-            totals.missing_goals[role] += ones(&unscored);
-        }
+        self.goals.score(&finished, |g| &self.seen[g + 1], totals);
     }
-}
-
-/// The number of lanes set.
-fn ones(lanes: &Lane) -> u64 {
-    lanes.iter().map(|w| u64::from(w.count_ones())).sum()
 }
 
 #[cfg(test)]
