@@ -12,6 +12,10 @@
 //! drawn are bit-sliced (plane `p` holds bit `p` of every lane's number), so
 //! counting costs a few word operations per move for all lanes; eight lanes
 //! draw their ranks at once; only moves legal in some lane are walked.
+//! The playouts that end are scored word-wise too ([`GoalsByRole`]): each
+//! goal is read once for all lanes, not once for every lane that ended (on
+//! the small games, where a lane ends every few steps, the per-lane reading
+//! took 14% of a run).
 
 use super::PlayoutTotals;
 use crate::evaluator::{
