@@ -685,3 +685,85 @@ pub(crate) fn proved(program: &GroundProgram, invariants: &[Invariant]) -> bool 
     }
     prover.work <= MAX_PROOF_WORK
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decompose::tests::{analysis_with, texts};
+
+    /// A line of two cells tested by `t`: exactly one of `?x ?y` equals `?z`.
+    const LINE: &str = "
+        (<= (ok ?i) (true (m ?i 1 ?a)) (true (m ?i 2 ?b)) (t 1 ?a ?b) (t 2 ?a ?b))
+        (<= (t ?z ?x ?y) (eq ?z ?x) (index ?y) (not (eq ?z ?y)))
+        (<= (t ?z ?x ?y) (eq ?z ?y) (index ?x) (not (eq ?z ?x)))
+        (eq 1 1) (eq 2 2) (index 1) (index 2)";
+
+    /// The rules of `src` after the pass, `None` when it splits nothing.
+    fn split_texts(src: &str) -> Option<Vec<String>> {
+        let mut d = ggpnet_kif::parse(src).unwrap();
+        let rules = crate::normalize(&d).unwrap();
+        let (rules, _) = split(&rules, &analysis_with(&d, &["ok"]), &mut d.symbols)?;
+        Some(texts(&rules, &d.symbols))
+    }
+
+    #[test]
+    fn each_test_of_fixed_values_becomes_a_relation_with_its_unfolded_cases() {
+        assert_eq!(
+            split_texts(LINE).unwrap(),
+            vec![
+                "(<= (ggpnet_fixed1 ?i) (true (m ?i 1 ?a)) (true (m ?i 2 ?b)) (eq 1 ?a) (index ?b) (not (eq 1 ?b)))",
+                "(<= (ggpnet_fixed1 ?i) (true (m ?i 1 ?a)) (true (m ?i 2 ?b)) (eq 1 ?b) (index ?a) (not (eq 1 ?a)))",
+                "(<= (ggpnet_fixed2 ?i) (true (m ?i 1 ?a)) (true (m ?i 2 ?b)) (eq 2 ?a) (index ?b) (not (eq 2 ?b)))",
+                "(<= (ggpnet_fixed2 ?i) (true (m ?i 1 ?a)) (true (m ?i 2 ?b)) (eq 2 ?b) (index ?a) (not (eq 2 ?a)))",
+                "(<= (ok ?i) (ggpnet_fixed1 ?i) (ggpnet_fixed2 ?i))",
+                "(eq 1 1)",
+                "(eq 2 2)",
+                "(index 1)",
+                "(index 2)",
+            ]
+        );
+    }
+
+    #[test]
+    fn tests_that_stay_products_or_stand_alone_are_not_split() {
+        // `t` as facts: unfolded, a test still reads both values.
+        let facts = "(<= (ok ?i) (true (m ?i 1 ?a)) (true (m ?i 2 ?b)) (t 1 ?a ?b) (t 2 ?a ?b))
+            (t 1 1 2) (t 1 2 1) (t 2 1 2) (t 2 2 1)";
+        assert_eq!(split_texts(facts), None);
+        // One test only: nothing to split apart.
+        let one = LINE.replace(" (t 2 ?a ?b))", ")");
+        assert_eq!(split_texts(&one), None);
+        // The values are head variables: fixed by the caller, not by the state.
+        let bound = LINE.replace("(ok ?i)", "(ok ?i ?a ?b)");
+        assert_eq!(split_texts(&bound), None);
+    }
+
+    /// A game around [`LINE`]: `legal` marks cells, `init` the given facts.
+    fn proved_for(legal: &str, init: &str) -> bool {
+        let src = format!(
+            "(role r) {init} {legal}
+            (<= (next (m ?i ?j ?v)) (does r (mark ?i ?j ?v)))
+            (<= (next (m ?i ?j ?v)) (true (m ?i ?j ?v)))
+            (<= (goal r 100) (ok 1)) (<= (goal r 0) (not (ok 1))) (<= terminal (ok 1)) {LINE}"
+        );
+        let mut d = ggpnet_kif::parse(&src).unwrap();
+        let (_, analysis) = crate::prepare(&mut d).unwrap();
+        let variant = analysis.functional.expect("the rule of `ok` is split");
+        let program = crate::instantiate(&d, &variant.rules, &variant.analysis, &Default::default()).unwrap();
+        proved(&program, &variant.invariants)
+    }
+
+    #[test]
+    fn a_value_is_proved_a_function_of_its_key_only_where_it_is() {
+        let guarded = "(<= (legal r (mark 1 ?j ?v)) (index ?j) (index ?v)
+            (not (true (m 1 ?j 1))) (not (true (m 1 ?j 2))))";
+        assert!(proved_for(guarded, ""));
+        // Two marks on one cell from the start.
+        assert!(!proved_for(guarded, "(init (m 1 1 1)) (init (m 1 1 2))"));
+        // A marked cell may be marked again.
+        assert!(!proved_for(
+            "(<= (legal r (mark 1 ?j ?v)) (index ?j) (index ?v))",
+            ""
+        ));
+    }
+}
