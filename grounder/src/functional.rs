@@ -77,6 +77,12 @@ pub(crate) struct Variant {
     pub(crate) invariants: Vec<Invariant>,
 }
 
+/// Binders of a body: each literal's index and its value's position.
+type Binders = Vec<(usize, usize)>;
+
+/// A sentence's invariant (its index) and key (its arguments but the value).
+type Key = (usize, Vec<TermId>);
+
 /// A substitution of variables, followed until a term is not a bound variable.
 type Subst = FxHashMap<SymbolId, Term>;
 
@@ -152,7 +158,7 @@ fn binder_sentence(literal: &NormalLiteral) -> Option<(SymbolId, &[Term])> {
 /// content after its coordinates), the position of each, and the invariants.
 /// `None` when no relation has one, or when a value variable also sits at a
 /// key position.
-fn binders(body: &[NormalLiteral], head_vars: &[SymbolId]) -> Option<(Vec<(usize, usize)>, Vec<Invariant>)> {
+fn binders(body: &[NormalLiteral], head_vars: &[SymbolId]) -> Option<(Binders, Vec<Invariant>)> {
     let mut relations: Vec<(SymbolId, usize)> = Vec::new();
     for literal in body {
         if let Some((f, args)) = binder_sentence(literal) {
@@ -592,7 +598,7 @@ impl Prover<'_> {
         }
         let terms = &self.program.terms;
         let mut moves: FxHashMap<TermId, TermId> = FxHashMap::default();
-        let mut values: FxHashMap<(usize, Vec<TermId>), TermId> = FxHashMap::default();
+        let mut values: FxHashMap<Key, TermId> = FxHashMap::default();
         for literal in both.iter().filter(|l| l.positive) {
             let args = terms.args(literal.atom);
             if terms.functor(literal.atom) == SymbolId::DOES {
@@ -646,7 +652,7 @@ fn keys(
 /// (see [`Prover::exclusive`]) wherever the invariants hold. `false` when
 /// that cannot be shown, or past [`MAX_PROOF_WORK`].
 pub(crate) fn proved(program: &GroundProgram, invariants: &[Invariant]) -> bool {
-    let mut initial: FxHashMap<(usize, Vec<TermId>), TermId> = FxHashMap::default();
+    let mut initial: FxHashMap<Key, TermId> = FxHashMap::default();
     for &fact in &program.initial_state {
         for (k, key, value) in keys(program, invariants, fact) {
             if initial.insert((k, key), value).is_some_and(|v| v != value) {
@@ -654,7 +660,7 @@ pub(crate) fn proved(program: &GroundProgram, invariants: &[Invariant]) -> bool 
             }
         }
     }
-    let mut makers: FxHashMap<(usize, Vec<TermId>), Vec<(usize, TermId)>> = FxHashMap::default();
+    let mut makers: FxHashMap<Key, Vec<(usize, TermId)>> = FxHashMap::default();
     let mut by_head: FxHashMap<TermId, Vec<usize>> = FxHashMap::default();
     for (i, rule) in program.rules.iter().enumerate() {
         by_head.entry(rule.head).or_default().push(i);
