@@ -243,20 +243,26 @@ fn safe(rule: &NormalRule) -> bool {
 /// The static relations that may be unfolded: not recursive, defined by at
 /// most [`MAX_DEFINITION_RULES`] rules, none of them a fact.
 fn definitions(rules: &[NormalRule], analysis: &Analysis) -> FxHashMap<SymbolId, Vec<NormalRule>> {
-    let mut by_head: FxHashMap<SymbolId, Vec<NormalRule>> = FxHashMap::default();
+    let mut count: FxHashMap<SymbolId, (usize, bool)> = FxHashMap::default();
     for rule in rules {
-        by_head
-            .entry(rule.head.functor().expect("checked"))
-            .or_default()
-            .push(rule.clone());
+        let (rules, fact) = count.entry(rule.head.functor().expect("checked")).or_default();
+        *rules += 1;
+        *fact |= rule.body.is_empty();
     }
-    by_head.retain(|f, rules| {
+    count.retain(|f, &mut (rules, fact)| {
         !f.is_keyword()
             && !analysis.dynamic.contains(f)
             && !analysis.recursive.contains(f)
-            && rules.len() <= MAX_DEFINITION_RULES
-            && rules.iter().all(|r| !r.body.is_empty())
+            && rules <= MAX_DEFINITION_RULES
+            && !fact
     });
+    let mut by_head: FxHashMap<SymbolId, Vec<NormalRule>> = FxHashMap::default();
+    for rule in rules {
+        let head = rule.head.functor().expect("checked");
+        if count.contains_key(&head) {
+            by_head.entry(head).or_default().push(rule.clone());
+        }
+    }
     by_head
 }
 
