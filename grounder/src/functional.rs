@@ -778,4 +778,28 @@ mod tests {
             ""
         ));
     }
+
+    /// A move that is always legal (a fact of `legal`, a rule without a body
+    /// in the ground program) implies nothing, so it cannot make a rule that
+    /// adds a second mark look impossible: the proof fails.
+    #[test]
+    fn a_second_value_made_on_a_constant_legal_move_is_not_proved_away() {
+        let src = format!(
+            "(role r) (role s) (init (m 1 1 1))
+            (<= (legal r (mark 1 ?j ?v)) (index ?j) (index ?v) (not (true (m 1 ?j 1))) (not (true (m 1 ?j 2))))
+            (legal s noop)
+            (<= (next (m ?i ?j ?v)) (does r (mark ?i ?j ?v)))
+            (<= (next (m ?i ?j ?v)) (true (m ?i ?j ?v)))
+            (<= (next (m 1 1 2)) (does s noop) (true (m 1 1 1)))
+            (<= (goal r 100) (ok 1)) (<= (goal r 0) (not (ok 1))) (goal s 0) (<= terminal (ok 1)) {LINE}"
+        );
+        let mut d = ggpnet_kif::parse(&src).unwrap();
+        let (_, analysis) = crate::prepare(&mut d).unwrap();
+        let variant = analysis.functional.expect("the rule of `ok` is split");
+        let program = crate::instantiate(&d, &variant.rules, &variant.analysis, &Default::default()).unwrap();
+        assert!(
+            !proved(&program, &variant.invariants),
+            "a second mark from a constant legal move"
+        );
+    }
 }
