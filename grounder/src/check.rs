@@ -31,6 +31,10 @@ pub struct Analysis {
     /// made, and are never part of the ground program (empty until `prepare` adds
     /// them). The static ones are in the last stratum; the others are not in `dynamic`.
     pub demand: FxHashSet<SymbolId>,
+    /// The rules with bodies split on values the state fixes, prepared, for
+    /// `instantiate` to ground where the rules as written pass a size limit
+    /// (`None` when `prepare` split no rule).
+    pub(crate) functional: Option<Box<crate::functional::Variant>>,
 }
 
 fn keyword_arity(relation: SymbolId) -> Option<usize> {
@@ -414,6 +418,7 @@ pub fn check(description: &Description, rules: &[NormalRule]) -> Result<Analysis
         dynamic,
         recursive,
         demand: FxHashSet::default(),
+        functional: None,
     })
 }
 

@@ -1453,24 +1453,58 @@ impl RuleSink {
 /// rounds cost start-up where the plain instantiation is small. Past that, the
 /// rules are grounded on demand, and if that passes a limit too, plainly under
 /// the full limits (the time limit counts from the first attempt).
+///
+/// Where `prepare` also split rules on values the state fixes (module
+/// `functional`), the rules as written are grounded first, plainly under at
+/// most [`DEMAND_AFTER`] rule instances; past that, the split rules as above,
+/// kept only if their assumption is proved on their ground program; failing
+/// that, the rules as written as above.
 pub fn instantiate(
     description: &Description,
     rules: &[NormalRule],
     analysis: &Analysis,
     config: &Config,
 ) -> Result<GroundProgram, GdlError> {
-    if analysis.demand.is_empty() {
-        return instantiate_once(description, rules, analysis, config);
-    }
+    let Some(variant) = &analysis.functional else {
+        return instantiate_in_stages(description, rules, analysis, config, std::time::Instant::now());
+    };
     let start = std::time::Instant::now();
     let (plain_rules, plain) = crate::demand::without_demand(rules, analysis);
-    let small = config
-        .clone()
-        .max_ground_rules(config.get_max_ground_rules().min(DEMAND_AFTER));
+    let limit = config.get_max_ground_rules();
+    let small = config.clone().max_ground_rules(limit.min(DEMAND_AFTER));
+    let first = match instantiate_once(description, &plain_rules, &plain, &small) {
+        Err(e) if past_a_size_limit(&e) => e,
+        done => return done,
+    };
+    match instantiate_in_stages(description, &variant.rules, &variant.analysis, config, start) {
+        Ok(program) if crate::functional::proved(&program, &variant.invariants) => return Ok(program),
+        Err(e) if !past_a_size_limit(&e) => return Err(e),
+        _ => {}
+    }
+    if limit <= DEMAND_AFTER && analysis.demand.is_empty() {
+        // The rules as written were grounded under the full limits already.
+        return Err(first);
+    }
+    instantiate_in_stages(description, rules, analysis, config, start)
+}
+
+/// [`instantiate`] without a variant, the time limit counted from `start`.
+fn instantiate_in_stages(
+    description: &Description,
+    rules: &[NormalRule],
+    analysis: &Analysis,
+    config: &Config,
+    start: std::time::Instant,
+) -> Result<GroundProgram, GdlError> {
     let remaining = || {
         let left = config.get_max_time().map(|t| t.saturating_sub(start.elapsed()));
         config.clone().max_time(left)
     };
+    if analysis.demand.is_empty() {
+        return instantiate_once(description, rules, analysis, &remaining());
+    }
+    let (plain_rules, plain) = crate::demand::without_demand(rules, analysis);
+    let small = remaining().max_ground_rules(config.get_max_ground_rules().min(DEMAND_AFTER));
     match instantiate_once(description, &plain_rules, &plain, &small) {
         Err(e) if past_a_size_limit(&e) => {}
         done => return done,

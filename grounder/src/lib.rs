@@ -7,7 +7,9 @@
 //! that meet the rest through one variable split into relations of their own),
 //! `decompose` (long rule bodies split so variables are dropped early),
 //! `demand` (recursive relations instantiated only for the arguments their
-//! callers bind),
+//! callers bind), `functional` (a variant of the rules whose tests over
+//! values the state fixes are split apart, grounded only where the rules as
+//! written are too large, and kept only where its assumption is proved),
 //! and `instantiate` (static relations evaluated, dynamic rules instantiated
 //! over the reachable sentences). [`ground`] runs them all; [`prepare`] runs
 //! all but the last. The stages are private: what they produce is public
@@ -35,6 +37,7 @@ mod decompose;
 mod demand;
 mod error;
 mod factor;
+mod functional;
 mod instantiate;
 mod limits;
 mod normalize;
@@ -72,10 +75,35 @@ pub fn prepare(description: &mut ggpnet_kif::Description) -> Result<(Vec<NormalR
     let rules = normalize::drop_unread_declarations(normalize(description)?);
     let gdl2 = overload::is_gdl2(description);
     let rules = normalize::gdl2_readings(rules, &mut description.symbols, gdl2);
-    let analysis = check(description, &rules)?;
-    let rules = factor(rules, &analysis, &mut description.symbols);
+    let checked_analysis = check(description, &rules)?;
+    let checked = rules.clone();
+    let (rules, mut analysis) = rewrite(description, rules, &checked_analysis)?;
+    // After the rules as written, so that their relations keep their names.
+    let variant = functional::split(&checked, &checked_analysis, &mut description.symbols).and_then(
+        |(split, invariants)| {
+            let split_analysis = check(description, &split).ok()?;
+            let (rules, analysis) = rewrite(description, split, &split_analysis).ok()?;
+            Some(functional::Variant {
+                rules,
+                analysis,
+                invariants,
+            })
+        },
+    );
+    analysis.functional = variant.map(Box::new);
+    Ok((rules, analysis))
+}
+
+/// The rewrites of checked rules before grounding: `factor`, `project`,
+/// `branch`, `decompose` and `demand`, with the analysis of their result.
+fn rewrite(
+    description: &mut ggpnet_kif::Description,
+    rules: Vec<NormalRule>,
+    analysis: &Analysis,
+) -> Result<(Vec<NormalRule>, Analysis), GdlError> {
+    let rules = factor(rules, analysis, &mut description.symbols);
     // New relations are never recursive: the analysis still says which heads are.
-    let rules = project(rules, &analysis, &mut description.symbols);
+    let rules = project(rules, analysis, &mut description.symbols);
     let mut analysis = check(description, &rules)?;
     let rules = branch(rules, &mut analysis, &mut description.symbols);
     let rules = decompose(rules, &analysis, &mut description.symbols);
