@@ -652,7 +652,7 @@ fn write_bits(words: &[u64], out: &mut [u8]) {
 /// Whether every action of `actions` is negative (drawn at random): the
 /// sign bit of all of them ANDed, a pass without a branch per action, which
 /// vectorises (a search stopping at the first other action does not).
-fn all_drawn(actions: &[i64]) -> bool {
+pub(crate) fn all_drawn(actions: &[i64]) -> bool {
     actions.iter().fold(-1, |all, &a| all & a) < 0
 }
 
