@@ -8,7 +8,8 @@
 //!   the lanes' own, while they fit a memory budget);
 //! - the lanes evaluator ([`lanes`]): blocks of up to 512 lanes, each a
 //!   `LaneMachine` whose one evaluation of the net steps all its lanes, the
-//!   blocks spread over the threads.
+//!   blocks shared out over the caller's thread and helpers that live as
+//!   long as the batch ([`team`]).
 //!
 //! Both draw random actions from the same per-lane streams in the same way,
 //! so they give the same games; `Setup::evaluator` says which runs (see
@@ -22,6 +23,7 @@
 //! move pass.
 
 mod lanes;
+mod team;
 
 use ggpnet::propnet::{Game, Move, State, StateMachine};
 use ggpnet::{EvaluatorKind, Stream};
@@ -650,7 +652,7 @@ fn write_bits(words: &[u64], out: &mut [u8]) {
 /// Whether every action of `actions` is negative (drawn at random): the
 /// sign bit of all of them ANDed, a pass without a branch per action, which
 /// vectorises (a search stopping at the first other action does not).
-fn all_drawn(actions: &[i64]) -> bool {
+pub(crate) fn all_drawn(actions: &[i64]) -> bool {
     actions.iter().fold(-1, |all, &a| all & a) < 0
 }
 

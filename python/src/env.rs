@@ -5,7 +5,7 @@
 //! the GIL released (no copies): a caller that keeps one past the next step
 //! copies it.
 
-use crate::batch::{engine_for, Batch, Buffers, Setup};
+use crate::batch::{all_drawn, engine_for, Batch, Buffers, Setup};
 use crate::errors;
 use crate::game::{wrap_state, Game, RoleArg};
 use crate::settings::evaluator_choice;
@@ -53,6 +53,10 @@ pub struct VectorEnv {
     /// from step to step (an allocation of lanes x roles words a step, and
     /// its release, were a few percent of a step at 4096 lanes).
     actions: Vec<i64>,
+    /// Lanes x roles of -1 (every action drawn), played instead of a copy
+    /// of the caller's array when all its actions are negative: the copy
+    /// of 64 KiB a step at 4096 lanes was time the helpers waited.
+    drawn: Vec<i64>,
 }
 
 /// Runs `work` on the environment's arrays, borrowed mutably, with the GIL
@@ -168,6 +172,7 @@ impl VectorEnv {
             rewards: PyArray2::zeros(py, [n, roles], false).unbind(),
             terminated: PyArray1::zeros(py, [n], false).unbind(),
             truncated: PyArray1::zeros(py, [n], false).unbind(),
+            drawn: vec![-1; n * roles],
             batch,
             actions: Vec::new(),
         };
@@ -286,19 +291,26 @@ impl VectorEnv {
                 "actions must have shape {expected:?}, not {shape:?}"
             )));
         }
-        // A copy: the caller's array may change while the GIL is released.
+        // A copy: the caller's array may change while the GIL is released
+        // (none when every action is drawn: the environment's own -1s).
         let mut copy = std::mem::take(&mut slf.actions);
         copy.clear();
+        let mut drawn = std::mem::take(&mut slf.drawn);
+        // Empty when a step failed after taking it.
+        drawn.resize(expected[0] * expected[1], -1);
         match actions.as_slice() {
+            Ok(contiguous) if all_drawn(contiguous) => {}
             Ok(contiguous) => copy.extend_from_slice(contiguous),
             Err(_) => copy.extend(actions.as_array().iter().copied()),
         }
-        if let Err(refused) = slf.batch.check(&copy) {
+        let given = if copy.is_empty() { &drawn } else { &copy };
+        if let Err(refused) = slf.batch.check(given) {
+            slf.drawn = drawn;
             return Err(slf.illegal(py, refused));
         }
-        let given = &copy;
         with_buffers!(&mut slf, py, |batch, out| batch.step(given, out));
         slf.actions = copy;
+        slf.drawn = drawn;
         let tuple = (
             slf.observations(py),
             slf.rewards(py),

@@ -146,8 +146,10 @@ def test_seeded_runs_repeat_on_any_thread_count(game, n):
             seen.append((obs.copy(), rewards.copy(), terminated.copy()))
         return seen
 
-    one, two = run(1), run(2)
-    assert all(all(np.array_equal(a, b) for a, b in zip(x, y)) for x, y in zip(one, two))
+    one = run(1)
+    for threads in (2, 3):
+        other = run(threads)
+        assert all(all(np.array_equal(a, b) for a, b in zip(x, y)) for x, y in zip(one, other))
 
 
 @pytest.mark.parametrize("evaluator", ["sweep", "lanes"])

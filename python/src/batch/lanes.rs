@@ -2,8 +2,9 @@
 //! (`LANES`), each block a `LaneMachine` of the propnet crate, which steps
 //! every lane of the block with one evaluation of the net and gives the
 //! observations, legal actions and terminal flags of all of them by
-//! bit-matrix transposition. The blocks run on the threads side by side
-//! (rayon, at most `threads` at once).
+//! bit-matrix transposition. The blocks run on the threads side by side,
+//! each thread the same consecutive blocks at every step, the caller's
+//! thread among them ([`super::team`]).
 //!
 //! Actions are chosen exactly as the scalar engine chooses them (lane `i`
 //! draws from stream `i` of the seed, a rank below the count of its legal
@@ -26,14 +27,14 @@
 //! whose episode ends are visited one by one, for their step counts and the
 //! goals the machine reads word-wise (`LaneMachine::goal_lanes`).
 
+use super::team::Team;
 use super::{all_drawn, Buffers, Lane, Rows, Setup, Shape};
 use ggpnet::propnet::driver::{write_lane_flags, LaneMachine, LaneSet};
 use ggpnet::propnet::evaluator::{Lanes, LANES, LANE_WORDS};
 use ggpnet::propnet::random::{Stream, StreamGroup};
 use ggpnet::propnet::State;
-use rayon::prelude::*;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Fewest lanes the lanes engine is chosen for when `VectorEnv` is not
 /// told (`engine_for`): below, a step of the scalar machines costs less
@@ -46,8 +47,8 @@ pub struct Blocks {
     blocks: Vec<Block>,
     /// Lanes per block (the last may hold fewer).
     per_block: usize,
-    /// Most blocks stepped at once.
-    threads: usize,
+    /// The threads that step the blocks, each the same share of them at every step.
+    team: Team,
 }
 
 /// One lane machine and the scratch space of its steps.
@@ -84,13 +85,13 @@ impl Blocks {
         Blocks {
             blocks,
             per_block,
-            threads: setup.threads.clamp(1, count),
+            team: Team::new(setup.threads.clamp(1, count)),
         }
     }
 
-    /// Most blocks stepped at once.
+    /// Threads the blocks are stepped on.
     pub fn threads(&self) -> usize {
-        self.threads
+        self.team.threads()
     }
 
     /// The state of lane `lane` (of the batch).
@@ -184,18 +185,21 @@ impl Blocks {
     /// episode goes on and writes every row.
     pub fn step(&mut self, shape: &Shape, lanes: &mut [Lane], actions: &[i64], rows: Rows<'_>) {
         let per_block = self.per_block;
-        let blocks: Vec<_> = self
+        let jobs: Vec<Job<'_, '_>> = self
             .blocks
             .iter_mut()
             .zip(lanes.chunks_mut(per_block))
             .zip(rows.chunks(per_block))
             .zip(actions.chunks(per_block * shape.roles))
             .collect();
-        let at_once = blocks.len().div_ceil(self.threads);
-        blocks
-            .into_par_iter()
-            .with_min_len(at_once)
-            .for_each(|(((block, lanes), rows), actions)| block.step(shape, lanes, actions, rows));
+        // Each job taken once, by the thread that runs it.
+        let jobs: Vec<Mutex<Option<Job<'_, '_>>>> =
+            jobs.into_iter().map(|job| Mutex::new(Some(job))).collect();
+        self.team.run(jobs.len(), &|i| {
+            let job = jobs[i].lock().unwrap_or_else(|e| e.into_inner()).take();
+            let (((block, lanes), rows), actions) = job.expect("each block stepped once");
+            block.step(shape, lanes, actions, rows);
+        });
     }
 }
 
@@ -306,6 +310,9 @@ impl Block {
             .expect(sized);
     }
 }
+
+/// What a step of a block takes: the block, its lanes, its rows and its actions.
+type Job<'a, 'b> = (((&'a mut Block, &'a mut [Lane]), Rows<'b>), &'a [i64]);
 
 /// The first `lanes` lanes (at most [`LANES`]).
 fn first_lanes(lanes: usize) -> LaneSet {
