@@ -34,7 +34,31 @@ pub struct Analysis {
     /// The rules with bodies split on values the state fixes, prepared, for
     /// `instantiate` to ground where the rules as written pass a size limit
     /// (`None` when `prepare` split no rule).
-    pub(crate) functional: Option<Box<crate::functional::Variant>>,
+    pub(crate) functional: Option<Box<Variant>>,
+}
+
+/// A claim about every reachable state (made and proved by module
+/// `functional`, defined here so that the analysis can carry it): for each choice of the other
+/// arguments, at most one sentence `(relation a1 .. an)` is true (argument
+/// `value` is a function of the others, its key).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct Invariant {
+    pub(crate) relation: SymbolId,
+    pub(crate) arity: usize,
+    pub(crate) value: usize,
+}
+
+/// The rules with their splits (prepared like the rules as written), and the
+/// invariants the splits assume.
+#[derive(Clone, Debug)]
+pub(crate) struct Variant {
+    /// The prepared rules.
+    pub(crate) rules: Vec<NormalRule>,
+    /// Their analysis.
+    pub(crate) analysis: Analysis,
+    /// What must hold in every reachable state for the rules to mean what the
+    /// description does.
+    pub(crate) invariants: Vec<Invariant>,
 }
 
 fn keyword_arity(relation: SymbolId) -> Option<usize> {

@@ -26,7 +26,7 @@
 //! The split is sound only if the assumption holds: for each relation of a
 //! binder, the position its value sits in is a function of the other
 //! arguments in every reachable state (an [`Invariant`]). `prepare` keeps the
-//! split rules as a variant ([`Variant`]), and `instantiate` grounds it only
+//! split rules as a variant ([`Variant`](crate::check::Variant)), and `instantiate` grounds it only
 //! where the rules as written pass a size limit; [`proved`] then checks the
 //! invariants on the variant's ground program, by induction over the steps:
 //! the initial state holds at most one sentence per key, and any two `next`
@@ -36,7 +36,7 @@
 //! is theirs, and the induction covers every reachable state. Where the proof
 //! fails, the variant is dropped.
 
-use crate::check::Analysis;
+use crate::check::{Analysis, Invariant};
 use crate::decompose::literal_vars;
 use crate::normalize::{fresh, NormalLiteral, NormalRule};
 use crate::program::{GroundLiteral, GroundProgram};
@@ -53,29 +53,6 @@ const MAX_UNFOLDED: usize = 256;
 /// Most pairs of `next` rules [`proved`] compares, and most literal visits of
 /// its closure; past either the proof gives up.
 const MAX_PROOF_WORK: usize = 20_000_000;
-
-/// A claim about every reachable state: for each choice of the other
-/// arguments, at most one sentence `(relation a1 .. an)` is true (argument
-/// `value` is a function of the others, its key).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) struct Invariant {
-    relation: SymbolId,
-    arity: usize,
-    value: usize,
-}
-
-/// The rules with their splits (prepared like the rules as written), and the
-/// invariants the splits assume.
-#[derive(Clone, Debug)]
-pub(crate) struct Variant {
-    /// The prepared rules.
-    pub(crate) rules: Vec<NormalRule>,
-    /// Their analysis.
-    pub(crate) analysis: Analysis,
-    /// What must hold in every reachable state for the rules to mean what the
-    /// description does.
-    pub(crate) invariants: Vec<Invariant>,
-}
 
 /// Binders of a body: each literal's index and its value's position.
 type Binders = Vec<(usize, usize)>;

@@ -83,7 +83,7 @@ pub fn prepare(description: &mut ggpnet_kif::Description) -> Result<(Vec<NormalR
         |(split, invariants)| {
             let split_analysis = check(description, &split).ok()?;
             let (rules, analysis) = rewrite(description, split, &split_analysis).ok()?;
-            Some(functional::Variant {
+            Some(check::Variant {
                 rules,
                 analysis,
                 invariants,
